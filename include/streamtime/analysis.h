@@ -1,0 +1,51 @@
+/* analysis.h - the statistics of SPEC 5.7 over merged data, written as the
+ * paper's output files (atomically) into a directory. */
+#ifndef STREAMTIME_ANALYSIS_H
+#define STREAMTIME_ANALYSIS_H
+
+#include <stdio.h>
+
+#include "streamtime/csv.h"
+#include "streamtime/error.h"
+#include "streamtime/stats.h"
+#include "streamtime/tz.h"
+
+typedef struct st_queue_result {
+	st_summary with_outliers, without_outliers;
+	size_t days;
+} st_queue_result;
+
+/* stats queue: queue time = Start - Submit of MERGED (naive times in TZ,
+ * NULL: UTC).  Writes queue_time_statistics.csv, ranked_days.csv and
+ * ranked_days_by_month.csv into OUTDIR. */
+int st_queue_stats(const st_table *merged, const st_tz *tz,
+		   const char *outdir, st_queue_result *res, st_error *err);
+
+/* One row of the paper's comparison table. */
+typedef struct st_compare_row {
+	int64_t size;
+	double data_gb;
+	double ft_mean, ft_std;     /* file transfer, outliers removed */
+	double st_mean, st_std;     /* streaming, outliers removed */
+	double enhancement;         /* ft_mean / st_mean */
+} st_compare_row;
+
+typedef struct st_transfers_input {
+	const st_table *merged;     /* merged_job_info.csv */
+	const st_table *offload;    /* ncem_offload_times.csv */
+	const st_table *save_stats; /* save_time_stats.csv */
+	const char *streaming_dir;  /* holds streaming_times_{size}.csv */
+	const int64_t *sizes;       /* NULL: every size of OFFLOAD, in order */
+	size_t nsizes;
+} st_transfers_input;
+
+/* stats transfers: writes statistics_transfers_{size}.csv per size and
+ * statistics_table.{csv,md,tex} into OUTDIR.  ROWS (room for one per size,
+ * may be NULL) gets the table; *NROWS its length. */
+int st_transfers_stats(const st_transfers_input *in, const char *outdir,
+		       st_compare_row *rows, size_t *nrows, st_error *err);
+
+/* The comparison table as Markdown (what `reproduce` prints). */
+int st_compare_write_md(FILE *f, const st_compare_row *rows, size_t n);
+
+#endif

@@ -1,0 +1,67 @@
+/* csv.h - RFC 4180 tables read through libcsv, columns found by header name.
+ *
+ * A st_table holds a whole file in memory: the header, then every record as
+ * ncols strings.  Each record remembers its line, so errors can name
+ * "file:line".  Quoted fields may hold commas, quotes and newlines.
+ */
+#ifndef STREAMTIME_CSV_H
+#define STREAMTIME_CSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "streamtime/error.h"
+
+typedef struct st_table {
+	char *name;        /* file name used in messages (owned) */
+	size_t ncols;
+	char **header;     /* ncols names (owned, in the arena) */
+	size_t nrows;
+	char **cells;      /* nrows * ncols pointers, row-major (owned) */
+	size_t *lines;     /* line where each record ends (its line, unless a
+			      quoted field spans lines) */
+	/* private */
+	char **block;      /* header followed by cells, one allocation */
+	char *arena;
+	size_t arena_len, arena_cap;
+	size_t cells_cap;
+} st_table;
+
+/* Set T to an empty table (no allocation). */
+void st_table_init(st_table *t);
+
+/* Free what T holds and reset it.  NULL is accepted. */
+void st_table_release(st_table *t);
+
+/* Read the CSV file PATH ("-" is stdin) into T (which must be initialised).
+ * The first record is the header.  Errors (ERR set, -1 returned):
+ *   66  the file is missing or unreadable,
+ *   65  the file is empty (no header), a record has a different number of
+ *       fields than the header (named by line), or the CSV is malformed. */
+int st_table_read(st_table *t, const char *path, st_error *err);
+
+/* Like st_table_read, from memory; NAME is used in messages. */
+int st_table_parse(st_table *t, const char *name, const char *buf, size_t len,
+		   st_error *err);
+
+/* Index of column NAME, or -1. */
+int st_table_col(const st_table *t, const char *name);
+
+/* Find the N columns NAMES; fill IDX.  A missing column is error 65 naming
+ * the file and the column. */
+int st_table_require(const st_table *t, const char *const names[], int idx[],
+		     size_t n, st_error *err);
+
+/* Cell (ROW, COL), borrowed from T. */
+static inline const char *st_table_get(const st_table *t, size_t row, int col)
+{
+	return t->cells[row * t->ncols + (size_t)col];
+}
+
+/* Write one CSV record of N fields to F, quoting a field only when it holds a
+ * comma, quote, CR or LF (quotes doubled), terminated by "\n".  A NULL field is
+ * written empty.  Returns 0 or -1 (errno set) on a write error. */
+int st_csv_write_row(FILE *f, size_t n, const char *const fields[]);
+
+#endif

@@ -1,0 +1,68 @@
+/* merge.h - the three merges of SPEC 5.6.  Each reads tables already loaded
+ * with st_table_read() and writes CSV to a FILE (the command layer makes it
+ * atomic). */
+#ifndef STREAMTIME_MERGE_H
+#define STREAMTIME_MERGE_H
+
+#include <stdio.h>
+
+#include "streamtime/csv.h"
+#include "streamtime/error.h"
+#include "streamtime/experiments.h"
+#include "streamtime/time.h"
+#include "streamtime/tz.h"
+
+/* A Distiller export: SIZE from its {N}_{N}.csv name, or 0 when the table has
+ * a `size` column instead. */
+typedef struct st_db_table {
+	int64_t size;
+	const st_table *t;
+} st_db_table;
+
+/* The size N of a file named like "DIR/{N}_{N}.csv", or 0 when the name has
+ * another form. */
+int64_t st_db_size_from_name(const char *path);
+
+/* merge transfer: the 11 columns of JOBS left-joined on `Job ID` = `slurm_id`
+ * with the DB tables (taken in the given order), jobs without a match dropped,
+ * every match kept, rows kept whose `elapsed` is set and <= MAX_ELAPSED.
+ * Writes the header and rows to OUT; *ROWS gets the row count. */
+int st_merge_transfer(const st_table *jobs, const st_db_table *db, size_t ndb,
+		      st_duration max_elapsed, FILE *out, size_t *rows,
+		      st_error *err);
+
+typedef struct st_size_range {
+	int64_t size;
+	st_range range;
+} st_size_range;
+
+/* Columns `time0`, `time1`, ... of T (the receivers), in receiver order.
+ * Fills IDX (room for MAX) and returns how many, or -1 with error 65 when T
+ * has none or they are not numbered 0..R-1. */
+int st_receiver_columns(const st_table *t, int idx[], size_t max,
+			st_error *err);
+
+/* merge offload: offload(scan) = time_last_written - min(time_r), written as
+ * `size,offload_time` (mean over the scans of each range present in WT; a
+ * range with no scan is error 65).  PER_SCAN (may be NULL) gets
+ * `size,scan_number,offload_time` for every scan used. */
+int st_merge_offload(const st_table *wt, const st_size_range *ranges,
+		     size_t nranges, FILE *out, FILE *per_scan, st_error *err);
+
+typedef struct st_streaming_result {
+	size_t rows;          /* rows written */
+	size_t negative;      /* rows with latency < 0 (clock skew) */
+	size_t unmatched;     /* H5 rows without a created time */
+	size_t gaps;          /* naive H5 times in a DST gap or overlap */
+} st_streaming_result;
+
+/* merge streaming for one size: inner join of H5 (`distiller_id,
+ * scan_number,datetime`) with CREATED (`scan_number,time0..`) on scan_number,
+ * in H5 order, optionally restricted to RANGE.  Naive H5 times are local to TZ
+ * (NULL: UTC).  Writes `distiller_id,scan_number,nersc_write_time,
+ * ncem_created_time,time_difference_seconds,latency_seconds`. */
+int st_merge_streaming(const st_table *created, const st_table *h5,
+		       const st_tz *tz, const st_range *range, FILE *out,
+		       st_streaming_result *res, st_log *log, st_error *err);
+
+#endif

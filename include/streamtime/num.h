@@ -1,0 +1,21 @@
+/* num.h - strict number parsing and round-trip formatting. */
+#ifndef STREAMTIME_NUM_H
+#define STREAMTIME_NUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parse a whole decimal integer S (surrounding blanks allowed).  A float
+ * spelling of an integer ("3288.0", pandas' artefact) is accepted.  Returns 0
+ * or -1 for anything else (empty, junk, fraction, overflow). */
+int st_num_parse_int(const char *s, int64_t *out);
+
+/* Parse a finite decimal floating-point number S.  Returns 0 or -1. */
+int st_num_parse_double(const char *s, double *out);
+
+/* Format V with the fewest significant digits that read back to exactly V,
+ * always with a decimal point or exponent ("5.0", "2.7333333333333334"), as
+ * Python's repr does; "nan" and "inf" as such.  BUF needs 32 bytes. */
+size_t st_num_format(double v, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,558 @@
+/* analysis.c - stats queue and stats transfers (SPEC 5.7).
+ *
+ * Each command computes everything first and writes its files only when all
+ * inputs were good, so a bad input leaves no output at all.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamtime/analysis.h"
+#include "streamtime/atomic.h"
+#include "streamtime/num.h"
+#include "streamtime/time.h"
+
+/* Writes one file of OUTDIR atomically through FN. */
+typedef int (*write_fn)(FILE *f, const void *data);
+
+static int write_file(const char *outdir, const char *name, write_fn fn,
+		      const void *data, st_error *err)
+{
+	st_atomic_file af;
+	char *path = st_path_join(outdir, name);
+	int rc;
+
+	if (!path)
+		return st_error_set(err, ST_EXIT_CANTCREAT, "out of memory");
+	if (st_atomic_open(&af, path, err) < 0) {
+		free(path);
+		return -1;
+	}
+	if (fn(af.fp, data) < 0 || ferror(af.fp)) {
+		st_error_set(err, ST_EXIT_IOERR, "cannot write %s", path);
+		st_atomic_abort(&af);
+		free(path);
+		return -1;
+	}
+	rc = st_atomic_commit(&af, err);
+	free(path);
+	return rc;
+}
+
+static const char *fmt(double v, char buf[32])
+{
+	st_num_format(v, buf, 32);
+	return buf;
+}
+
+/* ---- stats queue ------------------------------------------------------ */
+
+struct day {
+	char date[11];     /* YYYY-MM-DD, local to the zone of the times */
+	double sum;
+	size_t n;
+	double mean;
+};
+
+struct queue_out {
+	st_queue_result res;
+	struct day *days;
+	size_t ndays;
+};
+
+static int cmp_day_date(const void *a, const void *b)
+{
+	return strcmp(((const struct day *)a)->date, ((const struct day *)b)->date);
+}
+
+/* Mean descending; equal means by date, so the order never depends on qsort. */
+static int cmp_day_desc(const void *a, const void *b)
+{
+	const struct day *x = a, *y = b;
+
+	if (x->mean != y->mean)
+		return x->mean < y->mean ? 1 : -1;
+	return strcmp(x->date, y->date);
+}
+
+/* Month ascending, then mean ascending, then date. */
+static int cmp_day_month(const void *a, const void *b)
+{
+	const struct day *x = a, *y = b;
+	int c = strncmp(x->date, y->date, 7);
+
+	if (c)
+		return c;
+	if (x->mean != y->mean)
+		return x->mean < y->mean ? -1 : 1;
+	return strcmp(x->date, y->date);
+}
+
+static int summary_row(FILE *f, const char *label, const st_summary *s)
+{
+	char b[8][32];
+
+	return fprintf(f, "%s,%zu,%s,%s,%s,%s,%s,%s,%s\n", label, s->n,
+		       fmt(s->mean, b[0]), fmt(s->median, b[1]),
+		       fmt(s->std, b[2]), fmt(s->min, b[3]), fmt(s->max, b[4]),
+		       fmt(s->q25, b[5]), fmt(s->q75, b[6])) < 0 ? -1 : 0;
+}
+
+static int write_queue_stats(FILE *f, const void *data)
+{
+	const struct queue_out *q = data;
+
+	if (fputs("statistics,n,mean,median,std,min,max,q25,q75\n", f) < 0)
+		return -1;
+	if (summary_row(f, "with_outliers", &q->res.with_outliers) < 0)
+		return -1;
+	return summary_row(f, "without_outliers", &q->res.without_outliers);
+}
+
+static int write_ranked_days(FILE *f, const void *data)
+{
+	const struct queue_out *q = data;
+	char b[32];
+
+	if (fputs("Submit_date,queue_time\n", f) < 0)
+		return -1;
+	for (size_t i = 0; i < q->ndays; i++)
+		if (fprintf(f, "%s,%s\n", q->days[i].date, fmt(q->days[i].mean, b)) < 0)
+			return -1;
+	return 0;
+}
+
+static int write_ranked_by_month(FILE *f, const void *data)
+{
+	const struct queue_out *q = data;
+	char b[32];
+
+	if (fputs("Submit_month_year,Submit_date,queue_time\n", f) < 0)
+		return -1;
+	for (size_t i = 0; i < q->ndays; i++)
+		if (fprintf(f, "%.7s,%s,%s\n", q->days[i].date, q->days[i].date,
+			    fmt(q->days[i].mean, b)) < 0)
+			return -1;
+	return 0;
+}
+
+/* True for the values sacct prints for an unset time. */
+static bool unset_time(const char *s)
+{
+	return !*s || strcmp(s, "Unknown") == 0 || strcmp(s, "None") == 0;
+}
+
+int st_queue_stats(const st_table *merged, const st_tz *tz,
+		   const char *outdir, st_queue_result *res, st_error *err)
+{
+	static const char *const need[] = { "Submit", "Start" };
+	struct queue_out q = { 0 };
+	double *v = NULL, *kept = NULL;
+	size_t n = 0;
+	int idx[2], rc = -1;
+
+	if (st_table_require(merged, need, idx, 2, err) < 0)
+		return -1;
+	v = malloc((merged->nrows + 1) * sizeof(*v));
+	kept = malloc((merged->nrows + 1) * sizeof(*kept));
+	q.days = malloc((merged->nrows + 1) * sizeof(*q.days));
+	if (!v || !kept || !q.days) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	for (size_t r = 0; r < merged->nrows; r++) {
+		const char *sub = st_table_get(merged, r, idx[0]);
+		const char *sta = st_table_get(merged, r, idx[1]);
+		st_instant ts, tq;
+		st_error e;
+		char local[40];
+		struct day *d = &q.days[n];
+
+		if (unset_time(sub) || unset_time(sta))
+			continue;      /* pandas' dropna: never started */
+		if (st_time_parse(sub, tz, &ts, NULL, &e) < 0 ||
+		    st_time_parse(sta, tz, &tq, NULL, &e) < 0) {
+			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: %s",
+				     merged->name, merged->lines[r], e.text);
+			goto out;
+		}
+		v[n] = st_duration_seconds(tq - ts);
+		st_time_format_naive(ts, tz, local, sizeof(local));
+		memcpy(d->date, local, 10);
+		d->date[10] = '\0';
+		d->sum = v[n];
+		d->n = 1;
+		n++;
+	}
+	if (st_stats_summarize(v, n, &q.res.with_outliers) < 0)
+		goto oom;
+	{
+		size_t k = st_stats_remove_outliers(v, n, kept);
+
+		if (k == (size_t)-1 ||
+		    st_stats_summarize(kept, k, &q.res.without_outliers) < 0)
+			goto oom;
+	}
+	/* group by date: sort the per-job entries, then fold equal dates */
+	qsort(q.days, n, sizeof(*q.days), cmp_day_date);
+	for (size_t i = 0; i < n; i++) {
+		if (q.ndays && strcmp(q.days[q.ndays - 1].date, q.days[i].date) == 0) {
+			q.days[q.ndays - 1].sum += q.days[i].sum;
+			q.days[q.ndays - 1].n++;
+		} else {
+			q.days[q.ndays++] = q.days[i];
+		}
+	}
+	for (size_t i = 0; i < q.ndays; i++)
+		q.days[i].mean = q.days[i].sum / (double)q.days[i].n;
+	q.res.days = q.ndays;
+
+	if (st_mkdir_p(outdir, err) < 0 ||
+	    write_file(outdir, "queue_time_statistics.csv", write_queue_stats, &q,
+		       err) < 0)
+		goto out;
+	qsort(q.days, q.ndays, sizeof(*q.days), cmp_day_desc);
+	if (write_file(outdir, "ranked_days.csv", write_ranked_days, &q, err) < 0)
+		goto out;
+	qsort(q.days, q.ndays, sizeof(*q.days), cmp_day_month);
+	if (write_file(outdir, "ranked_days_by_month.csv", write_ranked_by_month,
+		       &q, err) < 0)
+		goto out;
+	if (res)
+		*res = q.res;
+	rc = 0;
+	goto out;
+oom:
+	st_error_set(err, ST_EXIT_IOERR, "out of memory");
+out:
+	free(v);
+	free(kept);
+	free(q.days);
+	return rc;
+}
+
+/* ---- stats transfers -------------------------------------------------- */
+
+struct size_stats {
+	int64_t size;
+	st_summary s_with, s_without, o_with, o_without;
+};
+
+static const char *const stat_cols =
+	"Statistics,Size,Number of Points,Mean time,Median time,"
+	"Standard Deviation,Minimum time,Maximum time,25th percentile,"
+	"75th percentile\n";
+
+static int stats_row(FILE *f, int64_t size, const char *what,
+		     const st_summary *s)
+{
+	char b[8][32];
+
+	return fprintf(f, "Statistics for %" PRId64 "x%" PRId64 " %s,%" PRId64
+		       ",%zu,%s,%s,%s,%s,%s,%s,%s\n", size, size, what, size,
+		       s->n, fmt(s->mean, b[0]), fmt(s->median, b[1]),
+		       fmt(s->std, b[2]), fmt(s->min, b[3]), fmt(s->max, b[4]),
+		       fmt(s->q25, b[5]), fmt(s->q75, b[6])) < 0 ? -1 : 0;
+}
+
+static int write_size_stats(FILE *f, const void *data)
+{
+	const struct size_stats *s = data;
+
+	if (fputs(stat_cols, f) < 0 ||
+	    stats_row(f, s->size, "Streaming with Outliers", &s->s_with) < 0 ||
+	    stats_row(f, s->size, "Streaming without Outliers", &s->s_without) < 0 ||
+	    stats_row(f, s->size, "Original with Outliers", &s->o_with) < 0 ||
+	    stats_row(f, s->size, "Original without Outliers", &s->o_without) < 0)
+		return -1;
+	return 0;
+}
+
+struct table_out {
+	const st_compare_row *rows;
+	size_t n;
+};
+
+static int write_table_csv(FILE *f, const void *data)
+{
+	const struct table_out *t = data;
+
+	if (fputs("size,data_gb,file_transfer_mean_s,file_transfer_std_s,"
+		  "streaming_mean_s,streaming_std_s,enhancement\n", f) < 0)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		const st_compare_row *r = &t->rows[i];
+		char b[6][32];
+
+		if (fprintf(f, "%" PRId64 ",%s,%s,%s,%s,%s,%s\n", r->size,
+			    fmt(r->data_gb, b[0]), fmt(r->ft_mean, b[1]),
+			    fmt(r->ft_std, b[2]), fmt(r->st_mean, b[3]),
+			    fmt(r->st_std, b[4]), fmt(r->enhancement, b[5])) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int st_compare_write_md(FILE *f, const st_compare_row *rows, size_t n)
+{
+	if (fputs("| size | file transfer (s) | streaming (s) | enhancement |\n"
+		  "|---|---|---|---|\n", f) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (fprintf(f, "| %" PRId64 " | %.1f ± %.1f | %.1f ± %.1f | %.1f |\n",
+			    rows[i].size, rows[i].ft_mean, rows[i].ft_std,
+			    rows[i].st_mean, rows[i].st_std,
+			    rows[i].enhancement) < 0)
+			return -1;
+	return 0;
+}
+
+static int write_table_md(FILE *f, const void *data)
+{
+	const struct table_out *t = data;
+
+	return st_compare_write_md(f, t->rows, t->n);
+}
+
+static int write_table_tex(FILE *f, const void *data)
+{
+	const struct table_out *t = data;
+
+	if (fputs("\\begin{table}[H]\n"
+		  "\\caption{Comparison of file transfer and streaming times for "
+		  "various data dimensions.}\n"
+		  "\\centering\n"
+		  "\\renewcommand{\\arraystretch}{2.5}\n"
+		  "\\begin{tabular}{ccccc}\n"
+		  "\\toprule\n"
+		  "Data Dimension & Data Size (GB) & \\makecell{File Transfer (s) "
+		  "\\\\ ($\\mu_{ft} \\pm \\sigma_{ft}$)} & \\makecell{Streaming (s) "
+		  "\\\\ ($\\mu_{s} \\pm \\sigma_{s}$)} & \\makecell{Enhancement "
+		  "\\\\ ($\\mu_{ft}/\\mu_{s}$)} \\\\\n"
+		  "\\midrule\n", f) < 0)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		const st_compare_row *r = &t->rows[i];
+
+		if (fprintf(f, "%" PRId64 " x %" PRId64 " x 576 x 576 & %d GB & "
+			    "$%.1f \\pm %.1f$ & $%.1f \\pm %.1f$ & %.1f \\\\\n",
+			    r->size, r->size, (int)r->data_gb, r->ft_mean,
+			    r->ft_std, r->st_mean, r->st_std, r->enhancement) < 0)
+			return -1;
+	}
+	return fputs("\\bottomrule\n\\end{tabular}\n"
+		     "\\label{tab:transfer_count_comparison}\n\\end{table}\n",
+		     f) < 0 ? -1 : 0;
+}
+
+/* Mean save_time of TYPE for SIZE from the Stat == "mean" rows. */
+static int save_mean(const st_table *t, const int *c, int64_t size,
+		     const char *type, double *out, st_error *err)
+{
+	for (size_t r = 0; r < t->nrows; r++) {
+		int64_t s;
+
+		if (st_num_parse_int(st_table_get(t, r, c[0]), &s) < 0 || s != size ||
+		    strcmp(st_table_get(t, r, c[1]), type) != 0 ||
+		    strcmp(st_table_get(t, r, c[2]), "mean") != 0)
+			continue;
+		if (st_num_parse_double(st_table_get(t, r, c[3]), out) < 0)
+			return st_error_set(err, ST_EXIT_DATAERR,
+					    "%s:%zu: column 'save_time': '%s' is "
+					    "not a number", t->name, t->lines[r],
+					    st_table_get(t, r, c[3]));
+		return 0;
+	}
+	return st_error_set(err, ST_EXIT_DATAERR,
+			    "%s: no row with Size %" PRId64 ", Type %s, Stat mean",
+			    t->name, size, type);
+}
+
+/* Summaries with and without outliers of the N values V. */
+static int summarize_both(double *v, size_t n, st_summary *with,
+			  st_summary *without)
+{
+	double *kept = malloc((n + 1) * sizeof(*kept));
+	size_t k;
+	int rc = -1;
+
+	if (!kept)
+		return -1;
+	if (st_stats_summarize(v, n, with) == 0 &&
+	    (k = st_stats_remove_outliers(v, n, kept)) != (size_t)-1 &&
+	    st_stats_summarize(kept, k, without) == 0)
+		rc = 0;
+	free(kept);
+	return rc;
+}
+
+/* Compute the statistics of one size; no output is written here. */
+static int size_statistics(const st_transfers_input *in, int64_t size,
+			   double offload, struct size_stats *out, st_error *err)
+{
+	static const char *const mneed[] = { "size", "Elapsed" };
+	static const char *const sneed[] = { "Size", "Type", "Stat", "save_time" };
+	static const char *const tneed[] = { "time_difference_seconds" };
+	int mc[2], sc[4], tc;
+	double real, blank, *v = NULL;
+	size_t n = 0, cap;
+	st_table st;
+	char name[64], *path;
+	int rc = -1;
+
+	st_table_init(&st);
+	out->size = size;
+	if (st_table_require(in->merged, mneed, mc, 2, err) < 0 ||
+	    st_table_require(in->save_stats, sneed, sc, 4, err) < 0 ||
+	    save_mean(in->save_stats, sc, size, "Real", &real, err) < 0 ||
+	    save_mean(in->save_stats, sc, size, "Blank", &blank, err) < 0)
+		return -1;
+
+	snprintf(name, sizeof(name), "streaming_times_%" PRId64 ".csv", size);
+	path = st_path_join(in->streaming_dir, name);
+	if (!path)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	if (st_table_read(&st, path, err) < 0 ||
+	    st_table_require(&st, tneed, &tc, 1, err) < 0)
+		goto out;
+	cap = (st.nrows > in->merged->nrows ? st.nrows : in->merged->nrows) + 1;
+	v = malloc(cap * sizeof(*v));
+	if (!v) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	for (size_t r = 0; r < st.nrows; r++) {
+		if (st_num_parse_double(st_table_get(&st, r, tc), &v[n++]) < 0) {
+			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: column "
+				     "'time_difference_seconds': '%s' is not a "
+				     "number", st.name, st.lines[r],
+				     st_table_get(&st, r, tc));
+			goto out;
+		}
+	}
+	if (summarize_both(v, n, &out->s_with, &out->s_without) < 0)
+		goto oom;
+
+	n = 0;
+	for (size_t r = 0; r < in->merged->nrows; r++) {
+		int64_t s;
+		st_duration d;
+		st_error e;
+
+		if (st_num_parse_int(st_table_get(in->merged, r, mc[0]), &s) < 0) {
+			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: column 'size': "
+				     "'%s' is not an integer", in->merged->name,
+				     in->merged->lines[r],
+				     st_table_get(in->merged, r, mc[0]));
+			goto out;
+		}
+		if (s != size)
+			continue;
+		if (st_duration_parse(st_table_get(in->merged, r, mc[1]), &d, &e) < 0) {
+			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: column 'Elapsed': %s",
+				     in->merged->name, in->merged->lines[r], e.text);
+			goto out;
+		}
+		/* SPEC 5.7: job run time + offload - 2 x the HDF5 save overhead */
+		v[n++] = st_duration_seconds(d) + offload - 2.0 * (real - blank);
+	}
+	if (summarize_both(v, n, &out->o_with, &out->o_without) < 0)
+		goto oom;
+	rc = 0;
+	goto out;
+oom:
+	st_error_set(err, ST_EXIT_IOERR, "out of memory");
+out:
+	free(v);
+	free(path);
+	st_table_release(&st);
+	return rc;
+}
+
+int st_transfers_stats(const st_transfers_input *in, const char *outdir,
+		       st_compare_row *rows, size_t *nrows, st_error *err)
+{
+	static const char *const oneed[] = { "size", "offload_time" };
+	int oc[2];
+	size_t n = in->sizes ? in->nsizes : in->offload->nrows;
+	struct size_stats *ss = calloc(n + 1, sizeof(*ss));
+	st_compare_row *cr = calloc(n + 1, sizeof(*cr));
+	struct table_out tout = { cr, n };
+	int rc = -1;
+
+	if (!ss || !cr) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	if (st_table_require(in->offload, oneed, oc, 2, err) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		int64_t size = 0;
+		double offload = NAN;
+		const st_table *o = in->offload;
+
+		if (!in->sizes && st_num_parse_int(st_table_get(o, i, oc[0]), &size) < 0) {
+			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: column 'size': "
+				     "'%s' is not an integer", o->name, o->lines[i],
+				     st_table_get(o, i, oc[0]));
+			goto out;
+		}
+		if (in->sizes)
+			size = in->sizes[i];
+		for (size_t r = 0; r < o->nrows; r++) {
+			int64_t s;
+
+			if (st_num_parse_int(st_table_get(o, r, oc[0]), &s) == 0 &&
+			    s == size) {
+				if (st_num_parse_double(st_table_get(o, r, oc[1]),
+							&offload) < 0) {
+					st_error_set(err, ST_EXIT_DATAERR,
+						     "%s:%zu: column 'offload_time': "
+						     "'%s' is not a number", o->name,
+						     o->lines[r],
+						     st_table_get(o, r, oc[1]));
+					goto out;
+				}
+				break;
+			}
+		}
+		if (isnan(offload)) {
+			st_error_set(err, ST_EXIT_DATAERR, "%s: no offload time for "
+				     "size %" PRId64, o->name, size);
+			goto out;
+		}
+		if (size_statistics(in, size, offload, &ss[i], err) < 0)
+			goto out;
+		cr[i].size = size;
+		cr[i].data_gb = (double)size * (double)size * 576.0 * 576.0 * 2.0 * 1e-9;
+		cr[i].ft_mean = ss[i].o_without.mean;
+		cr[i].ft_std = ss[i].o_without.std;
+		cr[i].st_mean = ss[i].s_without.mean;
+		cr[i].st_std = ss[i].s_without.std;
+		cr[i].enhancement = cr[i].ft_mean / cr[i].st_mean;
+	}
+	if (st_mkdir_p(outdir, err) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "statistics_transfers_%" PRId64 ".csv",
+			 ss[i].size);
+		if (write_file(outdir, name, write_size_stats, &ss[i], err) < 0)
+			goto out;
+	}
+	if (write_file(outdir, "statistics_table.csv", write_table_csv, &tout, err) < 0 ||
+	    write_file(outdir, "statistics_table.md", write_table_md, &tout, err) < 0 ||
+	    write_file(outdir, "statistics_table.tex", write_table_tex, &tout, err) < 0)
+		goto out;
+	if (rows)
+		memcpy(rows, cr, n * sizeof(*cr));
+	if (nrows)
+		*nrows = n;
+	rc = 0;
+out:
+	free(ss);
+	free(cr);
+	return rc;
+}

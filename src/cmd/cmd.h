@@ -1,0 +1,68 @@
+/* cmd.h - the command layer: option parsing, dispatch and messages.
+ *
+ * Every command is `int cmd_<name>(int argc, char **argv)` in its own file
+ * and returns its exit status (an enum st_exit value).  Subcommands live in
+ * nested tables handled by st_cmd_dispatch(), like git's OPT_SUBCOMMAND.
+ */
+#ifndef STREAMTIME_CMD_H
+#define STREAMTIME_CMD_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "streamtime/error.h"
+#include "streamtime/experiments.h"
+
+struct st_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+/* Run the subcommand named by ARGV[1] from CMDS (N entries); PROG is the
+ * command path for messages ("streamtime merge").  Handles -h/--help and an
+ * unknown or missing subcommand (exit 64). */
+int st_cmd_dispatch(const char *prog, const struct st_cmd *cmds, size_t n,
+		    int argc, char **argv);
+
+/* Messages: all go to stderr, prefixed "streamtime: ". */
+extern int st_verbosity;          /* -1 quiet, 0 normal, 1 verbose */
+void st_msg_error(const char *fmt, ...) ST_PRINTF(1, 2);
+void st_msg_warn(const char *fmt, ...) ST_PRINTF(1, 2);
+void st_msg_info(const char *fmt, ...) ST_PRINTF(1, 2);
+void st_msg_verbose(const char *fmt, ...) ST_PRINTF(1, 2);
+
+/* Print ERR and return its exit code. */
+int st_msg_fail(const st_error *err);
+
+/* A usage error: the message, a pointer to --help, exit 64. */
+int st_msg_usage(const char *prog, const char *fmt, ...) ST_PRINTF(2, 3);
+
+/* A st_log that prints warnings through st_msg_warn. */
+void st_log_stderr(st_log *log);
+
+/* Flush and check stdout; a failure becomes exit 74 (unless RC is already
+ * an error). */
+int st_finish_stdout(int rc);
+
+/* The options every command accepts.  st_common_option() handles one of
+ * them: returns 1 when C was -q/-v, 0 otherwise. */
+#define ST_COMMON_LONGOPTS                                  \
+	{ "help", no_argument, NULL, 'h' },                 \
+	{ "quiet", no_argument, NULL, 'q' },                \
+	{ "verbose", no_argument, NULL, 'v' }
+int st_common_option(int c);
+
+/* Parse "SIZE:FIRST-LAST" and "SIZE:PATH" option values. */
+int st_parse_size_range(const char *s, int64_t *size, st_range *r);
+int st_parse_size_path(const char *s, int64_t *size, const char **path);
+
+/* Append V to a growable array of strings. */
+int st_strv_push(const char ***v, size_t *n, const char *s);
+
+int cmd_merge(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
+
+#endif

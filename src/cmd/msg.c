@@ -1,0 +1,191 @@
+/* msg.c - messages to stderr, dispatch of subcommands, option helpers. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "streamtime/num.h"
+
+int st_verbosity;
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs("streamtime: ", stderr);
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void st_msg_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void st_msg_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (st_verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void st_msg_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (st_verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void st_msg_verbose(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (st_verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+int st_msg_fail(const st_error *err)
+{
+	st_msg_error("%s", err->text[0] ? err->text : "unknown error");
+	return err->code ? err->code : ST_EXIT_IOERR;
+}
+
+int st_msg_usage(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry '%s --help'\n", prog);
+	return ST_EXIT_USAGE;
+}
+
+static void log_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	st_msg_warn("%s", msg);
+}
+
+void st_log_stderr(st_log *log)
+{
+	log->warn = log_warn;
+	log->ctx = NULL;
+	log->count = 0;
+}
+
+int st_finish_stdout(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		st_msg_error("cannot write to standard output: %s", strerror(errno));
+		return rc ? rc : ST_EXIT_IOERR;
+	}
+	return rc;
+}
+
+int st_common_option(int c)
+{
+	if (c == 'q') {
+		st_verbosity = -1;
+		return 1;
+	}
+	if (c == 'v') {
+		st_verbosity = 1;
+		return 1;
+	}
+	return 0;
+}
+
+int st_cmd_dispatch(const char *prog, const struct st_cmd *cmds, size_t n,
+		    int argc, char **argv)
+{
+	const char *name = argc > 1 ? argv[1] : NULL;
+
+	if (!name || strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
+		FILE *f = name ? stdout : stderr;
+
+		fprintf(f, "usage: %s <command> [options]\n\ncommands:\n", prog);
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "  %-12s %s\n", cmds[i].name, cmds[i].summary);
+		fprintf(f, "\nrun '%s <command> --help' for a command's options\n",
+			prog);
+		return name ? ST_EXIT_OK : ST_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(cmds[i].name, name) == 0)
+		{
+			optind = 0;    /* glibc: restart getopt for the subcommand */
+			return cmds[i].fn(argc - 1, argv + 1);
+		}
+	return st_msg_usage(prog, "unknown command '%s'", name);
+}
+
+int st_parse_size_range(const char *s, int64_t *size, st_range *r)
+{
+	char buf[128], *colon, *dash;
+	int64_t a, b;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	colon = strchr(buf, ':');
+	if (!colon)
+		return -1;
+	*colon = '\0';
+	dash = strchr(colon + 1, '-');
+	if (!dash)
+		return -1;
+	*dash = '\0';
+	if (st_num_parse_int(buf, size) < 0 || *size <= 0 ||
+	    st_num_parse_int(colon + 1, &a) < 0 ||
+	    st_num_parse_int(dash + 1, &b) < 0 || a > b || strchr(buf, '.'))
+		return -1;
+	r->first = a;
+	r->last = b;
+	return 0;
+}
+
+int st_parse_size_path(const char *s, int64_t *size, const char **path)
+{
+	const char *colon = strchr(s, ':');
+	char buf[32];
+
+	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(buf) ||
+	    !colon[1])
+		return -1;
+	memcpy(buf, s, (size_t)(colon - s));
+	buf[colon - s] = '\0';
+	if (st_num_parse_int(buf, size) < 0 || *size <= 0)
+		return -1;
+	*path = colon + 1;
+	return 0;
+}
+
+int st_strv_push(const char ***v, size_t *n, const char *s)
+{
+	const char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	nv[(*n)++] = s;
+	*v = nv;
+	return 0;
+}

@@ -1,0 +1,222 @@
+/* reproduce.c - `streamtime reproduce`: every step over a dataset in the
+ * paper's layout (SPEC 5.8), the comparison table on stdout. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "st_config.h"
+#include "streamtime/atomic.h"
+#include "streamtime/pipeline.h"
+
+static const char reproduce_usage[] =
+	"usage: streamtime reproduce [--data DIR] [--config FILE] [--out DIR]\n"
+	"\n"
+	"Run merge transfer, merge offload, merge streaming, stats queue and stats\n"
+	"transfers over DIR/file_transfer and DIR/streaming, and print the\n"
+	"comparison table.\n"
+	"\n"
+	"  --data DIR       the dataset (default: the sample shipped in data/)\n"
+	"  --config FILE    experiments: scan ranges, H5 files, time zones\n"
+	"                   (default: DIR/experiments.json if present, else the\n"
+	"                   paper's experiments)\n"
+	"  --out DIR        outputs: DIR/file_transfer, DIR/streaming,\n"
+	"                   DIR/statistics (default: out)\n"
+	"  -q, --quiet / -v, --verbose / -h, --help\n";
+
+/* Paths of one run, all owned. */
+struct paths {
+	char *ft, *st, *jobs, *db, *write_times, *save_stats, *created;
+	char *out_ft, *out_st, *out_stats, *merged, *offload, *per_scan;
+};
+
+static void paths_release(struct paths *p)
+{
+	char **v = (char **)p;
+
+	for (size_t i = 0; i < sizeof(*p) / sizeof(char *); i++)
+		free(v[i]);
+}
+
+static int paths_init(struct paths *p, const char *data, const char *out)
+{
+	memset(p, 0, sizeof(*p));
+	p->ft = st_path_join(data, "file_transfer");
+	p->st = st_path_join(data, "streaming");
+	p->out_ft = st_path_join(out, "file_transfer");
+	p->out_st = st_path_join(out, "streaming");
+	p->out_stats = st_path_join(out, "statistics");
+	if (!p->ft || !p->st || !p->out_ft || !p->out_st || !p->out_stats)
+		return -1;
+	p->jobs = st_path_join(p->ft, "slurm_job_info.csv");
+	p->db = st_path_join(p->ft, "distiller_db");
+	p->write_times = st_path_join(p->ft, "write_times.csv");
+	p->save_stats = st_path_join(p->ft, "save_time_stats.csv");
+	p->created = st_path_join(p->st, "ncem_file_created_times.csv");
+	p->merged = st_path_join(p->out_ft, "merged_job_info.csv");
+	p->offload = st_path_join(p->out_ft, "ncem_offload_times.csv");
+	p->per_scan = st_path_join(p->out_ft, "ncem_offload_per_scan.csv");
+	return p->jobs && p->db && p->write_times && p->save_stats &&
+	       p->created && p->merged && p->offload && p->per_scan ? 0 : -1;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The steps, in order.  Returns 0 or -1 with ERR set. */
+static int run(const struct paths *p, const st_experiments *ex,
+	       st_log *log, st_error *err)
+{
+	st_size_range *off = calloc(ex->n, sizeof(*off));
+	st_size_range *str = calloc(ex->n, sizeof(*str));
+	st_sized_path *h5 = calloc(ex->n, sizeof(*h5));
+	char **h5paths = calloc(ex->n, sizeof(*h5paths));
+	const char *db[1] = { p->db };
+	st_compare_row *rows = NULL;
+	st_streaming_result sres;
+	st_queue_result qres;
+	size_t nmerged = 0, nrows = 0;
+	double t0 = now_ms(), t;
+	int rc = -1;
+
+	if (!off || !str || !h5 || !h5paths) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ex->n; i++) {
+		off[i] = (st_size_range){ ex->v[i].size, ex->v[i].offload };
+		str[i] = (st_size_range){ ex->v[i].size, ex->v[i].streaming };
+		h5paths[i] = st_path_join(p->st, ex->v[i].h5);
+		if (!h5paths[i]) {
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+			goto out;
+		}
+		h5[i] = (st_sized_path){ ex->v[i].size, h5paths[i] };
+	}
+	if (st_mkdir_p(p->out_ft, err) < 0 || st_mkdir_p(p->out_st, err) < 0 ||
+	    st_mkdir_p(p->out_stats, err) < 0)
+		goto out;
+
+	t = now_ms();
+	if (st_run_merge_transfer(p->jobs, db, 1, ex->max_elapsed, p->merged,
+				  &nmerged, err) < 0)
+		goto step_failed;
+	st_msg_verbose("merge transfer: %zu rows (%.1f ms)", nmerged, now_ms() - t);
+
+	t = now_ms();
+	if (st_run_merge_offload(p->write_times, off, ex->n, p->offload,
+				 p->per_scan, err) < 0)
+		goto step_failed;
+	st_msg_verbose("merge offload: %zu sizes (%.1f ms)", ex->n, now_ms() - t);
+
+	t = now_ms();
+	if (st_run_merge_streaming(p->created, h5, ex->n, str, ex->n, ex->tz,
+				   p->out_st, &sres, log, err) < 0)
+		goto step_failed;
+	if (sres.negative)
+		st_msg_warn("%zu negative streaming latencies: clock skew between "
+			    "NCEM and NERSC", sres.negative);
+	st_msg_verbose("merge streaming: %zu rows (%.1f ms)", sres.rows,
+		       now_ms() - t);
+
+	t = now_ms();
+	if (st_run_stats_queue(p->merged, ex->slurm_tz, p->out_stats, &qres,
+			       err) < 0)
+		goto step_failed;
+	st_msg_verbose("stats queue: %zu jobs, %zu days (%.1f ms)",
+		       qres.with_outliers.n, qres.days, now_ms() - t);
+
+	t = now_ms();
+	if (st_run_stats_transfers(p->merged, p->offload, p->save_stats, p->out_st,
+				   NULL, 0, p->out_stats, &rows, &nrows, err) < 0)
+		goto step_failed;
+	st_msg_verbose("stats transfers: %zu sizes (%.1f ms)", nrows, now_ms() - t);
+
+	if (st_compare_write_md(stdout, rows, nrows) < 0) {
+		st_error_set(err, ST_EXIT_IOERR, "cannot write to standard output");
+		goto out;
+	}
+	st_msg_info("reproduce: %zu merged jobs, %zu streaming scans, %zu sizes "
+		    "in %.1f ms; outputs in %s, %s and %s", nmerged, sres.rows,
+		    nrows, now_ms() - t0, p->out_ft, p->out_st, p->out_stats);
+	rc = 0;
+	goto out;
+step_failed:
+	st_error_prefix(err, "reproduce");
+out:
+	for (size_t i = 0; h5paths && i < ex->n; i++)
+		free(h5paths[i]);
+	free(h5paths);
+	free(off);
+	free(str);
+	free(h5);
+	free(rows);
+	return rc;
+}
+
+int cmd_reproduce(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "data", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "out", required_argument, NULL, 'o' },
+		ST_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog = "streamtime reproduce";
+	const char *data = ST_DEFAULT_DATA, *config = NULL, *out = "out";
+	char *auto_config = NULL;
+	st_experiments ex = { 0 };
+	struct paths p;
+	st_error err;
+	st_log log;
+	int c, rc;
+
+	st_log_stderr(&log);
+	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': data = optarg; break;
+		case 'c': config = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h':
+			fputs(reproduce_usage, stdout);
+			return st_finish_stdout(ST_EXIT_OK);
+		default:
+			if (st_common_option(c))
+				break;
+			return st_msg_usage(prog, "bad option");
+		}
+	}
+	if (optind < argc)
+		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
+	if (!config) {
+		auto_config = st_path_join(data, "experiments.json");
+		if (auto_config && st_path_is_file(auto_config))
+			config = auto_config;
+	}
+	if (config ? st_experiments_load(&ex, config, &err)
+		   : st_experiments_default(&ex, &err)) {
+		free(auto_config);
+		return st_msg_fail(&err);
+	}
+	st_msg_verbose("experiments: %s", config ? config : "the paper's (built in)");
+	if (paths_init(&p, data, out) < 0) {
+		st_error_set(&err, ST_EXIT_IOERR, "out of memory");
+		rc = st_msg_fail(&err);
+	} else if (run(&p, &ex, &log, &err) < 0) {
+		rc = st_msg_fail(&err);
+	} else {
+		rc = ST_EXIT_OK;
+	}
+	paths_release(&p);
+	st_experiments_release(&ex);
+	free(auto_config);
+	return st_finish_stdout(rc);
+}

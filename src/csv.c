@@ -1,0 +1,254 @@
+/* csv.c - whole-file CSV tables through libcsv.
+ *
+ * The file is read into memory and fed to libcsv one line at a time, so that
+ * every record knows the line it ends on.  Field text goes into one arena
+ * sized up front (a field is never longer than its bytes in the file, plus a
+ * NUL), so cell pointers stay valid without a second pass.
+ */
+#include <csv.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamtime/csv.h"
+
+void st_table_init(st_table *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void st_table_release(st_table *t)
+{
+	if (!t)
+		return;
+	free(t->name);
+	free(t->block);
+	free(t->lines);
+	free(t->arena);
+	st_table_init(t);
+}
+
+struct parse_ctx {
+	st_table *t;
+	size_t line;          /* current line, 1-based */
+	size_t nfields;       /* fields seen in the current record */
+	size_t rec_start;     /* index in cells of the current record */
+	size_t lines_cap;
+	bool header_done;
+	bool failed;
+	st_error *err;
+};
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *np;
+
+	if (need <= *cap)
+		return true;
+	ncap = *cap ? *cap * 2 : 64;
+	while (ncap < need)
+		ncap *= 2;
+	np = realloc(*p, ncap * elem);
+	if (!np)
+		return false;
+	*p = np;
+	*cap = ncap;
+	return true;
+}
+
+static void on_field(void *field, size_t len, void *data)
+{
+	struct parse_ctx *c = data;
+	st_table *t = c->t;
+	char *dst;
+
+	if (c->failed)
+		return;
+	if (!grow((void **)&t->block, &t->cells_cap, c->rec_start + c->nfields + 1,
+		  sizeof(char *))) {
+		c->failed = true;
+		st_error_set(c->err, ST_EXIT_IOERR, "%s: out of memory", t->name);
+		return;
+	}
+	dst = t->arena + t->arena_len;
+	if (len)
+		memcpy(dst, field, len);
+	dst[len] = '\0';
+	t->arena_len += len + 1;
+	t->block[c->rec_start + c->nfields++] = dst;
+}
+
+static void on_record(int ch, void *data)
+{
+	struct parse_ctx *c = data;
+	st_table *t = c->t;
+
+	(void)ch;
+	if (c->failed)
+		return;
+	if (!c->header_done) {
+		t->ncols = c->nfields;
+		c->header_done = true;
+		c->rec_start += c->nfields;
+		c->nfields = 0;
+		return;
+	}
+	if (c->nfields != t->ncols) {
+		c->failed = true;
+		st_error_set(c->err, ST_EXIT_DATAERR,
+			     "%s:%zu: expected %zu fields as in the header, "
+			     "found %zu", t->name, c->line, t->ncols, c->nfields);
+		return;
+	}
+	if (!grow((void **)&t->lines, &c->lines_cap, t->nrows + 1,
+		  sizeof(size_t))) {
+		c->failed = true;
+		st_error_set(c->err, ST_EXIT_IOERR, "%s: out of memory", t->name);
+		return;
+	}
+	t->lines[t->nrows++] = c->line;
+	c->rec_start += c->nfields;
+	c->nfields = 0;
+}
+
+int st_table_parse(st_table *t, const char *name, const char *buf, size_t len,
+		   st_error *err)
+{
+	struct csv_parser parser;
+	struct parse_ctx c = { .t = t, .line = 1, .err = err };
+	const char *p = buf, *end = buf + len;
+	int rc = -1;
+
+	st_table_release(t);
+	t->name = strdup(name);
+	t->arena = malloc(2 * len + 2);
+	if (!t->name || !t->arena)
+		return st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", name);
+	if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI) != 0)
+		return st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", name);
+	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3;    /* UTF-8 byte order mark */
+	while (p < end && !c.failed) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+
+		if (csv_parse(&parser, p, n, on_field, on_record, &c) != n) {
+			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: malformed CSV: %s",
+				     name, c.line, csv_strerror(csv_error(&parser)));
+			goto out;
+		}
+		p += n;
+		if (nl)
+			c.line++;
+	}
+	if (c.failed)
+		goto out;
+	if (csv_fini(&parser, on_field, on_record, &c) != 0) {
+		st_error_set(err, ST_EXIT_DATAERR,
+			     "%s:%zu: malformed CSV: unterminated quoted field",
+			     name, c.line);
+		goto out;
+	}
+	if (c.failed)
+		goto out;
+	if (!c.header_done || t->ncols == 0) {
+		st_error_set(err, ST_EXIT_DATAERR, "%s: empty file, expected a "
+			     "header line", name);
+		goto out;
+	}
+	t->header = t->block;
+	t->cells = t->block + t->ncols;
+	rc = 0;
+out:
+	csv_free(&parser);
+	if (rc != 0) {
+		st_table_release(t);
+		return -1;
+	}
+	return 0;
+}
+
+int st_table_read(st_table *t, const char *path, st_error *err)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	if (!f)
+		return st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s",
+				    path, strerror(errno));
+	for (;;) {
+		size_t got;
+
+		if (!grow((void **)&buf, &cap, len + 65536, 1)) {
+			rc = st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", path);
+			goto out;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		rc = st_error_set(err, errno == EISDIR ? ST_EXIT_NOINPUT : ST_EXIT_IOERR,
+				  "cannot read %s: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = st_table_parse(t, path, buf, len, err);
+out:
+	free(buf);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+int st_table_col(const st_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		if (strcmp(t->header[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int st_table_require(const st_table *t, const char *const names[], int idx[],
+		     size_t n, st_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		idx[i] = st_table_col(t, names[i]);
+		if (idx[i] < 0)
+			return st_error_set(err, ST_EXIT_DATAERR,
+					    "%s: missing column '%s'", t->name,
+					    names[i]);
+	}
+	return 0;
+}
+
+static int write_field(FILE *f, const char *s)
+{
+	if (!s)
+		return 0;
+	if (!s[strcspn(s, ",\"\r\n")])
+		return fputs(s, f) < 0 ? -1 : 0;
+	if (putc('"', f) == EOF)
+		return -1;
+	for (; *s; s++) {
+		if (*s == '"' && putc('"', f) == EOF)
+			return -1;
+		if (putc(*s, f) == EOF)
+			return -1;
+	}
+	return putc('"', f) == EOF ? -1 : 0;
+}
+
+int st_csv_write_row(FILE *f, size_t n, const char *const fields[])
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i && putc(',', f) == EOF)
+			return -1;
+		if (write_field(f, fields[i]) < 0)
+			return -1;
+	}
+	return putc('\n', f) == EOF ? -1 : 0;
+}

@@ -1,0 +1,67 @@
+/* main.c - the thin front: global options, then one dispatch table. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "st_config.h"
+
+/* Sorted by name, as git.c keeps its commands[]. */
+static const struct st_cmd commands[] = {
+	{ "merge", cmd_merge, "join the raw inputs: transfer, offload, streaming" },
+	{ "reproduce", cmd_reproduce, "run every step over a dataset, print the table" },
+	{ "stats", cmd_stats, "statistics: queue, transfers" },
+};
+
+static const char usage[] =
+	"usage: streamtime [-q|-v] [--version] [--help] <command> [<args>]\n"
+	"\n"
+	"Measure and merge the timings of data-streaming experiments.\n"
+	"\n"
+	"commands:\n";
+
+static int print_help(FILE *f)
+{
+	fputs(usage, f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nrun 'streamtime <command> --help' for a command's options\n"
+	      "exit codes: 0 ok, 64 usage, 65 bad data, 66 missing input, 69 service\n"
+	      "unavailable, 73 cannot create output, 74 I/O error, 75 retry later,\n"
+	      "78 bad config\n", f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	/* global options come before the command name */
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			print_help(stdout);
+			return st_finish_stdout(ST_EXIT_OK);
+		} else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+			printf("streamtime %s\n", ST_VERSION);
+			return st_finish_stdout(ST_EXIT_OK);
+		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+			st_verbosity = -1;
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+			st_verbosity = 1;
+		} else {
+			return st_msg_usage("streamtime", "unknown option '%s'", a);
+		}
+	}
+	if (i == argc) {
+		print_help(stderr);
+		return ST_EXIT_USAGE;
+	}
+	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+		if (strcmp(commands[k].name, argv[i]) == 0) {
+			optind = 0;
+			return commands[k].fn(argc - i, argv + i);
+		}
+	return st_msg_usage("streamtime", "unknown command '%s'", argv[i]);
+}

@@ -1,0 +1,450 @@
+/* merge.c - merge transfer, merge offload, merge streaming (SPEC 5.6). */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamtime/merge.h"
+#include "streamtime/num.h"
+
+#define NJOBCOLS 11
+static const char *const job_cols[NJOBCOLS] = {
+	"Job Name", "Job ID", "Timelimit", "Elapsed", "Submit", "Start", "End",
+	"ReqNodes", "QOS", "User", "ExitCode",
+};
+
+int64_t st_db_size_from_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *end;
+	long long a, b;
+
+	base = base ? base + 1 : path;
+	if (!isdigit((unsigned char)*base))
+		return 0;
+	a = strtoll(base, &end, 10);
+	if (*end != '_' || !isdigit((unsigned char)end[1]))
+		return 0;
+	b = strtoll(end + 1, &end, 10);
+	if (a != b || a <= 0 || strcmp(end, ".csv") != 0)
+		return 0;
+	return a;
+}
+
+/* One Distiller row, indexed by slurm_id; ORDER keeps the files' order. */
+struct db_entry {
+	int64_t slurm_id;
+	size_t order;
+	const st_table *t;
+	size_t row;
+	int64_t size;
+};
+
+static int cmp_db_entry(const void *a, const void *b)
+{
+	const struct db_entry *x = a, *y = b;
+
+	if (x->slurm_id != y->slurm_id)
+		return x->slurm_id < y->slurm_id ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* A "file:line: column 'c'" prefix for messages about cell (ROW, COL). */
+static int cell_error(st_error *err, const st_table *t, size_t row, int col,
+		      const char *what)
+{
+	return st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: column '%s': %s",
+			    t->name, t->lines[row], t->header[col], what);
+}
+
+static int cell_int(const st_table *t, size_t row, int col, int64_t *out,
+		    st_error *err)
+{
+	if (st_num_parse_int(st_table_get(t, row, col), out) == 0)
+		return 0;
+	char what[256];
+
+	snprintf(what, sizeof(what), "'%.100s' is not an integer",
+		 st_table_get(t, row, col));
+	return cell_error(err, t, row, col, what);
+}
+
+static int cell_time(const st_table *t, size_t row, int col, const st_tz *tz,
+		     st_instant *out, int *flags, st_error *err)
+{
+	st_error e;
+
+	if (st_time_parse(st_table_get(t, row, col), tz, out, flags, &e) == 0)
+		return 0;
+	return cell_error(err, t, row, col, e.text);
+}
+
+static int build_db_index(const st_db_table *db, size_t ndb,
+			  struct db_entry **out, size_t *nout, st_error *err)
+{
+	size_t total = 0, n = 0;
+	struct db_entry *v;
+
+	for (size_t i = 0; i < ndb; i++)
+		total += db[i].t->nrows;
+	v = malloc((total ? total : 1) * sizeof(*v));
+	if (!v)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	for (size_t i = 0; i < ndb; i++) {
+		const st_table *t = db[i].t;
+		static const char *const need[] = { "id", "slurm_id", "elapsed" };
+		int idx[3], size_col = -1;
+
+		if (st_table_require(t, need, idx, 3, err) < 0)
+			goto fail;
+		if (db[i].size == 0) {
+			size_col = st_table_col(t, "size");
+			if (size_col < 0) {
+				st_error_set(err, ST_EXIT_DATAERR,
+					     "%s: no size: name the file {N}_{N}.csv "
+					     "or add a 'size' column", t->name);
+				goto fail;
+			}
+		}
+		for (size_t r = 0; r < t->nrows; r++) {
+			struct db_entry *e = &v[n];
+			const char *sid = st_table_get(t, r, idx[1]);
+
+			if (!*sid)
+				continue;   /* a job never submitted to Slurm */
+			if (cell_int(t, r, idx[1], &e->slurm_id, err) < 0)
+				goto fail;
+			e->size = db[i].size;
+			if (size_col >= 0 && cell_int(t, r, size_col, &e->size, err) < 0)
+				goto fail;
+			e->order = n;
+			e->t = t;
+			e->row = r;
+			n++;
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_db_entry);
+	*out = v;
+	*nout = n;
+	return 0;
+fail:
+	free(v);
+	return -1;
+}
+
+int st_merge_transfer(const st_table *jobs, const st_db_table *db, size_t ndb,
+		      st_duration max_elapsed, FILE *out, size_t *rows,
+		      st_error *err)
+{
+	const char *hdr[NJOBCOLS + 3], *fields[NJOBCOLS + 3];
+	int jc[NJOBCOLS];
+	struct db_entry *index = NULL;
+	size_t nindex = 0, written = 0;
+	int rc = -1;
+
+	if (st_table_require(jobs, job_cols, jc, NJOBCOLS, err) < 0)
+		return -1;
+	if (build_db_index(db, ndb, &index, &nindex, err) < 0)
+		return -1;
+	memcpy(hdr, job_cols, sizeof(job_cols));
+	hdr[NJOBCOLS] = "id";
+	hdr[NJOBCOLS + 1] = "elapsed";
+	hdr[NJOBCOLS + 2] = "size";
+	if (st_csv_write_row(out, NJOBCOLS + 3, hdr) < 0)
+		goto io;
+	for (size_t r = 0; r < jobs->nrows; r++) {
+		int64_t jobid;
+		size_t lo = 0, hi = nindex;
+
+		/* array ("7_1") and het ("7+0") ids never match a slurm_id */
+		if (st_num_parse_int(st_table_get(jobs, r, jc[1]), &jobid) < 0)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (index[mid].slurm_id < jobid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < nindex && index[lo].slurm_id == jobid; lo++) {
+			const struct db_entry *e = &index[lo];
+			int ec = st_table_col(e->t, "elapsed");
+			int ic = st_table_col(e->t, "id");
+			const char *el = st_table_get(e->t, e->row, ec);
+			char idbuf[24], elbuf[40], sizebuf[24];
+			st_duration d;
+			int64_t id;
+			st_error perr;
+
+			if (!*el)
+				continue;
+			if (st_duration_parse(el, &d, &perr) < 0) {
+				cell_error(err, e->t, e->row, ec, perr.text);
+				goto out;
+			}
+			if (d > max_elapsed)
+				continue;
+			if (cell_int(e->t, e->row, ic, &id, err) < 0)
+				goto out;
+			for (int c = 0; c < NJOBCOLS; c++)
+				fields[c] = st_table_get(jobs, r, jc[c]);
+			snprintf(idbuf, sizeof(idbuf), "%" PRId64, id);
+			st_duration_format_hms(d, elbuf, sizeof(elbuf));
+			snprintf(sizebuf, sizeof(sizebuf), "%" PRId64, e->size);
+			fields[NJOBCOLS] = idbuf;
+			fields[NJOBCOLS + 1] = elbuf;
+			fields[NJOBCOLS + 2] = sizebuf;
+			if (st_csv_write_row(out, NJOBCOLS + 3, fields) < 0)
+				goto io;
+			written++;
+		}
+	}
+	if (rows)
+		*rows = written;
+	rc = 0;
+	goto out;
+io:
+	st_error_set(err, ST_EXIT_IOERR, "write error");
+out:
+	free(index);
+	return rc;
+}
+
+int st_receiver_columns(const st_table *t, int idx[], size_t max,
+			st_error *err)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < max; r++) {
+		char name[32];
+		int c;
+
+		snprintf(name, sizeof(name), "time%zu", r);
+		c = st_table_col(t, name);
+		if (c < 0)
+			break;
+		idx[n++] = c;
+	}
+	if (n == 0)
+		return st_error_set(err, ST_EXIT_DATAERR,
+				    "%s: missing column 'time0' (receiver times "
+				    "time0, time1, ...)", t->name);
+	return (int)n;
+}
+
+/* The earliest receiver time of ROW: empty cells are missing receivers and
+ * are skipped; a row with none is an error. */
+static int min_receiver_time(const st_table *t, size_t row, const int *rc,
+			     int nrc, st_instant *out, st_error *err)
+{
+	bool any = false;
+
+	for (int i = 0; i < nrc; i++) {
+		st_instant v;
+
+		if (!*st_table_get(t, row, rc[i]))
+			continue;
+		if (cell_time(t, row, rc[i], NULL, &v, NULL, err) < 0)
+			return -1;
+		if (!any || v < *out)
+			*out = v;
+		any = true;
+	}
+	if (!any)
+		return st_error_set(err, ST_EXIT_DATAERR,
+				    "%s:%zu: no receiver time in any of time0..time%d",
+				    t->name, t->lines[row], nrc - 1);
+	return 0;
+}
+
+#define MAX_RECEIVERS 64
+
+int st_merge_offload(const st_table *wt, const st_size_range *ranges,
+		     size_t nranges, FILE *out, FILE *per_scan, st_error *err)
+{
+	static const char *const need[] = { "scan_number", "time_last_written" };
+	int idx[2], rc[MAX_RECEIVERS], nrc;
+	double *sum;
+	size_t *count;
+	int ret = -1;
+
+	if (st_table_require(wt, need, idx, 2, err) < 0)
+		return -1;
+	nrc = st_receiver_columns(wt, rc, MAX_RECEIVERS, err);
+	if (nrc < 0)
+		return -1;
+	sum = calloc(nranges + 1, sizeof(*sum));
+	count = calloc(nranges + 1, sizeof(*count));
+	if (!sum || !count) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	if (per_scan && fputs("size,scan_number,offload_time\n", per_scan) < 0)
+		goto io;
+	for (size_t r = 0; r < wt->nrows; r++) {
+		int64_t scan;
+		st_instant first, last;
+		double off;
+		bool parsed = false;
+
+		if (cell_int(wt, r, idx[0], &scan, err) < 0)
+			goto out;
+		for (size_t k = 0; k < nranges; k++) {
+			char buf[32];
+
+			if (scan < ranges[k].range.first || scan > ranges[k].range.last)
+				continue;
+			if (!parsed) {
+				if (min_receiver_time(wt, r, rc, nrc, &first, err) < 0 ||
+				    cell_time(wt, r, idx[1], NULL, &last, NULL, err) < 0)
+					goto out;
+				off = st_duration_seconds(last - first);
+				parsed = true;
+			}
+			sum[k] += off;
+			count[k]++;
+			if (per_scan) {
+				st_num_format(off, buf, sizeof(buf));
+				if (fprintf(per_scan, "%" PRId64 ",%" PRId64 ",%s\n",
+					    ranges[k].size, scan, buf) < 0)
+					goto io;
+			}
+		}
+	}
+	if (fputs("size,offload_time\n", out) < 0)
+		goto io;
+	for (size_t k = 0; k < nranges; k++) {
+		char buf[32];
+
+		if (count[k] == 0) {
+			st_error_set(err, ST_EXIT_DATAERR,
+				     "%s: no scan of range %" PRId64 "-%" PRId64
+				     " (size %" PRId64 ")", wt->name,
+				     ranges[k].range.first, ranges[k].range.last,
+				     ranges[k].size);
+			goto out;
+		}
+		st_num_format(sum[k] / (double)count[k], buf, sizeof(buf));
+		if (fprintf(out, "%" PRId64 ",%s\n", ranges[k].size, buf) < 0)
+			goto io;
+	}
+	ret = 0;
+	goto out;
+io:
+	st_error_set(err, ST_EXIT_IOERR, "write error");
+out:
+	free(sum);
+	free(count);
+	return ret;
+}
+
+struct scan_row {
+	int64_t scan;
+	size_t row;
+};
+
+static int cmp_scan_row(const void *a, const void *b)
+{
+	const struct scan_row *x = a, *y = b;
+
+	if (x->scan != y->scan)
+		return x->scan < y->scan ? -1 : 1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+int st_merge_streaming(const st_table *created, const st_table *h5,
+		       const st_tz *tz, const st_range *range, FILE *out,
+		       st_streaming_result *res, st_log *log, st_error *err)
+{
+	static const char *const hneed[] = { "distiller_id", "scan_number",
+					     "datetime" };
+	int hc[3], cscan, rc[MAX_RECEIVERS], nrc;
+	struct scan_row *index;
+	st_streaming_result r = { 0 };
+	int ret = -1;
+
+	if (st_table_require(h5, hneed, hc, 3, err) < 0)
+		return -1;
+	if (st_table_require(created, hneed + 1, &cscan, 1, err) < 0)
+		return -1;
+	nrc = st_receiver_columns(created, rc, MAX_RECEIVERS, err);
+	if (nrc < 0)
+		return -1;
+	index = malloc((created->nrows ? created->nrows : 1) * sizeof(*index));
+	if (!index)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	for (size_t i = 0; i < created->nrows; i++) {
+		index[i].row = i;
+		if (cell_int(created, i, cscan, &index[i].scan, err) < 0)
+			goto out;
+	}
+	qsort(index, created->nrows, sizeof(*index), cmp_scan_row);
+
+	if (fputs("distiller_id,scan_number,nersc_write_time,ncem_created_time,"
+		  "time_difference_seconds,latency_seconds\n", out) < 0)
+		goto io;
+	for (size_t i = 0; i < h5->nrows; i++) {
+		int64_t did, scan;
+		size_t lo = 0, hi = created->nrows;
+		st_instant nersc;
+		int flags;
+
+		if (cell_int(h5, i, hc[1], &scan, err) < 0)
+			goto out;
+		if (range && (scan < range->first || scan > range->last))
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (index[mid].scan < scan)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == created->nrows || index[lo].scan != scan) {
+			r.unmatched++;
+			continue;
+		}
+		if (cell_int(h5, i, hc[0], &did, err) < 0 ||
+		    cell_time(h5, i, hc[2], tz, &nersc, &flags, err) < 0)
+			goto out;
+		if (flags) {
+			r.gaps++;
+			st_warn(log, "%s:%zu: '%s' is %s in %s; read with the "
+				"earlier offset", h5->name, h5->lines[i],
+				st_table_get(h5, i, hc[2]),
+				flags & ST_TZ_GAP ? "in a DST gap" : "ambiguous",
+				tz ? st_tz_name(tz) : "UTC");
+		}
+		for (; lo < created->nrows && index[lo].scan == scan; lo++) {
+			char nbuf[40], cbuf[40], dbuf[32], lbuf[32];
+			st_instant first;
+			double lat;
+
+			if (min_receiver_time(created, index[lo].row, rc, nrc,
+					      &first, err) < 0)
+				goto out;
+			lat = st_duration_seconds(nersc - first);
+			if (lat < 0)
+				r.negative++;
+			st_time_format_utc(nersc, nbuf, sizeof(nbuf));
+			st_time_format_utc(first, cbuf, sizeof(cbuf));
+			st_num_format(lat < 0 ? -lat : lat, dbuf, sizeof(dbuf));
+			st_num_format(lat, lbuf, sizeof(lbuf));
+			if (fprintf(out, "%" PRId64 ",%" PRId64 ",%s,%s,%s,%s\n",
+				    did, scan, nbuf, cbuf, dbuf, lbuf) < 0)
+				goto io;
+			r.rows++;
+		}
+	}
+	if (res)
+		*res = r;
+	ret = 0;
+	goto out;
+io:
+	st_error_set(err, ST_EXIT_IOERR, "write error");
+out:
+	free(index);
+	return ret;
+}

@@ -1,0 +1,90 @@
+/* num.c - strict number parsing and round-trip formatting. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamtime/num.h"
+
+static const char *skip_blanks(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* True when S holds only blanks. */
+static int only_blanks(const char *s)
+{
+	return *skip_blanks(s) == '\0';
+}
+
+int st_num_parse_int(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	s = skip_blanks(s);
+	if (*s == '\0')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end == '.') {
+		/* "3288.0": pandas writes integer columns with NaNs as floats */
+		end++;
+		while (*end == '0')
+			end++;
+	}
+	if (!only_blanks(end))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int st_num_parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	s = skip_blanks(s);
+	if (*s == '\0')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == ERANGE && fabs(v) > 1.0)
+		return -1;
+	if (end == s || !only_blanks(end) || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Python's repr: the shortest digits that round-trip, in fixed notation for
+ * exponents -4..15, scientific outside. */
+size_t st_num_format(double v, char *buf, size_t size)
+{
+	char tmp[40];
+	int prec, exp10, len, decimals;
+
+	if (isnan(v))
+		return (size_t)snprintf(buf, size, "nan");
+	if (isinf(v))
+		return (size_t)snprintf(buf, size, v < 0 ? "-inf" : "inf");
+	for (prec = 1; prec < 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, v);
+		if (strtod(tmp, NULL) == v)
+			break;
+	}
+	snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, v);
+	exp10 = atoi(strchr(tmp, 'e') + 1);
+	if (exp10 < -4 || exp10 > 15)
+		return (size_t)snprintf(buf, size, "%s", tmp);
+	decimals = prec - 1 - exp10;
+	if (decimals < 1)
+		decimals = 1;
+	len = snprintf(buf, size, "%.*f", decimals, v);
+	return len < 0 ? 0 : (size_t)len;
+}

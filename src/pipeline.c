@@ -1,0 +1,315 @@
+/* pipeline.c - the analysis steps at file level (see pipeline.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "streamtime/atomic.h"
+#include "streamtime/pipeline.h"
+
+struct db_file {
+	char *path;
+	int64_t size;      /* 0: the table has a size column */
+	size_t order;
+};
+
+static int cmp_db_file(const void *a, const void *b)
+{
+	const struct db_file *x = a, *y = b;
+	int64_t sx = x->size ? x->size : INT64_MAX;
+	int64_t sy = y->size ? y->size : INT64_MAX;
+
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static int add_db_file(struct db_file **v, size_t *n, size_t *cap,
+		       const char *path, st_error *err)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		struct db_file *nv = realloc(*v, nc * sizeof(*nv));
+
+		if (!nv)
+			return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[*n].path = strdup(path);
+	(*v)[*n].size = st_db_size_from_name(path);
+	(*v)[*n].order = *n;
+	if (!(*v)[*n].path)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	(*n)++;
+	return 0;
+}
+
+/* Expand DB (files and directories) into a sorted list of files. */
+static int collect_db_files(const char *const db[], size_t ndb,
+			    struct db_file **out, size_t *nout, st_error *err)
+{
+	struct db_file *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < ndb; i++) {
+		struct stat st;
+		DIR *d;
+		struct dirent *de;
+		size_t before = n;
+
+		if (stat(db[i], &st) != 0) {
+			st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s",
+				     db[i], strerror(errno));
+			goto fail;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			if (add_db_file(&v, &n, &cap, db[i], err) < 0)
+				goto fail;
+			continue;
+		}
+		d = opendir(db[i]);
+		if (!d) {
+			st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s",
+				     db[i], strerror(errno));
+			goto fail;
+		}
+		while ((de = readdir(d)) != NULL) {
+			char *p;
+			int rc;
+
+			if (st_db_size_from_name(de->d_name) == 0)
+				continue;
+			p = st_path_join(db[i], de->d_name);
+			rc = p ? add_db_file(&v, &n, &cap, p, err) : -1;
+			free(p);
+			if (rc < 0) {
+				closedir(d);
+				goto fail;
+			}
+		}
+		closedir(d);
+		if (n == before) {
+			st_error_set(err, ST_EXIT_NOINPUT, "%s: no {N}_{N}.csv "
+				     "Distiller export in this directory", db[i]);
+			goto fail;
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_db_file);
+	*out = v;
+	*nout = n;
+	return 0;
+fail:
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+	return -1;
+}
+
+int st_run_merge_transfer(const char *jobs, const char *const db[], size_t ndb,
+			  st_duration max_elapsed, const char *out,
+			  size_t *rows, st_error *err)
+{
+	struct db_file *files = NULL;
+	size_t nfiles = 0;
+	st_table jt, *dt = NULL;
+	st_db_table *dbt = NULL;
+	st_atomic_file af = { 0 };
+	int rc = -1;
+
+	st_table_init(&jt);
+	if (collect_db_files(db, ndb, &files, &nfiles, err) < 0)
+		return -1;
+	dt = calloc(nfiles + 1, sizeof(*dt));
+	dbt = calloc(nfiles + 1, sizeof(*dbt));
+	if (!dt || !dbt) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	if (st_table_read(&jt, jobs, err) < 0)
+		goto out;
+	for (size_t i = 0; i < nfiles; i++) {
+		if (st_table_read(&dt[i], files[i].path, err) < 0)
+			goto out;
+		dbt[i].size = files[i].size;
+		dbt[i].t = &dt[i];
+	}
+	if (st_atomic_open(&af, out, err) < 0)
+		goto out;
+	if (st_merge_transfer(&jt, dbt, nfiles, max_elapsed, af.fp, rows, err) < 0) {
+		st_atomic_abort(&af);
+		goto out;
+	}
+	rc = st_atomic_commit(&af, err);
+out:
+	for (size_t i = 0; i < nfiles; i++) {
+		free(files[i].path);
+		if (dt)
+			st_table_release(&dt[i]);
+	}
+	free(files);
+	free(dt);
+	free(dbt);
+	st_table_release(&jt);
+	return rc;
+}
+
+int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
+			 size_t nranges, const char *out, const char *per_scan,
+			 st_error *err)
+{
+	st_table wt;
+	st_atomic_file af = { 0 }, ps = { 0 };
+	int rc = -1;
+
+	st_table_init(&wt);
+	if (st_table_read(&wt, write_times, err) < 0)
+		return -1;
+	if (st_atomic_open(&af, out, err) < 0)
+		goto out;
+	if (per_scan && st_atomic_open(&ps, per_scan, err) < 0)
+		goto out;
+	if (st_merge_offload(&wt, ranges, nranges, af.fp, per_scan ? ps.fp : NULL,
+			     err) < 0)
+		goto out;
+	if (st_atomic_commit(&af, err) < 0)
+		goto out;
+	rc = per_scan ? st_atomic_commit(&ps, err) : 0;
+out:
+	st_atomic_abort(&af);
+	st_atomic_abort(&ps);
+	st_table_release(&wt);
+	return rc;
+}
+
+int st_run_merge_streaming(const char *created, const st_sized_path *h5,
+			   size_t nh5, const st_size_range *ranges,
+			   size_t nranges, const char *tzname, const char *outdir,
+			   st_streaming_result *res, st_log *log, st_error *err)
+{
+	st_table ct, ht;
+	st_atomic_file *af = calloc(nh5 + 1, sizeof(*af));
+	st_streaming_result sum = { 0 };
+	st_tz *tz = NULL;
+	int rc = -1;
+
+	st_table_init(&ct);
+	st_table_init(&ht);
+	if (!af)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	for (size_t i = 0; i < nh5 && nranges; i++) {
+		size_t k;
+
+		for (k = 0; k < nranges; k++)
+			if (ranges[k].size == h5[i].size)
+				break;
+		if (k == nranges) {
+			st_error_set(err, ST_EXIT_USAGE, "no --range for size %"
+				     PRId64 " (give one for every size, or none)",
+				     h5[i].size);
+			goto out;
+		}
+	}
+	tz = st_tz_load(tzname ? tzname : "UTC", err);
+	if (!tz || st_table_read(&ct, created, err) < 0 ||
+	    st_mkdir_p(outdir, err) < 0)
+		goto out;
+	for (size_t i = 0; i < nh5; i++) {
+		const st_range *range = NULL;
+		st_streaming_result r;
+		char name[64], *path;
+
+		for (size_t k = 0; k < nranges; k++)
+			if (ranges[k].size == h5[i].size)
+				range = &ranges[k].range;
+		if (st_table_read(&ht, h5[i].path, err) < 0)
+			goto out;
+		snprintf(name, sizeof(name), "streaming_times_%" PRId64 ".csv",
+			 h5[i].size);
+		path = st_path_join(outdir, name);
+		if (!path) {
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+			goto out;
+		}
+		rc = st_atomic_open(&af[i], path, err);
+		free(path);
+		if (rc < 0 || st_merge_streaming(&ct, &ht, tz, range, af[i].fp, &r,
+						 log, err) < 0) {
+			rc = -1;
+			goto out;
+		}
+		rc = -1;
+		sum.rows += r.rows;
+		sum.negative += r.negative;
+		sum.unmatched += r.unmatched;
+		sum.gaps += r.gaps;
+	}
+	/* every size computed: publish them together */
+	for (size_t i = 0; i < nh5; i++)
+		if (st_atomic_commit(&af[i], err) < 0)
+			goto out;
+	if (res)
+		*res = sum;
+	rc = 0;
+out:
+	for (size_t i = 0; i < nh5; i++)
+		st_atomic_abort(&af[i]);
+	free(af);
+	st_tz_free(tz);
+	st_table_release(&ct);
+	st_table_release(&ht);
+	return rc;
+}
+
+int st_run_stats_queue(const char *merged, const char *tzname,
+		       const char *outdir, st_queue_result *res, st_error *err)
+{
+	st_table mt;
+	st_tz *tz;
+	int rc = -1;
+
+	st_table_init(&mt);
+	tz = st_tz_load(tzname ? tzname : "UTC", err);
+	if (tz && st_table_read(&mt, merged, err) == 0)
+		rc = st_queue_stats(&mt, tz, outdir, res, err);
+	st_tz_free(tz);
+	st_table_release(&mt);
+	return rc;
+}
+
+int st_run_stats_transfers(const char *merged, const char *offload,
+			   const char *save_stats, const char *streaming_dir,
+			   const int64_t *sizes, size_t nsizes,
+			   const char *outdir, st_compare_row **rows,
+			   size_t *nrows, st_error *err)
+{
+	st_table mt, ot, st;
+	st_transfers_input in = { &mt, &ot, &st, streaming_dir, sizes, nsizes };
+	int rc = -1;
+
+	st_table_init(&mt);
+	st_table_init(&ot);
+	st_table_init(&st);
+	*rows = NULL;
+	if (st_table_read(&mt, merged, err) < 0 ||
+	    st_table_read(&ot, offload, err) < 0 ||
+	    st_table_read(&st, save_stats, err) < 0)
+		goto out;
+	*rows = calloc((sizes ? nsizes : ot.nrows) + 1, sizeof(**rows));
+	if (!*rows) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	rc = st_transfers_stats(&in, outdir, *rows, nrows, err);
+	if (rc < 0) {
+		free(*rows);
+		*rows = NULL;
+	}
+out:
+	st_table_release(&mt);
+	st_table_release(&ot);
+	st_table_release(&st);
+	return rc;
+}

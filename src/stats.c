@@ -1,0 +1,84 @@
+/* stats.c - descriptive statistics with pandas' conventions. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamtime/stats.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double st_stats_quantile_sorted(const double *sorted, size_t n, double p)
+{
+	double pos, frac;
+	size_t lo;
+
+	if (n == 0)
+		return NAN;
+	pos = (double)(n - 1) * p;
+	lo = (size_t)floor(pos);
+	if (lo >= n - 1)
+		return sorted[n - 1];
+	frac = pos - (double)lo;
+	return sorted[lo] + (sorted[lo + 1] - sorted[lo]) * frac;
+}
+
+int st_stats_summarize(const double *v, size_t n, st_summary *out)
+{
+	double *s, sum = 0, ss = 0, mean;
+
+	out->n = n;
+	if (n == 0) {
+		out->mean = out->median = out->std = out->min = out->max = NAN;
+		out->q25 = out->q75 = NAN;
+		return 0;
+	}
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return -1;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		sum += s[i];
+	mean = sum / (double)n;
+	/* two-pass variance: no cancellation on large means */
+	for (size_t i = 0; i < n; i++)
+		ss += (s[i] - mean) * (s[i] - mean);
+	out->mean = mean;
+	out->std = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+	out->min = s[0];
+	out->max = s[n - 1];
+	out->median = st_stats_quantile_sorted(s, n, 0.5);
+	out->q25 = st_stats_quantile_sorted(s, n, 0.25);
+	out->q75 = st_stats_quantile_sorted(s, n, 0.75);
+	free(s);
+	return 0;
+}
+
+size_t st_stats_remove_outliers(const double *v, size_t n, double *out)
+{
+	double *s, q1, q3, iqr, lo, hi;
+	size_t k = 0;
+
+	if (n == 0)
+		return 0;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return (size_t)-1;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	q1 = st_stats_quantile_sorted(s, n, 0.25);
+	q3 = st_stats_quantile_sorted(s, n, 0.75);
+	free(s);
+	iqr = q3 - q1;
+	lo = q1 - 1.5 * iqr;
+	hi = q3 + 1.5 * iqr;
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] < lo) && !(v[i] > hi))
+			out[k++] = v[i];
+	return k;
+}
