@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install what streamtime needs on Debian 12, then configure and build it.
+# Safe to run again: packages already present are not reinstalled, an
+# existing build directory is reused.
+#
+#   ./setup.sh                 packages + build/ (the README's Quick start)
+#   BUILD=dir ./setup.sh -Dx=y packages + another build directory, meson options
+set -euo pipefail
+cd "$(dirname "$0")"
+build=${BUILD:-build}
+
+packages=(
+	# build
+	gcc meson ninja-build pkg-config
+	# libraries
+	libjansson-dev libpq-dev libcurl4-openssl-dev libcsv-dev
+	# tests: CMocka, the time zone database, Python (stdlib only) for the
+	# independent checks
+	libcmocka-dev tzdata python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "setup: installing ${missing[*]}" >&2
+	sudo=()
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	"${sudo[@]}" apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >&2
+fi
+
+if [ ! -f "$build/build.ninja" ]; then
+	meson setup "$build" "$@" >&2
+elif [ $# -gt 0 ]; then
+	meson configure "$build" "$@" >&2
+fi
+meson compile -C "$build" >&2

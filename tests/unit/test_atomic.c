@@ -1,0 +1,187 @@
+/* Unit tests: atomic output files, directories, paths. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "streamtime/atomic.h"
+
+static char dir[] = "/tmp/st-atomic-XXXXXX";
+
+static size_t count_entries(const char *d)
+{
+	DIR *dp = opendir(d);
+	struct dirent *de;
+	size_t n = 0;
+
+	assert_non_null(dp);
+	while ((de = readdir(dp)) != NULL)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(dp);
+	return n;
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void test_commit_publishes_whole_file(void **state)
+{
+	st_atomic_file af;
+	st_error err;
+	char *path = st_path_join(dir, "out.csv");
+
+	(void)state;
+	assert_int_equal(st_atomic_open(&af, path, &err), 0);
+	fputs("a,b\n1,2\n", af.fp);
+	/* before the commit the target does not exist, only the temporary */
+	assert_false(st_path_is_file(path));
+	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(st_atomic_commit(&af, &err), 0);
+	assert_string_equal(slurp(path), "a,b\n1,2\n");
+	assert_int_equal(count_entries(dir), 1);
+	unlink(path);
+	free(path);
+}
+
+static void test_abort_keeps_old_file_and_leaves_nothing(void **state)
+{
+	st_atomic_file af;
+	st_error err;
+	char *path = st_path_join(dir, "keep.csv");
+	FILE *f = fopen(path, "w");
+
+	(void)state;
+	fputs("old\n", f);
+	fclose(f);
+	assert_int_equal(st_atomic_open(&af, path, &err), 0);
+	fputs("new, half-written", af.fp);
+	st_atomic_abort(&af);
+	assert_string_equal(slurp(path), "old\n");
+	assert_int_equal(count_entries(dir), 1);
+	st_atomic_abort(&af);    /* a second abort is harmless */
+	unlink(path);
+	free(path);
+}
+
+static void test_missing_directory_is_73(void **state)
+{
+	st_atomic_file af;
+	st_error err;
+	char *path = st_path_join(dir, "no/such/dir/x.csv");
+
+	(void)state;
+	assert_int_equal(st_atomic_open(&af, path, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
+	assert_non_null(strstr(err.text, "cannot create"));
+	assert_non_null(strstr(err.text, "x.csv"));
+	assert_null(af.fp);
+	free(path);
+}
+
+static void test_mkdir_p(void **state)
+{
+	st_error err;
+	char *path = st_path_join(dir, "a/b/c");
+	char *file = st_path_join(dir, "plain");
+	char *under = st_path_join(dir, "plain/sub");
+	FILE *f;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(st_mkdir_p(path, &err), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st_mkdir_p(path, &err), 0);   /* exists: fine */
+	f = fopen(file, "w");
+	fclose(f);
+	assert_int_equal(st_mkdir_p(file, &err), -1);  /* a file, not a dir */
+	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
+	assert_int_equal(st_mkdir_p(under, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
+	unlink(file);
+	free(path);
+	free(file);
+	free(under);
+}
+
+static void test_path_join(void **state)
+{
+	char *a = st_path_join("dir", "f.csv");
+	char *b = st_path_join("dir/", "f.csv");
+	char *c = st_path_join("", "f.csv");
+
+	(void)state;
+	assert_string_equal(a, "dir/f.csv");
+	assert_string_equal(b, "dir/f.csv");
+	assert_string_equal(c, "f.csv");
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void test_file_mode_follows_umask(void **state)
+{
+	st_atomic_file af;
+	st_error err;
+	char *path = st_path_join(dir, "mode.csv");
+	mode_t old = umask(022);
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(st_atomic_open(&af, path, &err), 0);
+	assert_int_equal(st_atomic_commit(&af, &err), 0);
+	assert_int_equal(stat(path, &st), 0);
+	/* not mkstemp's 0600: an ordinary 0644 output file */
+	assert_int_equal(st.st_mode & 0777, 0644);
+	umask(old);
+	unlink(path);
+	free(path);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_commit_publishes_whole_file),
+		cmocka_unit_test(test_abort_keeps_old_file_and_leaves_nothing),
+		cmocka_unit_test(test_missing_directory_is_73),
+		cmocka_unit_test(test_mkdir_p),
+		cmocka_unit_test(test_path_join),
+		cmocka_unit_test(test_file_mode_follows_umask),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
