@@ -112,8 +112,57 @@ static void on_record(int ch, void *data)
 	c->nfields = 0;
 }
 
+static bool is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t';
+}
+
+/* Split the quote-free line S (LEN bytes, without its newline) into fields
+ * exactly as libcsv would: blanks around unquoted fields are dropped and a
+ * line of blanks is no record at all. */
+static void split_plain_line(struct parse_ctx *c, const char *s, size_t len)
+{
+	const char *e = s + len, *f = s;
+	size_t i;
+
+	for (i = 0; i < len && is_blank(s[i]); i++)
+		;
+	if (i == len)
+		return;
+	for (;;) {
+		const char *comma = memchr(f, ',', (size_t)(e - f));
+		const char *fe = comma ? comma : e;
+		const char *fs = f;
+
+		while (fs < fe && is_blank(*fs))
+			fs++;
+		while (fe > fs && is_blank(fe[-1]))
+			fe--;
+		on_field((void *)fs, (size_t)(fe - fs), c);
+		if (!comma)
+			break;
+		f = comma + 1;
+	}
+	on_record('\n', c);
+}
+
+/* True when the line S..S+N (newline excluded) can skip libcsv: no quote,
+ * and no CR but a final one (libcsv ends a record at any CR). */
+static bool plain_line(const char *s, size_t *n)
+{
+	if (*n && s[*n - 1] == '\r')
+		(*n)--;
+	return !memchr(s, '"', *n) && !memchr(s, '\r', *n);
+}
+
 int st_table_parse(st_table *t, const char *name, const char *buf, size_t len,
 		   st_error *err)
+{
+	return st_table_parse_ex(t, name, buf, len, 0, err);
+}
+
+int st_table_parse_ex(st_table *t, const char *name, const char *buf,
+		      size_t len, unsigned flags, st_error *err)
 {
 	struct csv_parser parser;
 	struct parse_ctx c = { .t = t, .line = 1, .err = err };
@@ -132,8 +181,13 @@ int st_table_parse(st_table *t, const char *name, const char *buf, size_t len,
 	while (p < end && !c.failed) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		size_t content = nl ? n - 1 : n;
 
-		if (csv_parse(&parser, p, n, on_field, on_record, &c) != n) {
+		/* pstate 0 is libcsv's "row not begun": not inside a record */
+		if (!(flags & ST_CSV_LIBCSV_ONLY) && parser.pstate == 0 &&
+		    plain_line(p, &content)) {
+			split_plain_line(&c, p, content);
+		} else if (csv_parse(&parser, p, n, on_field, on_record, &c) != n) {
 			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: malformed CSV: %s",
 				     name, c.line, csv_strerror(csv_error(&parser)));
 			goto out;

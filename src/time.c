@@ -182,21 +182,43 @@ static size_t put_fraction(char *buf, size_t size, int64_t ns)
 	return (size_t)snprintf(buf, size, ".%09lld", (long long)ns);
 }
 
+/* Write V as exactly N decimal digits at P (V >= 0). */
+static void put_digits(char *p, unsigned v, int n)
+{
+	while (n-- > 0) {
+		p[n] = (char)('0' + v % 10);
+		v /= 10;
+	}
+}
+
+/* "YYYY-MM-DD?HH:MM:SS[.f]" by hand: this runs once per timestamp written,
+ * and snprintf was a tenth of reproduce's instructions. */
 static size_t format_civil(int64_t secs, int64_t ns, char sep, char *buf,
 			   size_t size)
 {
 	int64_t days = secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
 	int64_t rem = secs - days * 86400, y;
 	unsigned m, d;
-	size_t n;
+	size_t n = 19;
+	char tmp[48];
 
 	st_civil_from_days(days, &y, &m, &d);
-	n = (size_t)snprintf(buf, size, "%04lld-%02u-%02u%c%02d:%02d:%02d",
-			     (long long)y, m, d, sep, (int)(rem / 3600),
-			     (int)(rem / 60 % 60), (int)(rem % 60));
-	if (n < size)
-		n += put_fraction(buf + n, size - n, ns);
-	return n;
+	if (y < 0 || y > 9999)
+		return (size_t)snprintf(buf, size, "%lld-out-of-range", (long long)y);
+	put_digits(tmp, (unsigned)y, 4);
+	tmp[4] = '-';
+	put_digits(tmp + 5, m, 2);
+	tmp[7] = '-';
+	put_digits(tmp + 8, d, 2);
+	tmp[10] = sep;
+	put_digits(tmp + 11, (unsigned)(rem / 3600), 2);
+	tmp[13] = ':';
+	put_digits(tmp + 14, (unsigned)(rem / 60 % 60), 2);
+	tmp[16] = ':';
+	put_digits(tmp + 17, (unsigned)(rem % 60), 2);
+	tmp[19] = '\0';
+	n += put_fraction(tmp + n, sizeof(tmp) - n, ns);
+	return (size_t)snprintf(buf, size, "%s", tmp);
 }
 
 /* Split T into whole seconds (floor) and a non-negative nanosecond part. */

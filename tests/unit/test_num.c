@@ -1,0 +1,270 @@
+/* test_num.c - unit tests for include/streamtime/num.h.
+ *
+ * Expected st_num_format strings are Python's repr() of the same double
+ * (shortest round-trip digits; fixed notation for decimal exponents -4..15,
+ * scientific with at least two exponent digits outside).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "streamtime/num.h"
+
+static void assert_int_ok(const char *s, int64_t expect)
+{
+	int64_t v = -12345;
+
+	if (st_num_parse_int(s, &v) != 0)
+		fail_msg("st_num_parse_int(\"%s\") failed", s);
+	if (v != expect)
+		fail_msg("\"%s\": got %lld, expected %lld", s, (long long)v,
+			 (long long)expect);
+}
+
+static void assert_int_bad(const char *s)
+{
+	int64_t v = 0;
+
+	if (st_num_parse_int(s, &v) != -1)
+		fail_msg("st_num_parse_int(\"%s\") should fail, got %lld", s,
+			 (long long)v);
+}
+
+static void assert_double_ok(const char *s, double expect)
+{
+	double v = -12345.0;
+
+	if (st_num_parse_double(s, &v) != 0)
+		fail_msg("st_num_parse_double(\"%s\") failed", s);
+	if (v != expect)
+		fail_msg("\"%s\": got %.17g, expected %.17g", s, v, expect);
+}
+
+static void assert_double_bad(const char *s)
+{
+	double v = 0;
+
+	if (st_num_parse_double(s, &v) != -1)
+		fail_msg("st_num_parse_double(\"%s\") should fail, got %.17g", s, v);
+}
+
+static void assert_fmt(double v, const char *expect)
+{
+	char buf[32];
+	size_t n;
+
+	memset(buf, 'X', sizeof(buf));
+	n = st_num_format(v, buf, sizeof(buf));
+	assert_string_equal(buf, expect);
+	assert_int_equal(n, strlen(expect));
+}
+
+/* ---- st_num_parse_int ------------------------------------------------------ */
+
+static void test_num_parse_int_plain(void **state)
+{
+	(void)state;
+	assert_int_ok("42", 42);
+	assert_int_ok("0", 0);
+	assert_int_ok("-12", -12);
+	assert_int_ok("+5", 5);
+	assert_int_ok("007", 7);
+}
+
+static void test_num_parse_int_blanks_allowed(void **state)
+{
+	(void)state;
+	assert_int_ok(" 7 ", 7);
+	assert_int_ok("\t7\t", 7);
+	assert_int_ok("   -3", -3);
+}
+
+static void test_num_parse_int_pandas_float_spelling(void **state)
+{
+	(void)state;
+	assert_int_ok("3288.0", 3288);
+	assert_int_ok("3288.00", 3288);
+	assert_int_ok(" 3288.0 ", 3288);
+	assert_int_ok("-2.0", -2);
+}
+
+static void test_num_parse_int_rejects_fraction(void **state)
+{
+	(void)state;
+	assert_int_bad("3288.5");
+	assert_int_bad("3288.05");
+	assert_int_bad("0.1");
+}
+
+static void test_num_parse_int_rejects_junk(void **state)
+{
+	(void)state;
+	assert_int_bad("");
+	assert_int_bad("   ");
+	assert_int_bad("x");
+	assert_int_bad("1e3");
+	assert_int_bad("12abc");
+	assert_int_bad("1 2");
+	assert_int_bad("-");
+	assert_int_bad(".");
+	assert_int_bad(".0");
+	assert_int_bad("0x10");
+	assert_int_bad("3288.0x");
+}
+
+static void test_num_parse_int_limits(void **state)
+{
+	(void)state;
+	assert_int_ok("9223372036854775807", INT64_MAX);
+	assert_int_ok("-9223372036854775808", INT64_MIN);
+	assert_int_bad("9223372036854775808");
+	assert_int_bad("-9223372036854775809");
+	assert_int_bad("99999999999999999999");
+}
+
+/* ---- st_num_parse_double --------------------------------------------------- */
+
+static void test_num_parse_double_ok(void **state)
+{
+	(void)state;
+	assert_double_ok("1e-3", 0.001);
+	assert_double_ok("2.5", 2.5);
+	assert_double_ok(" 2.5 ", 2.5);
+	assert_double_ok("-0.5", -0.5);
+	assert_double_ok(".5", 0.5);
+	assert_double_ok("5.", 5.0);
+	assert_double_ok("42", 42.0);
+	assert_double_ok("1E3", 1000.0);
+	assert_double_ok("2.7333333333333334", 2.7333333333333334);
+}
+
+static void test_num_parse_double_rejects_nan_inf(void **state)
+{
+	(void)state;
+	assert_double_bad("nan");
+	assert_double_bad("NaN");
+	assert_double_bad("-nan");
+	assert_double_bad("inf");
+	assert_double_bad("-inf");
+	assert_double_bad("Infinity");
+	/* overflows to infinity */
+	assert_double_bad("1e999");
+	assert_double_bad("-1e999");
+}
+
+static void test_num_parse_double_rejects_junk(void **state)
+{
+	(void)state;
+	assert_double_bad("");
+	assert_double_bad("   ");
+	assert_double_bad("x");
+	assert_double_bad("2.5x");
+	assert_double_bad("2.5 3");
+	assert_double_bad("1e");
+	assert_double_bad("-");
+}
+
+/* num.h promises a *decimal* number; strtod also reads C99 hex floats. */
+static void test_num_parse_double_rejects_hex_float(void **state)
+{
+	(void)state;
+	assert_double_bad("0x10");
+	assert_double_bad("0x1p3");
+}
+
+/* ---- st_num_format --------------------------------------------------------- */
+
+static void test_num_format_integral_values_keep_point(void **state)
+{
+	(void)state;
+	assert_fmt(5.0, "5.0");
+	assert_fmt(100.0, "100.0");
+	assert_fmt(0.0, "0.0");
+	assert_fmt(-0.0, "-0.0");
+	assert_fmt(123456789.0, "123456789.0");
+	assert_fmt(1e15, "1000000000000000.0");
+}
+
+static void test_num_format_shortest_round_trip(void **state)
+{
+	(void)state;
+	assert_fmt(2.7333333333333334, "2.7333333333333334");
+	assert_fmt(0.1, "0.1");
+	assert_fmt(0.3, "0.3");
+	assert_fmt(0.1 + 0.2, "0.30000000000000004");
+	assert_fmt(1.0 / 3.0, "0.3333333333333333");
+	assert_fmt(2.0 / 3.0, "0.6666666666666666");
+	assert_fmt(-3.5, "-3.5");
+	assert_fmt(123.456, "123.456");
+	assert_fmt(0.0001, "0.0001");
+	assert_fmt(0.00012345, "0.00012345");
+}
+
+static void test_num_format_scientific(void **state)
+{
+	(void)state;
+	assert_fmt(1e16, "1e+16");
+	assert_fmt(1.5e16, "1.5e+16");
+	assert_fmt(1e22, "1e+22");
+	assert_fmt(1e-5, "1e-05");
+	assert_fmt(1.2345e-7, "1.2345e-07");
+	assert_fmt(-2.5e-10, "-2.5e-10");
+	assert_fmt(5e-324, "5e-324");
+	assert_fmt(1.7976931348623157e308, "1.7976931348623157e+308");
+}
+
+static void test_num_format_nan_inf(void **state)
+{
+	(void)state;
+	assert_fmt(NAN, "nan");
+	assert_fmt(-NAN, "nan");
+	assert_fmt(INFINITY, "inf");
+	assert_fmt(-INFINITY, "-inf");
+}
+
+static void test_num_format_parse_round_trip(void **state)
+{
+	static const double vs[] = {
+		0.1, 2.7333333333333334, 1e16, 1e-5, 123.456, -3.5, 5e-324,
+		1.7976931348623157e308, 9007199254740993.0, 0.30000000000000004,
+	};
+	char buf[32];
+	double back;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+		st_num_format(vs[i], buf, sizeof(buf));
+		assert_int_equal(st_num_parse_double(buf, &back), 0);
+		if (back != vs[i])
+			fail_msg("%.17g formatted as \"%s\" reads back as %.17g",
+				 vs[i], buf, back);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_num_parse_int_plain),
+		cmocka_unit_test(test_num_parse_int_blanks_allowed),
+		cmocka_unit_test(test_num_parse_int_pandas_float_spelling),
+		cmocka_unit_test(test_num_parse_int_rejects_fraction),
+		cmocka_unit_test(test_num_parse_int_rejects_junk),
+		cmocka_unit_test(test_num_parse_int_limits),
+		cmocka_unit_test(test_num_parse_double_ok),
+		cmocka_unit_test(test_num_parse_double_rejects_nan_inf),
+		cmocka_unit_test(test_num_parse_double_rejects_junk),
+		cmocka_unit_test(test_num_parse_double_rejects_hex_float),
+		cmocka_unit_test(test_num_format_integral_values_keep_point),
+		cmocka_unit_test(test_num_format_shortest_round_trip),
+		cmocka_unit_test(test_num_format_scientific),
+		cmocka_unit_test(test_num_format_nan_inf),
+		cmocka_unit_test(test_num_format_parse_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
