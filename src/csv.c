@@ -283,7 +283,11 @@ static int write_field(FILE *f, const char *s)
 {
 	if (!s)
 		return 0;
-	if (!s[strcspn(s, ",\"\r\n")])
+	size_t len = strlen(s);
+
+	/* blanks at either end are quoted too: the reader trims them */
+	if (!s[strcspn(s, ",\"\r\n")] &&
+	    !(len && (is_blank(s[0]) || is_blank(s[len - 1]))))
 		return fputs(s, f) < 0 ? -1 : 0;
 	if (putc('"', f) == EOF)
 		return -1;

@@ -58,12 +58,16 @@ int st_num_parse_double(const char *s, double *out)
 		return -1;
 	if (end == s || !only_blanks(end) || !isfinite(v))
 		return -1;
+	if (strpbrk(s, "xXpP"))
+		return -1;      /* strtod's hexadecimal floats are not decimal */
 	*out = v;
 	return 0;
 }
 
 /* Python's repr: the shortest digits that round-trip, in fixed notation for
- * exponents -4..15, scientific outside.  Round-tripping is monotonic in the
+ * exponents -4..15, scientific outside.  snprintf rounds exact ties to even,
+ * so for a few powers of two (2^-24, 2^89, ...) the shortest string is missed
+ * and one digit more is printed; it still reads back exactly.  Round-tripping is monotonic in the
  * precision, so the shortest one is found by bisection (about four
  * snprintf/strtod pairs instead of up to seventeen); integers, the common
  * case in timing data, take a shortcut. */
@@ -76,7 +80,7 @@ size_t st_num_format(double v, char *buf, size_t size)
 		return (size_t)snprintf(buf, size, "nan");
 	if (isinf(v))
 		return (size_t)snprintf(buf, size, v < 0 ? "-inf" : "inf");
-	if (v == (double)(long long)v && fabs(v) < 1e15) {
+	if (fabs(v) < 1e15 && v == (double)(long long)v) {
 		len = snprintf(buf, size, "%lld.0", (long long)v);
 		if (v == 0 && signbit(v))
 			len = snprintf(buf, size, "-0.0");

@@ -164,7 +164,11 @@ int st_time_parse(const char *s, const st_tz *tz, st_instant *out, int *flags,
 		secs -= off;
 	else
 		secs = st_tz_local_to_utc(tz, secs, flags);
-	*out = secs * ST_NS_PER_SEC + ns;
+	/* nanoseconds in int64: the years 1677..2262 */
+	if (__builtin_mul_overflow(secs, ST_NS_PER_SEC, out) ||
+	    __builtin_add_overflow(*out, ns, out))
+		return st_error_set(err, ST_EXIT_DATAERR, "time '%s' is outside "
+				    "the supported years 1678..2261", s);
 	return 0;
 bad:
 	return st_error_set(err, ST_EXIT_DATAERR,
@@ -263,13 +267,15 @@ static bool seconds_field(const char **p, int64_t *ns)
 	if (!isdigit((unsigned char)*s))
 		return false;
 	for (; isdigit((unsigned char)*s); s++) {
-		if (v > INT64_MAX / ST_NS_PER_SEC / 10)
-			return false;
 		v = v * 10 + (*s - '0');
+		if (v > INT64_MAX / ST_NS_PER_SEC)
+			return false;
 	}
 	if (*s == '.' && !fraction(&s, &frac))
 		return false;
-	*ns = v * ST_NS_PER_SEC + frac;
+	if (__builtin_mul_overflow(v, ST_NS_PER_SEC, ns) ||
+	    __builtin_add_overflow(*ns, frac, ns))
+		return false;
 	*p = s;
 	return true;
 }
@@ -283,13 +289,22 @@ static bool uint_field(const char **p, int64_t *out)
 	if (!isdigit((unsigned char)*s))
 		return false;
 	for (; isdigit((unsigned char)*s); s++) {
-		if (v > INT64_MAX / 10 / 86400)
-			return false;
 		v = v * 10 + (*s - '0');
+		if (v > INT64_MAX / ST_NS_PER_SEC / 60)
+			return false;   /* no count of days, hours or minutes fits */
 	}
 	*p = s;
 	*out = v;
 	return true;
+}
+
+/* *ACC = A * MUL + B, false on overflow. */
+static bool mul_add(int64_t a, int64_t mul, int64_t b, int64_t *acc)
+{
+	int64_t t;
+
+	return !__builtin_mul_overflow(a, mul, &t) &&
+	       !__builtin_add_overflow(t, b, acc);
 }
 
 /* Parse "[HH:]MM:SS[.f]" or, with DAYS_FORM, "HH[:MM[:SS[.f]]]" after "D-".
@@ -303,7 +318,8 @@ static bool clock_part(const char **p, bool days_form, bool limit_hours,
 	if (days_form) {
 		if (!uint_field(&s, &a) || (limit_hours && a > 23))
 			return false;
-		*ns = a * 3600 * ST_NS_PER_SEC;
+		if (!mul_add(a, 3600 * ST_NS_PER_SEC, 0, ns))
+			return false;
 		if (*s == ':') {
 			s++;
 			if (!uint_field(&s, &b) || b > 59)
@@ -336,11 +352,13 @@ static bool clock_part(const char **p, bool days_form, bool limit_hours,
 			s = t + 1;
 			if (!seconds_field(&s, &c) || c >= 60 * ST_NS_PER_SEC)
 				return false;
-			*ns = (a * 3600 + b * 60) * ST_NS_PER_SEC + c;
+			if (!mul_add(a * 3600 + b * 60, ST_NS_PER_SEC, c, ns))
+				return false;
 		} else {
 			if (!seconds_field(&s, &c) || c >= 60 * ST_NS_PER_SEC)
 				return false;
-			*ns = a * 60 * ST_NS_PER_SEC + c;
+			if (!mul_add(a, 60 * ST_NS_PER_SEC, c, ns))
+				return false;
 		}
 	}
 	*p = s;
@@ -381,7 +399,15 @@ int st_duration_parse(const char *s, st_duration *out, st_error *err)
 		}
 		if (*p && !clock_part(&p, false, false, &rest))
 			goto bad;
-		rest *= sign2;
+		/* "-1 days +23:59:59" is -1 s: the day count carries its own
+		 * sign, the clock part is added with its own */
+		while (*p == ' ')
+			p++;
+		if (*p)
+			goto bad;
+		if (!mul_add(sign * days, 86400 * ST_NS_PER_SEC, sign2 * rest, out))
+			goto range;
+		return 0;
 	} else if ((dash = strchr(p, '-')) != NULL) {
 		/* sacct "D-HH[:MM[:SS]]" */
 		if (!uint_field(&p, &days) || p != dash)
@@ -400,8 +426,13 @@ int st_duration_parse(const char *s, st_duration *out, st_error *err)
 		p++;
 	if (*p)
 		goto bad;
-	*out = sign * (days * 86400 * ST_NS_PER_SEC + rest);
+	if (!mul_add(days, 86400 * ST_NS_PER_SEC, rest, out))
+		goto range;
+	*out *= sign;
 	return 0;
+range:
+	return st_error_set(err, ST_EXIT_DATAERR, "duration '%s' is too long "
+			    "(at most about 106751 days)", s);
 bad:
 	return st_error_set(err, ST_EXIT_DATAERR,
 			    "cannot parse duration '%s' (expected [D-]HH:MM:SS, "

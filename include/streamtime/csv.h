@@ -72,7 +72,8 @@ static inline const char *st_table_get(const st_table *t, size_t row, int col)
 }
 
 /* Write one CSV record of N fields to F, quoting a field only when it holds a
- * comma, quote, CR or LF (quotes doubled), terminated by "\n".  A NULL field is
+ * comma, quote, CR or LF, or starts or ends with a blank (which the reader
+ * would trim); quotes are doubled; terminated by "\n".  A NULL field is
  * written empty.  Returns 0 or -1 (errno set) on a write error. */
 int st_csv_write_row(FILE *f, size_t n, const char *const fields[]);
 

@@ -15,7 +15,10 @@ int st_num_parse_double(const char *s, double *out);
 
 /* Format V with the fewest significant digits that read back to exactly V,
  * always with a decimal point or exponent ("5.0", "2.7333333333333334"), as
- * Python's repr does; "nan" and "inf" as such.  BUF needs 32 bytes. */
+ * Python's repr does; "nan" and "inf" as such.  Exception: for a few exact
+ * powers of two in exponent form (2^-24) one digit more than Python's is
+ * written, because snprintf rounds the tie to even; the value still reads
+ * back exactly.  BUF needs 32 bytes. */
 size_t st_num_format(double v, char *buf, size_t size);
 
 #endif

@@ -641,6 +641,28 @@ static void test_duration_parse_invalid(void **state)
 	assert_duration_bad("5 days junk");
 }
 
+/* The largest whole number of seconds that fits: 9223372036. */
+static void test_duration_parse_int64_range_end(void **state)
+{
+	(void)state;
+	assert_duration("9223372036", S(INT64_C(9223372036)));
+	assert_duration("-9223372036", -S(INT64_C(9223372036)));
+}
+
+/* Past int64 nanoseconds the parsers multiply into signed overflow: these
+ * must be error 65, not a wrapped value.
+ *   9223372039 s           > 9223372036 s
+ *   106752 days            = 9223372800 s
+ *   2562048 h              = 9223372800 s */
+static void test_duration_parse_overflow_rejected(void **state)
+{
+	(void)state;
+	assert_duration_bad("9223372039");
+	assert_duration_bad("106752-00:00:00");
+	assert_duration_bad("2562048:00:00");
+	assert_duration_bad("106752 days 00:00:00");
+}
+
 static void test_duration_parse_null_err_tolerated(void **state)
 {
 	st_duration d = 0;
@@ -666,6 +688,14 @@ static void test_duration_format_hms_negative(void **state)
 	assert_fmt_hms(-S(5), "-00:00:05");
 	assert_fmt_hms(-S(3661), "-01:01:01");
 	assert_fmt_hms(-S(1) - 500000000, "-00:00:01.500000");
+}
+
+static void test_duration_format_hms_int64_extremes(void **state)
+{
+	(void)state;
+	/* 9223372036 s = 2562047 h (9223369200 s) + 2836 s = 47 min 16 s */
+	assert_fmt_hms(INT64_MAX, "2562047:47:16.854775807");
+	assert_fmt_hms(INT64_MIN, "-2562047:47:16.854775808");
 }
 
 static void test_duration_format_hms_fractions(void **state)
@@ -724,12 +754,16 @@ int main(void)
 		cmocka_unit_test(test_duration_parse_seconds_and_fractions),
 		cmocka_unit_test(test_duration_parse_negative),
 		cmocka_unit_test(test_duration_parse_invalid),
+		cmocka_unit_test(test_duration_parse_int64_range_end),
 		cmocka_unit_test(test_duration_parse_null_err_tolerated),
 		cmocka_unit_test(test_duration_format_hms),
 		cmocka_unit_test(test_duration_format_hms_negative),
+		cmocka_unit_test(test_duration_format_hms_int64_extremes),
 		cmocka_unit_test(test_duration_format_hms_fractions),
 		cmocka_unit_test(test_duration_seconds),
-		/* last: with -fsanitize=undefined the overflow aborts the run */
+		/* last: with -fsanitize=undefined these overflow and abort the
+		 * run until fixed */
+		cmocka_unit_test(test_duration_parse_overflow_rejected),
 		cmocka_unit_test(test_time_parse_year_out_of_int64_range_rejected),
 	};
 
