@@ -11,7 +11,7 @@ build=${BUILD:-build}
 
 packages=(
 	# build
-	gcc meson ninja-build pkg-config
+	gcc libc6-dev meson ninja-build pkg-config
 	# libraries
 	libjansson-dev libpq-dev libcurl4-openssl-dev libcsv-dev
 	# tests: CMocka, the time zone database, Python (stdlib only) for the
@@ -34,7 +34,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ ! -f "$build/build.ninja" ]; then
-	meson setup "$build" "$@" >&2
+	# a directory left by a failed configure is configured afresh
+	[ -d "$build/meson-logs" ] && meson setup --wipe "$build" "$@" >&2 ||
+		meson setup "$build" "$@" >&2
 elif [ $# -gt 0 ]; then
 	meson configure "$build" "$@" >&2
 fi
