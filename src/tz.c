@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -678,7 +677,9 @@ st_tz *st_tz_load(const char *name, st_error *err)
 			     "out of memory loading time zone '%s'", name);
 		goto fail;
 	}
-	snprintf(path, plen, "%s/%s", dir, name);
+	memcpy(path, dir, strlen(dir));
+	path[strlen(dir)] = '/';
+	memcpy(path + strlen(dir) + 1, name, strlen(name) + 1);
 	if (read_file(path, &buf, &len) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == EISDIR ||
 		    errno == ENAMETOOLONG)

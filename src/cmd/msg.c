@@ -12,6 +12,9 @@
 int st_verbosity;
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
 	fputs("streamtime: ", stderr);
 	fputs(prefix, stderr);
