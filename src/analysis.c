@@ -171,10 +171,12 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 
 		if (unset_time(sub) || unset_time(sta))
 			continue;      /* pandas' dropna: never started */
-		if (st_time_parse(sub, tz, &ts, NULL, &e) < 0 ||
-		    st_time_parse(sta, tz, &tq, NULL, &e) < 0) {
-			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: %s",
-				     merged->name, merged->lines[r], e.text);
+		if (st_time_parse(sub, tz, &ts, NULL, &e) < 0) {
+			st_table_cell_error(merged, r, idx[0], e.text, err);
+			goto out;
+		}
+		if (st_time_parse(sta, tz, &tq, NULL, &e) < 0) {
+			st_table_cell_error(merged, r, idx[1], e.text, err);
 			goto out;
 		}
 		v[n] = st_duration_seconds(tq - ts);
@@ -357,11 +359,8 @@ static int save_mean(const st_table *t, const int *c, int64_t size,
 		    strcmp(st_table_get(t, r, c[1]), type) != 0 ||
 		    strcmp(st_table_get(t, r, c[2]), "mean") != 0)
 			continue;
-		if (st_num_parse_double(st_table_get(t, r, c[3]), out) < 0)
-			return st_error_set(err, ST_EXIT_DATAERR,
-					    "%s:%zu: column 'save_time': '%s' is "
-					    "not a number", t->name, t->lines[r],
-					    st_table_get(t, r, c[3]));
+		if (st_table_get_double(t, r, c[3], out, err) < 0)
+			return -1;
 		return 0;
 	}
 	return st_error_set(err, ST_EXIT_DATAERR,
@@ -423,13 +422,8 @@ static int size_statistics(const st_transfers_input *in, int64_t size,
 		goto out;
 	}
 	for (size_t r = 0; r < st.nrows; r++) {
-		if (st_num_parse_double(st_table_get(&st, r, tc), &v[n++]) < 0) {
-			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: column "
-				     "'time_difference_seconds': '%s' is not a "
-				     "number", st.name, st.lines[r],
-				     st_table_get(&st, r, tc));
+		if (st_table_get_double(&st, r, tc, &v[n++], err) < 0)
 			goto out;
-		}
 	}
 	if (summarize_both(v, n, &out->s_with, &out->s_without) < 0)
 		goto oom;
@@ -440,18 +434,12 @@ static int size_statistics(const st_transfers_input *in, int64_t size,
 		st_duration d;
 		st_error e;
 
-		if (st_num_parse_int(st_table_get(in->merged, r, mc[0]), &s) < 0) {
-			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: column 'size': "
-				     "'%s' is not an integer", in->merged->name,
-				     in->merged->lines[r],
-				     st_table_get(in->merged, r, mc[0]));
+		if (st_table_get_int(in->merged, r, mc[0], &s, err) < 0)
 			goto out;
-		}
 		if (s != size)
 			continue;
 		if (st_duration_parse(st_table_get(in->merged, r, mc[1]), &d, &e) < 0) {
-			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: column 'Elapsed': %s",
-				     in->merged->name, in->merged->lines[r], e.text);
+			st_table_cell_error(in->merged, r, mc[1], e.text, err);
 			goto out;
 		}
 		/* SPEC 5.7: job run time + offload - 2 x the HDF5 save overhead */
@@ -492,12 +480,8 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 		double offload = NAN;
 		const st_table *o = in->offload;
 
-		if (!in->sizes && st_num_parse_int(st_table_get(o, i, oc[0]), &size) < 0) {
-			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: column 'size': "
-				     "'%s' is not an integer", o->name, o->lines[i],
-				     st_table_get(o, i, oc[0]));
+		if (!in->sizes && st_table_get_int(o, i, oc[0], &size, err) < 0)
 			goto out;
-		}
 		if (in->sizes)
 			size = in->sizes[i];
 		for (size_t r = 0; r < o->nrows; r++) {
@@ -505,15 +489,8 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 
 			if (st_num_parse_int(st_table_get(o, r, oc[0]), &s) == 0 &&
 			    s == size) {
-				if (st_num_parse_double(st_table_get(o, r, oc[1]),
-							&offload) < 0) {
-					st_error_set(err, ST_EXIT_DATAERR,
-						     "%s:%zu: column 'offload_time': "
-						     "'%s' is not a number", o->name,
-						     o->lines[r],
-						     st_table_get(o, r, oc[1]));
+				if (st_table_get_double(o, r, oc[1], &offload, err) < 0)
 					goto out;
-				}
 				break;
 			}
 		}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "streamtime/csv.h"
+#include "streamtime/num.h"
 
 void st_table_init(st_table *t)
 {
@@ -277,6 +278,37 @@ int st_table_require(const st_table *t, const char *const names[], int idx[],
 					    names[i]);
 	}
 	return 0;
+}
+
+int st_table_cell_error(const st_table *t, size_t row, int col,
+			const char *what, st_error *err)
+{
+	return st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: column '%s': %s",
+			    t->name, t->lines[row], t->header[col], what);
+}
+
+int st_table_get_int(const st_table *t, size_t row, int col, int64_t *out,
+		     st_error *err)
+{
+	char what[160];
+
+	if (st_num_parse_int(st_table_get(t, row, col), out) == 0)
+		return 0;
+	snprintf(what, sizeof(what), "'%.100s' is not an integer",
+		 st_table_get(t, row, col));
+	return st_table_cell_error(t, row, col, what, err);
+}
+
+int st_table_get_double(const st_table *t, size_t row, int col, double *out,
+			st_error *err)
+{
+	char what[160];
+
+	if (st_num_parse_double(st_table_get(t, row, col), out) == 0)
+		return 0;
+	snprintf(what, sizeof(what), "'%.100s' is not a number",
+		 st_table_get(t, row, col));
+	return st_table_cell_error(t, row, col, what, err);
 }
 
 static int write_field(FILE *f, const char *s)

@@ -49,26 +49,6 @@ static int cmp_db_entry(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
-/* A "file:line: column 'c'" prefix for messages about cell (ROW, COL). */
-static int cell_error(st_error *err, const st_table *t, size_t row, int col,
-		      const char *what)
-{
-	return st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: column '%s': %s",
-			    t->name, t->lines[row], t->header[col], what);
-}
-
-static int cell_int(const st_table *t, size_t row, int col, int64_t *out,
-		    st_error *err)
-{
-	if (st_num_parse_int(st_table_get(t, row, col), out) == 0)
-		return 0;
-	char what[256];
-
-	snprintf(what, sizeof(what), "'%.100s' is not an integer",
-		 st_table_get(t, row, col));
-	return cell_error(err, t, row, col, what);
-}
-
 static int cell_time(const st_table *t, size_t row, int col, const st_tz *tz,
 		     st_instant *out, int *flags, st_error *err)
 {
@@ -76,7 +56,7 @@ static int cell_time(const st_table *t, size_t row, int col, const st_tz *tz,
 
 	if (st_time_parse(st_table_get(t, row, col), tz, out, flags, &e) == 0)
 		return 0;
-	return cell_error(err, t, row, col, e.text);
+	return st_table_cell_error(t, row, col, e.text, err);
 }
 
 static int build_db_index(const st_db_table *db, size_t ndb,
@@ -112,10 +92,10 @@ static int build_db_index(const st_db_table *db, size_t ndb,
 
 			if (!*sid)
 				continue;   /* a job never submitted to Slurm */
-			if (cell_int(t, r, idx[1], &e->slurm_id, err) < 0)
+			if (st_table_get_int(t, r, idx[1], &e->slurm_id, err) < 0)
 				goto fail;
 			e->size = db[i].size;
-			if (size_col >= 0 && cell_int(t, r, size_col, &e->size, err) < 0)
+			if (size_col >= 0 && st_table_get_int(t, r, size_col, &e->size, err) < 0)
 				goto fail;
 			e->order = n;
 			e->t = t;
@@ -180,12 +160,12 @@ int st_merge_transfer(const st_table *jobs, const st_db_table *db, size_t ndb,
 			if (!*el)
 				continue;
 			if (st_duration_parse(el, &d, &perr) < 0) {
-				cell_error(err, e->t, e->row, ec, perr.text);
+				st_table_cell_error(e->t, e->row, ec, perr.text, err);
 				goto out;
 			}
 			if (d > max_elapsed)
 				continue;
-			if (cell_int(e->t, e->row, ic, &id, err) < 0)
+			if (st_table_get_int(e->t, e->row, ic, &id, err) < 0)
 				goto out;
 			for (int c = 0; c < NJOBCOLS; c++)
 				fields[c] = st_table_get(jobs, r, jc[c]);
@@ -288,7 +268,7 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 		double off;
 		bool parsed = false;
 
-		if (cell_int(wt, r, idx[0], &scan, err) < 0)
+		if (st_table_get_int(wt, r, idx[0], &scan, err) < 0)
 			goto out;
 		for (size_t k = 0; k < nranges; k++) {
 			char buf[32];
@@ -376,7 +356,7 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	for (size_t i = 0; i < created->nrows; i++) {
 		index[i].row = i;
-		if (cell_int(created, i, cscan, &index[i].scan, err) < 0)
+		if (st_table_get_int(created, i, cscan, &index[i].scan, err) < 0)
 			goto out;
 	}
 	qsort(index, created->nrows, sizeof(*index), cmp_scan_row);
@@ -390,7 +370,7 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 		st_instant nersc;
 		int flags;
 
-		if (cell_int(h5, i, hc[1], &scan, err) < 0)
+		if (st_table_get_int(h5, i, hc[1], &scan, err) < 0)
 			goto out;
 		if (range && (scan < range->first || scan > range->last))
 			continue;
@@ -406,7 +386,7 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 			r.unmatched++;
 			continue;
 		}
-		if (cell_int(h5, i, hc[0], &did, err) < 0 ||
+		if (st_table_get_int(h5, i, hc[0], &did, err) < 0 ||
 		    cell_time(h5, i, hc[2], tz, &nersc, &flags, err) < 0)
 			goto out;
 		if (flags) {

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "streamtime/error.h"
@@ -70,6 +71,18 @@ static inline const char *st_table_get(const st_table *t, size_t row, int col)
 {
 	return t->cells[row * t->ncols + (size_t)col];
 }
+
+/* Set ERR to "FILE:LINE: column 'NAME': WHAT" (code 65) for cell (ROW,
+ * COL), so every message about a bad value says where it is.  Returns -1. */
+int st_table_cell_error(const st_table *t, size_t row, int col,
+			const char *what, st_error *err);
+
+/* Cell (ROW, COL) as an integer (st_num_parse_int) or a finite decimal
+ * number; anything else is st_table_cell_error. */
+int st_table_get_int(const st_table *t, size_t row, int col, int64_t *out,
+		     st_error *err);
+int st_table_get_double(const st_table *t, size_t row, int col, double *out,
+			st_error *err);
 
 /* Write one CSV record of N fields to F, quoting a field only when it holds a
  * comma, quote, CR or LF, or starts or ends with a blank (which the reader

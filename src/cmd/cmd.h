@@ -58,6 +58,11 @@ int st_common_option(int c);
 int st_parse_size_range(const char *s, int64_t *size, st_range *r);
 int st_parse_size_path(const char *s, int64_t *size, const char **path);
 
+/* Parse ARG as SIZE:FIRST-LAST and append it to *V (*N entries).  Returns
+ * 0, or -1 when ARG is malformed or memory runs out (*V stays valid). */
+struct st_size_range;
+int st_push_size_range(struct st_size_range **v, size_t *n, const char *arg);
+
 /* Append V to a growable array of strings. */
 int st_strv_push(const char ***v, size_t *n, const char *s);
 

@@ -121,22 +121,14 @@ static int merge_offload(int argc, char **argv)
 		case 'w': wt = optarg; break;
 		case 'o': out = optarg; break;
 		case 'p': per_scan = optarg; break;
-		case 'r': {
-			st_size_range *nv = realloc(ranges, (nr + 1) * sizeof(*nv));
-
-			if (!nv)
-				return ST_EXIT_IOERR;
-			ranges = nv;
-			if (st_parse_size_range(optarg, &ranges[nr].size,
-						&ranges[nr].range) < 0) {
+		case 'r':
+			if (st_push_size_range(&ranges, &nr, optarg) < 0) {
 				free(ranges);
 				return st_msg_usage(prog, "--range '%s': expected "
 						    "SIZE:FIRST-LAST, e.g. 128:4858-4887",
 						    optarg);
 			}
-			nr++;
 			break;
-		}
 		case 'h':
 			free(ranges);
 			fputs(offload_usage, stdout);
@@ -224,21 +216,13 @@ static int merge_streaming(int argc, char **argv)
 			nh5++;
 			break;
 		}
-		case 'r': {
-			st_size_range *nv = realloc(ranges, (nr + 1) * sizeof(*nv));
-
-			if (!nv)
-				goto out;
-			ranges = nv;
-			if (st_parse_size_range(optarg, &ranges[nr].size,
-						&ranges[nr].range) < 0) {
+		case 'r':
+			if (st_push_size_range(&ranges, &nr, optarg) < 0) {
 				st_msg_usage(prog, "--range '%s': expected "
 					     "SIZE:FIRST-LAST", optarg);
 				goto out;
 			}
-			nr++;
 			break;
-		}
 		case 'h':
 			fputs(streaming_usage, stdout);
 			rc = ST_EXIT_OK;

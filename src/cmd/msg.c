@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "streamtime/merge.h"
 #include "streamtime/num.h"
 
 int st_verbosity;
@@ -179,6 +180,19 @@ int st_parse_size_path(const char *s, int64_t *size, const char **path)
 	if (st_num_parse_int(buf, size) < 0 || *size <= 0)
 		return -1;
 	*path = colon + 1;
+	return 0;
+}
+
+int st_push_size_range(st_size_range **v, size_t *n, const char *arg)
+{
+	st_size_range *nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	*v = nv;
+	if (st_parse_size_range(arg, &nv[*n].size, &nv[*n].range) < 0)
+		return -1;
+	(*n)++;
 	return 0;
 }
 
