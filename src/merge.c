@@ -38,6 +38,7 @@ struct db_entry {
 	const st_table *t;
 	size_t row;
 	int64_t size;
+	int id_col, elapsed_col;   /* resolved once per file */
 };
 
 static int cmp_db_entry(const void *a, const void *b)
@@ -100,6 +101,8 @@ static int build_db_index(const st_db_table *db, size_t ndb,
 			e->order = n;
 			e->t = t;
 			e->row = r;
+			e->id_col = idx[0];
+			e->elapsed_col = idx[2];
 			n++;
 		}
 	}
@@ -149,8 +152,7 @@ int st_merge_transfer(const st_table *jobs, const st_db_table *db, size_t ndb,
 		}
 		for (; lo < nindex && index[lo].slurm_id == jobid; lo++) {
 			const struct db_entry *e = &index[lo];
-			int ec = st_table_col(e->t, "elapsed");
-			int ic = st_table_col(e->t, "id");
+			int ec = e->elapsed_col, ic = e->id_col;
 			const char *el = st_table_get(e->t, e->row, ec);
 			char idbuf[24], elbuf[40], sizebuf[24];
 			st_duration d;

@@ -233,14 +233,14 @@ int st_run_merge_streaming(const char *created, const st_sized_path *h5,
 			st_error_set(err, ST_EXIT_IOERR, "out of memory");
 			goto out;
 		}
-		rc = st_atomic_open(&af[i], path, err);
-		free(path);
-		if (rc < 0 || st_merge_streaming(&ct, &ht, tz, range, af[i].fp, &r,
-						 log, err) < 0) {
-			rc = -1;
+		if (st_atomic_open(&af[i], path, err) < 0) {
+			free(path);
 			goto out;
 		}
-		rc = -1;
+		free(path);
+		if (st_merge_streaming(&ct, &ht, tz, range, af[i].fp, &r, log,
+				       err) < 0)
+			goto out;
 		sum.rows += r.rows;
 		sum.negative += r.negative;
 		sum.unmatched += r.unmatched;

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -658,6 +659,48 @@ static void test_csv_fast_path_matches_libcsv(void **state)
 		compare_fast_and_libcsv(cases[i], strlen(cases[i]));
 }
 
+/* The same comparison on every CSV of the shipped sample (the test runs in
+ * tests/unit). */
+static void test_csv_fast_path_matches_libcsv_on_sample(void **state)
+{
+	static const char *const dirs[] = {
+		"../../data/file_transfer", "../../data/file_transfer/distiller_db",
+		"../../data/streaming",
+	};
+	size_t files = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N(dirs); i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *de;
+
+		assert_non_null(d);
+		while ((de = readdir(d)) != NULL) {
+			char path[512], *buf;
+			size_t l = strlen(de->d_name);
+			FILE *f;
+			long n;
+
+			if (l < 4 || strcmp(de->d_name + l - 4, ".csv") != 0)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
+			f = fopen(path, "rb");
+			assert_non_null(f);
+			fseek(f, 0, SEEK_END);
+			n = ftell(f);
+			fseek(f, 0, SEEK_SET);
+			buf = malloc((size_t)n + 1);
+			assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+			fclose(f);
+			compare_fast_and_libcsv(buf, (size_t)n);
+			free(buf);
+			files++;
+		}
+		closedir(d);
+	}
+	assert_true(files >= 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_csv_write_error_returns_minus_one),
 		cmocka_unit_test(test_csv_write_parse_round_trip),
 		cmocka_unit_test(test_csv_fast_path_matches_libcsv),
+		cmocka_unit_test(test_csv_fast_path_matches_libcsv_on_sample),
 		cmocka_unit_test(test_csv_round_trip_loses_leading_trailing_blanks),
 	};
 
