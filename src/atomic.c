@@ -4,6 +4,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -201,4 +202,152 @@ int st_mkdir_p(const char *path, st_error *err)
 				    "cannot create directory %s: not a directory",
 				    path);
 	return 0;
+}
+
+int st_atomic_lock(const char *path, bool wait, st_error *err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	if (fd < 0)
+		return st_error_set(err, ST_EXIT_CANTCREAT,
+				    "cannot create lock file %s: %s", path,
+				    strerror(errno));
+	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+		int e = errno;
+
+		if (e == EINTR)
+			continue;
+		close(fd);
+		if (e == EWOULDBLOCK)
+			return st_error_set(err, ST_EXIT_TEMPFAIL,
+					    "%s is held by another run; "
+					    "try again later or pass --wait",
+					    path);
+		return st_error_set(err, ST_EXIT_IOERR, "cannot lock %s: %s",
+				    path, strerror(e));
+	}
+	return fd;
+}
+
+void st_atomic_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);      /* closing the last descriptor drops the flock */
+}
+
+int st_atomic_append_open(st_atomic_append *ap, const char *path,
+			  st_error *err)
+{
+	struct stat st;
+	size_t cap, keep;
+	ssize_t n;
+
+	memset(ap, 0, sizeof(*ap));
+	ap->fd = -1;
+	ap->path = strdup(path);
+	if (!ap->path)
+		return st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", path);
+	ap->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (ap->fd < 0 && errno == ENOENT) {
+		ap->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		ap->created = ap->fd >= 0;
+	}
+	if (ap->fd < 0) {
+		st_error_set(err, ST_EXIT_CANTCREAT, "cannot open %s for writing: %s",
+			     path, strerror(errno));
+		goto fail;
+	}
+	if (fstat(ap->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		st_error_set(err, ST_EXIT_CANTCREAT, "%s: not a regular file", path);
+		goto fail;
+	}
+	cap = (size_t)st.st_size;
+	ap->data = malloc(cap + 1);
+	if (!ap->data) {
+		st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", path);
+		goto fail;
+	}
+	while (ap->len < cap) {
+		n = pread(ap->fd, ap->data + ap->len, cap - ap->len, (off_t)ap->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			st_error_set(err, ST_EXIT_IOERR, "cannot read %s: %s", path,
+				     strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		ap->len += (size_t)n;
+	}
+	ap->data[ap->len] = '\0';
+	keep = ap->len;
+	while (keep > 0 && ap->data[keep - 1] != '\n')
+		keep--;
+	if (keep < ap->len) {
+		if (ftruncate(ap->fd, (off_t)keep) != 0 || fsync(ap->fd) != 0) {
+			st_error_set(err, ST_EXIT_IOERR,
+				     "cannot cut the torn last line of %s: %s", path,
+				     strerror(errno));
+			goto fail;
+		}
+		ap->dropped = ap->len - keep;
+		ap->len = keep;
+		ap->data[keep] = '\0';
+	}
+	return 0;
+fail:
+	st_atomic_append_close(ap);
+	return -1;
+}
+
+int st_atomic_append_write(st_atomic_append *ap, const char *buf, size_t len,
+			   st_error *err)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(ap->fd, buf + done, len - done,
+				   (off_t)(ap->len + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+
+			/* leave no partial row behind; if even that fails,
+			 * the next open cuts the torn line */
+			bool cut = ftruncate(ap->fd, (off_t)ap->len) == 0;
+
+			return st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s%s",
+					    ap->path, strerror(e),
+					    cut ? "" : " (its torn last line is "
+					    "cut by the next run)");
+		}
+		done += (size_t)n;
+	}
+	if (fsync(ap->fd) != 0)
+		return st_error_set(err, ST_EXIT_IOERR, "cannot sync %s: %s",
+				    ap->path, strerror(errno));
+	ap->len += len;
+	if (ap->created) {
+		if (sync_dir(ap->path) != 0)
+			return st_error_set(err, ST_EXIT_IOERR,
+					    "cannot sync the directory of %s: %s",
+					    ap->path, strerror(errno));
+		ap->created = false;
+	}
+	return 0;
+}
+
+void st_atomic_append_close(st_atomic_append *ap)
+{
+	if (!ap)
+		return;
+	if (ap->fd >= 0)
+		close(ap->fd);
+	free(ap->path);
+	free(ap->data);
+	memset(ap, 0, sizeof(*ap));
+	ap->fd = -1;
 }

@@ -1,0 +1,58 @@
+/* collect.h - the cron collectors' output files (SPEC 5.1, 5.2).
+ *
+ * Both collectors hold an exclusive lock on OUT.lock for the whole run, read
+ * what OUT already holds, look only at what is new, and write it:
+ *  - receivers: new rows are appended in scan order (st_atomic_append), so a
+ *    run killed at any instant leaves at most a torn last line, which the
+ *    next run cuts off before it appends that scan again;
+ *  - h5: the file is sorted by distiller_id, so new rows are merged in and
+ *    the whole file is replaced atomically (st_atomic_open/commit), and only
+ *    when something is new.
+ * OUT "-" writes every complete scan to stdout, with no lock and no state.
+ */
+#ifndef STREAMTIME_COLLECT_H
+#define STREAMTIME_COLLECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "streamtime/error.h"
+#include "streamtime/h5.h"
+#include "streamtime/receivers.h"
+
+struct st_tz;
+
+typedef struct st_collect_summary {
+	size_t written;         /* rows added this run */
+	size_t known;           /* rows OUT held before */
+	size_t pending;         /* not complete yet, looked at again next run */
+	size_t bad;             /* unusable files (warned), looked at again */
+	size_t unknown;         /* h5: distiller_id 00000, skipped */
+	size_t dropped;         /* receivers: bytes of a torn last line cut off */
+} st_collect_summary;
+
+/* The header of a receivers file for R receivers, with or without
+ * time_last_written, in a new string (no newline). */
+char *st_collect_receivers_header(int receivers, bool data);
+
+/* Run `collect receivers`: O->skip is filled from OUT (O is not changed
+ * otherwise).  Errors: 75 lock held (unless WAIT), 73 OUT or its lock cannot
+ * be created, 65 OUT is not a receivers file of this shape, 66/74 reading
+ * DIR, 74 writing. */
+int st_collect_receivers(const char *dir, const char *out, bool wait,
+			 const st_receivers_opts *o, st_collect_summary *sum,
+			 st_log *log, st_error *err);
+
+typedef struct st_collect_h5_opts {
+	st_h5_opts h5;          /* skip is filled from OUT */
+	const struct st_tz *tz; /* zone of the naive form */
+	bool naive;             /* "YYYY-MM-DD HH:MM:SS" in TZ, not UTC ISO */
+	bool wait;
+} st_collect_h5_opts;
+
+/* Run `collect h5`.  Errors as st_collect_receivers; 65 also when OUT was
+ * written in the other time form (naive vs UTC). */
+int st_collect_h5(const char *dir, const char *out, const st_collect_h5_opts *o,
+		  st_collect_summary *sum, st_log *log, st_error *err);
+
+#endif

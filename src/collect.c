@@ -1,0 +1,353 @@
+/* collect.c - lock, read what is there, add what is new (SPEC 5.1, 5.2). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamtime/atomic.h"
+#include "streamtime/collect.h"
+#include "streamtime/csv.h"
+#include "streamtime/num.h"
+
+char *st_collect_receivers_header(int receivers, bool data)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	fputs("scan_number", f);
+	for (int r = 0; r < receivers; r++)
+		fprintf(f, ",time%d", r);
+	if (data)
+		fputs(",time_last_written", f);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* "OUT.lock" in a new string. */
+static char *lock_path(const char *out)
+{
+	size_t n = strlen(out);
+	char *p = malloc(n + 6);
+
+	if (p) {
+		memcpy(p, out, n);
+		memcpy(p + n, ".lock", 6);
+	}
+	return p;
+}
+
+static int lock_out(const char *out, bool wait, st_error *err)
+{
+	char *lp = lock_path(out);
+	int fd;
+
+	if (!lp)
+		return st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", out);
+	fd = st_atomic_lock(lp, wait, err);
+	free(lp);
+	return fd;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The scans OUT already holds (DATA, LEN bytes of whole lines), sorted, in
+ * *SCANS.  The header must be HEADER exactly. */
+static int known_scans(const char *out, const char *data, size_t len,
+		       const char *header, int64_t **scans, size_t *n,
+		       st_error *err)
+{
+	const char *nl = memchr(data, '\n', len);
+	size_t hlen = nl ? (size_t)(nl - data) : len;
+	st_table t;
+	int rc = -1;
+
+	*scans = NULL;
+	*n = 0;
+	if (hlen && data[hlen - 1] == '\r')
+		hlen--;
+	if (hlen != strlen(header) || memcmp(data, header, hlen) != 0)
+		return st_error_set(err, ST_EXIT_DATAERR,
+				    "%s: header '%.*s' is not '%s'; give each "
+				    "--receivers/--no-data shape its own file",
+				    out, (int)(hlen > 200 ? 200 : hlen), data, header);
+	st_table_init(&t);
+	if (st_table_parse(&t, out, data, len, err) < 0)
+		goto out;
+	if (t.nrows) {
+		*scans = malloc(t.nrows * sizeof(**scans));
+		if (!*scans) {
+			st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", out);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < t.nrows; i++)
+		if (st_table_get_int(&t, i, 0, &(*scans)[i], err) < 0)
+			goto out;
+	*n = t.nrows;
+	if (*n)
+		qsort(*scans, *n, sizeof(**scans), cmp_i64);
+	rc = 0;
+out:
+	if (rc < 0) {
+		free(*scans);
+		*scans = NULL;
+	}
+	st_table_release(&t);
+	return rc;
+}
+
+/* The rows of RES as CSV text (after HEADER when it is not NULL), in a new
+ * buffer. */
+static char *format_rows(const st_receivers_result *res, const char *header,
+			 const st_receivers_opts *o, size_t *len)
+{
+	size_t stride = (size_t)o->receivers + 1;
+	char *s = NULL, tb[48];
+	FILE *f = open_memstream(&s, len);
+
+	if (!f)
+		return NULL;
+	if (header)
+		fprintf(f, "%s\n", header);
+	for (size_t i = 0; i < res->nrows; i++) {
+		const st_instant *row = res->times + i * stride;
+
+		fprintf(f, "%lld", (long long)res->scans[i]);
+		for (int r = 0; r < o->receivers; r++) {
+			st_time_format_utc(row[r], tb, sizeof(tb));
+			fprintf(f, ",%s", tb);
+		}
+		if (o->data) {
+			st_time_format_utc(row[o->receivers], tb, sizeof(tb));
+			fprintf(f, ",%s", tb);
+		}
+		fputc('\n', f);
+	}
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+int st_collect_receivers(const char *dir, const char *out, bool wait,
+			 const st_receivers_opts *o, st_collect_summary *sum,
+			 st_log *log, st_error *err)
+{
+	st_atomic_append ap = { .fd = -1 };
+	st_receivers_opts opts = *o;
+	st_receivers_result res = { 0 };
+	char *header = NULL, *text = NULL;
+	int64_t *known = NULL;
+	size_t nknown = 0, len = 0;
+	bool to_stdout = strcmp(out, "-") == 0;
+	int lock = -1, rc = -1;
+
+	memset(sum, 0, sizeof(*sum));
+	header = st_collect_receivers_header(o->receivers, o->data);
+	if (!header)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	if (!to_stdout) {
+		lock = lock_out(out, wait, err);
+		if (lock < 0)
+			goto out;
+		if (st_atomic_append_open(&ap, out, err) < 0)
+			goto out;
+		sum->dropped = ap.dropped;
+		if (ap.len && known_scans(out, ap.data, ap.len, header, &known,
+					  &nknown, err) < 0)
+			goto out;
+		sum->known = nknown;
+		opts.skip = known;
+		opts.nskip = nknown;
+	}
+	if (st_receivers_collect(dir, &opts, &res, log, err) < 0)
+		goto out;
+	sum->written = res.nrows;
+	sum->pending = res.pending;
+	sum->bad = res.bad;
+	if (res.nrows || to_stdout || ap.len == 0) {
+		text = format_rows(&res, (to_stdout || ap.len == 0) ? header : NULL,
+				   o, &len);
+		if (!text) {
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+			goto out;
+		}
+		if (to_stdout) {
+			if (fwrite(text, 1, len, stdout) != len) {
+				st_error_set(err, ST_EXIT_IOERR, "cannot write to "
+					     "standard output: %s", strerror(errno));
+				goto out;
+			}
+		} else if (st_atomic_append_write(&ap, text, len, err) < 0) {
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (rc < 0)
+		sum->written = 0;
+	free(text);
+	free(header);
+	free(known);
+	st_receivers_result_release(&res);
+	st_atomic_append_close(&ap);
+	st_atomic_unlock(lock);
+	return rc;
+}
+
+/* A row of an h5 times file. */
+struct h5_row {
+	st_h5_key key;
+	const char *id;         /* borrowed */
+	const char *datetime;   /* borrowed */
+};
+
+static int h5_row_cmp(const void *a, const void *b)
+{
+	return st_h5_key_cmp(&((const struct h5_row *)a)->key,
+			     &((const struct h5_row *)b)->key);
+}
+
+/* Is S in the naive form "YYYY-MM-DD HH:MM:SS..." (no offset)? */
+static bool naive_form(const char *s)
+{
+	return strlen(s) >= 19 && s[10] == ' ' && !strchr(s + 10, '+') &&
+	       !strchr(s + 10, 'Z');
+}
+
+int st_collect_h5(const char *dir, const char *out, const st_collect_h5_opts *o,
+		  st_collect_summary *sum, st_log *log, st_error *err)
+{
+	static const char *const cols[] = { "distiller_id", "scan_number",
+					    "datetime" };
+	st_collect_h5_opts opts = *o;
+	st_table t;
+	st_h5_result res = { 0 };
+	st_h5_key *known = NULL;
+	struct h5_row *rows = NULL;
+	char (*stamps)[48] = NULL;
+	bool to_stdout = strcmp(out, "-") == 0, exists = false;
+	int idx[3], lock = -1, rc = -1;
+	size_t nrows = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	st_table_init(&t);
+	if (!to_stdout) {
+		lock = lock_out(out, o->wait, err);
+		if (lock < 0)
+			goto out;
+		exists = st_path_is_file(out);
+	}
+	if (exists) {
+		if (st_table_read(&t, out, err) < 0 ||
+		    st_table_require(&t, cols, idx, 3, err) < 0)
+			goto out;
+		if (t.nrows) {
+			known = malloc(t.nrows * sizeof(*known));
+			if (!known)
+				goto oom;
+		}
+		for (size_t i = 0; i < t.nrows; i++) {
+			if (st_table_get_int(&t, i, idx[0], &known[i].id_num, err) < 0 ||
+			    st_table_get_int(&t, i, idx[1], &known[i].scan, err) < 0)
+				goto out;
+			if (naive_form(st_table_get(&t, i, idx[2])) != o->naive) {
+				st_table_cell_error(&t, i, idx[2], o->naive ?
+						    "this file holds UTC times; drop --naive "
+						    "or use another file" :
+						    "this file holds naive local times; "
+						    "pass --tz ZONE --naive as before or use "
+						    "another file", err);
+				goto out;
+			}
+		}
+		sum->known = t.nrows;
+		if (t.nrows)
+			qsort(known, t.nrows, sizeof(*known), st_h5_key_cmp);
+		opts.h5.skip = known;
+		opts.h5.nskip = t.nrows;
+	}
+	if (st_h5_collect(dir, &opts.h5, &res, log, err) < 0)
+		goto out;
+	sum->written = res.n;
+	sum->pending = res.pending;
+	sum->bad = res.bad;
+	sum->unknown = res.unknown;
+	if (exists && res.n == 0) {
+		rc = 0;         /* nothing new: leave the file alone */
+		goto out;
+	}
+	rows = malloc((t.nrows + res.n + 1) * sizeof(*rows));
+	stamps = malloc((res.n + 1) * sizeof(*stamps));
+	if (!rows || !stamps)
+		goto oom;
+	for (size_t i = 0; i < t.nrows; i++) {
+		st_num_parse_int(st_table_get(&t, i, idx[0]), &rows[nrows].key.id_num);
+		st_num_parse_int(st_table_get(&t, i, idx[1]), &rows[nrows].key.scan);
+		rows[nrows].id = st_table_get(&t, i, idx[0]);
+		rows[nrows].datetime = st_table_get(&t, i, idx[2]);
+		nrows++;
+	}
+	for (size_t i = 0; i < res.n; i++) {
+		if (o->naive)
+			st_time_format_naive(res.files[i].mtime, o->tz, stamps[i],
+					     sizeof(stamps[i]));
+		else
+			st_time_format_utc(res.files[i].mtime, stamps[i],
+					   sizeof(stamps[i]));
+		rows[nrows].key = res.files[i].key;
+		rows[nrows].id = res.files[i].id;
+		rows[nrows].datetime = stamps[i];
+		nrows++;
+	}
+	qsort(rows, nrows, sizeof(*rows), h5_row_cmp);
+	{
+		st_atomic_file af;
+		char scan[24];
+
+		if (st_atomic_open(&af, out, err) < 0)
+			goto out;
+		if (st_csv_write_row(af.fp, 3, cols) < 0)
+			goto write_failed;
+		for (size_t i = 0; i < nrows; i++) {
+			const char *f[3] = { rows[i].id, scan, rows[i].datetime };
+
+			snprintf(scan, sizeof(scan), "%lld", (long long)rows[i].key.scan);
+			if (st_csv_write_row(af.fp, 3, f) < 0)
+				goto write_failed;
+		}
+		if (st_atomic_commit(&af, err) < 0)
+			goto out;
+		rc = 0;
+		goto out;
+write_failed:
+		st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s", out,
+			     strerror(errno));
+		st_atomic_abort(&af);
+		goto out;
+	}
+oom:
+	st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", out);
+out:
+	if (rc < 0)
+		sum->written = 0;
+	free(rows);
+	free(stamps);
+	free(known);
+	st_h5_result_release(&res);
+	st_table_release(&t);
+	st_atomic_unlock(lock);
+	return rc;
+}
