@@ -158,6 +158,120 @@ static void test_file_mode_follows_umask(void **state)
 	free(path);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_append_open_cuts_torn_last_line(void **state)
+{
+	st_atomic_append ap;
+	st_error err;
+	char *path = st_path_join(dir, "append.csv");
+
+	(void)state;
+	write_file(path, "h\n1,a\n2,b\n3,");
+	assert_int_equal(st_atomic_append_open(&ap, path, &err), 0);
+	assert_int_equal(ap.dropped, 2);
+	assert_int_equal(ap.len, 10);
+	assert_string_equal(ap.data, "h\n1,a\n2,b\n");
+	assert_false(ap.created);
+	/* the cut is on disk before anything is appended */
+	assert_string_equal(slurp(path), "h\n1,a\n2,b\n");
+	assert_int_equal(st_atomic_append_write(&ap, "3,c\n", 4, &err), 0);
+	assert_int_equal(ap.len, 14);
+	st_atomic_append_close(&ap);
+	assert_string_equal(slurp(path), "h\n1,a\n2,b\n3,c\n");
+	unlink(path);
+	free(path);
+}
+
+static void test_append_open_whole_and_headerless(void **state)
+{
+	st_atomic_append ap;
+	st_error err;
+	char *path = st_path_join(dir, "append2.csv");
+
+	(void)state;
+	/* nothing torn: nothing cut */
+	write_file(path, "h\n1\n");
+	assert_int_equal(st_atomic_append_open(&ap, path, &err), 0);
+	assert_int_equal(ap.dropped, 0);
+	assert_int_equal(ap.len, 4);
+	st_atomic_append_close(&ap);
+	/* a header torn by a kill at the very start: the file becomes empty */
+	write_file(path, "scan_nu");
+	assert_int_equal(st_atomic_append_open(&ap, path, &err), 0);
+	assert_int_equal(ap.dropped, 7);
+	assert_int_equal(ap.len, 0);
+	assert_string_equal(ap.data, "");
+	st_atomic_append_close(&ap);
+	unlink(path);
+	/* missing: created */
+	assert_int_equal(st_atomic_append_open(&ap, path, &err), 0);
+	assert_true(ap.created);
+	assert_int_equal(ap.len, 0);
+	assert_int_equal(st_atomic_append_write(&ap, "h\n", 2, &err), 0);
+	assert_false(ap.created);
+	st_atomic_append_close(&ap);
+	assert_string_equal(slurp(path), "h\n");
+	unlink(path);
+	free(path);
+	/* a zeroed handle closes safely */
+	st_atomic_append_close(&ap);
+}
+
+static void test_append_open_errors(void **state)
+{
+	st_atomic_append ap;
+	st_error err;
+	char *path = st_path_join(dir, "no/such/dir.csv");
+
+	(void)state;
+	assert_int_equal(st_atomic_append_open(&ap, path, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
+	assert_non_null(strstr(err.text, path));
+	assert_int_equal(ap.fd, -1);
+	free(path);
+	/* a directory is not an output file */
+	assert_int_equal(st_atomic_append_open(&ap, dir, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
+}
+
+static void test_lock_is_exclusive(void **state)
+{
+	st_error err;
+	char *path = st_path_join(dir, "out.lock");
+	int a, b;
+
+	(void)state;
+	a = st_atomic_lock(path, false, &err);
+	assert_true(a >= 0);
+	/* flock locks belong to the open file description: a second open in
+	 * the same process conflicts like another process would */
+	b = st_atomic_lock(path, false, &err);
+	assert_int_equal(b, -1);
+	assert_int_equal(err.code, ST_EXIT_TEMPFAIL);
+	assert_non_null(strstr(err.text, path));
+	st_atomic_unlock(a);
+	b = st_atomic_lock(path, false, &err);
+	assert_true(b >= 0);
+	st_atomic_unlock(b);
+	st_atomic_unlock(-1);
+	/* the lock file stays: removing it would race with the next run */
+	assert_true(st_path_is_file(path));
+	unlink(path);
+	free(path);
+	path = st_path_join(dir, "missing/out.lock");
+	assert_int_equal(st_atomic_lock(path, true, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
+	free(path);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -182,6 +296,10 @@ int main(void)
 		cmocka_unit_test(test_mkdir_p),
 		cmocka_unit_test(test_path_join),
 		cmocka_unit_test(test_file_mode_follows_umask),
+		cmocka_unit_test(test_append_open_cuts_torn_last_line),
+		cmocka_unit_test(test_append_open_whole_and_headerless),
+		cmocka_unit_test(test_append_open_errors),
+		cmocka_unit_test(test_lock_is_exclusive),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
