@@ -276,6 +276,38 @@ def gen_experiments():
         f.write(text)
 
 
+def gen_collect_examples():
+    """Tiny directories for the README's `collect` examples: what the
+    receivers leave at NCEM (acquisition/) and the counted files at NERSC
+    (counted/).  The files are empty; only names (and mtimes, which git does
+    not keep) matter to the collectors."""
+    acq = os.path.join(HERE, "acquisition")
+    os.makedirs(acq, exist_ok=True)
+    for f in os.listdir(acq):
+        os.unlink(os.path.join(acq, f))
+    times = {2525: ["2024-02-20T19:30:01+00:00", "2024-02-20T19:30:00Z",
+                    "2024-02-20T19:30:02.250+00:00", "2024-02-20T19:30:01+00:00+00:00"],
+             2526: ["2024-02-20T19:31:11+00:00"] * 4,
+             2527: ["2024-02-20T19:32:20+00:00"] * 3}      # receiver 3 missing
+    for n, ts in times.items():
+        for r, t in enumerate(ts):
+            with open(os.path.join(acq, "4dstem_rec_status_%d_scan_%d.json" % (r, n)),
+                      "w", encoding="ascii") as f:
+                f.write(json.dumps({"time": t, "last_scan_number": n,
+                                    "progress": 100, "UUID": "00000000-0000-4000-8000-%012d" % n}) + "\n")
+        for k in range(3):
+            open(os.path.join(acq, "data_scan%010d_module%dto%d_dst%d_file0.data"
+                              % (n, 4 * k, 4 * k + 3, k)), "w").close()
+    counted = os.path.join(HERE, "counted")
+    os.makedirs(counted, exist_ok=True)
+    for f in os.listdir(counted):
+        os.unlink(os.path.join(counted, f))
+    for name in ["FOURD_240220_1130_02601_02525.h5", "FOURD_240220_1131_02602_02526.h5",
+                 "FOURD_240220_1131_02602_02526_electrons.h5",
+                 "FOURD_240220_1132_00000_02527.h5"]:
+        open(os.path.join(counted, name), "w").close()
+
+
 # ---------------------------------------------------------------- expected table
 
 def read_csv(relpath):
@@ -378,6 +410,7 @@ def main():
         gen_save_stats(rng)
         gen_streaming(rng)
         gen_experiments()
+        gen_collect_examples()
     out = expected_table()
     for s, ft, st, _, _, _ in out:
         assert ft[1] >= 8 and st[1] >= 8 and st[3] > 0, s
