@@ -236,7 +236,8 @@ void st_atomic_unlock(int fd)
 }
 
 int st_atomic_append_open(st_atomic_append *ap, const char *path,
-			  st_error *err)
+			  bool (*whole)(const char *line, size_t len, void *ctx),
+			  void *ctx, st_error *err)
 {
 	struct stat st;
 	size_t cap, keep;
@@ -284,7 +285,24 @@ int st_atomic_append_open(st_atomic_append *ap, const char *path,
 	keep = ap->len;
 	while (keep > 0 && ap->data[keep - 1] != '\n')
 		keep--;
-	if (keep < ap->len) {
+	if (keep < ap->len && whole &&
+	    whole(ap->data + keep, ap->len - keep, ctx)) {
+		char *nd = realloc(ap->data, ap->len + 2);
+
+		if (!nd) {
+			st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", path);
+			goto fail;
+		}
+		ap->data = nd;
+		if (pwrite(ap->fd, "\n", 1, (off_t)ap->len) != 1 || fsync(ap->fd) != 0) {
+			st_error_set(err, ST_EXIT_IOERR, "cannot end the last line of "
+				     "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		ap->data[ap->len++] = '\n';
+		ap->data[ap->len] = '\0';
+		ap->completed = true;
+	} else if (keep < ap->len) {
 		if (ftruncate(ap->fd, (off_t)keep) != 0 || fsync(ap->fd) != 0) {
 			st_error_set(err, ST_EXIT_IOERR,
 				     "cannot cut the torn last line of %s: %s", path,

@@ -107,6 +107,41 @@ out:
 	return rc;
 }
 
+/* Is LINE (LEN bytes, no newline) a whole receivers row of *(size_t *)CTX
+ * fields?  Only then may a last line without newline be kept.  Any proper
+ * prefix of a row we wrote fails: it has fewer fields, or its last field is
+ * cut short of the "+00:00" every time we write ends with. */
+static bool whole_row(const char *line, size_t len, void *ctx)
+{
+	size_t want = *(const size_t *)ctx, nf = 0;
+	const char *p = line, *end = line + len;
+
+	while (p <= end) {
+		const char *q = memchr(p, ',', (size_t)(end - p));
+		size_t n;
+		char field[64];
+		st_instant t;
+
+		if (!q)
+			q = end;
+		n = (size_t)(q - p);
+		if (n == 0 || n >= sizeof(field))
+			return false;
+		memcpy(field, p, n);
+		field[n] = '\0';
+		if (nf == 0) {
+			if (strspn(field, "0123456789") != n)
+				return false;
+		} else if (n < 6 || strcmp(field + n - 6, "+00:00") != 0 ||
+			   st_time_parse(field, NULL, &t, NULL, NULL) < 0) {
+			return false;
+		}
+		nf++;
+		p = q + 1;
+	}
+	return nf == want;
+}
+
 /* The rows of RES as CSV text (after HEADER when it is not NULL), in a new
  * buffer. */
 static char *format_rows(const st_receivers_result *res, const char *header,
@@ -162,9 +197,12 @@ int st_collect_receivers(const char *dir, const char *out, bool wait,
 		lock = lock_out(out, wait, err);
 		if (lock < 0)
 			goto out;
-		if (st_atomic_append_open(&ap, out, err) < 0)
+		size_t ncols = (size_t)o->receivers + 1 + (o->data ? 1 : 0);
+
+		if (st_atomic_append_open(&ap, out, whole_row, &ncols, err) < 0)
 			goto out;
 		sum->dropped = ap.dropped;
+		sum->completed = ap.completed;
 		if (ap.len && known_scans(out, ap.data, ap.len, header, &known,
 					  &nknown, err) < 0)
 			goto out;

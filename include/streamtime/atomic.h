@@ -44,7 +44,9 @@ void st_atomic_unlock(int fd);
 /* A file that only grows by whole lines (SPEC 5.1).  st_atomic_append_open()
  * opens or creates it and reads what it holds; bytes after the last newline
  * are a row torn by a writer that was killed mid-write, and are cut off
- * (their count in DROPPED) so the row can be written again whole.  Each
+ * (their count in DROPPED) so the row can be written again whole.  Unless
+ * WHOLE (may be NULL) says those bytes are a complete line that only lacks
+ * its newline: then the newline is added (COMPLETED), and nothing is lost.  Each
  * st_atomic_append_write() writes its lines in one go and fsyncs: a kill
  * leaves at most one torn line, which the next open repairs. */
 typedef struct st_atomic_append {
@@ -53,13 +55,15 @@ typedef struct st_atomic_append {
 	char *data;        /* content after repair, NUL-terminated (owned) */
 	size_t len;        /* bytes in DATA, always the file's size */
 	size_t dropped;    /* bytes of torn last line cut off at open */
+	bool completed;    /* a last line without newline was kept, newline added */
 	bool created;      /* the file did not exist: its directory needs a sync */
 } st_atomic_append;
 
 /* Open (creating) PATH.  Error 73 when it cannot be created or opened for
  * writing, 74 on a read or truncate failure. */
 int st_atomic_append_open(st_atomic_append *ap, const char *path,
-			  st_error *err);
+			  bool (*whole)(const char *line, size_t len, void *ctx),
+			  void *ctx, st_error *err);
 
 /* Append LEN bytes (whole lines) and fsync.  Error 74. */
 int st_atomic_append_write(st_atomic_append *ap, const char *buf, size_t len,

@@ -29,6 +29,7 @@ typedef struct st_collect_summary {
 	size_t bad;             /* unusable files (warned), looked at again */
 	size_t unknown;         /* h5: distiller_id 00000, skipped */
 	size_t dropped;         /* receivers: bytes of a torn last line cut off */
+	bool completed;         /* receivers: a whole last row lacked its newline */
 } st_collect_summary;
 
 /* The header of a receivers file for R receivers, with or without

@@ -97,6 +97,8 @@ static int finish(const char *what, const char *out, const st_collect_summary *s
 	if (s->dropped)
 		st_msg_warn("%s: cut a torn last line (%zu bytes) left by a killed "
 			    "run; its scan is written again", out, s->dropped);
+	if (s->completed)
+		st_msg_warn("%s: its last row lacked a newline; added", out);
 	st_msg_info("collect %s: %zu written, %zu pending, %zu bad, %zu already "
 		    "in %s", what, s->written, s->pending, s->bad, s->known, dest);
 	if (strict && s->bad) {

@@ -291,10 +291,17 @@ def test_correctness(tmp):
     check(p.returncode == 0 and "torn last line" in p.stderr and
           "1 written" in p.stderr, "torn line repaired: %s" % p.stderr)
     check(read_rows(out) == full, "after repair the file is whole again")
-    # a row torn just before its newline is also cut and rewritten
+    # a whole row that only lacks its newline is kept (its files may be
+    # gone by now), not cut
     write(out, full[:-1])
     p = run("collect", "receivers", d, "--out", out)
-    check(read_rows(out) == full, "torn before newline: %s" % p.stderr)
+    check(read_rows(out) == full and "lacked a newline" in p.stderr and
+          " 0 written" in p.stderr, "whole last row kept: %s" % p.stderr)
+    # ... while a row cut inside its last time is cut and written again
+    write(out, full[:-4])
+    p = run("collect", "receivers", d, "--out", out)
+    check(read_rows(out) == full and "torn last line" in p.stderr and
+          "1 written" in p.stderr, "cut in the last time: %s" % p.stderr)
     # a header torn by a kill at the very start
     write(out, HEADER[:10])
     p = run("collect", "receivers", d, "--out", out)
