@@ -92,15 +92,18 @@ struct common {
 static int finish(const char *what, const char *out, const st_collect_summary *s,
 		  bool strict)
 {
-	const char *dest = strcmp(out, "-") == 0 ? "stdout" : out;
-
 	if (s->dropped)
 		st_msg_warn("%s: cut a torn last line (%zu bytes) left by a killed "
 			    "run; its scan is written again", out, s->dropped);
 	if (s->completed)
 		st_msg_warn("%s: its last row lacked a newline; added", out);
-	st_msg_info("collect %s: %zu written, %zu pending, %zu bad, %zu already "
-		    "in %s", what, s->written, s->pending, s->bad, s->known, dest);
+	if (strcmp(out, "-") == 0)
+		st_msg_info("collect %s: %zu written to stdout, %zu pending, %zu bad",
+			    what, s->written, s->pending, s->bad);
+	else
+		st_msg_info("collect %s: %zu written, %zu pending, %zu bad, %zu "
+			    "already in %s", what, s->written, s->pending, s->bad,
+			    s->known, out);
 	if (strict && s->bad) {
 		st_msg_error("%zu unusable file(s) and --strict", s->bad);
 		return ST_EXIT_DATAERR;
