@@ -8,6 +8,7 @@
 
 /* Sorted by name, as git.c keeps its commands[]. */
 static const struct st_cmd commands[] = {
+	{ "clock", cmd_clock, "host clock offsets: serve, responder, probe" },
 	{ "collect", cmd_collect, "cron collectors: receivers, h5" },
 	{ "merge", cmd_merge, "join the raw inputs: transfer, offload, streaming" },
 	{ "reproduce", cmd_reproduce, "run every step over a dataset, print the table" },

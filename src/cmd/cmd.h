@@ -66,6 +66,7 @@ int st_push_size_range(struct st_size_range **v, size_t *n, const char *arg);
 /* Append V to a growable array of strings. */
 int st_strv_push(const char ***v, size_t *n, const char *s);
 
+int cmd_clock(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -1,0 +1,136 @@
+/* clock.h - host clock offsets measured NTP-style (SPEC 5.3).
+ *
+ * One exchange: the prober sends a request at t1 (its clock), the responder
+ * receives it at t2 and replies at t3 (its clock), the prober gets the reply
+ * at t4.  With d_out, d_back >= 0 the one-way delays and theta the target's
+ * clock minus ours,
+ *     t2 = t1 + theta + d_out,   t4 = t3 - theta + d_back,
+ * so offset = ((t2 - t1) + (t3 - t4)) / 2 = theta + (d_out - d_back) / 2 and
+ * |offset - theta| <= delay / 2 with delay = (t4 - t1) - (t3 - t2): whatever
+ * the asymmetry, the truth lies within delay/2 (plus the clocks' resolution).
+ *
+ * The wire format (big-endian), the same over UDP and over a byte stream:
+ *   request  16 bytes: "STCK" version(1) 'Q' 0 0 id(u64)
+ *   reply    40 bytes: "STCK" version(1) 'R' 0 0 id(u64) t2(i64) t3(i64)
+ *                      resolution_ns(u32) 0 0 0 0
+ * Anything else is garbage: a server answers it with silence.
+ */
+#ifndef STREAMTIME_CLOCK_H
+#define STREAMTIME_CLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "streamtime/error.h"
+#include "streamtime/time.h"
+
+#define ST_CLOCK_VERSION 1
+#define ST_CLOCK_REQUEST_LEN 16
+#define ST_CLOCK_REPLY_LEN 40
+#define ST_CLOCK_DEFAULT_PORT 12123
+
+typedef struct st_clock_reply {
+	uint64_t id;
+	st_instant t2, t3;
+	uint32_t resolution;    /* ns, the responder's clock_getres */
+} st_clock_reply;
+
+void st_clock_encode_request(uint64_t id, unsigned char out[ST_CLOCK_REQUEST_LEN]);
+void st_clock_encode_reply(const st_clock_reply *r,
+			   unsigned char out[ST_CLOCK_REPLY_LEN]);
+
+/* Exactly one well-formed request of our version?  Fills *ID. */
+bool st_clock_parse_request(const unsigned char *buf, size_t len, uint64_t *id);
+
+/* Exactly one well-formed reply?  Also rejects t3 < t2. */
+bool st_clock_parse_reply(const unsigned char *buf, size_t len,
+			  st_clock_reply *r);
+
+/* Where a frame may start in a byte stream: the offset of the first "STCK"
+ * (or of a partial "S", "ST", "STC" at the very end), LEN if none.  Lets a
+ * stream reader skip what a login shell printed before the responder ran. */
+size_t st_clock_sync(const unsigned char *buf, size_t len);
+
+/* CLOCK_REALTIME now, in ns. */
+st_instant st_clock_now(void);
+
+/* CLOCK_REALTIME's resolution, in ns (at least 1). */
+uint32_t st_clock_resolution(void);
+
+typedef struct st_clock_sample {
+	st_instant t1, t2, t3, t4;
+	uint32_t remote_res, local_res;
+} st_clock_sample;
+
+/* offset = ((t2 - t1) + (t3 - t4)) / 2, rounded to the nearest ns. */
+st_duration st_clock_offset(const st_clock_sample *s);
+
+/* delay = (t4 - t1) - (t3 - t2); negative only when a clock stepped. */
+st_duration st_clock_delay(const st_clock_sample *s);
+
+/* delay / 2, rounded up, plus both clocks' resolutions: the offset is
+ * within this of the truth. */
+st_duration st_clock_bound(const st_clock_sample *s);
+
+/* The index of the sample of least delay among N.  A sample with a negative
+ * delay (a clock stepped between t1 and t4) proves nothing and is never
+ * chosen; N when there is no other. */
+size_t st_clock_best(const st_clock_sample *v, size_t n);
+
+#endif
+
+/* ---- transports (clock_net.c) ---- */
+
+enum st_clock_kind { ST_CLOCK_UDP, ST_CLOCK_SSH, ST_CLOCK_SSH_DATE, ST_CLOCK_EXEC };
+
+typedef struct st_clock_target {
+	enum st_clock_kind kind;
+	char *name;             /* written as `target`: NAME= prefix, else host */
+	char *host;             /* udp, ssh, ssh-date: [USER@]HOST as given */
+	char *port;             /* udp */
+	char *command;          /* exec */
+} st_clock_target;
+
+/* Parse [NAME=]udp://HOST[:PORT] | ssh://[USER@]HOST | ssh-date://[USER@]HOST
+ * | exec:COMMAND ([IPV6] in brackets).  Error 64 naming what is wrong. */
+int st_clock_target_parse(const char *spec, st_clock_target *t, st_error *err);
+void st_clock_target_release(st_clock_target *t);
+
+/* The method column: "udp", "ssh", "ssh-date", "exec". */
+const char *st_clock_kind_name(enum st_clock_kind k);
+
+typedef struct st_clock_probe_opts {
+	int samples;
+	st_duration sample_timeout;   /* one exchange */
+	st_duration target_timeout;   /* all exchanges with one target */
+	char *const *ssh_argv;        /* the ssh command and its options */
+	const char *remote_command;   /* ssh://: the responder on the far side */
+	const char *date_command;     /* ssh-date://: prints epoch ns */
+} st_clock_probe_opts;
+
+typedef struct st_clock_result {
+	st_clock_sample best;
+	size_t nsamples;        /* exchanges that completed */
+	size_t attempted;
+	char why[256];          /* when short of samples: what went wrong */
+} st_clock_result;
+
+/* Probe T.  Returns 0 with RES filled when at least one sample completed
+ * (RES->why says why there are fewer than asked), or -1 with error 69 when
+ * the target could not be measured at all. */
+int st_clock_probe(const st_clock_target *t, const st_clock_probe_opts *o,
+		   st_clock_result *res, st_error *err);
+
+/* Answer requests on UDP address LISTEN ("HOST:PORT", "[V6]:PORT", ":PORT")
+ * until *STOP is set or COUNT requests were answered (0: no limit).  READY
+ * is called once with the bound address ("127.0.0.1:40123").  Garbage is
+ * dropped silently.  Errors: 64 bad address, 69 cannot bind. */
+int st_clock_serve_udp(const char *listen, unsigned long count,
+		       volatile int *stop,
+		       void (*ready)(const char *addr, void *ctx), void *ctx,
+		       st_error *err);
+
+/* Answer the requests read from fd IN on fd OUT until end of input;
+ * bytes that are not a request are skipped.  Error 74 on a write error. */
+int st_clock_respond_stream(int in, int out, st_error *err);

@@ -1,0 +1,425 @@
+/* clock.c - `streamtime clock serve|responder|probe` (SPEC 5.3). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "streamtime/atomic.h"
+#include "streamtime/clock.h"
+#include "streamtime/csv.h"
+#include "streamtime/num.h"
+
+#define CLOCK_HEADER \
+	"measured_at,reference,target,offset_ms,delay_ms,bound_ms,samples,method"
+
+static const char serve_usage[] =
+	"usage: streamtime clock serve [--listen ADDR:PORT] [--count N]\n"
+	"\n"
+	"Answer clock requests over UDP with this host's CLOCK_REALTIME receive\n"
+	"and send times.  Anything that is not a request gets no answer.  Runs\n"
+	"until SIGINT/SIGTERM; prints 'listening on ADDR:PORT' to stderr.\n"
+	"\n"
+	"  --listen ADDR:PORT    default :12123 (all addresses); port 0 picks one\n"
+	"  --count N             exit after N answers\n"
+	"  -q, --quiet / -v, --verbose / -h, --help\n";
+
+static const char responder_usage[] =
+	"usage: streamtime clock responder\n"
+	"\n"
+	"Answer clock requests read from stdin on stdout, until end of input, so\n"
+	"that `ssh HOST streamtime clock responder` carries many exchanges over\n"
+	"one ssh session (clock probe ssh://HOST does this).\n";
+
+static const char probe_usage[] =
+	"usage: streamtime clock probe TARGET... [--samples N] [--out FILE]\n"
+	"                              [--reference NAME] [--timeout S]\n"
+	"                              [--sample-timeout S] [--ssh COMMAND]\n"
+	"                              [--remote-command CMD] [--date-command CMD]\n"
+	"\n"
+	"Measure each target's clock against this host's, NTP-style: N exchanges,\n"
+	"the one of least delay kept.  offset = target clock - this clock; the\n"
+	"truth is within bound = delay/2 + both clocks' resolutions.  Rows:\n"
+	"  " CLOCK_HEADER "\n"
+	"\n"
+	"TARGET, optionally NAME=TARGET (NAME goes in the target column; default\n"
+	"the host):\n"
+	"  udp://HOST[:PORT]      a `clock serve` (default port 12123)\n"
+	"  ssh://[USER@]HOST      runs the responder over one ssh session\n"
+	"  ssh-date://[USER@]HOST no streamtime there: one ssh call per sample\n"
+	"                         running `date +%s%N`; the whole round trip counts\n"
+	"  exec:COMMAND           a local command speaking the responder protocol\n"
+	"\n"
+	"  --samples N           exchanges per target (default 16)\n"
+	"  --out FILE            append the rows to FILE (created with its header;\n"
+	"                        FILE.lock serialises runs); default stdout\n"
+	"  --reference NAME      the reference column (default this host's name)\n"
+	"  --timeout S           per target (default 20)\n"
+	"  --sample-timeout S    per exchange (default 1; the first exchange of an\n"
+	"                        ssh session may take the whole --timeout)\n"
+	"  --ssh COMMAND         ssh and its options, split at blanks\n"
+	"                        (default 'ssh -o BatchMode=yes')\n"
+	"  --remote-command CMD  default 'streamtime clock responder'\n"
+	"  --date-command CMD    default 'date +%s%N'\n"
+	"  -q, --quiet / -v, --verbose / -h, --help\n"
+	"\n"
+	"An unreachable target is a warning; the others are still measured, and\n"
+	"the exit status is 69.\n";
+
+static volatile int stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void print_ready(const char *addr, void *ctx)
+{
+	(void)ctx;
+	st_msg_info("listening on %s", addr);
+}
+
+static int clock_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "count", required_argument, NULL, 'c' },
+		ST_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog = "streamtime clock serve";
+	char deflisten[16];
+	const char *listen = deflisten;
+	int64_t count = 0;
+	struct sigaction sa = { .sa_handler = on_signal };
+	st_error err;
+	int c;
+
+	snprintf(deflisten, sizeof(deflisten), ":%d", ST_CLOCK_DEFAULT_PORT);
+	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l': listen = optarg; break;
+		case 'c':
+			if (st_num_parse_int(optarg, &count) < 0 || count < 1)
+				return st_msg_usage(prog, "--count '%s': expected a "
+						    "positive number", optarg);
+			break;
+		case 'h':
+			fputs(serve_usage, stdout);
+			return st_finish_stdout(ST_EXIT_OK);
+		default:
+			if (st_common_option(c))
+				break;
+			return st_msg_usage(prog, "bad option");
+		}
+	}
+	if (optind < argc)
+		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
+	/* no SA_RESTART: a signal must interrupt recvfrom */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (st_clock_serve_udp(listen, (unsigned long)count, &stop_flag, print_ready,
+			       NULL, &err) < 0)
+		return st_msg_fail(&err);
+	return ST_EXIT_OK;
+}
+
+static int clock_responder(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		ST_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	st_error err;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(responder_usage, stdout);
+			return st_finish_stdout(ST_EXIT_OK);
+		}
+		if (!st_common_option(c))
+			return st_msg_usage("streamtime clock responder", "bad option");
+	}
+	if (optind < argc)
+		return st_msg_usage("streamtime clock responder",
+				    "unexpected argument '%s'", argv[optind]);
+	signal(SIGPIPE, SIG_IGN);
+	if (st_clock_respond_stream(0, 1, &err) < 0)
+		return st_msg_fail(&err);
+	return ST_EXIT_OK;
+}
+
+/* S seconds (> 0) as a duration. */
+static int parse_seconds(const char *s, st_duration *out)
+{
+	double v;
+
+	if (st_num_parse_double(s, &v) < 0 || v <= 0 || v > 86400)
+		return -1;
+	*out = (st_duration)(v * 1e9);
+	return 0;
+}
+
+/* Split COMMAND at blanks into a NULL-terminated argv (new).  The words
+ * point into *BLOCK (new); the caller frees both.  NULL when empty. */
+static char **split_words(const char *command, char **block)
+{
+	size_t n = 0, cap = 8;
+	char **v = malloc(cap * sizeof(*v)), *save = NULL, *w;
+
+	*block = strdup(command);
+	if (!v || !*block) {
+		free(v);
+		free(*block);
+		return NULL;
+	}
+	for (w = strtok_r(*block, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (n + 1 == cap) {
+			char **nv = realloc(v, (cap *= 2) * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				free(*block);
+				return NULL;
+			}
+			v = nv;
+		}
+		v[n++] = w;
+	}
+	v[n] = NULL;
+	if (n == 0) {
+		free(v);
+		free(*block);
+		return NULL;
+	}
+	return v;
+}
+
+static void format_ms(char *buf, size_t size, st_duration d)
+{
+	/* exact: ns as ms with 6 decimals */
+	snprintf(buf, size, "%s%lld.%06lld", d < 0 ? "-" : "",
+		 (long long)((d < 0 ? -d : d) / 1000000),
+		 (long long)((d < 0 ? -d : d) % 1000000));
+}
+
+/* One CSV row for target T's result. */
+static int format_row(FILE *f, const char *reference, const st_clock_target *t,
+		      const st_clock_result *r)
+{
+	const st_clock_sample *s = &r->best;
+	char when[48], off[32], del[32], bnd[32];
+	const char *fields[8];
+	char samples[24];
+
+	st_time_format_utc(s->t1 + (s->t4 - s->t1) / 2, when, sizeof(when));
+	format_ms(off, sizeof(off), st_clock_offset(s));
+	format_ms(del, sizeof(del), st_clock_delay(s));
+	format_ms(bnd, sizeof(bnd), st_clock_bound(s));
+	snprintf(samples, sizeof(samples), "%zu", r->nsamples);
+	fields[0] = when;
+	fields[1] = reference;
+	fields[2] = t->name;
+	fields[3] = off;
+	fields[4] = del;
+	fields[5] = bnd;
+	fields[6] = samples;
+	fields[7] = st_clock_kind_name(t->kind);
+	return st_csv_write_row(f, 8, fields);
+}
+
+static int clock_probe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "samples", required_argument, NULL, 'n' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "reference", required_argument, NULL, 'r' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "sample-timeout", required_argument, NULL, 't' },
+		{ "ssh", required_argument, NULL, 's' },
+		{ "remote-command", required_argument, NULL, 'R' },
+		{ "date-command", required_argument, NULL, 'D' },
+		ST_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog = "streamtime clock probe";
+	const char *out = "-", *reference = NULL, *ssh = "ssh -o BatchMode=yes";
+	st_clock_probe_opts o = {
+		.samples = 16,
+		.sample_timeout = 1 * ST_NS_PER_SEC,
+		.target_timeout = 20 * ST_NS_PER_SEC,
+		.remote_command = "streamtime clock responder",
+		.date_command = "date +%s%N",
+	};
+	st_clock_target *targets = NULL;
+	size_t ntargets = 0, failed = 0;
+	char host[256], *block = NULL, **sshv = NULL, *text = NULL;
+	size_t len = 0;
+	FILE *mem = NULL;
+	st_error err;
+	int64_t v;
+	int c, rc = ST_EXIT_USAGE;
+
+	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'r': reference = optarg; break;
+		case 's': ssh = optarg; break;
+		case 'R': o.remote_command = optarg; break;
+		case 'D': o.date_command = optarg; break;
+		case 'n':
+			if (st_num_parse_int(optarg, &v) < 0 || strchr(optarg, '.') ||
+			    v < 1 || v > 10000)
+				return st_msg_usage(prog, "--samples '%s': expected 1 "
+						    "to 10000", optarg);
+			o.samples = (int)v;
+			break;
+		case 'T':
+			if (parse_seconds(optarg, &o.target_timeout) < 0)
+				return st_msg_usage(prog, "--timeout '%s': expected "
+						    "seconds > 0", optarg);
+			break;
+		case 't':
+			if (parse_seconds(optarg, &o.sample_timeout) < 0)
+				return st_msg_usage(prog, "--sample-timeout '%s': "
+						    "expected seconds > 0", optarg);
+			break;
+		case 'h':
+			fputs(probe_usage, stdout);
+			return st_finish_stdout(ST_EXIT_OK);
+		default:
+			if (st_common_option(c))
+				break;
+			return st_msg_usage(prog, "bad option");
+		}
+	}
+	if (optind >= argc)
+		return st_msg_usage(prog, "at least one TARGET is required");
+	targets = calloc((size_t)(argc - optind), sizeof(*targets));
+	if (!targets)
+		return ST_EXIT_IOERR;
+	for (int i = optind; i < argc; i++) {
+		if (st_clock_target_parse(argv[i], &targets[ntargets], &err) < 0) {
+			rc = st_msg_usage(prog, "%s", err.text);
+			goto out;
+		}
+		ntargets++;
+	}
+	sshv = split_words(ssh, &block);
+	if (!sshv) {
+		rc = st_msg_usage(prog, "--ssh: empty command");
+		goto out;
+	}
+	o.ssh_argv = sshv;
+	if (!reference) {
+		if (gethostname(host, sizeof(host)) != 0)
+			strcpy(host, "localhost");
+		host[sizeof(host) - 1] = '\0';
+		reference = host;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	mem = open_memstream(&text, &len);
+	if (!mem) {
+		rc = ST_EXIT_IOERR;
+		goto out;
+	}
+	for (size_t i = 0; i < ntargets; i++) {
+		st_clock_result r;
+		char off[32], bnd[32], del[32];
+
+		if (st_clock_probe(&targets[i], &o, &r, &err) < 0) {
+			st_msg_warn("%s", err.text);
+			failed++;
+			continue;
+		}
+		format_ms(off, sizeof(off), st_clock_offset(&r.best));
+		format_ms(del, sizeof(del), st_clock_delay(&r.best));
+		format_ms(bnd, sizeof(bnd), st_clock_bound(&r.best));
+		st_msg_info("%s: offset %s ms +- %s ms (delay %s ms, %zu of %d "
+			    "samples, %s)", targets[i].name, off, bnd, del, r.nsamples,
+			    o.samples, st_clock_kind_name(targets[i].kind));
+		if (r.nsamples < (size_t)o.samples) {
+			st_msg_warn("%s: only %zu of %d samples: %s", targets[i].name,
+				    r.nsamples, o.samples, r.why);
+			failed++;
+		}
+		format_row(mem, reference, &targets[i], &r);
+	}
+	if (fclose(mem) != 0) {
+		mem = NULL;
+		rc = ST_EXIT_IOERR;
+		goto out;
+	}
+	mem = NULL;
+	if (strcmp(out, "-") == 0) {
+		printf("%s\n%s", CLOCK_HEADER, text);
+		rc = st_finish_stdout(ST_EXIT_OK);
+	} else if (len) {
+		st_atomic_append ap;
+		char *lp = malloc(strlen(out) + 6);
+		int lock = -1;
+
+		if (lp) {
+			sprintf(lp, "%s.lock", out);
+			lock = st_atomic_lock(lp, true, &err);
+			free(lp);
+		}
+		rc = ST_EXIT_OK;
+		if (!lp || lock < 0 ||
+		    st_atomic_append_open(&ap, out, NULL, NULL, &err) < 0) {
+			rc = lp ? st_msg_fail(&err) : ST_EXIT_IOERR;
+		} else {
+			if (ap.len == 0) {
+				char *all;
+
+				if (asprintf(&all, "%s\n%s", CLOCK_HEADER, text) < 0) {
+					rc = ST_EXIT_IOERR;
+				} else {
+					free(text);
+					text = all;
+					len = strlen(all);
+				}
+			} else if (strncmp(ap.data, CLOCK_HEADER "\n",
+					   sizeof(CLOCK_HEADER)) != 0) {
+				st_msg_error("%s: not a clock offsets file (its header "
+					     "is not '%s')", out, CLOCK_HEADER);
+				rc = ST_EXIT_DATAERR;
+			}
+			if (rc == ST_EXIT_OK &&
+			    st_atomic_append_write(&ap, text, len, &err) < 0)
+				rc = st_msg_fail(&err);
+			st_atomic_append_close(&ap);
+		}
+		st_atomic_unlock(lock);
+	} else {
+		rc = ST_EXIT_OK;
+	}
+	if (rc == ST_EXIT_OK && failed)
+		rc = ST_EXIT_UNAVAILABLE;
+out:
+	if (mem)
+		fclose(mem);
+	free(text);
+	free(sshv);
+	free(block);
+	for (size_t i = 0; i < ntargets; i++)
+		st_clock_target_release(&targets[i]);
+	free(targets);
+	return rc;
+}
+
+static const struct st_cmd subcommands[] = {
+	{ "probe", clock_probe, "measure other hosts' clocks against this one" },
+	{ "responder", clock_responder, "answer clock requests on stdin/stdout" },
+	{ "serve", clock_serve, "answer clock requests over UDP" },
+};
+
+int cmd_clock(int argc, char **argv)
+{
+	return st_cmd_dispatch("streamtime clock", subcommands,
+			       sizeof(subcommands) / sizeof(subcommands[0]), argc,
+			       argv);
+}
