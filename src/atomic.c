@@ -204,20 +204,14 @@ int st_mkdir_p(const char *path, st_error *err)
 	return 0;
 }
 
-int st_atomic_lock(const char *path, bool wait, st_error *err)
+/* flock FD (for PATH, in messages). */
+static int lock_fd(int fd, const char *path, bool wait, st_error *err)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-
-	if (fd < 0)
-		return st_error_set(err, ST_EXIT_CANTCREAT,
-				    "cannot create lock file %s: %s", path,
-				    strerror(errno));
 	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
 		int e = errno;
 
 		if (e == EINTR)
 			continue;
-		close(fd);
 		if (e == EWOULDBLOCK)
 			return st_error_set(err, ST_EXIT_TEMPFAIL,
 					    "%s is held by another run; "
@@ -225,6 +219,24 @@ int st_atomic_lock(const char *path, bool wait, st_error *err)
 					    path);
 		return st_error_set(err, ST_EXIT_IOERR, "cannot lock %s: %s",
 				    path, strerror(e));
+	}
+	return 0;
+}
+
+int st_atomic_lock(const char *path, bool wait, st_error *err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	/* another user's lock file: reading is enough for a local flock */
+	if (fd < 0 && errno == EACCES)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return st_error_set(err, ST_EXIT_CANTCREAT,
+				    "cannot open lock file %s: %s", path,
+				    strerror(errno));
+	if (lock_fd(fd, path, wait, err) < 0) {
+		close(fd);
+		return -1;
 	}
 	return fd;
 }
@@ -235,9 +247,8 @@ void st_atomic_unlock(int fd)
 		close(fd);      /* closing the last descriptor drops the flock */
 }
 
-int st_atomic_append_open(st_atomic_append *ap, const char *path,
-			  bool (*whole)(const char *line, size_t len, void *ctx),
-			  void *ctx, st_error *err)
+int st_atomic_append_open(st_atomic_append *ap, const char *path, bool wait,
+			  st_error *err)
 {
 	struct stat st;
 	size_t cap, keep;
@@ -248,10 +259,12 @@ int st_atomic_append_open(st_atomic_append *ap, const char *path,
 	ap->path = strdup(path);
 	if (!ap->path)
 		return st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", path);
-	ap->fd = open(path, O_RDWR | O_CLOEXEC);
+	ap->fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (ap->fd < 0 && errno == ENOENT) {
 		ap->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		ap->created = ap->fd >= 0;
+		if (ap->fd < 0 && errno == EEXIST)      /* a run just made it */
+			ap->fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	}
 	if (ap->fd < 0) {
 		st_error_set(err, ST_EXIT_CANTCREAT, "cannot open %s for writing: %s",
@@ -260,6 +273,14 @@ int st_atomic_append_open(st_atomic_append *ap, const char *path,
 	}
 	if (fstat(ap->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		st_error_set(err, ST_EXIT_CANTCREAT, "%s: not a regular file", path);
+		goto fail;
+	}
+	if (lock_fd(ap->fd, path, wait, err) < 0)
+		goto fail;
+	/* the size that counts is the one under the lock */
+	if (fstat(ap->fd, &st) != 0) {
+		st_error_set(err, ST_EXIT_IOERR, "cannot stat %s: %s", path,
+			     strerror(errno));
 		goto fail;
 	}
 	cap = (size_t)st.st_size;
@@ -285,38 +306,46 @@ int st_atomic_append_open(st_atomic_append *ap, const char *path,
 	keep = ap->len;
 	while (keep > 0 && ap->data[keep - 1] != '\n')
 		keep--;
-	if (keep < ap->len && whole &&
-	    whole(ap->data + keep, ap->len - keep, ctx)) {
-		char *nd = realloc(ap->data, ap->len + 2);
-
-		if (!nd) {
-			st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", path);
-			goto fail;
-		}
-		ap->data = nd;
-		if (pwrite(ap->fd, "\n", 1, (off_t)ap->len) != 1 || fsync(ap->fd) != 0) {
-			st_error_set(err, ST_EXIT_IOERR, "cannot end the last line of "
-				     "%s: %s", path, strerror(errno));
-			goto fail;
-		}
-		ap->data[ap->len++] = '\n';
-		ap->data[ap->len] = '\0';
-		ap->completed = true;
-	} else if (keep < ap->len) {
-		if (ftruncate(ap->fd, (off_t)keep) != 0 || fsync(ap->fd) != 0) {
-			st_error_set(err, ST_EXIT_IOERR,
-				     "cannot cut the torn last line of %s: %s", path,
-				     strerror(errno));
-			goto fail;
-		}
-		ap->dropped = ap->len - keep;
-		ap->len = keep;
-		ap->data[keep] = '\0';
-	}
+	ap->tail = ap->len - keep;
 	return 0;
 fail:
 	st_atomic_append_close(ap);
 	return -1;
+}
+
+int st_atomic_append_repair(st_atomic_append *ap,
+			    bool (*whole)(const char *line, size_t len, void *ctx),
+			    void *ctx, st_error *err)
+{
+	size_t keep = ap->len - ap->tail;
+
+	if (ap->tail == 0)
+		return 0;
+	if (whole && whole(ap->data + keep, ap->tail, ctx)) {
+		char *nd = realloc(ap->data, ap->len + 2);
+
+		if (!nd)
+			return st_error_set(err, ST_EXIT_IOERR, "%s: out of memory",
+					    ap->path);
+		ap->data = nd;
+		if (pwrite(ap->fd, "\n", 1, (off_t)ap->len) != 1 || fsync(ap->fd) != 0)
+			return st_error_set(err, ST_EXIT_IOERR, "cannot end the last "
+					    "line of %s: %s", ap->path,
+					    strerror(errno));
+		ap->data[ap->len++] = '\n';
+		ap->data[ap->len] = '\0';
+		ap->completed = true;
+	} else {
+		if (ftruncate(ap->fd, (off_t)keep) != 0 || fsync(ap->fd) != 0)
+			return st_error_set(err, ST_EXIT_IOERR, "cannot cut the torn "
+					    "last line of %s: %s", ap->path,
+					    strerror(errno));
+		ap->dropped = ap->tail;
+		ap->len = keep;
+		ap->data[keep] = '\0';
+	}
+	ap->tail = 0;
+	return 0;
 }
 
 int st_atomic_append_write(st_atomic_append *ap, const char *buf, size_t len,

@@ -1,8 +1,12 @@
 /* collect.c - lock, read what is there, add what is new (SPEC 5.1, 5.2). */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "streamtime/atomic.h"
 #include "streamtime/collect.h"
@@ -27,6 +31,30 @@ char *st_collect_receivers_header(int receivers, bool data)
 		return NULL;
 	}
 	return s;
+}
+
+/* OUT with symlinks resolved, in a new string: an existing file's real
+ * path, else its real directory plus its name.  Every way of naming the
+ * file then gets the same lock, and the rename replaces the file, not a
+ * symlink to it. */
+static char *resolve_out(const char *out)
+{
+	char *r = realpath(out, NULL), *copy, *dir;
+
+	if (r)
+		return r;
+	copy = strdup(out);
+	if (!copy)
+		return NULL;
+	dir = realpath(dirname(copy), NULL);
+	free(copy);
+	if (!dir)
+		return strdup(out);
+	copy = strdup(out);
+	r = copy ? st_path_join(dir, basename(copy)) : NULL;
+	free(copy);
+	free(dir);
+	return r;
 }
 
 /* "OUT.lock" in a new string. */
@@ -61,26 +89,36 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The scans OUT already holds (DATA, LEN bytes of whole lines), sorted, in
- * *SCANS.  The header must be HEADER exactly. */
-static int known_scans(const char *out, const char *data, size_t len,
-		       const char *header, int64_t **scans, size_t *n,
-		       st_error *err)
+/* Is the first line of DATA (LEN bytes of whole lines, LEN > 0) HEADER?
+ * Checked before anything in OUT is touched: a file of another shape, or
+ * not ours at all, is refused as it is. */
+static int check_header(const char *out, const char *data, size_t len,
+			const char *header, st_error *err)
 {
 	const char *nl = memchr(data, '\n', len);
 	size_t hlen = nl ? (size_t)(nl - data) : len;
-	st_table t;
-	int rc = -1;
 
-	*scans = NULL;
-	*n = 0;
 	if (hlen && data[hlen - 1] == '\r')
 		hlen--;
 	if (hlen != strlen(header) || memcmp(data, header, hlen) != 0)
 		return st_error_set(err, ST_EXIT_DATAERR,
 				    "%s: header '%.*s' is not '%s'; give each "
-				    "--receivers/--no-data shape its own file",
+				    "--receivers/--no-data shape its own file "
+				    "(nothing was changed)",
 				    out, (int)(hlen > 200 ? 200 : hlen), data, header);
+	return 0;
+}
+
+/* The scans OUT already holds (DATA, LEN bytes of whole lines after its
+ * header), sorted, in *SCANS. */
+static int known_scans(const char *out, const char *data, size_t len,
+		       int64_t **scans, size_t *n, st_error *err)
+{
+	st_table t;
+	int rc = -1;
+
+	*scans = NULL;
+	*n = 0;
 	st_table_init(&t);
 	if (st_table_parse(&t, out, data, len, err) < 0)
 		goto out;
@@ -187,24 +225,34 @@ int st_collect_receivers(const char *dir, const char *out, bool wait,
 	int64_t *known = NULL;
 	size_t nknown = 0, len = 0;
 	bool to_stdout = strcmp(out, "-") == 0;
-	int lock = -1, rc = -1;
+	int rc = -1;
 
 	memset(sum, 0, sizeof(*sum));
 	header = st_collect_receivers_header(o->receivers, o->data);
 	if (!header)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	if (!to_stdout) {
-		lock = lock_out(out, wait, err);
-		if (lock < 0)
-			goto out;
 		size_t ncols = (size_t)o->receivers + 1 + (o->data ? 1 : 0);
+		DIR *d = opendir(dir);
 
-		if (st_atomic_append_open(&ap, out, whole_row, &ncols, err) < 0)
+		/* a missing DIR must not leave a new empty output behind */
+		if (!d) {
+			st_error_set(err, ST_EXIT_NOINPUT, "cannot open directory "
+				     "%s: %s", dir, strerror(errno));
+			goto out;
+		}
+		closedir(d);
+		if (st_atomic_append_open(&ap, out, wait, err) < 0)
+			goto out;
+		if (ap.len > ap.tail &&
+		    check_header(out, ap.data, ap.len - ap.tail, header, err) < 0)
+			goto out;
+		if (st_atomic_append_repair(&ap, whole_row, &ncols, err) < 0)
 			goto out;
 		sum->dropped = ap.dropped;
 		sum->completed = ap.completed;
-		if (ap.len && known_scans(out, ap.data, ap.len, header, &known,
-					  &nknown, err) < 0)
+		if (ap.len && known_scans(out, ap.data, ap.len, &known, &nknown,
+					  err) < 0)
 			goto out;
 		sum->known = nknown;
 		opts.skip = known;
@@ -241,7 +289,6 @@ out:
 	free(known);
 	st_receivers_result_release(&res);
 	st_atomic_append_close(&ap);
-	st_atomic_unlock(lock);
 	return rc;
 }
 
@@ -265,8 +312,9 @@ static bool naive_form(const char *s)
 	       !strchr(s + 10, 'Z');
 }
 
-int st_collect_h5(const char *dir, const char *out, const st_collect_h5_opts *o,
-		  st_collect_summary *sum, st_log *log, st_error *err)
+int st_collect_h5(const char *const *dirs, size_t ndirs, const char *out_arg,
+		  const st_collect_h5_opts *o, st_collect_summary *sum,
+		  st_log *log, st_error *err)
 {
 	static const char *const cols[] = { "distiller_id", "scan_number",
 					    "datetime" };
@@ -276,17 +324,22 @@ int st_collect_h5(const char *dir, const char *out, const st_collect_h5_opts *o,
 	st_h5_key *known = NULL;
 	struct h5_row *rows = NULL;
 	char (*stamps)[48] = NULL;
-	bool to_stdout = strcmp(out, "-") == 0, exists = false;
+	bool to_stdout = strcmp(out_arg, "-") == 0, exists = false;
+	char *out = to_stdout ? strdup(out_arg) : resolve_out(out_arg);
 	int idx[3], lock = -1, rc = -1;
 	size_t nrows = 0;
+	struct stat st;
 
 	memset(sum, 0, sizeof(*sum));
 	st_table_init(&t);
+	if (!out)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	if (!to_stdout) {
 		lock = lock_out(out, o->wait, err);
 		if (lock < 0)
 			goto out;
-		exists = st_path_is_file(out);
+		/* an empty file (a crash before its first write) counts as new */
+		exists = stat(out, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 	}
 	if (exists) {
 		if (st_table_read(&t, out, err) < 0 ||
@@ -317,7 +370,7 @@ int st_collect_h5(const char *dir, const char *out, const st_collect_h5_opts *o,
 		opts.h5.skip = known;
 		opts.h5.nskip = t.nrows;
 	}
-	if (st_h5_collect(dir, &opts.h5, &res, log, err) < 0)
+	if (st_h5_collect(dirs, ndirs, &opts.h5, &res, log, err) < 0)
 		goto out;
 	sum->written = res.n;
 	sum->pending = res.pending;
@@ -387,5 +440,6 @@ out:
 	st_h5_result_release(&res);
 	st_table_release(&t);
 	st_atomic_unlock(lock);
+	free(out);
 	return rc;
 }

@@ -78,17 +78,18 @@ static int file_cmp(const void *a, const void *b)
 
 	if (c)
 		return c;
-	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->id, y->id);    /* the same on every run */
 }
 
-int st_h5_collect(const char *dir, const st_h5_opts *o, st_h5_result *res,
-		  st_log *log, st_error *err)
+/* Add the files of DIR to RES (CAP its capacity). */
+static int collect_dir(const char *dir, const st_h5_opts *o, st_h5_result *res,
+		       size_t *cap, st_log *log, st_error *err)
 {
 	struct dirent *de;
-	size_t cap = 0, k = 0;
 	DIR *d;
 
-	memset(res, 0, sizeof(*res));
 	d = opendir(dir);
 	if (!d)
 		return st_error_set(err, ST_EXIT_NOINPUT, "cannot open directory %s: %s",
@@ -129,6 +130,8 @@ int st_h5_collect(const char *dir, const st_h5_opts *o, st_h5_result *res,
 			res->bad++;
 			continue;
 		}
+		if (!S_ISREG(st.st_mode))
+			continue;       /* a directory named like a file */
 		f.mtime = (st_instant)st.st_mtim.tv_sec * ST_NS_PER_SEC +
 			  st.st_mtim.tv_nsec;
 		if (f.mtime > o->now - o->settle) {
@@ -138,8 +141,8 @@ int st_h5_collect(const char *dir, const st_h5_opts *o, st_h5_result *res,
 			continue;
 		}
 		memcpy(f.id, nm.id, sizeof(f.id));
-		if (res->n == cap) {
-			size_t nc = cap ? cap * 2 : 256;
+		if (res->n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 256;
 			st_h5_file *nf = realloc(res->files, nc * sizeof(*nf));
 
 			if (!nf) {
@@ -147,11 +150,29 @@ int st_h5_collect(const char *dir, const st_h5_opts *o, st_h5_result *res,
 				goto fail;
 			}
 			res->files = nf;
-			cap = nc;
+			*cap = nc;
 		}
 		res->files[res->n++] = f;
 	}
 	closedir(d);
+	return 0;
+fail:
+	closedir(d);
+	return -1;
+}
+
+int st_h5_collect(const char *const *dirs, size_t ndirs, const st_h5_opts *o,
+		  st_h5_result *res, st_log *log, st_error *err)
+{
+	size_t cap = 0, k = 0;
+
+	memset(res, 0, sizeof(*res));
+	for (size_t i = 0; i < ndirs; i++) {
+		if (collect_dir(dirs[i], o, res, &cap, log, err) < 0) {
+			st_h5_result_release(res);
+			return -1;
+		}
+	}
 	/* one entry per key: the earliest file */
 	if (res->n)
 		qsort(res->files, res->n, sizeof(*res->files), file_cmp);
@@ -166,10 +187,6 @@ int st_h5_collect(const char *dir, const st_h5_opts *o, st_h5_result *res,
 	}
 	res->n = k;
 	return 0;
-fail:
-	closedir(d);
-	st_h5_result_release(res);
-	return -1;
 }
 
 void st_h5_result_release(st_h5_result *res)

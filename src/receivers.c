@@ -193,9 +193,12 @@ static bool in_sorted(const int64_t *v, size_t n, int64_t key)
 
 /* Read file NAME of directory DFD into a new buffer (at most
  * ST_RECEIVERS_STATUS_MAX bytes).  Error text without the file name. */
-static char *slurp_at(int dfd, const char *name, size_t *len, st_error *err)
+static char *slurp_at(int dfd, const char *name, size_t *len, st_instant *mtime,
+		      st_error *err)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO named like a status file must not hang the run
+	 * (and every later one, behind its lock) */
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
 	char *buf = NULL;
 	size_t n = 0, cap;
@@ -208,6 +211,7 @@ static char *slurp_at(int dfd, const char *name, size_t *len, st_error *err)
 		st_error_set(err, ST_EXIT_DATAERR, "not a regular file");
 		goto fail;
 	}
+	*mtime = (st_instant)st.st_mtim.tv_sec * ST_NS_PER_SEC + st.st_mtim.tv_nsec;
 	if (st.st_size > ST_RECEIVERS_STATUS_MAX) {
 		st_error_set(err, ST_EXIT_DATAERR, "larger than %d bytes, not a "
 			     "status file", ST_RECEIVERS_STATUS_MAX);
@@ -248,7 +252,9 @@ fail:
 
 enum verdict { COMPLETE, PENDING, BAD };
 
-/* Decide the scan whose entries are E[0..N) (sorted: data files first). */
+/* Decide the scan whose entries are E[0..N) (sorted: data files first).
+ * Every file of the scan, status files too (they may be rewritten in
+ * place), must have been quiet for the settle time. */
 static enum verdict judge(const char *dir, int dfd, const struct arena *names,
 			  const struct entry *e, size_t n,
 			  const st_receivers_opts *o, st_instant *row,
@@ -256,8 +262,10 @@ static enum verdict judge(const char *dir, int dfd, const struct arena *names,
 {
 	int64_t scan = e[0].scan;
 	size_t ndata = 0, nstatus;
-	st_instant newest = INT64_MIN;
-	bool bad = false;
+	st_instant newest = INT64_MIN, newest_data = INT64_MIN;
+	char *bufs[ST_RECEIVERS_MAX] = { 0 };
+	size_t lens[ST_RECEIVERS_MAX] = { 0 };
+	enum verdict v = COMPLETE;
 
 	while (ndata < n && e[ndata].receiver < 0)
 		ndata++;
@@ -267,57 +275,84 @@ static enum verdict judge(const char *dir, int dfd, const struct arena *names,
 			nstatus, o->receivers);
 		return PENDING;
 	}
-	if (o->data) {
-		if (ndata == 0) {
-			st_warn(o->notes, "scan %lld: no data files yet", (long long)scan);
-			return PENDING;
-		}
-		for (size_t i = 0; i < ndata; i++) {
-			const char *name = names->buf + e[i].name;
-			struct stat st;
-			st_instant m;
-
-			if (fstatat(dfd, name, &st, 0) != 0) {
-				if (errno == ENOENT) {
-					st_warn(o->notes, "scan %lld: %s vanished",
-						(long long)scan, name);
-					return PENDING;
-				}
-				st_warn(log, "cannot stat %s/%s: %s; scan %lld is "
-					"retried next run", dir, name, strerror(errno),
-					(long long)scan);
-				return BAD;
-			}
-			m = (st_instant)st.st_mtim.tv_sec * ST_NS_PER_SEC +
-			    st.st_mtim.tv_nsec;
-			if (m > newest)
-				newest = m;
-		}
-		if (newest > o->now - o->settle) {
-			st_warn(o->notes, "scan %lld: data changed %.1f s ago, "
-				"waiting for %.0f s of quiet", (long long)scan,
-				(double)(o->now - newest) / 1e9,
-				(double)o->settle / 1e9);
-			return PENDING;
-		}
-		row[o->receivers] = newest;
+	if (o->data && ndata == 0) {
+		st_warn(o->notes, "scan %lld: no data files yet", (long long)scan);
+		return PENDING;
 	}
+	for (size_t i = 0; i < ndata; i++) {
+		const char *name = names->buf + e[i].name;
+		struct stat st;
+		st_instant m;
+
+		if (fstatat(dfd, name, &st, 0) != 0) {
+			if (errno == ENOENT) {
+				st_warn(o->notes, "scan %lld: %s vanished",
+					(long long)scan, name);
+				return PENDING;
+			}
+			st_warn(log, "cannot stat %s/%s: %s; scan %lld is "
+				"retried next run", dir, name, strerror(errno),
+				(long long)scan);
+			return BAD;
+		}
+		if (!S_ISREG(st.st_mode))
+			continue;       /* a directory named like a data file */
+		m = (st_instant)st.st_mtim.tv_sec * ST_NS_PER_SEC + st.st_mtim.tv_nsec;
+		if (m > newest_data)
+			newest_data = m;
+	}
+	if (o->data && newest_data == INT64_MIN) {
+		st_warn(o->notes, "scan %lld: no data files yet", (long long)scan);
+		return PENDING;
+	}
+	newest = newest_data;
 	for (size_t i = ndata; i < n; i++) {
 		const char *name = names->buf + e[i].name;
+		int r = e[i].receiver;
 		st_error ferr;
-		size_t len = 0;
-		char *buf = slurp_at(dfd, name, &len, &ferr);
+		st_instant m = INT64_MIN;
 
-		if (!buf || st_receivers_parse_status(buf, len, o->tz,
-						      &row[e[i].receiver],
-						      &ferr) < 0) {
+		bufs[r] = slurp_at(dfd, name, &lens[r], &m, &ferr);
+		if (!bufs[r]) {
 			st_warn(log, "%s/%s: %s; scan %lld is retried next run", dir,
 				name, ferr.text, (long long)scan);
-			bad = true;
+			v = BAD;
 		}
-		free(buf);
+		if (m > newest)
+			newest = m;
 	}
-	return bad ? BAD : COMPLETE;
+	if (v == COMPLETE && newest > o->now - o->settle) {
+		st_warn(o->notes, "scan %lld: changed %.1f s ago, waiting for %.0f s "
+			"of quiet", (long long)scan, (double)(o->now - newest) / 1e9,
+			(double)o->settle / 1e9);
+		v = PENDING;
+	}
+	for (size_t i = ndata; v == COMPLETE && i < n; i++) {
+		int r = e[i].receiver;
+		st_error ferr;
+
+		if (st_receivers_parse_status(bufs[r], lens[r], o->tz, &row[r],
+					      &ferr) < 0) {
+			st_warn(log, "%s/%s: %s; scan %lld is retried next run", dir,
+				names->buf + e[i].name, ferr.text, (long long)scan);
+			v = BAD;
+			/* go on: name every bad file of the scan at once */
+			for (size_t j = i + 1; j < n; j++) {
+				int rj = e[j].receiver;
+
+				if (st_receivers_parse_status(bufs[rj], lens[rj], o->tz,
+							      &row[rj], &ferr) < 0)
+					st_warn(log, "%s/%s: %s; scan %lld is retried "
+						"next run", dir, names->buf + e[j].name,
+						ferr.text, (long long)scan);
+			}
+		}
+	}
+	if (o->data)
+		row[o->receivers] = newest_data;
+	for (int r = 0; r < ST_RECEIVERS_MAX; r++)
+		free(bufs[r]);
+	return v;
 }
 
 int st_receivers_collect(const char *dir, const st_receivers_opts *o,

@@ -35,41 +35,52 @@ void st_atomic_abort(st_atomic_file *af);
  * when missing and never removed: unlinking a lock file races with the next
  * run that already opened it.  WAIT blocks until the holder lets go;
  * otherwise a held lock is error 75 at once.  Error 73 when PATH cannot be
- * created.  Returns the descriptor that holds the lock, or -1. */
+ * created or opened.  Returns the descriptor that holds the lock, or -1. */
 int st_atomic_lock(const char *path, bool wait, st_error *err);
 
 /* Let go of a lock from st_atomic_lock (FD < 0 is ignored). */
 void st_atomic_unlock(int fd);
 
-/* A file that only grows by whole lines (SPEC 5.1).  st_atomic_append_open()
- * opens or creates it and reads what it holds; bytes after the last newline
- * are a row torn by a writer that was killed mid-write, and are cut off
- * (their count in DROPPED) so the row can be written again whole.  Unless
- * WHOLE (may be NULL) says those bytes are a complete line that only lacks
- * its newline: then the newline is added (COMPLETED), and nothing is lost.  Each
- * st_atomic_append_write() writes its lines in one go and fsyncs: a kill
- * leaves at most one torn line, which the next open repairs. */
+/* A file that only grows by whole lines (SPEC 5.1), locked through its own
+ * descriptor (it is never replaced, so every path to it, symlink or hard
+ * link, meets the same lock).
+ *
+ * st_atomic_append_open() opens or creates it, takes the lock and reads it,
+ * changing nothing: bytes after the last newline (TAIL of them) are a row
+ * torn by a writer killed mid-write.  The caller checks that the whole lines
+ * are what it expects, then st_atomic_append_repair() cuts the torn line off
+ * (DROPPED) so the row can be written again whole, unless WHOLE (may be NULL)
+ * says it is a complete line that only lacks its newline: then the newline
+ * is added (COMPLETED) and nothing is lost.  Each st_atomic_append_write()
+ * writes its lines in one go and fsyncs: a kill leaves at most one torn
+ * line, which the next run repairs. */
 typedef struct st_atomic_append {
 	int fd;
 	char *path;        /* owned */
-	char *data;        /* content after repair, NUL-terminated (owned) */
+	char *data;        /* the content, NUL-terminated (owned) */
 	size_t len;        /* bytes in DATA, always the file's size */
-	size_t dropped;    /* bytes of torn last line cut off at open */
-	bool completed;    /* a last line without newline was kept, newline added */
+	size_t tail;       /* bytes after the last newline */
+	size_t dropped;    /* bytes of a torn last line cut off by repair */
+	bool completed;    /* a whole last line lacked its newline; added */
 	bool created;      /* the file did not exist: its directory needs a sync */
 } st_atomic_append;
 
-/* Open (creating) PATH.  Error 73 when it cannot be created or opened for
- * writing, 74 on a read or truncate failure. */
-int st_atomic_append_open(st_atomic_append *ap, const char *path,
-			  bool (*whole)(const char *line, size_t len, void *ctx),
-			  void *ctx, st_error *err);
+/* Open (creating) and lock PATH.  Errors: 75 lock held (unless WAIT), 73
+ * it cannot be created or opened for writing, 74 on a read failure. */
+int st_atomic_append_open(st_atomic_append *ap, const char *path, bool wait,
+			  st_error *err);
 
-/* Append LEN bytes (whole lines) and fsync.  Error 74. */
+/* Repair a torn last line (see above).  Error 74. */
+int st_atomic_append_repair(st_atomic_append *ap,
+			    bool (*whole)(const char *line, size_t len, void *ctx),
+			    void *ctx, st_error *err);
+
+/* Append LEN bytes (whole lines) and fsync.  Error 74; on a short write the
+ * file is cut back to where it was. */
 int st_atomic_append_write(st_atomic_append *ap, const char *buf, size_t len,
 			   st_error *err);
 
-/* Close and free.  Safe on a zeroed AP. */
+/* Close (dropping the lock) and free.  Safe on a zeroed AP. */
 void st_atomic_append_close(st_atomic_append *ap);
 
 /* Create directory PATH and its parents (mode 0777 & ~umask).  Error 73. */

@@ -1,6 +1,7 @@
 /* collect.h - the cron collectors' output files (SPEC 5.1, 5.2).
  *
- * Both collectors hold an exclusive lock on OUT.lock for the whole run, read
+ * Both collectors hold an exclusive lock for the whole run (receivers: on
+ * OUT itself; h5: on OUT.lock, OUT being replaced by rename), read
  * what OUT already holds, look only at what is new, and write it:
  *  - receivers: new rows are appended in scan order (st_atomic_append), so a
  *    run killed at any instant leaves at most a torn last line, which the
@@ -51,9 +52,11 @@ typedef struct st_collect_h5_opts {
 	bool wait;
 } st_collect_h5_opts;
 
-/* Run `collect h5`.  Errors as st_collect_receivers; 65 also when OUT was
- * written in the other time form (naive vs UTC). */
-int st_collect_h5(const char *dir, const char *out, const st_collect_h5_opts *o,
-		  st_collect_summary *sum, st_log *log, st_error *err);
+/* Run `collect h5` over the NDIRS directories DIRS.  Errors as
+ * st_collect_receivers; 65 also when OUT was written in the other time form
+ * (naive vs UTC). */
+int st_collect_h5(const char *const *dirs, size_t ndirs, const char *out,
+		  const st_collect_h5_opts *o, st_collect_summary *sum,
+		  st_log *log, st_error *err);
 
 #endif

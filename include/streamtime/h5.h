@@ -58,11 +58,13 @@ typedef struct st_h5_result {
 	size_t unknown;         /* distiller_id 00000, skipped */
 } st_h5_result;
 
-/* Find the counted files of DIR not in SKIP.  Several files of one key (the
- * suffix variants) give one entry with the earliest mtime: the first output
- * of the count.  Errors: 66 when DIR cannot be opened, 74 on a read error. */
-int st_h5_collect(const char *dir, const st_h5_opts *o, st_h5_result *res,
-		  st_log *log, st_error *err);
+/* Find the counted files (regular files) of the NDIRS directories DIRS
+ * that are not in SKIP.  Several files of one key (suffix variants, or the
+ * same scan in two directories) give one entry with the earliest mtime:
+ * the first output of the count.  Errors: 66 when a directory cannot be
+ * opened, 74 on a read error. */
+int st_h5_collect(const char *const *dirs, size_t ndirs, const st_h5_opts *o,
+		  st_h5_result *res, st_log *log, st_error *err);
 
 void st_h5_result_release(st_h5_result *res);
 

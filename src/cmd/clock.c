@@ -52,8 +52,8 @@ static const char probe_usage[] =
 	"  exec:COMMAND           a local command speaking the responder protocol\n"
 	"\n"
 	"  --samples N           exchanges per target (default 16)\n"
-	"  --out FILE            append the rows to FILE (created with its header;\n"
-	"                        FILE.lock serialises runs); default stdout\n"
+	"  --out FILE            append the rows to FILE (created with its header,\n"
+	"                        locked while written); default stdout\n"
 	"  --reference NAME      the reference column (default this host's name)\n"
 	"  --timeout S           per target (default 20)\n"
 	"  --sample-timeout S    per exchange (default 1; the first exchange of an\n"
@@ -359,20 +359,20 @@ static int clock_probe(int argc, char **argv)
 		rc = st_finish_stdout(ST_EXIT_OK);
 	} else if (len) {
 		st_atomic_append ap;
-		char *lp = malloc(strlen(out) + 6);
-		int lock = -1;
 
-		if (lp) {
-			sprintf(lp, "%s.lock", out);
-			lock = st_atomic_lock(lp, true, &err);
-			free(lp);
-		}
 		rc = ST_EXIT_OK;
-		if (!lp || lock < 0 ||
-		    st_atomic_append_open(&ap, out, NULL, NULL, &err) < 0) {
-			rc = lp ? st_msg_fail(&err) : ST_EXIT_IOERR;
+		if (st_atomic_append_open(&ap, out, true, &err) < 0) {
+			rc = st_msg_fail(&err);
 		} else {
-			if (ap.len == 0) {
+			if (ap.len > ap.tail &&
+			    strncmp(ap.data, CLOCK_HEADER "\n", sizeof(CLOCK_HEADER)) != 0) {
+				st_msg_error("%s: not a clock offsets file (its header "
+					     "is not '%s'); nothing was changed", out,
+					     CLOCK_HEADER);
+				rc = ST_EXIT_DATAERR;
+			} else if (st_atomic_append_repair(&ap, NULL, NULL, &err) < 0) {
+				rc = st_msg_fail(&err);
+			} else if (ap.len == 0) {
 				char *all;
 
 				if (asprintf(&all, "%s\n%s", CLOCK_HEADER, text) < 0) {
@@ -382,18 +382,12 @@ static int clock_probe(int argc, char **argv)
 					text = all;
 					len = strlen(all);
 				}
-			} else if (strncmp(ap.data, CLOCK_HEADER "\n",
-					   sizeof(CLOCK_HEADER)) != 0) {
-				st_msg_error("%s: not a clock offsets file (its header "
-					     "is not '%s')", out, CLOCK_HEADER);
-				rc = ST_EXIT_DATAERR;
 			}
 			if (rc == ST_EXIT_OK &&
 			    st_atomic_append_write(&ap, text, len, &err) < 0)
 				rc = st_msg_fail(&err);
 			st_atomic_append_close(&ap);
 		}
-		st_atomic_unlock(lock);
 	} else {
 		rc = ST_EXIT_OK;
 	}

@@ -20,13 +20,15 @@ static const char receivers_usage[] =
 	"full resolution.  A scan is complete when all N status files parse, it\n"
 	"has data files, and none changed for SECONDS.  Other scans are retried\n"
 	"next run; scans already in FILE are never looked at again.  Made for\n"
-	"cron: safe to kill, one run at a time (FILE.lock).\n"
+	"cron: safe to kill, one run at a time (a lock on FILE).\n"
 	"\n"
 	"  --out FILE            the CSV to append to (created with its header);\n"
 	"                        '-' prints every complete scan and keeps no state\n"
 	"  --receivers N         status files per scan (default 4)\n"
 	"  --no-data             no data files needed, no time_last_written column\n"
-	"  --settle SECONDS      quiet time before a scan counts (default 30)\n"
+	"  --settle SECONDS      quiet time of all the scan's files before it counts\n"
+	"                        (default 30; on NFS make it longer than the\n"
+	"                        attribute cache, acregmax)\n"
 	"  --since N             ignore scans below N\n"
 	"  --tz ZONE             zone of status times written without an offset\n"
 	"                        (default UTC)\n"
@@ -36,19 +38,19 @@ static const char receivers_usage[] =
 	"  -q, --quiet / -v, --verbose (why scans are pending) / -h, --help\n";
 
 static const char h5_usage[] =
-	"usage: streamtime collect h5 DIR --out FILE [--range FIRST-LAST]\n"
+	"usage: streamtime collect h5 DIR... --out FILE [--range FIRST-LAST]\n"
 	"                            [--tz ZONE --naive] [--settle SECONDS]\n"
 	"                            [--wait] [--strict]\n"
 	"\n"
 	"Record the mtime of each counted file FOURD_{date}_{time}_{id}_{scan}[_x].h5\n"
-	"of DIR: distiller_id,scan_number,datetime, sorted by distiller_id then\n"
-	"scan.  distiller_id 00000 (unknown) is skipped; variants of one scan give\n"
-	"one row with the earliest mtime.  Rows already in FILE are kept (also when\n"
-	"their files are gone) and new ones merged in; the file is replaced\n"
+	"of the DIRs: distiller_id,scan_number,datetime, sorted by distiller_id\n"
+	"then scan.  distiller_id 00000 (unknown) is skipped; variants of one scan\n"
+	"give one row with the earliest mtime.  Rows already in FILE are kept (also\n"
+	"when their files are gone) and new ones merged in; the file is replaced\n"
 	"atomically, one run at a time (FILE.lock).\n"
 	"\n"
 	"  --out FILE            the CSV ('-' for stdout, no state)\n"
-	"  --range FIRST-LAST    only these scan numbers\n"
+	"  --range FIRST-LAST    only these scan numbers (or one: --range N)\n"
 	"  --tz ZONE --naive     write naive local time in ZONE, the paper's form\n"
 	"                        ('2023-10-13 09:45:14'); default UTC ISO 8601\n"
 	"  --settle SECONDS      files changed more recently are left for the next\n"
@@ -92,6 +94,8 @@ struct common {
 static int finish(const char *what, const char *out, const st_collect_summary *s,
 		  bool strict)
 {
+	int rc;
+
 	if (s->dropped)
 		st_msg_warn("%s: cut a torn last line (%zu bytes) left by a killed "
 			    "run; its scan is written again", out, s->dropped);
@@ -104,11 +108,13 @@ static int finish(const char *what, const char *out, const st_collect_summary *s
 		st_msg_info("collect %s: %zu written, %zu pending, %zu bad, %zu "
 			    "already in %s", what, s->written, s->pending, s->bad,
 			    s->known, out);
-	if (strict && s->bad) {
-		st_msg_error("%zu unusable file(s) and --strict", s->bad);
+	rc = st_finish_stdout(ST_EXIT_OK);
+	if (rc == ST_EXIT_OK && strict && s->bad) {
+		st_msg_error("%zu scan(s) or file(s) unusable (named above) and "
+			     "--strict", s->bad);
 		return ST_EXIT_DATAERR;
 	}
-	return st_finish_stdout(ST_EXIT_OK);
+	return rc;
 }
 
 static int collect_receivers(int argc, char **argv)
@@ -224,8 +230,10 @@ static int collect_h5(int argc, char **argv)
 			st_range r;
 			char buf[128];
 
-			/* reuse the SIZE:FIRST-LAST parser with a dummy size */
-			if (snprintf(buf, sizeof(buf), "1:%s", optarg) >= (int)sizeof(buf) ||
+			/* reuse the SIZE:FIRST-LAST parser with a dummy size; a
+			 * single N is N-N */
+			if (snprintf(buf, sizeof(buf), strchr(optarg, '-') ? "1:%s" :
+				     "1:%s-%s", optarg, optarg) >= (int)sizeof(buf) ||
 			    st_parse_size_range(buf, &size, &r) < 0)
 				return st_msg_usage(prog, "--range '%s': expected "
 						    "FIRST-LAST", optarg);
@@ -250,9 +258,6 @@ static int collect_h5(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return st_msg_usage(prog, "DIR is required");
-	co.dir = argv[optind++];
-	if (optind < argc)
-		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
 	if (!co.out)
 		return st_msg_usage(prog, "--out is required");
 	if (o.naive && !co.tz)
@@ -271,7 +276,8 @@ static int collect_h5(int argc, char **argv)
 	o.h5.settle = co.settle;
 	o.h5.now = now_ns();
 	o.h5.notes = &notes;
-	if (st_collect_h5(co.dir, co.out, &o, &sum, &log, &err) < 0) {
+	if (st_collect_h5((const char *const *)argv + optind, (size_t)(argc - optind),
+			  co.out, &o, &sum, &log, &err) < 0) {
 		rc = st_msg_fail(&err);
 	} else {
 		if (sum.unknown)

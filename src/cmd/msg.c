@@ -32,12 +32,13 @@ void st_msg_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Warnings are printed even with -q: they name something that needs a
+ * person (a bad file a cron job keeps skipping), and -q exists to keep
+ * cron's mail to exactly those. */
 void st_msg_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (st_verbosity < 0)
-		return;
 	va_start(ap, fmt);
 	vmsg("warning: ", fmt, ap);
 	va_end(ap);

@@ -95,9 +95,10 @@ def make_scan(d, n, times, data_mtimes=None, receivers=4):
     for r in range(receivers):
         if times[r] is None:
             continue
-        write(os.path.join(d, status_name(r, n)),
-              '{"time": "%s", "last_scan_number": %d, "progress": 1.0, '
+        p = os.path.join(d, status_name(r, n))
+        write(p, '{"time": "%s", "last_scan_number": %d, "progress": 1.0, '
               '"UUID": "6f1e"}' % (times[r], n))
+        os.utime(p, ns=(mt(n, 0), mt(n, 0)))    # settled, like the data
     if data_mtimes is not None:
         for name, m in zip(data_names(n, len(data_mtimes)), data_mtimes):
             p = os.path.join(d, name)
@@ -107,6 +108,12 @@ def make_scan(d, n, times, data_mtimes=None, receivers=4):
         return None
     return ",".join([str(n)] + [fmt_utc(utc_ns(t)) for t in times[:receivers]]
                     + [fmt_utc(max(data_mtimes))])
+
+
+def settle(d, *names):
+    for name in names:
+        p = os.path.join(d, name)
+        os.utime(p, ns=(BASE, BASE))
 
 
 def read_rows(path):
@@ -171,6 +178,12 @@ def test_correctness(tmp):
     write(os.path.join(d, status_name(3, 113)), '{"time": "yesterday noon"}')
     make_scan(d, 114, good, [mt(114, k) for k in range(72)])
     write(os.path.join(d, status_name(0, 114)), "")
+    settle(d, status_name(2, 111), status_name(1, 112), status_name(3, 113),
+           status_name(0, 114))
+    # a status file rewritten just now (receivers update it in place)
+    make_scan(d, 117, good, [mt(117, k) for k in range(72)])
+    write(os.path.join(d, status_name(1, 117)),
+          '{"time": "2023-10-13T17:00:00Z", "progress": 50}')
     changing = [mt(115, k) for k in range(71)] + [time.time_ns()]
     make_scan(d, 115, good, changing)
     make_scan(d, 116, good, None)
@@ -200,7 +213,7 @@ def test_correctness(tmp):
               "correctness: warning names %s: %s" % (bad, p.stderr))
     check("no 'time'" in p.stderr, "correctness: missing time said")
     check("empty file" in p.stderr, "correctness: empty file said")
-    check("8 written, 3 pending, 4 bad, 0 already" in p.stderr,
+    check("8 written, 4 pending, 4 bad, 0 already" in p.stderr,
           "correctness: summary line: %s" % p.stderr)
     check(p.stderr.count("\n") == 5, "correctness: 4 warnings + 1 summary: %r"
           % p.stderr)
@@ -212,13 +225,14 @@ def test_correctness(tmp):
     p = run("collect", "receivers", d, "--out", "-", "-v")
     check("scan 110: 3 of 4 status files" in p.stderr, "verbose: 110: " + p.stderr)
     check("scan 116: no data files yet" in p.stderr, "verbose: 116")
-    check("scan 115: data changed" in p.stderr, "verbose: 115")
+    check("scan 115: changed" in p.stderr, "verbose: 115")
+    check("scan 117: changed" in p.stderr, "verbose: 117 (status file)")
     check(p.stdout == text, "stdout mode prints the same rows")
 
     # nothing new: nothing written, the file is untouched
     before = os.stat(out)
     p = run("collect", "receivers", d, "--out", out)
-    check(p.returncode == 0 and "0 written, 3 pending, 4 bad, 8 already"
+    check(p.returncode == 0 and "0 written, 4 pending, 4 bad, 8 already"
           in p.stderr, "rerun: %s" % p.stderr)
     check(read_rows(out) == text and os.stat(out).st_mtime_ns ==
           before.st_mtime_ns, "rerun leaves the file alone")
@@ -236,15 +250,17 @@ def test_correctness(tmp):
     for n, r in ((111, 2), (112, 1), (113, 3), (114, 0)):
         write(os.path.join(d, status_name(r, n)),
               '{"time": "2023-10-13T17:00:0%d.25Z"}' % r)
+        settle(d, status_name(r, n))
+    settle(d, status_name(1, 117))
     last = os.path.join(d, data_names(115)[71])
     os.utime(last, ns=(mt(115, 71), mt(115, 71)))
     make_scan(d, 116, [None] * 4, [mt(116, k) for k in range(72)])
     p = run("collect", "receivers", d, "--out", out)
-    check(p.returncode == 0 and "7 written, 0 pending, 0 bad, 8 already"
+    check(p.returncode == 0 and "8 written, 0 pending, 0 bad, 8 already"
           in p.stderr, "completion run: %s" % p.stderr)
     more = []
-    for n in range(110, 117):
-        if n == 115 or n == 116 or n == 110:
+    for n in range(110, 118):
+        if n in (110, 115, 116, 117):
             times = good
         else:
             times = list(good)
@@ -260,13 +276,22 @@ def test_correctness(tmp):
     p = run("collect", "receivers", d, "--out", "-", "--since", "105")
     rows = p.stdout.splitlines()
     check(p.returncode == 0 and [r.split(",")[0] for r in rows[1:]] ==
-          [str(n) for n in (105, 106, 107, 110, 111, 112, 113, 114, 115, 116)],
+          [str(n) for n in (105, 106, 107, 110, 111, 112, 113, 114, 115, 116,
+                            117)],
           "--since 105: %s" % rows)
     p = run("collect", "receivers", d, "--out", "-", "--receivers", "2",
-            "--no-data", "--since", "116")
-    check(p.stdout == "scan_number,time0,time1\n116,%s,%s\n"
+            "--no-data", "--since", "117")
+    check(p.stdout == "scan_number,time0,time1\n117,%s,%s\n"
           % (fmt_utc(utc_ns(good[0])), fmt_utc(utc_ns(good[1]))),
           "--receivers 2 --no-data: %r" % p.stdout)
+    # --no-data still waits for status files to settle
+    nd = os.path.join(tmp, "nodata")
+    os.mkdir(nd)
+    for r in range(4):
+        write(os.path.join(nd, status_name(r, 9)), '{"time": "%s"}' % good[0])
+    p = run("collect", "receivers", nd, "--out", "-", "--no-data")
+    check(p.stdout == "scan_number,time0,time1,time2,time3\n" and
+          "1 pending" in p.stderr, "--no-data settles: %r" % p.stderr)
     p = run("collect", "receivers", d, "--out", out, "--receivers", "3")
     check(p.returncode == 65 and out in p.stderr and "header" in p.stderr,
           "another shape on the same file is exit 65: %s" % p.stderr)
@@ -306,7 +331,7 @@ def test_correctness(tmp):
     write(out, HEADER[:10])
     p = run("collect", "receivers", d, "--out", out)
     check(p.returncode == 0 and valid_csv(read_rows(out))[0] and
-          len(read_rows(out).splitlines()) == 1 + 15, "torn header: %s"
+          len(read_rows(out).splitlines()) == 1 + 16, "torn header: %s"
           % p.stderr)
 
     # a damaged row in the middle is an error, and nothing is touched
@@ -317,10 +342,40 @@ def test_correctness(tmp):
           "damaged middle row: exit %d %s" % (p.returncode, p.stderr))
     check(read_rows(out) == bad, "damaged file left as is")
 
+    # a file that is not ours is refused before anything in it is touched
+    foreign = os.path.join(tmp, "foreign.csv")
+    write(foreign, "name,value\nalpha,1\nbeta,2")
+    p = run("collect", "receivers", d, "--out", foreign)
+    check(p.returncode == 65 and "header" in p.stderr and
+          read_rows(foreign) == "name,value\nalpha,1\nbeta,2",
+          "foreign file untouched: %d %s" % (p.returncode, p.stderr))
+
+    # odd directory entries: a FIFO named like a status file must not hang
+    # the run; a directory named like a data file is not data
+    odd = os.path.join(tmp, "odd")
+    os.mkdir(odd)
+    make_scan(odd, 130, good[:3] + [None], [mt(130, 0)])
+    os.mkfifo(os.path.join(odd, status_name(3, 130)))
+    make_scan(odd, 131, good, None)
+    os.mkdir(os.path.join(odd, data_names(131)[0]))
+    p = run("collect", "receivers", odd, "--out", "-", "-q", timeout=20)
+    check(p.returncode == 0 and "not a regular file" in p.stderr and
+          status_name(3, 130) in p.stderr and p.stdout == HEADER + "\n",
+          "FIFO and directory: %d %r %r" % (p.returncode, p.stdout, p.stderr))
+    check("collect receivers:" not in p.stderr,
+          "-q drops the summary but keeps warnings: %r" % p.stderr)
+    p = run("collect", "receivers", odd, "--out", "-", "-q", "--strict",
+            timeout=20)
+    check(p.returncode == 65 and status_name(3, 130) in p.stderr,
+          "-q --strict names the file: %r" % p.stderr)
+
     # usage and input errors
-    p = run("collect", "receivers", os.path.join(tmp, "nope"), "--out", "-")
+    p = run("collect", "receivers", os.path.join(tmp, "nope"), "--out",
+            os.path.join(tmp, "never.csv"))
     check(p.returncode == 66 and os.path.join(tmp, "nope") in p.stderr,
           "missing DIR: exit %d %s" % (p.returncode, p.stderr))
+    check(not os.path.exists(os.path.join(tmp, "never.csv")),
+          "missing DIR: no output file made")
     p = run("collect", "receivers", d)
     check(p.returncode == 64 and "--out" in p.stderr, "no --out: 64")
     p = run("collect", "receivers", d, "--out", "-", "--receivers", "0")
@@ -333,21 +388,50 @@ def test_lock(tmp):
     d = os.path.join(tmp, "acq")
     os.mkdir(d)
     out = os.path.join(tmp, "out.csv")
+    alias = os.path.join(tmp, "alias.csv")
     make_scan(d, 1, ["2023-10-13T17:00:00Z"] * 4, [mt(1, 0)])
-    fd = os.open(out + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    # receivers: the lock is on the output file itself, so another name
+    # for it (a symlink here) meets the same lock
+    write(out, HEADER + "\n")
+    os.symlink(out, alias)
+    fd = os.open(out, os.O_RDWR)
     fcntl.flock(fd, fcntl.LOCK_EX)
-    t0 = time.monotonic()
-    p = run("collect", "receivers", d, "--out", out)
-    check(p.returncode == 75 and "--wait" in p.stderr,
-          "lock held: exit %d %s" % (p.returncode, p.stderr))
-    check(time.monotonic() - t0 < 5, "lock held: exit at once")
-    check(not os.path.exists(out), "lock held: output not created")
+    for name in (out, alias):
+        t0 = time.monotonic()
+        p = run("collect", "receivers", d, "--out", name)
+        check(p.returncode == 75 and "--wait" in p.stderr,
+              "lock held (%s): exit %d %s" % (name, p.returncode, p.stderr))
+        check(time.monotonic() - t0 < 5, "lock held: exit at once")
+    check(read_rows(out) == HEADER + "\n", "lock held: output unchanged")
     threading.Timer(0.5, lambda: os.close(fd)).start()
     t0 = time.monotonic()
-    p = run("collect", "receivers", d, "--out", out, "--wait")
+    p = run("collect", "receivers", d, "--out", alias, "--wait")
     check(p.returncode == 0 and time.monotonic() - t0 >= 0.4,
           "--wait blocks, then runs: %d %s" % (p.returncode, p.stderr))
     check(len(read_rows(out).splitlines()) == 2, "--wait wrote the row")
+    check(os.path.islink(alias), "the symlink is still a symlink")
+
+    # h5: the file is replaced by rename, so the lock is OUT.lock, named
+    # after the real path
+    h5d = os.path.join(tmp, "counted")
+    os.mkdir(h5d)
+    p5 = os.path.join(h5d, "FOURD_231013_0945_02209_02709.h5")
+    write(p5, "")
+    os.utime(p5, ns=(mt(1, 0), mt(1, 0)))
+    real = os.path.join(tmp, "h5.csv")
+    write(real, "distiller_id,scan_number,datetime\n")
+    h5alias = os.path.join(tmp, "h5alias.csv")
+    os.symlink(real, h5alias)
+    fd = os.open(real + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    p = run("collect", "h5", h5d, "--out", h5alias)
+    check(p.returncode == 75, "h5 lock held via an alias: %d %s"
+          % (p.returncode, p.stderr))
+    os.close(fd)
+    p = run("collect", "h5", h5d, "--out", h5alias)
+    check(p.returncode == 0 and os.path.islink(h5alias) and
+          len(read_rows(real).splitlines()) == 2,
+          "h5 writes through the symlink: %s" % p.stderr)
 
 
 def grow(d, first, count, rng, complete_rows):
@@ -655,6 +739,26 @@ def test_h5(tmp):
           "h5 --range: " + p.stdout)
     p = run("collect", "h5", d, "--out", "-", "--range", "9-1")
     check(p.returncode == 64, "--range 9-1: 64")
+    p = run("collect", "h5", d, "--out", "-", "--range", "3001")
+    check(p.stdout == want(False, [("03001", 3001)]), "--range N: " + p.stdout)
+
+    # several directories (one per day at NERSC); a directory named like a
+    # counted file is not one
+    d2 = os.path.join(tmp, "counted2")
+    os.mkdir(d2)
+    p2 = os.path.join(d2, "FOURD_231014_0800_05000_05000.h5")
+    write(p2, "")
+    os.utime(p2, ns=(files[("02209", 2709)],) * 2)
+    os.mkdir(os.path.join(d2, "FOURD_231014_0800_05001_05001.h5"))
+    p = run("collect", "h5", d, d2, "--out", "-")
+    both = dict(files)
+    both[("05000", 5000)] = files[("02209", 2709)]
+    lines = p.stdout.splitlines()
+    check(len(lines) == len(both) + 1 and
+          lines[-1] == "100000,5,%s" % fmt_utc(files[("100000", 5)]) and
+          "05000,5000,%s" % fmt_utc(files[("02209", 2709)]) in lines and
+          not any(l.startswith("05001,") for l in lines),
+          "h5 over two directories: " + p.stdout)
 
     # incremental: a new file is merged in sorted, a vanished file's row
     # stays, nothing new leaves the file alone

@@ -175,7 +175,13 @@ static void test_append_open_cuts_torn_last_line(void **state)
 
 	(void)state;
 	write_file(path, "h\n1,a\n2,b\n3,");
-	assert_int_equal(st_atomic_append_open(&ap, path, NULL, NULL, &err), 0);
+	assert_int_equal(st_atomic_append_open(&ap, path, false, &err), 0);
+	/* opening changes nothing: the caller checks the file first */
+	assert_int_equal(ap.tail, 2);
+	assert_int_equal(ap.len, 12);
+	assert_string_equal(slurp(path), "h\n1,a\n2,b\n3,");
+	assert_int_equal(st_atomic_append_repair(&ap, NULL, NULL, &err), 0);
+	assert_int_equal(ap.tail, 0);
 	assert_int_equal(ap.dropped, 2);
 	assert_int_equal(ap.len, 10);
 	assert_string_equal(ap.data, "h\n1,a\n2,b\n");
@@ -199,20 +205,23 @@ static void test_append_open_whole_and_headerless(void **state)
 	(void)state;
 	/* nothing torn: nothing cut */
 	write_file(path, "h\n1\n");
-	assert_int_equal(st_atomic_append_open(&ap, path, NULL, NULL, &err), 0);
+	assert_int_equal(st_atomic_append_open(&ap, path, false, &err), 0);
+	assert_int_equal(ap.tail, 0);
+	assert_int_equal(st_atomic_append_repair(&ap, NULL, NULL, &err), 0);
 	assert_int_equal(ap.dropped, 0);
 	assert_int_equal(ap.len, 4);
 	st_atomic_append_close(&ap);
 	/* a header torn by a kill at the very start: the file becomes empty */
 	write_file(path, "scan_nu");
-	assert_int_equal(st_atomic_append_open(&ap, path, NULL, NULL, &err), 0);
+	assert_int_equal(st_atomic_append_open(&ap, path, false, &err), 0);
+	assert_int_equal(st_atomic_append_repair(&ap, NULL, NULL, &err), 0);
 	assert_int_equal(ap.dropped, 7);
 	assert_int_equal(ap.len, 0);
 	assert_string_equal(ap.data, "");
 	st_atomic_append_close(&ap);
 	unlink(path);
 	/* missing: created */
-	assert_int_equal(st_atomic_append_open(&ap, path, NULL, NULL, &err), 0);
+	assert_int_equal(st_atomic_append_open(&ap, path, false, &err), 0);
 	assert_true(ap.created);
 	assert_int_equal(ap.len, 0);
 	assert_int_equal(st_atomic_append_write(&ap, "h\n", 2, &err), 0);
@@ -241,8 +250,8 @@ static void test_append_open_keeps_a_whole_last_line(void **state)
 	(void)state;
 	/* the judge says the tail is whole: a newline is added, nothing cut */
 	write_file(path, "h\n1,a\n3,c");
-	assert_int_equal(st_atomic_append_open(&ap, path, ends_in_c, &calls,
-					       &err), 0);
+	assert_int_equal(st_atomic_append_open(&ap, path, false, &err), 0);
+	assert_int_equal(st_atomic_append_repair(&ap, ends_in_c, &calls, &err), 0);
 	assert_int_equal(calls, 1);
 	assert_true(ap.completed);
 	assert_int_equal(ap.dropped, 0);
@@ -251,15 +260,15 @@ static void test_append_open_keeps_a_whole_last_line(void **state)
 	assert_string_equal(slurp(path), "h\n1,a\n3,c\n");
 	/* and when it says no, the tail is cut */
 	write_file(path, "h\n1,a\n3,");
-	assert_int_equal(st_atomic_append_open(&ap, path, ends_in_c, &calls,
-					       &err), 0);
+	assert_int_equal(st_atomic_append_open(&ap, path, false, &err), 0);
+	assert_int_equal(st_atomic_append_repair(&ap, ends_in_c, &calls, &err), 0);
 	assert_false(ap.completed);
 	assert_int_equal(ap.dropped, 2);
 	st_atomic_append_close(&ap);
 	assert_string_equal(slurp(path), "h\n1,a\n");
 	/* no tail: the judge is not asked */
-	assert_int_equal(st_atomic_append_open(&ap, path, ends_in_c, &calls,
-					       &err), 0);
+	assert_int_equal(st_atomic_append_open(&ap, path, false, &err), 0);
+	assert_int_equal(st_atomic_append_repair(&ap, ends_in_c, &calls, &err), 0);
 	assert_int_equal(calls, 2);
 	st_atomic_append_close(&ap);
 	unlink(path);
@@ -273,14 +282,36 @@ static void test_append_open_errors(void **state)
 	char *path = st_path_join(dir, "no/such/dir.csv");
 
 	(void)state;
-	assert_int_equal(st_atomic_append_open(&ap, path, NULL, NULL, &err), -1);
+	assert_int_equal(st_atomic_append_open(&ap, path, false, &err), -1);
 	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
 	assert_non_null(strstr(err.text, path));
 	assert_int_equal(ap.fd, -1);
 	free(path);
 	/* a directory is not an output file */
-	assert_int_equal(st_atomic_append_open(&ap, dir, NULL, NULL, &err), -1);
+	assert_int_equal(st_atomic_append_open(&ap, dir, false, &err), -1);
 	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
+}
+
+static void test_append_file_is_its_own_lock(void **state)
+{
+	st_atomic_append a, b;
+	st_error err;
+	char *path = st_path_join(dir, "locked.csv");
+	char *link = st_path_join(dir, "alias.csv");
+
+	(void)state;
+	assert_int_equal(st_atomic_append_open(&a, path, false, &err), 0);
+	/* another name for the same file meets the same lock */
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(st_atomic_append_open(&b, link, false, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_TEMPFAIL);
+	st_atomic_append_close(&a);
+	assert_int_equal(st_atomic_append_open(&b, link, false, &err), 0);
+	st_atomic_append_close(&b);
+	unlink(link);
+	unlink(path);
+	free(link);
+	free(path);
 }
 
 static void test_lock_is_exclusive(void **state)
@@ -341,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_append_open_whole_and_headerless),
 		cmocka_unit_test(test_append_open_keeps_a_whole_last_line),
 		cmocka_unit_test(test_append_open_errors),
+		cmocka_unit_test(test_append_file_is_its_own_lock),
 		cmocka_unit_test(test_lock_is_exclusive),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

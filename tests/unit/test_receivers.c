@@ -161,7 +161,7 @@ static void scan(int64_t n, int receivers, int datafiles, int64_t mtime_s)
 	for (int r = 0; r < receivers; r++) {
 		snprintf(name, sizeof(name), "4dstem_rec_status_%d_scan_%lld.json",
 			 r, (long long)n);
-		put(name, "{\"time\": \"2023-10-13T16:45:09Z\"}", 0);
+		put(name, "{\"time\": \"2023-10-13T16:45:09Z\"}", 1600000000);
 	}
 	for (int f = 0; f < datafiles; f++) {
 		snprintf(name, sizeof(name),
@@ -198,7 +198,7 @@ static void test_collect_rule(void **state)
 	scan(5, 4, 0, 0);               /* no data yet */
 	scan(6, 4, 2, now - 30);        /* last file 29 s old: still settling */
 	scan(7, 4, 2, now - 100);       /* a bad status file */
-	put("4dstem_rec_status_2_scan_7.json", "{}", 0);
+	put("4dstem_rec_status_2_scan_7.json", "{}", 1600000000);
 	scan(8, 4, 1, now - 31);        /* 31 s old: settled */
 	assert_int_equal(st_receivers_collect(dir, &o, &res, &log, &err), 0);
 	assert_int_equal(res.nrows, 2);
