@@ -17,6 +17,9 @@ packages=(
 	# tests: CMocka, the time zone database, Python (stdlib only) for the
 	# independent checks
 	libcmocka-dev tzdata python3
+	# tests of the collectors and clocks: setpriv (permission tests as
+	# nobody), libfaketime (shifted clocks), a throwaway sshd and its client
+	util-linux faketime openssh-server openssh-client
 )
 
 missing=()

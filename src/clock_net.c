@@ -239,6 +239,8 @@ static int child_start(char *const argv[], struct child *c, st_error *err)
 	}
 	c->pid = fork();
 	if (c->pid == 0) {
+		/* its own process group: a shell's children go with it */
+		setpgid(0, 0);
 		dup2(a[0], 0);
 		dup2(b[1], 1);
 		execvp(argv[0], argv);
@@ -269,12 +271,15 @@ static void child_finish(struct child *c)
 	if (c->pid <= 0)
 		return;
 	for (int i = 0; i < 200; i++) {
-		if (waitpid(c->pid, NULL, WNOHANG) == c->pid) {
-			c->pid = -1;
-			return;
-		}
+		siginfo_t info = { 0 };
+
+		/* WNOWAIT: the group is killed before the pid can be reused */
+		if (waitid(P_PID, (id_t)c->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    info.si_pid == c->pid)
+			break;
 		usleep(10000);
 	}
+	kill(-c->pid, SIGKILL);
 	kill(c->pid, SIGKILL);
 	waitpid(c->pid, NULL, 0);
 	c->pid = -1;

@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""CLI tests of `streamtime clock` (SPEC 5.3) against shifted clocks.
+
+usage: clock_check.py STREAMTIME {local|paths|ssh|faults}
+
+Shifted clocks come from libfaketime (`faketime -f +1.234 CMD`), so the true
+offset of every target is known exactly.  For each probe the test checks
+that the reported bound contains the truth, and on loopback that the error
+is at most 0.5 ms.  Delayed paths go through tests/cli/udp_delay_proxy.py
+(user space: the kernel's netem is not available here).
+"""
+import csv
+import faulthandler
+import io
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+faulthandler.dump_traceback_later(int(os.environ.get("ST_TEST_DUMP", "900")), exit=True)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import sshd_helper  # noqa: E402
+
+BIN = os.path.abspath(sys.argv[1])
+MODE = sys.argv[2]
+FAILS, CHECKS = [], [0]
+STARTED = []        # every server started, stopped however the test ends
+HEADER = "measured_at,reference,target,offset_ms,delay_ms,bound_ms,samples,method"
+
+
+def check(cond, what):
+    CHECKS[0] += 1
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def probe(*args, timeout=120):
+    p = subprocess.run([BIN, "clock", "probe", *args], capture_output=True,
+                       text=True, timeout=timeout)
+    rows = []
+    if p.stdout.startswith(HEADER):
+        rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    return p, rows
+
+
+def honest(row, truth_ms, what, accuracy_ms=None):
+    off, bound = float(row["offset_ms"]), float(row["bound_ms"])
+    err = off - truth_ms
+    check(abs(err) <= bound, "%s: |%.6f - %.3f| = %.6f ms > bound %.6f ms"
+          % (what, off, truth_ms, abs(err), bound))
+    if accuracy_ms is not None:
+        check(abs(err) <= accuracy_ms, "%s: error %.6f ms > %.3f ms"
+              % (what, err, accuracy_ms))
+    return err
+
+
+def serve(shift, tmp, *extra):
+    """`faketime -f SHIFT streamtime clock serve` on a free loopback port."""
+    cmd = ["faketime", "-f", shift] if shift else []
+    # its own session: faketime forks, so the whole group is stopped
+    proc = subprocess.Popen(cmd + [BIN, "clock", "serve", "--listen",
+                                   "127.0.0.1:0", *extra],
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    STARTED.append(proc)
+    line = proc.stderr.readline()
+    m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+    if not m:
+        proc.kill()
+        raise RuntimeError("clock serve did not start: %r" % line)
+    return proc, int(m.group(1))
+
+
+def stop(proc):
+    """SIGTERM to the process group of PROC; its exit status."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    return proc.wait(10)
+
+
+def test_local(tmp):
+    stats = []
+    for shift, truth in (("+1.234", 1234.0), ("-0.777", -777.0)):
+        exe = "exec:faketime -f %s %s clock responder" % (shift, BIN)
+        srv, port = serve(shift, tmp)
+        for i in range(10):
+            p, rows = probe("pipe=" + exe, "udp=udp://127.0.0.1:%d" % port,
+                            "--samples", "16")
+            check(p.returncode == 0 and len(rows) == 2,
+                  "local %s: %d %s" % (shift, p.returncode, p.stderr))
+            for row in rows:
+                e = honest(row, truth, "%s %s #%d" % (row["target"], shift, i),
+                           accuracy_ms=0.5)
+                stats.append((row["method"], abs(e), float(row["bound_ms"])))
+                check(row["samples"] == "16", "16 samples")
+        stop(srv)
+    for m in ("exec", "udp"):
+        errs = [e for k, e, _ in stats if k == m]
+        bounds = [b for k, _, b in stats if k == m]
+        print("%s: %d probes, max |error| %.4f ms, max bound %.4f ms"
+              % (m, len(errs), max(errs), max(bounds)))
+
+    # rows appended to a file, header once; the target name and method
+    out = os.path.join(tmp, "offsets.csv")
+    for _ in range(2):
+        p, _ = probe("rec0=exec:faketime -f +1.234 %s clock responder" % BIN,
+                     "--out", out, "--samples", "4", "--reference", "ncem")
+        check(p.returncode == 0 and p.stdout == "", "--out: " + p.stderr)
+    with open(out) as f:
+        text = f.read()
+    lines = text.splitlines()
+    check(lines[0] == HEADER and len(lines) == 3 and
+          all(",ncem,rec0," in l and l.endswith(",4,exec") for l in lines[1:]),
+          "--out appends rows: " + text)
+    with open(out, "a") as f:
+        f.write("2026-01-01T00:00:00+00:00,ncem,rec0,1.0")     # torn
+    p, _ = probe("exec:%s clock responder" % BIN, "--out", out, "--samples", "2")
+    with open(out) as f:
+        lines = f.read().splitlines()
+    check(p.returncode == 0 and len(lines) == 4 and
+          all(len(l.split(",")) == 8 for l in lines),
+          "--out repairs a torn last line: %s" % lines)
+
+    # usage errors
+    for bad in ("ftp://x", "udp://", "ssh://-oProxyCommand=x", "udp://h:99999",
+                "=exec:x", "exec:"):
+        p, _ = probe(bad)
+        check(p.returncode == 64, "bad target %r: %d" % (bad, p.returncode))
+
+
+def proxied(tmp, out_ms, out_j, back_ms, back_j, seed):
+    srv, port = serve("+1.234", tmp)
+    lport = sshd_helper.free_port()
+    proxy = subprocess.Popen([sys.executable, os.path.join(HERE,
+                              "udp_delay_proxy.py"), str(lport), str(port),
+                              str(out_ms), str(out_j), str(back_ms),
+                              str(back_j), str(seed)],
+                             stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    STARTED.append(proxy)
+    check(proxy.stdout.readline().strip() == "ready", "proxy ready")
+    return srv, proxy, lport
+
+
+def test_paths(tmp):
+    for name, args, lo, hi in (
+            ("symmetric 10+-2 ms", (10, 2, 10, 2), 0.0, 2.5),
+            ("asymmetric 2 ms out, 12 ms back", (2, 0.2, 12, 0.2), 4.0, 6.0)):
+        srv, proxy, lport = proxied(tmp, *args, seed=7)
+        errs, bounds = [], []
+        for i in range(10):
+            p, rows = probe("udp://127.0.0.1:%d" % lport, "--samples", "8",
+                            "--sample-timeout", "0.5")
+            check(p.returncode == 0 and len(rows) == 1,
+                  "%s: %d %s" % (name, p.returncode, p.stderr))
+            if rows:
+                e = honest(rows[0], 1234.0, "%s #%d" % (name, i))
+                errs.append(e)
+                bounds.append(float(rows[0]["bound_ms"]))
+        # the asymmetry really was there: offset off by about (2-12)/2 ms
+        check(all(lo <= abs(e) <= hi for e in errs),
+              "%s: |errors| %s not in [%g, %g]" % (name, errs, lo, hi))
+        print("%s: errors %.3f..%.3f ms, bounds %.3f..%.3f ms, all covered"
+              % (name, min(errs), max(errs), min(bounds), max(bounds)))
+        proxy.kill()
+        proxy.wait()
+        stop(srv)
+
+
+def test_ssh(tmp):
+    d = sshd_helper.Sshd(tmp)
+    try:
+        ssh = " ".join(d.ssh_argv())
+        errs = {"ssh": [], "ssh-date": []}
+        for i in range(5):
+            p, rows = probe(
+                "r=ssh://" + d.host, "d=ssh-date://" + d.host,
+                "--ssh", ssh, "--samples", "8", "--timeout", "60",
+                "--sample-timeout", "10",
+                "--remote-command",
+                "faketime -f +1.234 %s clock responder" % BIN,
+                "--date-command", "faketime -f +1.234 date +%s%N")
+            check(p.returncode == 0 and len(rows) == 2,
+                  "ssh #%d: %d %s" % (i, p.returncode, p.stderr))
+            for row in rows:
+                e = honest(row, 1234.0, "%s #%d" % (row["method"], i))
+                errs[row["method"]].append((e, float(row["bound_ms"])))
+        for m, v in errs.items():
+            if v:
+                print("%s: max |error| %.3f ms, bounds %.3f..%.3f ms"
+                      % (m, max(abs(e) for e, _ in v), min(b for _, b in v),
+                         max(b for _, b in v)))
+        if errs["ssh"]:
+            check(max(abs(e) for e, _ in errs["ssh"]) <= 0.5,
+                  "ssh:// on loopback within 0.5 ms")
+        # a host that refuses: warning, exit 69, the other target measured
+        p, rows = probe("ssh://" + d.host, "ssh://nobody@127.0.0.1",
+                        "--ssh", ssh, "--samples", "2", "--remote-command",
+                        "%s clock responder" % BIN)
+        check(p.returncode == 69 and len(rows) == 1 and
+              "127.0.0.1" in p.stderr, "refused ssh: %d %s"
+              % (p.returncode, p.stderr))
+    finally:
+        d.stop()
+
+
+def test_faults(tmp):
+    # a responder that dies after 3 exchanges: the samples taken are kept,
+    # the target counts as failed (69)
+    p, rows = probe("exec:dd bs=16 count=3 iflag=fullblock status=none | "
+                    "%s clock responder" % BIN, "--samples", "8")
+    check(p.returncode == 69 and len(rows) == 1 and rows[0]["samples"] == "3"
+          and "went away after 3" in p.stderr,
+          "dying responder: %d %s %s" % (p.returncode, rows, p.stderr))
+    # one that never answers: per-sample and per-target timeouts
+    t0 = time.monotonic()
+    p, rows = probe("exec:sleep 30", "exec:%s clock responder" % BIN,
+                    "--timeout", "2", "--samples", "4")
+    check(p.returncode == 69 and len(rows) == 1 and
+          time.monotonic() - t0 < 10, "silent responder: %d in %.1f s %s"
+          % (p.returncode, time.monotonic() - t0, p.stderr))
+    # one that prints a banner first (a chatty login shell) still works
+    p, rows = probe("exec:echo hello; %s clock responder" % BIN, "--samples", "4")
+    check(p.returncode == 0 and len(rows) == 1, "banner: %s" % p.stderr)
+    # unreachable UDP target after a good one
+    p, rows = probe("exec:%s clock responder" % BIN, "udp://127.0.0.1:9",
+                    "--samples", "3", "--sample-timeout", "0.2")
+    check(p.returncode == 69 and len(rows) == 1 and "127.0.0.1" in p.stderr,
+          "unreachable udp: %d %s" % (p.returncode, p.stderr))
+
+    # live fuzz: garbage gets silence, and the server keeps answering
+    srv, port = serve(None, tmp)
+    rng = random.Random(5)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(0.2)
+    s.connect(("127.0.0.1", port))
+    good = b"STCK\x01Q\x00\x00" + bytes(8)
+    for i in range(3000):
+        kind = i % 4
+        if kind == 0:
+            pkt = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 600)))
+        elif kind == 1:        # right magic, something else wrong
+            pkt = bytearray(good)
+            pkt[rng.randrange(4, 16)] ^= 1 + rng.randrange(255)
+            pkt = bytes(pkt) if pkt[4:8] != good[4:8] else pkt + b"x"
+        elif kind == 2:        # a request with bytes missing or extra
+            pkt = good[:rng.randrange(0, 16)] + bytes(rng.randrange(2)) * 0
+        else:
+            pkt = good + bytes(rng.randrange(1, 30))
+        s.send(bytes(pkt))
+    answers = 0
+    try:
+        while True:
+            s.recv(100)
+            answers += 1
+    except (socket.timeout, ConnectionRefusedError):
+        pass
+    check(answers == 0, "garbage got %d answers" % answers)
+    check(srv.poll() is None, "clock serve survived 3000 garbage datagrams")
+    p, rows = probe("udp://127.0.0.1:%d" % port, "--samples", "4")
+    check(p.returncode == 0 and len(rows) == 1, "serve still answers")
+    check(stop(srv) == 0, "serve exits 0 on SIGTERM")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="st-clock-")
+    try:
+        {"local": test_local, "paths": test_paths, "ssh": test_ssh,
+         "faults": test_faults}[MODE](tmp)
+    finally:
+        for proc in STARTED:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%s: %d checks, %d failed" % (MODE, CHECKS[0], len(FAILS)))
+    sys.exit(1 if FAILS else 0)
+
+
+if __name__ == "__main__":
+    main()
