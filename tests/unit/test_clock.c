@@ -1,0 +1,143 @@
+/* Unit tests: the clock exchange's arithmetic, wire format and targets. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "streamtime/clock.h"
+
+/* A sample made from a true offset and two one-way delays (ns). */
+static st_clock_sample make(int64_t theta, int64_t out, int64_t proc,
+			    int64_t back)
+{
+	st_clock_sample s = { .remote_res = 1, .local_res = 1 };
+
+	s.t1 = INT64_C(1700000000000000000);
+	s.t2 = s.t1 + theta + out;
+	s.t3 = s.t2 + proc;
+	s.t4 = s.t3 - theta + back;
+	return s;
+}
+
+static void test_offset_and_bound(void **state)
+{
+	(void)state;
+	/* symmetric: exact */
+	st_clock_sample s = make(1234000000, 5000, 300, 5000);
+
+	assert_true(st_clock_offset(&s) == 1234000000);
+	assert_true(st_clock_delay(&s) == 10000);
+	assert_true(st_clock_bound(&s) == 5002);
+	/* asymmetric 2 ms out, 12 ms back: off by 5 ms, within the bound */
+	s = make(-777000000, 2000000, 100, 12000000);
+	assert_true(st_clock_offset(&s) == -777000000 - 5000000);
+	assert_true(st_clock_bound(&s) >= 5000000);
+	/* the bound holds for every split of the delay, odd ns included */
+	for (int64_t out = 0; out <= 1001; out += 7) {
+		s = make(999, out, 3, 1001 - out);
+		int64_t err = st_clock_offset(&s) - 999;
+
+		assert_true(err <= st_clock_bound(&s) && -err <= st_clock_bound(&s));
+	}
+}
+
+static void test_best(void **state)
+{
+	st_clock_sample v[4] = {
+		make(0, 500, 0, 500), make(0, 100, 0, 90), make(0, 300, 0, 300),
+		make(0, 50, 0, 40),
+	};
+
+	(void)state;
+	assert_int_equal(st_clock_best(v, 4), 3);
+	/* a clock that stepped back makes a negative delay: never chosen */
+	v[0].t4 = v[0].t1 - 1000;
+	assert_int_equal(st_clock_best(v, 1), 1);
+	assert_int_equal(st_clock_best(v, 4), 3);
+	assert_int_equal(st_clock_best(v, 0), 0);
+}
+
+static void test_wire(void **state)
+{
+	unsigned char req[ST_CLOCK_REQUEST_LEN], rep[ST_CLOCK_REPLY_LEN];
+	st_clock_reply r = { .id = UINT64_C(0x0102030405060708), .t2 = 5,
+			     .t3 = 7, .resolution = 1 }, back;
+	uint64_t id;
+
+	(void)state;
+	st_clock_encode_request(42, req);
+	assert_memory_equal(req, "STCK\1Q\0\0", 8);
+	assert_true(st_clock_parse_request(req, sizeof(req), &id));
+	assert_true(id == 42);
+	/* wrong length, version, kind */
+	assert_false(st_clock_parse_request(req, sizeof(req) - 1, &id));
+	req[4] = 2;
+	assert_false(st_clock_parse_request(req, sizeof(req), &id));
+	st_clock_encode_reply(&r, rep);
+	assert_true(st_clock_parse_reply(rep, sizeof(rep), &back));
+	assert_true(back.id == r.id && back.t2 == 5 && back.t3 == 7 &&
+		    back.resolution == 1);
+	assert_false(st_clock_parse_request(rep, sizeof(rep), &id));
+	/* a reply sent before it was received is not believed */
+	r.t3 = 4;
+	st_clock_encode_reply(&r, rep);
+	assert_false(st_clock_parse_reply(rep, sizeof(rep), &back));
+	/* resync in a byte stream */
+	assert_int_equal(st_clock_sync((const unsigned char *)"hello\nSTCK", 10), 6);
+	assert_int_equal(st_clock_sync((const unsigned char *)"xxST", 4), 2);
+	assert_int_equal(st_clock_sync((const unsigned char *)"xxSX", 4), 4);
+}
+
+static void test_targets(void **state)
+{
+	st_clock_target t;
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_clock_target_parse("udp://rec0.ncem:999", &t, &err), 0);
+	assert_int_equal(t.kind, ST_CLOCK_UDP);
+	assert_string_equal(t.host, "rec0.ncem");
+	assert_string_equal(t.port, "999");
+	assert_string_equal(t.name, "rec0.ncem");
+	st_clock_target_release(&t);
+	assert_int_equal(st_clock_target_parse("udp://[::1]", &t, &err), 0);
+	assert_string_equal(t.host, "::1");
+	assert_string_equal(t.port, "12123");
+	st_clock_target_release(&t);
+	assert_int_equal(st_clock_target_parse("r1=ssh://me@rec1", &t, &err), 0);
+	assert_int_equal(t.kind, ST_CLOCK_SSH);
+	assert_string_equal(t.name, "r1");
+	assert_string_equal(t.host, "me@rec1");
+	st_clock_target_release(&t);
+	assert_int_equal(st_clock_target_parse("ssh-date://me@rec2", &t, &err), 0);
+	assert_string_equal(t.name, "rec2");
+	st_clock_target_release(&t);
+	assert_int_equal(st_clock_target_parse("exec:a=b c", &t, &err), 0);
+	assert_int_equal(t.kind, ST_CLOCK_EXEC);
+	assert_string_equal(t.command, "a=b c");
+	st_clock_target_release(&t);
+	static const char *const bad[] = {
+		"udp://", "udp://::1", "udp://h:", "udp://h:x", "udp://h:65536",
+		"ssh://-oProxyCommand=x", "ssh://", "exec:", "=udp://h", "http://h",
+		"ssh://a b", "udp://h/x",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (st_clock_target_parse(bad[i], &t, &err) == 0)
+			fail_msg("%s parsed", bad[i]);
+		assert_int_equal(err.code, ST_EXIT_USAGE);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_offset_and_bound),
+		cmocka_unit_test(test_best),
+		cmocka_unit_test(test_wire),
+		cmocka_unit_test(test_targets),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
