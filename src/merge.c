@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "streamtime/merge.h"
+#include "streamtime/clockfix.h"
 #include "streamtime/num.h"
 
 #define NJOBCOLS 11
@@ -216,21 +217,32 @@ int st_receiver_columns(const st_table *t, int idx[], size_t max,
 }
 
 /* The earliest receiver time of ROW: empty cells are missing receivers and
- * are skipped; a row with none is an error. */
+ * are skipped; a row with none is an error.  With FIX, each receiver's time
+ * is first corrected for its host's clock, and *BOUND gets the bound of the
+ * measurement behind the earliest. */
 static int min_receiver_time(const st_table *t, size_t row, const int *rc,
-			     int nrc, st_instant *out, st_error *err)
+			     int nrc, const st_clock_fix *fix, st_instant *out,
+			     st_duration *bound, st_error *err)
 {
 	bool any = false;
 
 	for (int i = 0; i < nrc; i++) {
 		st_instant v;
+		st_duration b = 0;
 
 		if (!*st_table_get(t, row, rc[i]))
 			continue;
 		if (cell_time(t, row, rc[i], NULL, &v, NULL, err) < 0)
 			return -1;
-		if (!any || v < *out)
+		if (fix && st_clock_fix_time(fix, fix->receiver[i], &v, &b, err) < 0) {
+			st_error_prefix(err, "%s:%zu: time%d", t->name, t->lines[row], i);
+			return -1;
+		}
+		if (!any || v < *out) {
 			*out = v;
+			if (bound)
+				*bound = b;
+		}
 		any = true;
 	}
 	if (!any)
@@ -242,8 +254,21 @@ static int min_receiver_time(const st_table *t, size_t row, const int *rc,
 
 #define MAX_RECEIVERS 64
 
+/* FIX must name one host per receiver column of T. */
+static int check_fix(const st_table *t, int nrc, const st_clock_fix *fix,
+		     st_error *err)
+{
+	if (fix && fix->nreceivers != (size_t)nrc)
+		return st_error_set(err, ST_EXIT_USAGE, "--receiver-hosts names %zu "
+				    "host(s), but %s has %d receiver column(s) "
+				    "(time0..time%d)", fix->nreceivers, t->name, nrc,
+				    nrc - 1);
+	return 0;
+}
+
 int st_merge_offload(const st_table *wt, const st_size_range *ranges,
-		     size_t nranges, FILE *out, FILE *per_scan, st_error *err)
+		     size_t nranges, const st_clock_fix *fix, FILE *out,
+		     FILE *per_scan, st_error *err)
 {
 	static const char *const need[] = { "scan_number", "time_last_written" };
 	int idx[2], rc[MAX_RECEIVERS], nrc;
@@ -254,20 +279,22 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 	if (st_table_require(wt, need, idx, 2, err) < 0)
 		return -1;
 	nrc = st_receiver_columns(wt, rc, MAX_RECEIVERS, err);
-	if (nrc < 0)
+	if (nrc < 0 || check_fix(wt, nrc, fix, err) < 0)
 		return -1;
-	sum = calloc(nranges + 1, sizeof(*sum));
+	sum = calloc(3 * (nranges + 1), sizeof(*sum));
 	count = calloc(nranges + 1, sizeof(*count));
 	if (!sum || !count) {
 		st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		goto out;
 	}
-	if (per_scan && fputs("size,scan_number,offload_time\n", per_scan) < 0)
+	if (per_scan && fputs(fix ? "size,scan_number,offload_time,"
+			      "clock_correction_seconds,clock_bound_seconds\n" :
+			      "size,scan_number,offload_time\n", per_scan) < 0)
 		goto io;
 	for (size_t r = 0; r < wt->nrows; r++) {
 		int64_t scan;
 		st_instant first, last;
-		double off;
+		double off = 0, corr = 0, bnd = 0;
 		bool parsed = false;
 
 		if (st_table_get_int(wt, r, idx[0], &scan, err) < 0)
@@ -278,23 +305,49 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 			if (scan < ranges[k].range.first || scan > ranges[k].range.last)
 				continue;
 			if (!parsed) {
-				if (min_receiver_time(wt, r, rc, nrc, &first, err) < 0 ||
+				if (min_receiver_time(wt, r, rc, nrc, NULL, &first,
+						      NULL, err) < 0 ||
 				    cell_time(wt, r, idx[1], NULL, &last, NULL, err) < 0)
 					goto out;
 				off = st_duration_seconds(last - first);
+				if (fix) {
+					st_duration b = 0, b2 = 0;
+
+					if (min_receiver_time(wt, r, rc, nrc, fix, &first,
+							      &b, err) < 0)
+						goto out;
+					if (st_clock_fix_time(fix, fix->data_host, &last,
+							      &b2, err) < 0) {
+						st_error_prefix(err, "%s:%zu: time_last_written",
+								wt->name, wt->lines[r]);
+						goto out;
+					}
+					corr = st_duration_seconds(last - first) - off;
+					off += corr;
+					bnd = st_duration_seconds(b + b2);
+				}
 				parsed = true;
 			}
 			sum[k] += off;
+			sum[nranges + 1 + k] += corr;
 			count[k]++;
 			if (per_scan) {
+				char cb[32], bb[32];
+
 				st_num_format(off, buf, sizeof(buf));
-				if (fprintf(per_scan, "%" PRId64 ",%" PRId64 ",%s\n",
-					    ranges[k].size, scan, buf) < 0)
+				st_num_format(corr, cb, sizeof(cb));
+				st_num_format(bnd, bb, sizeof(bb));
+				if ((fix ? fprintf(per_scan, "%" PRId64 ",%" PRId64
+						   ",%s,%s,%s\n", ranges[k].size, scan,
+						   buf, cb, bb) :
+				     fprintf(per_scan, "%" PRId64 ",%" PRId64 ",%s\n",
+					     ranges[k].size, scan, buf)) < 0)
 					goto io;
 			}
 		}
 	}
-	if (fputs("size,offload_time\n", out) < 0)
+	if (fputs(fix ? "size,offload_time,clock_correction_seconds\n" :
+		  "size,offload_time\n", out) < 0)
 		goto io;
 	for (size_t k = 0; k < nranges; k++) {
 		char buf[32];
@@ -308,8 +361,17 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 			goto out;
 		}
 		st_num_format(sum[k] / (double)count[k], buf, sizeof(buf));
-		if (fprintf(out, "%" PRId64 ",%s\n", ranges[k].size, buf) < 0)
+		if (fix) {
+			char cb[32];
+
+			st_num_format(sum[nranges + 1 + k] / (double)count[k], cb,
+				      sizeof(cb));
+			if (fprintf(out, "%" PRId64 ",%s,%s\n", ranges[k].size, buf,
+				    cb) < 0)
+				goto io;
+		} else if (fprintf(out, "%" PRId64 ",%s\n", ranges[k].size, buf) < 0) {
 			goto io;
+		}
 	}
 	ret = 0;
 	goto out;
@@ -336,7 +398,8 @@ static int cmp_scan_row(const void *a, const void *b)
 }
 
 int st_merge_streaming(const st_table *created, const st_table *h5,
-		       const st_tz *tz, const st_range *range, FILE *out,
+		       const st_tz *tz, const st_range *range,
+		       const st_clock_fix *fix, FILE *out,
 		       st_streaming_result *res, st_log *log, st_error *err)
 {
 	static const char *const hneed[] = { "distiller_id", "scan_number",
@@ -351,7 +414,7 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 	if (st_table_require(created, hneed + 1, &cscan, 1, err) < 0)
 		return -1;
 	nrc = st_receiver_columns(created, rc, MAX_RECEIVERS, err);
-	if (nrc < 0)
+	if (nrc < 0 || check_fix(created, nrc, fix, err) < 0)
 		return -1;
 	index = malloc((created->nrows ? created->nrows : 1) * sizeof(*index));
 	if (!index)
@@ -364,7 +427,9 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 	qsort(index, created->nrows, sizeof(*index), cmp_scan_row);
 
 	if (fputs("distiller_id,scan_number,nersc_write_time,ncem_created_time,"
-		  "time_difference_seconds,latency_seconds\n", out) < 0)
+		  "time_difference_seconds,latency_seconds", out) < 0 ||
+	    fputs(fix ? ",clock_correction_seconds,clock_bound_seconds\n" : "\n",
+		  out) < 0)
 		goto io;
 	for (size_t i = 0; i < h5->nrows; i++) {
 		int64_t did, scan;
@@ -401,21 +466,44 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 		}
 		for (; lo < created->nrows && index[lo].scan == scan; lo++) {
 			char nbuf[40], cbuf[40], dbuf[32], lbuf[32];
-			st_instant first;
-			double lat;
+			st_instant first, fixed_nersc = nersc;
+			st_duration b = 0, b2 = 0;
+			double lat, raw = 0;
 
-			if (min_receiver_time(created, index[lo].row, rc, nrc,
-					      &first, err) < 0)
+			if (min_receiver_time(created, index[lo].row, rc, nrc, NULL,
+					      &first, NULL, err) < 0)
 				goto out;
-			lat = st_duration_seconds(nersc - first);
+			if (fix) {
+				raw = st_duration_seconds(nersc - first);
+				if (min_receiver_time(created, index[lo].row, rc, nrc,
+						      fix, &first, &b, err) < 0)
+					goto out;
+				if (st_clock_fix_time(fix, fix->nersc_host, &fixed_nersc,
+						      &b2, err) < 0) {
+					st_error_prefix(err, "%s:%zu: datetime", h5->name,
+							h5->lines[i]);
+					goto out;
+				}
+			}
+			lat = st_duration_seconds(fixed_nersc - first);
 			if (lat < 0)
 				r.negative++;
-			st_time_format_utc(nersc, nbuf, sizeof(nbuf));
+			st_time_format_utc(fixed_nersc, nbuf, sizeof(nbuf));
 			st_time_format_utc(first, cbuf, sizeof(cbuf));
 			st_num_format(lat < 0 ? -lat : lat, dbuf, sizeof(dbuf));
 			st_num_format(lat, lbuf, sizeof(lbuf));
-			if (fprintf(out, "%" PRId64 ",%" PRId64 ",%s,%s,%s,%s\n",
+			if (fprintf(out, "%" PRId64 ",%" PRId64 ",%s,%s,%s,%s",
 				    did, scan, nbuf, cbuf, dbuf, lbuf) < 0)
+				goto io;
+			if (fix) {
+				char cb[32], bb[32];
+
+				st_num_format(lat - raw, cb, sizeof(cb));
+				st_num_format(st_duration_seconds(b + b2), bb, sizeof(bb));
+				if (fprintf(out, ",%s,%s", cb, bb) < 0)
+					goto io;
+			}
+			if (fputc('\n', out) == EOF)
 				goto io;
 			r.rows++;
 		}

@@ -8,6 +8,7 @@
 
 #include "streamtime/atomic.h"
 #include "streamtime/pipeline.h"
+#include "streamtime/clockfix.h"
 
 struct db_file {
 	char *path;
@@ -156,23 +157,67 @@ out:
 	return rc;
 }
 
+/* What st_clock_options turn into. */
+struct clock_setup {
+	st_table t;
+	st_clock_offsets o;
+	st_clock_fix fix;
+	char *hosts;
+	bool on;
+};
+
+static void clock_release(struct clock_setup *c)
+{
+	st_clock_offsets_release(&c->o);
+	st_table_release(&c->t);
+	free(c->hosts);
+}
+
+/* Load the offsets of OPT into C; C->on tells whether to correct. */
+static int clock_setup(struct clock_setup *c, const st_clock_options *opt,
+		       st_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	st_table_init(&c->t);
+	if (!opt || !opt->offsets)
+		return 0;
+	if (!opt->receiver_hosts)
+		return st_error_set(err, ST_EXIT_USAGE, "--clock-offsets needs "
+				    "--receiver-hosts h0,h1,... (whose clock "
+				    "stamped time0, time1, ...)");
+	c->hosts = strdup(opt->receiver_hosts);
+	if (!c->hosts)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	if (st_clock_fix_parse_hosts(&c->fix, c->hosts, err) < 0 ||
+	    st_table_read(&c->t, opt->offsets, err) < 0 ||
+	    st_clock_offsets_load(&c->o, &c->t, err) < 0)
+		return -1;
+	c->fix.offsets = &c->o;
+	c->fix.data_host = opt->data_host;
+	c->fix.nersc_host = opt->nersc_host;
+	c->on = true;
+	return 0;
+}
+
 int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
-			 size_t nranges, const char *out, const char *per_scan,
-			 st_error *err)
+			 size_t nranges, const st_clock_options *clock,
+			 const char *out, const char *per_scan, st_error *err)
 {
 	st_table wt;
 	st_atomic_file af = { 0 }, ps = { 0 };
+	struct clock_setup cs;
 	int rc = -1;
 
 	st_table_init(&wt);
-	if (st_table_read(&wt, write_times, err) < 0)
-		return -1;
+	if (clock_setup(&cs, clock, err) < 0 ||
+	    st_table_read(&wt, write_times, err) < 0)
+		goto out;
 	if (st_atomic_open(&af, out, err) < 0)
 		goto out;
 	if (per_scan && st_atomic_open(&ps, per_scan, err) < 0)
 		goto out;
-	if (st_merge_offload(&wt, ranges, nranges, af.fp, per_scan ? ps.fp : NULL,
-			     err) < 0)
+	if (st_merge_offload(&wt, ranges, nranges, cs.on ? &cs.fix : NULL, af.fp,
+			     per_scan ? ps.fp : NULL, err) < 0)
 		goto out;
 	if (st_atomic_commit(&af, err) < 0)
 		goto out;
@@ -181,14 +226,17 @@ out:
 	st_atomic_abort(&af);
 	st_atomic_abort(&ps);
 	st_table_release(&wt);
+	clock_release(&cs);
 	return rc;
 }
 
 int st_run_merge_streaming(const char *created, const st_sized_path *h5,
 			   size_t nh5, const st_size_range *ranges,
-			   size_t nranges, const char *tzname, const char *outdir,
+			   size_t nranges, const char *tzname,
+			   const st_clock_options *clock, const char *outdir,
 			   st_streaming_result *res, st_log *log, st_error *err)
 {
+	struct clock_setup cs;
 	st_table ct, ht;
 	st_atomic_file *af = calloc(nh5 + 1, sizeof(*af));
 	st_streaming_result sum = { 0 };
@@ -199,6 +247,8 @@ int st_run_merge_streaming(const char *created, const st_sized_path *h5,
 	st_table_init(&ht);
 	if (!af)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	if (clock_setup(&cs, clock, err) < 0)
+		goto out;
 	for (size_t i = 0; i < nh5 && nranges; i++) {
 		size_t k;
 
@@ -238,8 +288,8 @@ int st_run_merge_streaming(const char *created, const st_sized_path *h5,
 			goto out;
 		}
 		free(path);
-		if (st_merge_streaming(&ct, &ht, tz, range, af[i].fp, &r, log,
-				       err) < 0)
+		if (st_merge_streaming(&ct, &ht, tz, range, cs.on ? &cs.fix : NULL,
+				       af[i].fp, &r, log, err) < 0)
 			goto out;
 		sum.rows += r.rows;
 		sum.negative += r.negative;
@@ -260,6 +310,7 @@ out:
 	st_tz_free(tz);
 	st_table_release(&ct);
 	st_table_release(&ht);
+	clock_release(&cs);
 	return rc;
 }
 

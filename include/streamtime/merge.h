@@ -12,6 +12,8 @@
 #include "streamtime/time.h"
 #include "streamtime/tz.h"
 
+struct st_clock_fix;
+
 /* A Distiller export: SIZE from its {N}_{N}.csv name, or 0 when the table has
  * a `size` column instead. */
 typedef struct st_db_table {
@@ -45,9 +47,14 @@ int st_receiver_columns(const st_table *t, int idx[], size_t max,
 /* merge offload: offload(scan) = time_last_written - min(time_r), written as
  * `size,offload_time` (mean over the scans of each range present in WT; a
  * range with no scan is error 65).  PER_SCAN (may be NULL) gets
- * `size,scan_number,offload_time` for every scan used. */
+ * `size,scan_number,offload_time` for every scan used.  With FIX (NULL:
+ * none) every time is corrected for its host's clock (clockfix.h), and the
+ * outputs say so: a `clock_correction_seconds` column (corrected minus
+ * uncorrected offload; a mean in OUT) and, per scan, `clock_bound_seconds`
+ * (the measurements' bounds added up). */
 int st_merge_offload(const st_table *wt, const st_size_range *ranges,
-		     size_t nranges, FILE *out, FILE *per_scan, st_error *err);
+		     size_t nranges, const struct st_clock_fix *fix, FILE *out,
+		     FILE *per_scan, st_error *err);
 
 typedef struct st_streaming_result {
 	size_t rows;          /* rows written */
@@ -60,9 +67,13 @@ typedef struct st_streaming_result {
  * scan_number,datetime`) with CREATED (`scan_number,time0..`) on scan_number,
  * in H5 order, optionally restricted to RANGE.  Naive H5 times are local to TZ
  * (NULL: UTC).  Writes `distiller_id,scan_number,nersc_write_time,
- * ncem_created_time,time_difference_seconds,latency_seconds`. */
+ * ncem_created_time,time_difference_seconds,latency_seconds`; with FIX the
+ * times are corrected to the reference clock and two columns follow:
+ * `clock_correction_seconds` (corrected minus uncorrected latency) and
+ * `clock_bound_seconds`. */
 int st_merge_streaming(const st_table *created, const st_table *h5,
-		       const st_tz *tz, const st_range *range, FILE *out,
+		       const st_tz *tz, const st_range *range,
+		       const struct st_clock_fix *fix, FILE *out,
 		       st_streaming_result *res, st_log *log, st_error *err);
 
 #endif

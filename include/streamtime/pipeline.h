@@ -15,9 +15,19 @@ int st_run_merge_transfer(const char *jobs, const char *const db[], size_t ndb,
 			  st_duration max_elapsed, const char *out,
 			  size_t *rows, st_error *err);
 
+/* Clock corrections of a merge (clockfix.h): the `clock probe` file and the
+ * hosts whose clocks stamped the times.  A NULL st_clock_options, or one
+ * without OFFSETS, means no correction: outputs as without the options. */
+typedef struct st_clock_options {
+	const char *offsets;          /* path of the offsets CSV */
+	const char *receiver_hosts;   /* "h0,h1,...": time0, time1, ... */
+	const char *data_host;        /* time_last_written; NULL: reference */
+	const char *nersc_host;       /* H5 datetime; NULL: reference */
+} st_clock_options;
+
 int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
-			 size_t nranges, const char *out, const char *per_scan,
-			 st_error *err);
+			 size_t nranges, const st_clock_options *clock,
+			 const char *out, const char *per_scan, st_error *err);
 
 typedef struct st_sized_path {
 	int64_t size;
@@ -29,7 +39,8 @@ typedef struct st_sized_path {
  * is given, every size needs one (error 64).  RES gets the sums over sizes. */
 int st_run_merge_streaming(const char *created, const st_sized_path *h5,
 			   size_t nh5, const st_size_range *ranges,
-			   size_t nranges, const char *tz, const char *outdir,
+			   size_t nranges, const char *tz,
+			   const st_clock_options *clock, const char *outdir,
 			   st_streaming_result *res, st_log *log, st_error *err);
 
 int st_run_stats_queue(const char *merged, const char *tz, const char *outdir,

@@ -97,6 +97,14 @@ static const char offload_usage[] =
 	"                        repeatable, in output order\n"
 	"  --out FILE            size,offload_time ('-' for stdout)\n"
 	"  --per-scan FILE       also write size,scan_number,offload_time\n"
+	"  --clock-offsets FILE  correct each time for its host's clock with the\n"
+	"                        nearest-in-time row of FILE (clock probe);\n"
+	"                        adds clock_correction_seconds and\n"
+	"                        clock_bound_seconds columns\n"
+	"  --receiver-hosts H0,H1,...  the hosts (FILE's target names) whose\n"
+	"                        clocks stamped time0, time1, ...\n"
+	"  --data-host H         the host whose clock stamped time_last_written\n"
+	"                        (default: the reference clock, no correction)\n"
 	"  -q, --quiet / -v, --verbose / -h, --help\n";
 
 static int merge_offload(int argc, char **argv)
@@ -106,10 +114,14 @@ static int merge_offload(int argc, char **argv)
 		{ "range", required_argument, NULL, 'r' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "per-scan", required_argument, NULL, 'p' },
+		{ "clock-offsets", required_argument, NULL, 'C' },
+		{ "receiver-hosts", required_argument, NULL, 'H' },
+		{ "data-host", required_argument, NULL, 'D' },
 		ST_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *prog = "streamtime merge offload";
+	st_clock_options clock = { 0 };
 	const char *wt = NULL, *out = NULL, *per_scan = NULL;
 	st_size_range *ranges = NULL;
 	size_t nr = 0;
@@ -121,6 +133,9 @@ static int merge_offload(int argc, char **argv)
 		case 'w': wt = optarg; break;
 		case 'o': out = optarg; break;
 		case 'p': per_scan = optarg; break;
+		case 'C': clock.offsets = optarg; break;
+		case 'H': clock.receiver_hosts = optarg; break;
+		case 'D': clock.data_host = optarg; break;
 		case 'r':
 			if (st_push_size_range(&ranges, &nr, optarg) < 0) {
 				free(ranges);
@@ -145,8 +160,13 @@ static int merge_offload(int argc, char **argv)
 		st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
 	else if (!wt || !out || nr == 0)
 		st_msg_usage(prog, "--write-times, --range and --out are required");
-	else if (st_run_merge_offload(wt, ranges, nr, out, per_scan, &err) < 0)
-		rc = st_msg_fail(&err);
+	else if (!clock.offsets && (clock.receiver_hosts || clock.data_host))
+		st_msg_usage(prog, "--receiver-hosts and --data-host need "
+			     "--clock-offsets");
+	else if (st_run_merge_offload(wt, ranges, nr, &clock, out, per_scan,
+				      &err) < 0)
+		rc = err.code == ST_EXIT_USAGE ? st_msg_usage(prog, "%s", err.text) :
+		     st_msg_fail(&err);
 	else {
 		st_msg_info("merge offload: %zu sizes written to %s", nr, out);
 		rc = ST_EXIT_OK;
@@ -172,6 +192,14 @@ static const char streaming_usage[] =
 	"  --tz ZONE             IANA zone of naive H5 times (default UTC; the\n"
 	"                        paper's NERSC times are America/Los_Angeles)\n"
 	"  --out-dir DIR         where the files go (created if needed)\n"
+	"  --clock-offsets FILE  correct each time for its host's clock with the\n"
+	"                        nearest-in-time row of FILE (clock probe);\n"
+	"                        adds clock_correction_seconds and\n"
+	"                        clock_bound_seconds columns\n"
+	"  --receiver-hosts H0,H1,...  the hosts (FILE's target names) whose\n"
+	"                        clocks stamped time0, time1, ...\n"
+	"  --nersc-host H        the host whose clock stamped the H5 times\n"
+	"                        (default: the reference clock, no correction)\n"
 	"  -q, --quiet / -v, --verbose / -h, --help\n";
 
 static int merge_streaming(int argc, char **argv)
@@ -182,10 +210,14 @@ static int merge_streaming(int argc, char **argv)
 		{ "range", required_argument, NULL, 'r' },
 		{ "tz", required_argument, NULL, 'z' },
 		{ "out-dir", required_argument, NULL, 'o' },
+		{ "clock-offsets", required_argument, NULL, 'C' },
+		{ "receiver-hosts", required_argument, NULL, 'H' },
+		{ "nersc-host", required_argument, NULL, 'N' },
 		ST_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *prog = "streamtime merge streaming";
+	st_clock_options clock = { 0 };
 	const char *created = NULL, *outdir = NULL, *tz = "UTC";
 	st_sized_path *h5 = NULL;
 	st_size_range *ranges = NULL;
@@ -201,6 +233,9 @@ static int merge_streaming(int argc, char **argv)
 		case 'c': created = optarg; break;
 		case 'o': outdir = optarg; break;
 		case 'z': tz = optarg; break;
+		case 'C': clock.offsets = optarg; break;
+		case 'H': clock.receiver_hosts = optarg; break;
+		case 'N': clock.nersc_host = optarg; break;
 		case '5': {
 			st_sized_path *nv = realloc(h5, (nh5 + 1) * sizeof(*nv));
 
@@ -238,7 +273,10 @@ static int merge_streaming(int argc, char **argv)
 		st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
 	} else if (!created || !outdir || nh5 == 0) {
 		st_msg_usage(prog, "--created, --h5 and --out-dir are required");
-	} else if (st_run_merge_streaming(created, h5, nh5, ranges, nr, tz,
+	} else if (!clock.offsets && (clock.receiver_hosts || clock.nersc_host)) {
+		st_msg_usage(prog, "--receiver-hosts and --nersc-host need "
+			     "--clock-offsets");
+	} else if (st_run_merge_streaming(created, h5, nh5, ranges, nr, tz, &clock,
 					  outdir, &res, &log, &err) < 0) {
 		rc = err.code == ST_EXIT_USAGE ? st_msg_usage(prog, "%s", err.text)
 					       : st_msg_fail(&err);

@@ -111,13 +111,13 @@ static int run(const struct paths *p, const st_experiments *ex,
 	st_msg_verbose("merge transfer: %zu rows (%.1f ms)", nmerged, now_ms() - t);
 
 	t = now_ms();
-	if (st_run_merge_offload(p->write_times, off, ex->n, p->offload,
+	if (st_run_merge_offload(p->write_times, off, ex->n, NULL, p->offload,
 				 p->per_scan, err) < 0)
 		goto step_failed;
 	st_msg_verbose("merge offload: %zu sizes (%.1f ms)", ex->n, now_ms() - t);
 
 	t = now_ms();
-	if (st_run_merge_streaming(p->created, h5, ex->n, str, ex->n, ex->tz,
+	if (st_run_merge_streaming(p->created, h5, ex->n, str, ex->n, ex->tz, NULL,
 				   p->out_st, &sres, log, err) < 0)
 		goto step_failed;
 	if (sres.negative)

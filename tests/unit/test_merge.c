@@ -172,7 +172,7 @@ static void test_offload_means_and_missing_receiver(void **state)
 	st_size_range r[] = { { 128, { 1, 2 } }, { 256, { 9, 9 } } };
 
 	(void)state;
-	assert_int_equal(st_merge_offload(&wt, r, 2, cap_open(&c), cap_open(&ps),
+	assert_int_equal(st_merge_offload(&wt, r, 2, NULL, cap_open(&c), cap_open(&ps),
 					  &err), 0);
 	assert_string_equal(cap_text(&c), "size,offload_time\n128,3.75\n256,20.0\n");
 	assert_string_equal(cap_text(&ps), "size,scan_number,offload_time\n"
@@ -182,7 +182,7 @@ static void test_offload_means_and_missing_receiver(void **state)
 
 	/* a range without scans is an error, not a NaN */
 	st_size_range none[] = { { 512, { 100, 200 } } };
-	assert_int_equal(st_merge_offload(&wt, none, 1, cap_open(&c), NULL, &err), -1);
+	assert_int_equal(st_merge_offload(&wt, none, 1, NULL, cap_open(&c), NULL, &err), -1);
 	assert_int_equal(err.code, ST_EXIT_DATAERR);
 	assert_string_equal(err.text, "write_times.csv: no scan of range 100-200 "
 			    "(size 512)");
@@ -191,7 +191,7 @@ static void test_offload_means_and_missing_receiver(void **state)
 
 	/* the junk row inside a range: file, line and column named */
 	st_size_range bad[] = { { 128, { 3, 3 } } };
-	assert_int_equal(st_merge_offload(&wt, bad, 1, cap_open(&c), NULL, &err), -1);
+	assert_int_equal(st_merge_offload(&wt, bad, 1, NULL, cap_open(&c), NULL, &err), -1);
 	assert_non_null(strstr(err.text, "write_times.csv:4: column 'time0': "
 			       "cannot parse time 'junk'"));
 	fclose(c.f);
@@ -227,7 +227,7 @@ static void test_streaming_time_zones_and_sign(void **state)
 
 	(void)state;
 	assert_non_null(la);
-	assert_int_equal(st_merge_streaming(&created, &h5, la, &range, cap_open(&c),
+	assert_int_equal(st_merge_streaming(&created, &h5, la, &range, NULL, cap_open(&c),
 					    &res, NULL, &err), 0);
 	assert_string_equal(cap_text(&c),
 		"distiller_id,scan_number,nersc_write_time,ncem_created_time,"
@@ -265,7 +265,7 @@ static void test_streaming_dst_overlap_warns(void **state)
 	 * (08:30Z) and a warning names the line */
 	parse(&created, "created.csv", "scan_number,time0\n1,2024-11-03T08:30:00+00:00\n");
 	parse(&h5, "h5.csv", "distiller_id,scan_number,datetime\n00001,1,2024-11-03 01:30:03\n");
-	assert_int_equal(st_merge_streaming(&created, &h5, la, NULL, cap_open(&c),
+	assert_int_equal(st_merge_streaming(&created, &h5, la, NULL, NULL, cap_open(&c),
 					    &res, &log, &err), 0);
 	assert_non_null(strstr(cap_text(&c), ",3.0,3.0\n"));
 	assert_int_equal(res.gaps, 1);
