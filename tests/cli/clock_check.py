@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CLI tests of `streamtime clock` (SPEC 5.3) against shifted clocks.
 
-usage: clock_check.py STREAMTIME {local|paths|ssh|faults}
+usage: clock_check.py STREAMTIME {local|paths|ssh|faults|merge}
 
 Shifted clocks come from libfaketime (`faketime -f +1.234 CMD`), so the true
 offset of every target is known exactly.  For each probe the test checks
@@ -273,11 +273,178 @@ def test_faults(tmp):
     check(stop(srv) == 0, "serve exits 0 on SIGTERM")
 
 
+def run(*args):
+    return subprocess.run([BIN, *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def iso(ns):
+    import datetime as dt
+    secs, frac = divmod(ns, 10**9)
+    s = dt.datetime.fromtimestamp(secs, dt.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S")
+    return s + (".%09d" % frac if frac else "") + "+00:00"
+
+
+T0 = 1697213700 * 10**9             # 2023-10-13T16:15:00Z
+
+
+def test_merge(tmp):
+    """--clock-offsets in merge offload and merge streaming: values computed
+    here from the offsets written here, then an end-to-end check with
+    offsets measured by clock probe against faketime-shifted responders."""
+    off = os.path.join(tmp, "offsets.csv")
+    ms = 10**6
+    meas = [  # target, at, offset ns, bound ns
+        ("rec0", T0 - 900 * 10**9, 100 * ms, 500_000),
+        ("rec0", T0 + 6300 * 10**9, 200 * ms, 700_000),
+        ("rec1", T0, -50 * ms, 200_000),
+        ("rec2", T0, 0, 100_000),
+        ("rec3", T0, 1000 * ms, 300_000),
+        ("store", T0, 10 * ms, 50_000),
+        ("nersc", T0, -2000 * ms, 900_000),
+    ]
+    write(off, HEADER + "\n" + "".join(
+        "%s,ncem,%s,%.6f,0.1,%.6f,16,udp\n" % (iso(at), t, o / 1e6, b / 1e6)
+        for t, at, o, b in meas))
+    offs = {}
+    for t, at, o, b in meas:
+        offs.setdefault(t, []).append((at, o, b))
+
+    def nearest(host, t):
+        return min(offs[host], key=lambda m: abs(m[0] - t))
+
+    wt = os.path.join(tmp, "write_times.csv")
+    rows = {  # scan: receiver times, last written
+        1: ([T0 + 1800 * 10**9 + k * 10**9 for k in (0, 1, 2, 3)],
+            T0 + 1805 * 10**9),
+        2: ([T0 + 5700 * 10**9 + k * 10**8 for k in (3, 0, 2, 1)],
+            T0 + 5702 * 10**9),
+    }
+    write(wt, "scan_number,time0,time1,time2,time3,time_last_written\n" +
+          "".join("%d,%s,%s\n" % (n, ",".join(iso(t) for t in ts), iso(last))
+                  for n, (ts, last) in rows.items()))
+    hosts = ["rec0", "rec1", "rec2", "rec3"]
+    out, per = os.path.join(tmp, "o.csv"), os.path.join(tmp, "p.csv")
+    p = run("merge", "offload", "--write-times", wt, "--range", "128:1-2",
+            "--out", out, "--per-scan", per, "--clock-offsets", off,
+            "--receiver-hosts", ",".join(hosts), "--data-host", "store")
+    check(p.returncode == 0, "merge offload --clock-offsets: " + p.stderr)
+    got = list(csv.DictReader(open(per)))
+    check([r["scan_number"] for r in got] == ["1", "2"], "per-scan rows")
+    corr_sum = 0.0
+    for r in got:
+        ts, last = rows[int(r["scan_number"])]
+        fixed = [t - nearest(h, t)[1] for t, h in zip(ts, hosts)]
+        i = min(range(4), key=lambda k: fixed[k])
+        flast = last - nearest("store", last)[1]
+        want = (flast - fixed[i]) / 1e9
+        raw = (last - min(ts)) / 1e9
+        bound = (nearest(hosts[i], ts[i])[2] + nearest("store", last)[2]) / 1e9
+        corr_sum += want - raw
+        check(abs(float(r["offload_time"]) - want) < 1e-9 and
+              abs(float(r["clock_correction_seconds"]) - (want - raw)) < 1e-9 and
+              abs(float(r["clock_bound_seconds"]) - bound) < 1e-12,
+              "scan %s: %s, want offload %r correction %r bound %r"
+              % (r["scan_number"], r, want, want - raw, bound))
+    summary = list(csv.DictReader(open(out)))
+    check(len(summary) == 1 and abs(float(summary[0]["clock_correction_seconds"])
+                                     - corr_sum / 2) < 1e-9,
+          "offload summary says the mean correction: %s" % summary)
+    # without the options: the columns of before
+    p = run("merge", "offload", "--write-times", wt, "--range", "128:1-2",
+            "--out", "-")
+    check(p.stdout.startswith("size,offload_time\n128,"), "no clock columns")
+
+    # streaming: NERSC's clock corrected too
+    created = os.path.join(tmp, "created.csv")
+    write(created, "scan_number,time0,time1,time2,time3\n" + "".join(
+        "%d,%s\n" % (n, ",".join(iso(t) for t in ts))
+        for n, (ts, _) in rows.items()))
+    h5 = os.path.join(tmp, "h5.csv")
+    h5t = {1: T0 + 1830 * 10**9, 2: T0 + 5733 * 10**9}
+    write(h5, "distiller_id,scan_number,datetime\n" + "".join(
+        "%05d,%d,%s\n" % (n + 100, n, iso(t)) for n, t in h5t.items()))
+    sd = os.path.join(tmp, "s")
+    p = run("merge", "streaming", "--created", created, "--h5", "128:" + h5,
+            "--out-dir", sd, "--clock-offsets", off, "--receiver-hosts",
+            ",".join(hosts), "--nersc-host", "nersc")
+    check(p.returncode == 0, "merge streaming --clock-offsets: " + p.stderr)
+    for r in csv.DictReader(open(os.path.join(sd, "streaming_times_128.csv"))):
+        n = int(r["scan_number"])
+        ts = rows[n][0]
+        fixed = [t - nearest(h, t)[1] for t, h in zip(ts, hosts)]
+        fn = h5t[n] - nearest("nersc", h5t[n])[1]
+        want = (fn - min(fixed)) / 1e9
+        check(abs(float(r["latency_seconds"]) - want) < 1e-9 and
+              abs(float(r["clock_correction_seconds"]) -
+                  (want - (h5t[n] - min(ts)) / 1e9)) < 1e-9 and
+              r["nersc_write_time"] == iso(fn).replace(".000000000", ""),
+              "streaming scan %d: %s, want latency %r" % (n, r, want))
+
+    # errors: an unmeasured host, a wrong number of hosts, options alone,
+    # two reference clocks in one file
+    p = run("merge", "offload", "--write-times", wt, "--range", "128:1-2",
+            "--out", "-", "--clock-offsets", off, "--receiver-hosts",
+            "rec0,rec1,rec2,recX")
+    check(p.returncode == 65 and "'recX'" in p.stderr and wt in p.stderr,
+          "unmeasured host: %d %s" % (p.returncode, p.stderr))
+    p = run("merge", "offload", "--write-times", wt, "--range", "128:1-2",
+            "--out", "-", "--clock-offsets", off, "--receiver-hosts", "rec0")
+    check(p.returncode == 64 and "time0..time3" in p.stderr,
+          "host count: %d %s" % (p.returncode, p.stderr))
+    p = run("merge", "offload", "--write-times", wt, "--range", "128:1-2",
+            "--out", "-", "--receiver-hosts", "a,b,c,d")
+    check(p.returncode == 64, "--receiver-hosts alone: %d" % p.returncode)
+    two = os.path.join(tmp, "two.csv")
+    write(two, open(off).read() + "%s,nersc,rec0,1.0,0.1,0.1,16,udp\n" % iso(T0))
+    p = run("merge", "offload", "--write-times", wt, "--range", "128:1-2",
+            "--out", "-", "--clock-offsets", two, "--receiver-hosts",
+            ",".join(hosts))
+    check(p.returncode == 65 and "reference" in p.stderr and two in p.stderr,
+          "two references: %d %s" % (p.returncode, p.stderr))
+
+    # end to end: receivers whose clocks are off by +1.234 s and -0.777 s
+    # stamp the status times; clock probe measures them; the corrected
+    # offload is the true one, within the reported bound
+    shifts = {"rec0": 1234 * ms, "rec1": -777 * ms, "rec2": 0, "rec3": 0}
+    meas = os.path.join(tmp, "measured.csv")
+    targets = ["%s=exec:%s%s clock responder" % (
+        h, "faketime -f %+.3f " % (v / 1e9) if v else "", BIN)
+        for h, v in shifts.items()]
+    p, _ = probe(*targets, "--out", meas, "--reference", "ncem")
+    check(p.returncode == 0, "probe for end to end: " + p.stderr)
+    now = time.time_ns()
+    true_first, true_last = now, now + 2_700_000_000     # a 2.7 s offload
+    stamped = [true_first + 5_000_000 * k + shifts[h]
+               for k, h in enumerate(hosts)]
+    wt2 = os.path.join(tmp, "wt2.csv")
+    write(wt2, "scan_number,time0,time1,time2,time3,time_last_written\n"
+          "7,%s,%s\n" % (",".join(iso(t) for t in stamped), iso(true_last)))
+    p = run("merge", "offload", "--write-times", wt2, "--range", "128:7-7",
+            "--out", "-", "--per-scan", per, "--clock-offsets", meas,
+            "--receiver-hosts", ",".join(hosts))
+    r = list(csv.DictReader(open(per)))[0]
+    err = float(r["offload_time"]) - 2.7
+    check(abs(err) <= float(r["clock_bound_seconds"]) + 1e-9,
+          "end to end: offload %s, truth 2.7, bound %s" % (
+              r["offload_time"], r["clock_bound_seconds"]))
+    raw = (true_last - min(stamped)) / 1e9
+    print("end to end: uncorrected offload %.6f s, corrected %s s (truth "
+          "2.700000, bound %s s)" % (raw, r["offload_time"],
+                                     r["clock_bound_seconds"]))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="st-clock-")
     try:
         {"local": test_local, "paths": test_paths, "ssh": test_ssh,
-         "faults": test_faults}[MODE](tmp)
+         "faults": test_faults, "merge": test_merge}[MODE](tmp)
     finally:
         for proc in STARTED:
             if proc.poll() is None:
