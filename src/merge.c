@@ -311,7 +311,7 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 					goto out;
 				off = st_duration_seconds(last - first);
 				if (fix) {
-					st_duration b = 0, b2 = 0;
+					st_duration b = 0, b2 = 0, raw = last - first;
 
 					if (min_receiver_time(wt, r, rc, nrc, fix, &first,
 							      &b, err) < 0)
@@ -322,8 +322,9 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 								wt->name, wt->lines[r]);
 						goto out;
 					}
-					corr = st_duration_seconds(last - first) - off;
-					off += corr;
+					/* in ns, so the correction is exact */
+					corr = st_duration_seconds(last - first - raw);
+					off = st_duration_seconds(last - first);
 					bnd = st_duration_seconds(b + b2);
 				}
 				parsed = true;
@@ -467,14 +468,14 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 		for (; lo < created->nrows && index[lo].scan == scan; lo++) {
 			char nbuf[40], cbuf[40], dbuf[32], lbuf[32];
 			st_instant first, fixed_nersc = nersc;
-			st_duration b = 0, b2 = 0;
-			double lat, raw = 0;
+			st_duration b = 0, b2 = 0, raw = 0;
+			double lat;
 
 			if (min_receiver_time(created, index[lo].row, rc, nrc, NULL,
 					      &first, NULL, err) < 0)
 				goto out;
 			if (fix) {
-				raw = st_duration_seconds(nersc - first);
+				raw = nersc - first;
 				if (min_receiver_time(created, index[lo].row, rc, nrc,
 						      fix, &first, &b, err) < 0)
 					goto out;
@@ -498,7 +499,8 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 			if (fix) {
 				char cb[32], bb[32];
 
-				st_num_format(lat - raw, cb, sizeof(cb));
+				st_num_format(st_duration_seconds(fixed_nersc - first - raw),
+					      cb, sizeof(cb));
 				st_num_format(st_duration_seconds(b + b2), bb, sizeof(bb));
 				if (fprintf(out, ",%s,%s", cb, bb) < 0)
 					goto io;
