@@ -342,7 +342,8 @@ static int stream_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 		st_clock_encode_request(base + (uint64_t)i, req);
 		s.t1 = st_clock_now();
 		if (write(c.in, req, sizeof(req)) != (ssize_t)sizeof(req)) {
-			snprintf(res->why, sizeof(res->why), "the responder went away");
+			snprintf(res->why, sizeof(res->why), "the responder went "
+				 "away after %zu exchange(s)", res->nsamples);
 			dead = true;
 			break;
 		}
@@ -394,75 +395,98 @@ static int stream_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 	return 0;
 }
 
-/* One ssh call running DATE_COMMAND: Cristian's method.  The remote time T
- * was read somewhere between t1 and t4, so t2 = t3 = T. */
+/* ssh-date://: no streamtime on the far side, only a shell and date.  One
+ * ssh session runs `while read _; do DATE_COMMAND; done`; each sample sends
+ * a line at t1 and reads the epoch-ns line back at t4.  The remote time T
+ * was read somewhere in between, so t2 = t3 = T and the bound is half the
+ * round trip (Cristian's method) -- a round trip through the open session,
+ * not an ssh login. */
 static int date_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 		      st_clock_sample *v, st_clock_result *res, st_error *err)
 {
 	st_instant deadline = st_clock_now() + o->target_timeout;
 	uint32_t local_res = st_clock_resolution();
-	char **argv = ssh_argv(o, t->host, o->date_command);
+	char *loop = NULL, **argv;
+	char buf[256];
+	size_t have = 0;
+	struct child c;
+	bool dead = false;
 
-	if (!argv)
+	if (asprintf(&loop, "while read _; do %s; done", o->date_command) < 0)
 		return st_error_set(err, ST_EXIT_UNAVAILABLE, "out of memory");
-	for (int i = 0; i < o->samples && ms_left(deadline) > 0; i++) {
-		st_clock_sample s = { .local_res = local_res };
-		st_instant sdeadline = st_clock_now() + o->sample_timeout;
-		char out[128];
-		size_t have = 0;
-		struct child c;
-		bool ok = true;
+	argv = ssh_argv(o, t->host, loop);
+	if (!argv || child_start(argv, &c, err) < 0) {
+		free(argv);
+		free(loop);
+		return argv ? -1 : st_error_set(err, ST_EXIT_UNAVAILABLE,
+						 "out of memory");
+	}
+	free(argv);
+	free(loop);
+	for (int i = 0; i < o->samples && !dead && ms_left(deadline) > 0; i++) {
+		st_clock_sample s = { .local_res = local_res, .remote_res = 1 };
+		st_instant sdeadline = i == 0 ? deadline :
+				       st_clock_now() + o->sample_timeout;
+		char *nl;
 
 		if (sdeadline > deadline)
 			sdeadline = deadline;
 		res->attempted++;
 		s.t1 = st_clock_now();
-		if (child_start(argv, &c, err) < 0) {
-			free(argv);
-			return -1;
+		if (write(c.in, "\n", 1) != 1) {
+			snprintf(res->why, sizeof(res->why), "ssh went away");
+			break;
 		}
-		close(c.in);
-		c.in = -1;
 		for (;;) {
 			struct pollfd p = { .fd = c.out, .events = POLLIN };
 			ssize_t n;
 			int w = ms_left(sdeadline);
 
+			if ((nl = memchr(buf, '\n', have)) != NULL)
+				break;
 			if (w == 0 || poll(&p, 1, w) <= 0) {
 				snprintf(res->why, sizeof(res->why), "no answer within "
-					 "%.1f s", o->sample_timeout / 1e9);
-				ok = false;
+					 "%.1f s", i == 0 ? o->target_timeout / 1e9 :
+					 o->sample_timeout / 1e9);
+				dead = true;
 				break;
 			}
-			n = read(c.out, out + have, sizeof(out) - 1 - have);
-			if (n <= 0)
+			if (have == sizeof(buf) - 1)
+				have = 0;       /* no newline in sight: drop it */
+			n = read(c.out, buf + have, sizeof(buf) - 1 - have);
+			s.t4 = st_clock_now();
+			if (n <= 0) {
+				snprintf(res->why, sizeof(res->why), "ssh ended after "
+					 "%zu sample(s) (see its message above)",
+					 res->nsamples);
+				dead = true;
 				break;
+			}
 			have += (size_t)n;
-			if (have == sizeof(out) - 1)
-				break;
 		}
-		s.t4 = st_clock_now();
-		child_finish(&c);
-		out[have] = '\0';
-		if (ok) {
-			char *end;
+		if (dead)
+			break;
+		*nl = '\0';
+		{
+			char *end, *line = buf;
 			long long T;
 
+			if (nl > line && nl[-1] == '\r')
+				nl[-1] = '\0';
 			errno = 0;
-			T = strtoll(out, &end, 10);
-			while (*end == '\n' || *end == '\r')
-				end++;
-			if (errno || end == out || *end || T <= 0) {
+			T = strtoll(line, &end, 10);
+			if (errno || end == line || *end || T <= 0) {
 				snprintf(res->why, sizeof(res->why), "'%s' printed '%.40s', "
-					 "not epoch nanoseconds", o->date_command, out);
-				continue;
+					 "not epoch nanoseconds", o->date_command, line);
+			} else {
+				s.t2 = s.t3 = T;
+				v[res->nsamples++] = s;
 			}
-			s.t2 = s.t3 = T;
-			s.remote_res = 1;
-			v[res->nsamples++] = s;
 		}
+		have -= (size_t)(nl + 1 - buf);
+		memmove(buf, nl + 1, have);
 	}
-	free(argv);
+	child_finish(&c);
 	return 0;
 }
 

@@ -29,6 +29,10 @@ sys.path.insert(0, HERE)
 import sshd_helper  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
+# libfaketime is preloaded before a sanitizer build's ASan runtime; let it
+ASAN_FAKETIME = "ASAN_OPTIONS=verify_asan_link_order=0"
+os.environ["ASAN_OPTIONS"] = (os.environ.get("ASAN_OPTIONS", "") +
+                              ":verify_asan_link_order=0").lstrip(":")
 MODE = sys.argv[2]
 FAILS, CHECKS = [], [0]
 STARTED = []        # every server started, stopped however the test ends
@@ -189,7 +193,7 @@ def test_ssh(tmp):
                 "--ssh", ssh, "--samples", "8", "--timeout", "60",
                 "--sample-timeout", "10",
                 "--remote-command",
-                "faketime -f +1.234 %s clock responder" % BIN,
+                "%s faketime -f +1.234 %s clock responder" % (ASAN_FAKETIME, BIN),
                 "--date-command", "faketime -f +1.234 date +%s%N")
             check(p.returncode == 0 and len(rows) == 2,
                   "ssh #%d: %d %s" % (i, p.returncode, p.stderr))
