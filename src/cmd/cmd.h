@@ -71,5 +71,6 @@ int cmd_collect(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
+int cmd_slurm(int argc, char **argv);
 
 #endif

@@ -1,0 +1,266 @@
+/* slurm.c - `streamtime slurm jobs` (SPEC 5.4). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "streamtime/atomic.h"
+#include "streamtime/num.h"
+#include "streamtime/sacct.h"
+#include "streamtime/slurm.h"
+#include "streamtime/time.h"
+#include "streamtime/tz.h"
+
+static const char jobs_usage[] =
+	"usage: streamtime slurm jobs --out FILE [--since T] [--until T]\n"
+	"                             [--window-days N] [--input FILE [--delimiter D]]\n"
+	"                             [--tz ZONE] [--user U | -a] [filters]\n"
+	"\n"
+	"Slurm accounting rows with the header of the paper's slurm_job_info.csv:\n"
+	"  Job Name,Job ID,Timelimit,Elapsed,Submit,Start,End,ReqNodes,QOS,User,ExitCode\n"
+	"By default sacct runs (binary: $STREAMTIME_SACCT, else sacct on PATH) over\n"
+	"contiguous --window-days windows from --since to --until, with a rare\n"
+	"delimiter and JobName last, so no job name can break a row.  Steps are\n"
+	"dropped and each job id is kept once.\n"
+	"\n"
+	"  --out FILE            the CSV ('-' for stdout)\n"
+	"  --since T, --until T  ISO dates/times, naive ones in --tz (default: the\n"
+	"                        last 30 days up to now)\n"
+	"  --window-days N       days per sacct query (default 30; halved when Slurm\n"
+	"                        refuses a range as too large)\n"
+	"  --tz ZONE             zone of sacct's naive times (default UTC; sacct\n"
+	"                        runs with TZ=ZONE)\n"
+	"  --user U / -a, --allusers   passed to sacct\n"
+	"  --input FILE          parse a saved dump instead (sacct -P or -p output\n"
+	"                        with its header, any column order)\n"
+	"  --delimiter D         the dump's delimiter (default: '|' or ',' from the\n"
+	"                        header)\n"
+	"filters (the paper's defaults; an empty value turns one off):\n"
+	"  --name-contains S     default 'distiller-count'\n"
+	"  --req-nodes N         default 4\n"
+	"  --qos-contains S      default 'realtime_'\n"
+	"  --exit-code C         default '0:0'\n"
+	"  --any-start           keep jobs that never started (Start Unknown/None)\n"
+	"  -q, --quiet / -v, --verbose / -h, --help\n";
+
+static void note_verbose(void *ctx, const char *msg)
+{
+	(void)ctx;
+	st_msg_verbose("%s", msg);
+}
+
+/* Parse T (ISO date/time; naive in TZ) to epoch seconds. */
+static int parse_when(const char *s, const st_tz *tz, int64_t *out)
+{
+	st_instant t;
+
+	if (st_time_parse(s, tz, &t, NULL, NULL) < 0)
+		return -1;
+	*out = t / ST_NS_PER_SEC;
+	return 0;
+}
+
+static char *slurp(const char *path, size_t *len, st_error *err)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0;
+
+	*len = 0;
+	if (!f) {
+		st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s", path,
+			     strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		size_t n;
+
+		if (*len + 65536 > cap) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 20);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", path);
+				break;
+			}
+			buf = nb;
+		}
+		n = fread(buf + *len, 1, cap - *len - 1, f);
+		*len += n;
+		if (n == 0) {
+			if (ferror(f)) {
+				free(buf);
+				buf = NULL;
+				st_error_set(err, ST_EXIT_IOERR, "cannot read %s: %s",
+					     path, strerror(errno));
+			}
+			break;
+		}
+	}
+	if (buf)
+		buf[*len] = '\0';
+	if (f != stdin)
+		fclose(f);
+	return buf;
+}
+
+static int slurm_jobs(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "until", required_argument, NULL, 'E' },
+		{ "window-days", required_argument, NULL, 'w' },
+		{ "tz", required_argument, NULL, 'z' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "allusers", no_argument, NULL, 'a' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "delimiter", required_argument, NULL, 'd' },
+		{ "name-contains", required_argument, NULL, 'n' },
+		{ "req-nodes", required_argument, NULL, 'r' },
+		{ "qos-contains", required_argument, NULL, 'Q' },
+		{ "exit-code", required_argument, NULL, 'x' },
+		{ "any-start", no_argument, NULL, 'A' },
+		ST_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog = "streamtime slurm jobs";
+	const char *out = NULL, *since = NULL, *until = NULL, *input = NULL;
+	const char *delim = NULL, *tzname = "UTC";
+	st_slurm_filter f = {
+		.name_contains = "distiller-count", .req_nodes = "4",
+		.qos_contains = "realtime_", .exit_code = "0:0", .need_start = true,
+	};
+	st_sacct_opts so = { 0 };
+	st_slurm_jobs jobs = { 0 };
+	st_log notes = { .warn = note_verbose };
+	st_atomic_file af;
+	st_tz *tz = NULL;
+	st_error err;
+	int64_t days = 30;
+	size_t fetched, dropped;
+	int c, rc = ST_EXIT_USAGE;
+
+	while ((c = getopt_long(argc, argv, "hqva", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'S': since = optarg; break;
+		case 'E': until = optarg; break;
+		case 'z': tzname = optarg; break;
+		case 'u': so.user = optarg; f.user = optarg; break;
+		case 'a': so.all_users = true; break;
+		case 'i': input = optarg; break;
+		case 'd':
+			if (!*optarg)
+				return st_msg_usage(prog, "--delimiter: empty");
+			delim = optarg;
+			break;
+		case 'n': f.name_contains = optarg; break;
+		case 'r': f.req_nodes = optarg; break;
+		case 'Q': f.qos_contains = optarg; break;
+		case 'x': f.exit_code = optarg; break;
+		case 'A': f.need_start = false; break;
+		case 'w':
+			if (st_num_parse_int(optarg, &days) < 0 || strchr(optarg, '.') ||
+			    days < 1 || days > 3660)
+				return st_msg_usage(prog, "--window-days '%s': expected "
+						    "1 to 3660", optarg);
+			break;
+		case 'h':
+			fputs(jobs_usage, stdout);
+			return st_finish_stdout(ST_EXIT_OK);
+		default:
+			if (st_common_option(c))
+				break;
+			return st_msg_usage(prog, "bad option");
+		}
+	}
+	if (optind < argc)
+		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
+	if (!out)
+		return st_msg_usage(prog, "--out is required");
+	if (so.user && so.all_users)
+		return st_msg_usage(prog, "--user and --allusers exclude each other");
+	if (input && (since || until || so.user || so.all_users))
+		return st_msg_usage(prog, "--input reads a dump: --since, --until, "
+				    "--user and --allusers are for sacct");
+	tz = st_tz_load(tzname, &err);
+	if (!tz)
+		return st_msg_fail(&err);
+	if (input) {
+		size_t len;
+		char *buf = slurp(input, &len, &err);
+
+		if (!buf || st_sacct_parse_dump(buf, len, input, delim, &jobs,
+						&err) < 0) {
+			free(buf);
+			rc = st_msg_fail(&err);
+			goto out;
+		}
+		free(buf);
+	} else {
+		int64_t now = (int64_t)time(NULL);
+
+		so.sacct = getenv("STREAMTIME_SACCT");
+		if (!so.sacct || !*so.sacct)
+			so.sacct = "sacct";
+		so.tz = tzname;
+		so.window = days * 86400;
+		so.notes = &notes;
+		so.until = now;
+		so.since = now - 30 * 86400;
+		if (until && parse_when(until, tz, &so.until) < 0) {
+			rc = st_msg_usage(prog, "--until '%s': not a date/time", until);
+			goto out;
+		}
+		if (since && parse_when(since, tz, &so.since) < 0) {
+			rc = st_msg_usage(prog, "--since '%s': not a date/time", since);
+			goto out;
+		}
+		if (so.since >= so.until) {
+			rc = st_msg_usage(prog, "--since must be before --until");
+			goto out;
+		}
+		if (st_sacct_fetch(&so, &jobs, &err) < 0) {
+			rc = st_msg_fail(&err);
+			goto out;
+		}
+	}
+	fetched = jobs.n;
+	dropped = st_slurm_filter_apply(&jobs, &f);
+	if (st_atomic_open(&af, out, &err) < 0) {
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	if (st_slurm_jobs_write(af.fp, &jobs) < 0) {
+		st_atomic_abort(&af);
+		st_msg_error("cannot write %s: %s", out, strerror(errno));
+		rc = ST_EXIT_IOERR;
+		goto out;
+	}
+	if (st_atomic_commit(&af, &err) < 0) {
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	st_msg_info("slurm jobs: %zu rows read, %zu kept, written to %s", fetched,
+		    fetched - dropped, strcmp(out, "-") ? out : "stdout");
+	rc = st_finish_stdout(ST_EXIT_OK);
+out:
+	st_slurm_jobs_release(&jobs);
+	st_tz_free(tz);
+	return rc;
+}
+
+static const struct st_cmd subcommands[] = {
+	{ "jobs", slurm_jobs, "accounting rows from sacct or a saved dump" },
+};
+
+int cmd_slurm(int argc, char **argv)
+{
+	return st_cmd_dispatch("streamtime slurm", subcommands,
+			       sizeof(subcommands) / sizeof(subcommands[0]), argc,
+			       argv);
+}
