@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""CLI tests of `streamtime slurm jobs` without a Slurm (SPEC 5.4).
+
+usage: slurm_check.py STREAMTIME PAPER_DATA_DIR
+
+- saved dumps (--input): column orders, -p trailing delimiters, names with
+  the delimiter or a newline, steps, arrays, het jobs, Unknown/None,
+  UNLIMITED/Partition_Limit, D-HH:MM:SS, truncated '+' values;
+- the paper's slurm_job_info.csv read back as a dump gives the same bytes;
+- the windows and error handling of the sacct source, against a FAKE sacct
+  (a script that logs its arguments): the fake only checks what streamtime
+  asks for and how it reacts.  The real sacct and slurmrestd are tested
+  against a real Slurm in tests/slurm/.
+"""
+import csv
+import datetime as dt
+import io
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+BIN = os.path.abspath(sys.argv[1])
+PAPER = sys.argv[2]
+FAILS, CHECKS = [], [0]
+HEADER = "Job Name,Job ID,Timelimit,Elapsed,Submit,Start,End,ReqNodes,QOS,User,ExitCode"
+
+
+def check(cond, what):
+    CHECKS[0] += 1
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(*args, env=None):
+    return subprocess.run([BIN, "slurm", "jobs", *args], capture_output=True,
+                          text=True, timeout=60, env=env)
+
+
+def rows(text):
+    return list(csv.reader(io.StringIO(text)))
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+T = "2022-08-26T16:00:07|2022-08-26T16:00:15|2022-08-26T16:10:55"
+
+
+def test_dumps(tmp):
+    d = os.path.join(tmp, "dump.txt")
+    # sacct -p order with a trailing delimiter, an extra State column
+    write(d, "JobID|JobName|State|Timelimit|Elapsed|Submit|Start|End|ReqNodes|"
+          "QOS|User|ExitCode|\n"
+          "101|distiller-count-1|COMPLETED|00:30:00|00:10:40|%s|4|realtime_a|u|0:0|\n"
+          "101.batch|batch|COMPLETED||00:10:40|%s|1|||0:0|\n"
+          "101.extern|extern|COMPLETED||00:10:40|%s|4|||0:0|\n"
+          "101.0|true|COMPLETED||00:10:40|%s|4|||0:0|\n"
+          "102_3|distiller-count-2|COMPLETED|UNLIMITED|1-02:03:04|%s|4|realtime_a|u|0:0|\n"
+          "103+0|distiller-count-3|COMPLETED|Partition_Limit|00:01:00|%s|4|realtime_a|u|0:0|\n"
+          "103+1|distiller-count-3|COMPLETED|Partition_Limit|00:01:00|%s|4|realtime_a|u|0:0|\n"
+          "104|distiller-count-4|CANCELLED by 0|00:30:00|00:00:00|2022-08-26T16:00:07|"
+          "None|2022-08-26T16:05:00|4|realtime_a|u|0:0|\n"
+          "105|distiller-count-5|PENDING|00:30:00|00:00:00|2022-08-26T16:00:07|"
+          "Unknown|Unknown|4|realtime_a|u|0:0|\n"
+          "106|distiller-count-6|FAILED|00:30:00|00:00:05|%s|4|realtime_a|u|1:0|\n"
+          "107|distiller-count-7|COMPLETED|00:30:00|00:00:05|%s|2|realtime_a|u|0:0|\n"
+          "108|other-job|COMPLETED|00:30:00|00:00:05|%s|4|realtime_a|u|0:0|\n"
+          "109|distiller-count-9|COMPLETED|00:30:00|00:00:05|%s|4|debug|u|0:0|\n"
+          "101|distiller-count-1|COMPLETED|00:30:00|00:10:40|%s|4|realtime_a|u|0:0|\n"
+          % ((T,) * 12))
+    p = run("--input", d, "--out", "-")
+    got = rows(p.stdout)
+    check(p.returncode == 0 and got[0] == HEADER.split(","), "dump: %s" % p.stderr)
+    check([r[1] for r in got[1:]] == ["101", "102_3", "103+0", "103+1"],
+          "paper filters keep 101, the array task and the het job parts "
+          "(steps, Unknown/None start, exit 1, 2 nodes, other name, other "
+          "QOS, the repeated id dropped): %s" % [r[1] for r in got[1:]])
+    check(got[2][2:4] == ["UNLIMITED", "1-02:03:04"] and
+          got[3][2] == "Partition_Limit", "limits kept as sacct wrote them")
+    check("14 rows read, 4 kept" in p.stderr, "summary: " + p.stderr)
+    # every filter off
+    p = run("--input", d, "--out", "-", "--name-contains", "", "--req-nodes",
+            "", "--qos-contains", "", "--exit-code", "", "--any-start")
+    check([r[1] for r in rows(p.stdout)[1:]] ==
+          ["101", "102_3", "103+0", "103+1", "104", "105", "106", "107", "108",
+           "109"], "filters off: only steps and the repeated id go: %s"
+          % [r[1] for r in rows(p.stdout)[1:]])
+    p = run("--input", d, "--out", "-", "--exit-code", "1:0")
+    check([r[1] for r in rows(p.stdout)[1:]] == ["106"], "--exit-code 1:0")
+
+    # JobName last: a name with the delimiter, and one with a newline
+    write(d, "JobID|Timelimit|Elapsed|Submit|Start|End|ReqNodes|QOS|User|"
+          "ExitCode|JobName\n"
+          "201|00:30:00|00:01:00|%s|4|realtime_a|u|0:0|distiller-count-7|pipe\n"
+          "202|00:30:00|00:01:00|%s|4|realtime_a|u|0:0|distiller-count-8\n"
+          "second line\n" % (T, T))
+    got = rows(run("--input", d, "--out", "-").stdout)
+    check([r[0] for r in got[1:]] == ["distiller-count-7|pipe",
+                                      "distiller-count-8\nsecond line"],
+          "names with '|' and a newline: %s" % got)
+    # ... but not when JobName is in the middle: a clear error
+    write(d, "JobID|JobName|Timelimit|Elapsed|Submit|Start|End|ReqNodes|QOS|"
+          "User|ExitCode\n"
+          "201|distiller-count-7|pipe|00:30:00|00:01:00|%s|4|realtime_a|u|0:0\n" % T)
+    p = run("--input", d, "--out", "-")
+    check(p.returncode == 65 and "%s:2" % d in p.stderr and "JobName last"
+          in p.stderr, "a '|' in a name in the middle: %s" % p.stderr)
+    # truncated values (sacct without -P)
+    write(d, "JobID|JobName|Timelimit|Elapsed|Submit|Start|End|ReqNodes|QOS|"
+          "User|ExitCode\n"
+          "301|distiller-count-1|00:30:00|00:01:00|%s|4|realtime_+|u|0:0\n" % T)
+    p = run("--input", d, "--out", "-")
+    check(p.returncode == 65 and "'QOS'" in p.stderr and "cut short"
+          in p.stderr, "truncated: %s" % p.stderr)
+    # a missing column, no delimiter, an empty file
+    write(d, "JobID|JobName|Timelimit\n1|a|b\n")
+    p = run("--input", d, "--out", "-")
+    check(p.returncode == 65 and "'Elapsed'" in p.stderr, "missing column")
+    write(d, "JobID JobName\n")
+    p = run("--input", d, "--out", "-")
+    check(p.returncode == 65 and "--delimiter" in p.stderr, "no delimiter")
+    write(d, "")
+    p = run("--input", d, "--out", "-")
+    check(p.returncode == 65 and "header" in p.stderr, "empty dump")
+    # a given delimiter
+    write(d, "JobID;JobName;Timelimit;Elapsed;Submit;Start;End;ReqNodes;QOS;"
+          "User;ExitCode\n401;distiller-count-1;00:30:00;00:01:00;%s;4;"
+          "realtime_a;u;0:0\n" % T.replace("|", ";"))
+    p = run("--input", d, "--out", "-", "--delimiter", ";")
+    check([r[1] for r in rows(p.stdout)[1:]] == ["401"], "--delimiter ';'")
+
+    # the paper's file read back: the same bytes
+    paper = os.path.join(PAPER, "file_transfer", "slurm_job_info.csv")
+    if os.path.exists(paper):
+        out = os.path.join(tmp, "paper.csv")
+        p = run("--input", paper, "--out", out)
+        with open(out, "rb") as a, open(paper, "rb") as b:
+            check(a.read() == b.read(), "paper file round trip: " + p.stderr)
+
+
+FAKE = r'''#!/bin/sh
+# FAKE sacct for tests: logs its arguments, refuses windows wider than
+# $FAKE_MAX_DAYS days like slurmdbd's MaxQueryTimeRange, prints one job per
+# window.
+echo "$@" >> "$FAKE_LOG"
+[ -n "$FAKE_FAIL" ] && { echo "sacct: error: Problem talking to the database: Connection refused" >&2; exit 1; }
+s=; e=
+for a in "$@"; do case $a in --starttime=*) s=${a#*=};; --endtime=*) e=${a#*=};; esac; done
+span=$(( $(date -u -d "$e" +%s) - $(date -u -d "$s" +%s) ))
+if [ "$span" -gt $(( ${FAKE_MAX_DAYS:-1000} * 86400 )) ]; then
+  echo "sacct: error: slurmdbd: Too wide of a date range in query" >&2
+  exit ${FAKE_REFUSE_STATUS:-1}
+fi
+n=$(date -u -d "$s" +%s)
+printf '%s|~#|00:30:00|~#|00:01:00|~#|%s|~#|%s|~#|%s|~#|4|~#|realtime_a|~#|u|~#|0:0|~#|distiller-count-%s\n' "$n" "$s" "$s" "$e" "$n"
+'''
+
+
+def test_fake_sacct(tmp):
+    fake = os.path.join(tmp, "sacct")
+    write(fake, FAKE)
+    os.chmod(fake, 0o755)
+    log = os.path.join(tmp, "log")
+    env = dict(os.environ, STREAMTIME_SACCT=fake, FAKE_LOG=log, TZ="Asia/Tokyo")
+
+    def windows():
+        out = []
+        with open(log) as f:
+            for line in f:
+                a = line.split()
+                s = [x.split("=", 1)[1] for x in a if x.startswith("--starttime=")]
+                e = [x.split("=", 1)[1] for x in a if x.startswith("--endtime=")]
+                out.append((s[0], e[0], a))
+        os.unlink(log)
+        return out
+
+    p = run("--since", "2023-01-01", "--until", "2023-03-15", "--out", "-",
+            "--window-days", "30", env=env)
+    w = windows()
+    check(p.returncode == 0, "fake sacct run: " + p.stderr)
+    check([(s, e) for s, e, _ in w] == [
+        ("2023-01-01T00:00:00", "2023-01-31T00:00:00"),
+        ("2023-01-31T00:00:00", "2023-03-02T00:00:00"),
+        ("2023-03-02T00:00:00", "2023-03-15T00:00:00")],
+        "contiguous windows, no gap (the paper's script lost a day between "
+        "windows): %s" % [(s, e) for s, e, _ in w])
+    a = w[0][2]
+    check("-X" in a and "-P" in a and "--noheader" in a and
+          "--delimiter=|~#|" in a and any(x.startswith("--format=") and
+                                          x.endswith(",JobName") for x in a),
+          "sacct flags: %s" % a)
+    check(len(rows(p.stdout)) == 4, "one job per window: %r" % p.stdout)
+    # Slurm refusing a range: halved until accepted, nothing lost, exit 0
+    # status or not
+    for status in ("1", "0"):
+        env2 = dict(env, FAKE_MAX_DAYS="10", FAKE_REFUSE_STATUS=status)
+        p = run("--since", "2023-01-01", "--until", "2023-01-31", "--out", "-",
+                env=env2)
+        w = windows()
+        accepted = [(s, e) for s, e, _ in w
+                    if (dt.datetime.fromisoformat(e) -
+                        dt.datetime.fromisoformat(s)).days <= 10]
+        spans = sorted(accepted)
+        check(p.returncode == 0 and spans and spans[0][0] == "2023-01-01T00:00:00"
+              and spans[-1][1] == "2023-01-31T00:00:00" and
+              all(spans[i][1] == spans[i + 1][0] for i in range(len(spans) - 1)),
+              "refused windows halved (exit %s): %s %s" % (status, spans, p.stderr))
+    # --user and -a are passed through
+    run("--since", "2023-01-01", "--until", "2023-01-02", "--out", "-",
+        "--user", "dstlr", env=env)
+    check("--user dstlr" in " ".join(windows()[0][2]), "--user passed")
+    run("--since", "2023-01-01", "--until", "2023-01-02", "--out", "-", "-a",
+        env=env)
+    check("--allusers" in windows()[0][2], "-a passed")
+    # sacct failing: exit 69 with its message; a missing sacct: 69
+    out = os.path.join(tmp, "never.csv")
+    p = run("--since", "2023-01-01", "--until", "2023-01-02", "--out", out,
+            env=dict(env, FAKE_FAIL="1"))
+    check(p.returncode == 69 and "Connection refused" in p.stderr and
+          "status 1" in p.stderr and not os.path.exists(out),
+          "sacct fails: %d %s" % (p.returncode, p.stderr))
+    p = run("--since", "2023-01-01", "--until", "2023-01-02", "--out", "-",
+            env=dict(env, STREAMTIME_SACCT=os.path.join(tmp, "nope")))
+    check(p.returncode == 69 and "nope" in p.stderr, "no sacct: %s" % p.stderr)
+    # usage
+    p = run("--since", "2023-02-01", "--until", "2023-01-01", "--out", "-", env=env)
+    check(p.returncode == 64, "since after until: 64")
+    p = run("--input", "x", "--since", "2023-01-01", "--out", "-")
+    check(p.returncode == 64, "--input with --since: 64")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="st-slurm-")
+    try:
+        test_dumps(tmp)
+        test_fake_sacct(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("slurm: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
+    sys.exit(1 if FAILS else 0)
+
+
+if __name__ == "__main__":
+    main()
