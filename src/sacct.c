@@ -406,10 +406,23 @@ int st_sacct_fetch(const st_sacct_opts *o, st_slurm_jobs *out, st_error *err)
 
 		if (status < 0)
 			goto out;
+		/* Slurm's MaxQueryTimeRange: "Too wide of a date range in query",
+		 * on stderr -- with exit status 0 from some sacct versions, which
+		 * would otherwise read as a window without jobs */
+		if (ebuf && strcasestr(ebuf, "too wide of a date range")) {
+			if (e - s > 3600) {
+				window = (e - s) / 2;
+				st_warn(o->notes, "sacct refused %lld s at once; "
+					"querying %lld s windows", (long long)(e - s),
+					(long long)window);
+				free(obuf);
+				free(ebuf);
+				continue;
+			}
+			status = status ? status : 1;
+		}
 		if (status != 0) {
-			/* Slurm's MaxQueryTimeRange: ask again for less */
-			if (ebuf && (strstr(ebuf, "MaxQueryTimeRange") ||
-				     strcasestr(ebuf, "time range")) && e - s > 3600) {
+			if (ebuf && strstr(ebuf, "MaxQueryTimeRange") && e - s > 3600) {
 				window = (e - s) / 2;
 				st_warn(o->notes, "sacct refused %lld s at once; "
 					"querying %lld s windows", (long long)(e - s),

@@ -129,7 +129,7 @@ static int slurm_jobs(int argc, char **argv)
 	};
 	const char *prog = "streamtime slurm jobs";
 	const char *out = NULL, *since = NULL, *until = NULL, *input = NULL;
-	const char *delim = NULL, *tzname = "UTC";
+	const char *delim = NULL, *zone = "UTC";
 	st_slurm_filter f = {
 		.name_contains = "distiller-count", .req_nodes = "4",
 		.qos_contains = "realtime_", .exit_code = "0:0", .need_start = true,
@@ -149,7 +149,7 @@ static int slurm_jobs(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'S': since = optarg; break;
 		case 'E': until = optarg; break;
-		case 'z': tzname = optarg; break;
+		case 'z': zone = optarg; break;
 		case 'u': so.user = optarg; f.user = optarg; break;
 		case 'a': so.all_users = true; break;
 		case 'i': input = optarg; break;
@@ -187,7 +187,7 @@ static int slurm_jobs(int argc, char **argv)
 	if (input && (since || until || so.user || so.all_users))
 		return st_msg_usage(prog, "--input reads a dump: --since, --until, "
 				    "--user and --allusers are for sacct");
-	tz = st_tz_load(tzname, &err);
+	tz = st_tz_load(zone, &err);
 	if (!tz)
 		return st_msg_fail(&err);
 	if (input) {
@@ -207,7 +207,7 @@ static int slurm_jobs(int argc, char **argv)
 		so.sacct = getenv("STREAMTIME_SACCT");
 		if (!so.sacct || !*so.sacct)
 			so.sacct = "sacct";
-		so.tz = tzname;
+		so.tz = zone;
 		so.window = days * 86400;
 		so.notes = &notes;
 		so.until = now;

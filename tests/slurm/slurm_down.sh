@@ -64,8 +64,8 @@ ours() {   # prints pids of leftover processes belonging to this STATE_DIR
       slurmrestd|slurmd|slurmstepd|slurmctld|slurmdbd|mariadbd|munged) ;;
       *) continue ;;
     esac
-    if tr '\0' '\n' <"$p/cmdline" 2>/dev/null | grep -qF "$S/" ||
-       tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$S/etc/slurm.conf"; then
+    if { tr '\0' '\n' <"$p/cmdline"; } 2>/dev/null | grep -qF "$S/" ||
+       { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$S/etc/slurm.conf"; then
       echo "${p#/proc/}"
     fi
   done
