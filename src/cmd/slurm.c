@@ -10,12 +10,15 @@
 #include "streamtime/num.h"
 #include "streamtime/sacct.h"
 #include "streamtime/slurm.h"
+#include "streamtime/slurmrest.h"
 #include "streamtime/time.h"
 #include "streamtime/tz.h"
 
 static const char jobs_usage[] =
 	"usage: streamtime slurm jobs --out FILE [--since T] [--until T]\n"
 	"                             [--window-days N] [--input FILE [--delimiter D]]\n"
+	"                             [--rest URL [--token-file F] [--cacert F]\n"
+	"                             [--api-version V]]\n"
 	"                             [--tz ZONE] [--user U | -a] [filters]\n"
 	"\n"
 	"Slurm accounting rows with the header of the paper's slurm_job_info.csv:\n"
@@ -37,6 +40,11 @@ static const char jobs_usage[] =
 	"                        with its header, any column order)\n"
 	"  --delimiter D         the dump's delimiter (default: '|' or ',' from the\n"
 	"                        header)\n"
+	"  --rest URL            query slurmrestd instead (GET /slurmdb/vX/jobs per\n"
+	"                        window); token from $SLURM_JWT or --token-file,\n"
+	"                        user from --rest-user or $USER; never printed\n"
+	"  --api-version V       v0.0.38..v0.0.41 (default: detected)\n"
+	"  --cacert FILE         CA bundle for https\n"
 	"filters (the paper's defaults; an empty value turns one off):\n"
 	"  --name-contains S     default 'distiller-count'\n"
 	"  --req-nodes N         default 4\n"
@@ -124,19 +132,26 @@ static int slurm_jobs(int argc, char **argv)
 		{ "qos-contains", required_argument, NULL, 'Q' },
 		{ "exit-code", required_argument, NULL, 'x' },
 		{ "any-start", no_argument, NULL, 'A' },
+		{ "rest", required_argument, NULL, 'R' },
+		{ "token-file", required_argument, NULL, 'T' },
+		{ "cacert", required_argument, NULL, 'C' },
+		{ "api-version", required_argument, NULL, 'V' },
+		{ "rest-user", required_argument, NULL, 'U' },
 		ST_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *prog = "streamtime slurm jobs";
 	const char *out = NULL, *since = NULL, *until = NULL, *input = NULL;
-	const char *delim = NULL, *zone = "UTC";
+	const char *delim = NULL, *zone = "UTC", *token_file = NULL;
+	st_slurmrest_opts ro = { .timeout_s = 60, .retries = 3 };
+	char *token = NULL;
 	st_slurm_filter f = {
 		.name_contains = "distiller-count", .req_nodes = "4",
 		.qos_contains = "realtime_", .exit_code = "0:0", .need_start = true,
 	};
 	st_sacct_opts so = { 0 };
 	st_slurm_jobs jobs = { 0 };
-	st_log notes = { .warn = note_verbose };
+	st_log notes = { .warn = note_verbose }, log;
 	st_atomic_file af;
 	st_tz *tz = NULL;
 	st_error err;
@@ -163,6 +178,11 @@ static int slurm_jobs(int argc, char **argv)
 		case 'Q': f.qos_contains = optarg; break;
 		case 'x': f.exit_code = optarg; break;
 		case 'A': f.need_start = false; break;
+		case 'R': ro.url = optarg; break;
+		case 'T': token_file = optarg; break;
+		case 'C': ro.cacert = optarg; break;
+		case 'V': ro.version = optarg; break;
+		case 'U': ro.user = optarg; break;
 		case 'w':
 			if (st_num_parse_int(optarg, &days) < 0 || strchr(optarg, '.') ||
 			    days < 1 || days > 3660)
@@ -184,9 +204,16 @@ static int slurm_jobs(int argc, char **argv)
 		return st_msg_usage(prog, "--out is required");
 	if (so.user && so.all_users)
 		return st_msg_usage(prog, "--user and --allusers exclude each other");
-	if (input && (since || until || so.user || so.all_users))
+	if (input && (since || until || so.user || so.all_users || ro.url))
 		return st_msg_usage(prog, "--input reads a dump: --since, --until, "
-				    "--user and --allusers are for sacct");
+				    "--user, --allusers and --rest are for live queries");
+	if (!ro.url && (token_file || ro.cacert || ro.version || ro.user))
+		return st_msg_usage(prog, "--token-file, --cacert, --api-version and "
+				    "--rest-user need --rest URL");
+	if (ro.url && so.all_users)
+		return st_msg_usage(prog, "--allusers is for sacct; slurmrestd "
+				    "returns what the token may see");
+	st_log_stderr(&log);
 	tz = st_tz_load(zone, &err);
 	if (!tz)
 		return st_msg_fail(&err);
@@ -204,6 +231,25 @@ static int slurm_jobs(int argc, char **argv)
 	} else {
 		int64_t now = (int64_t)time(NULL);
 
+		if (ro.url) {
+			const char *env = getenv("SLURM_JWT");
+
+			if (token_file) {
+				size_t tl;
+
+				token = slurp(token_file, &tl, &err);
+				if (!token) {
+					rc = st_msg_fail(&err);
+					goto out;
+				}
+				while (tl && (token[tl - 1] == '\n' || token[tl - 1] == '\r'))
+					token[--tl] = '\0';
+			} else if (env && *env) {
+				token = strdup(env);
+			}
+			ro.token = token;
+			ro.tz = tz;
+		}
 		so.sacct = getenv("STREAMTIME_SACCT");
 		if (!so.sacct || !*so.sacct)
 			so.sacct = "sacct";
@@ -224,8 +270,11 @@ static int slurm_jobs(int argc, char **argv)
 			rc = st_msg_usage(prog, "--since must be before --until");
 			goto out;
 		}
-		if (st_sacct_fetch(&so, &jobs, &err) < 0) {
-			rc = st_msg_fail(&err);
+		if (ro.url ? st_slurmrest_fetch(&ro, so.since, so.until, so.window,
+						so.user, &jobs, &log, &err) < 0 :
+			     st_sacct_fetch(&so, &jobs, &err) < 0) {
+			rc = err.code == ST_EXIT_USAGE ? st_msg_usage(prog, "%s", err.text) :
+			     st_msg_fail(&err);
 			goto out;
 		}
 	}
@@ -249,6 +298,11 @@ static int slurm_jobs(int argc, char **argv)
 		    fetched - dropped, strcmp(out, "-") ? out : "stdout");
 	rc = st_finish_stdout(ST_EXIT_OK);
 out:
+	if (token) {
+		/* wipe the secret before the memory goes back */
+		explicit_bzero(token, strlen(token));
+		free(token);
+	}
 	st_slurm_jobs_release(&jobs);
 	st_tz_free(tz);
 	return rc;
