@@ -17,6 +17,10 @@ set -u -o pipefail
 [ -d "$1" ] || exit 0                         # nothing was ever started there
 S=$(cd "$1" && pwd)
 quiet=${SLURM_DOWN_QUIET:-0}
+if [ -z "${SLURM_DOWN_NOLOCK:-}" ] && [ -f "$S/.slurm-test-state" ]; then   # slurm_up holds it itself
+  exec 9>"$S/.lock"
+  flock -w 120 9 || { echo "slurm_down: another slurm_up/down holds $S/.lock" >&2; exit 1; }
+fi
 say() { [ "$quiet" = 1 ] || echo "slurm_down: $*" >&2; }
 
 # Cancel jobs first so that no slurmstepd outlives its slurmd.
@@ -31,17 +35,23 @@ if [ -f "$S/etc/slurm.conf" ] && [ -f "$S/run/slurmctld.pid" ]; then
   fi
 fi
 
+# running PID COMM: PID is COMM and not a zombie (pid 1 here reaps late, and a
+# zombie keeps its /proc/PID/comm).
+running() {
+  [ "$(cat /proc/$1/comm 2>/dev/null)" = "$2" ] || return 1
+  local st; st=$(sed 's/.*) //' /proc/$1/stat 2>/dev/null | cut -d' ' -f1)
+  [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
 # stop PIDFILE COMM: TERM, wait up to 10 s, then KILL.
 stop() {
   local f=$1 comm=$2 pid
   [ -f "$f" ] || return 0
   pid=$(tr -dc 0-9 <"$f")
-  if [ -n "$pid" ] && [ "$(cat /proc/$pid/comm 2>/dev/null)" = "$comm" ]; then
+  if [ -n "$pid" ] && running "$pid" "$comm"; then
     kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 100); do
-      [ "$(cat /proc/$pid/comm 2>/dev/null)" = "$comm" ] || break; sleep 0.1; done
-    if [ "$(cat /proc/$pid/comm 2>/dev/null)" = "$comm" ]; then
-      say "$comm ($pid) ignored SIGTERM, sending SIGKILL"; kill -KILL "$pid" 2>/dev/null; sleep 0.2
+    for _ in $(seq 200); do running "$pid" "$comm" || break; sleep 0.05; done
+    if running "$pid" "$comm"; then
+      say "$comm ($pid) ignored SIGTERM for 10 s, sending SIGKILL"; kill -KILL "$pid" 2>/dev/null; sleep 0.2
     fi
     say "stopped $comm ($pid)"
   fi
@@ -64,6 +74,7 @@ ours() {   # prints pids of leftover processes belonging to this STATE_DIR
       slurmrestd|slurmd|slurmstepd|slurmctld|slurmdbd|mariadbd|munged) ;;
       *) continue ;;
     esac
+    running "${p#/proc/}" "$comm" || continue
     if { tr '\0' '\n' <"$p/cmdline"; } 2>/dev/null | grep -qF "$S/" ||
        { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$S/etc/slurm.conf"; then
       echo "${p#/proc/}"

@@ -38,7 +38,7 @@ len=${#S}
 if [ $((len + 20)) -gt 107 ]; then   # sockets live at STATE_DIR/munge/munge.socket etc.
   echo "slurm_up: STATE_DIR path too long for unix sockets (max ~87 chars): $S" >&2; exit 2
 fi
-exec 9>"$S/.lock"
+exec 9>"$S/.lock"   # every daemon below is started with 9>&- so none inherits the lock
 flock -w 120 9 || { echo "slurm_up: another slurm_up/down holds $S/.lock" >&2; exit 1; }
 
 export SLURM_CONF=$S/etc/slurm.conf
@@ -82,8 +82,14 @@ E
 }
 
 # --- already up? -----------------------------------------------------------------
-alive() { local pid; pid=$(tr -dc 0-9 <"$1" 2>/dev/null); [ -n "$pid" ] && [ "$(cat /proc/$pid/comm 2>/dev/null)" = "$2" ]; }
-idle_nodes() { timeout 5 sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l; }
+alive() {   # alive PIDFILE COMM: the pid is COMM and not a zombie
+  local pid st; pid=$(tr -dc 0-9 <"$1" 2>/dev/null); [ -n "$pid" ] || return 1
+  [ "$(cat /proc/$pid/comm 2>/dev/null)" = "$2" ] || return 1
+  st=$(sed 's/.*) //' /proc/$pid/stat 2>/dev/null | cut -d' ' -f1); [ -n "$st" ] && [ "$st" != Z ]
+}
+rest_code() { curl -s -m 5 -o /dev/null -w '%{http_code}' "$1" 2>/dev/null; }
+idle_nodes() {   # nodes in state exactly "idle" ("idle*" = not responding)
+  timeout 5 sinfo -h -N -o '%N %T' 2>/dev/null | awk '$2 == "idle" {print $1}' | sort -u | wc -l; }
 healthy() {
   [ -f "$S/rest.url" ] && [ -f "$S/etc/slurm.conf" ] || return 1
   alive "$S/munge/munged.pid" munged && alive "$S/mysql/mysqld.pid" mariadbd &&
@@ -93,7 +99,7 @@ healthy() {
   timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' || return 1
   [ "$(timeout 5 sinfo -h -N -o '%N %T' 2>/dev/null | grep -Evc 'down|drain|fail|unk|not_resp')" -ge 4 ] || return 1
   timeout 10 sacct -n -X -S now-1minutes >/dev/null 2>&1 || return 1
-  timeout 5 curl -fsS -o /dev/null "$(cat "$S/rest.url")/openapi" 2>/dev/null || return 1
+  [ "$(rest_code "$(cat "$S/rest.url")/openapi")" != 000 ] || return 1
 }
 if healthy; then
   write_env || exit 1
@@ -102,7 +108,7 @@ if healthy; then
 fi
 
 # --- from nothing ----------------------------------------------------------------
-SLURM_DOWN_QUIET=1 "$here/slurm_down.sh" "$S" 9>&- || {
+SLURM_DOWN_QUIET=1 SLURM_DOWN_NOLOCK=1 "$here/slurm_down.sh" "$S" 9>&- || {
   log "could not stop the leftovers of an earlier run in $S"; exit 1; }
 rm -rf "$S/etc" "$S/log" "$S/run" "$S/state" "$S/spool" "$S/mysql" "$S/munge" \
        "$S/jobs" "$S/env" "$S/rest.url" "$S/expected_jobs.txt" "$S/all_jobs.txt" "$S/window.txt"
@@ -116,10 +122,11 @@ fail() {   # fail DAEMON LOGFILE MESSAGE [STDOUT_FILE]
     if [ -n "$f" ] && [ -s "$f" ]; then echo "---- tail of $f ----" >&2; tail -n 25 "$f" >&2; echo "----" >&2; fi
   done
   if [ "$started" = 1 ] && [ "${SLURM_UP_KEEP:-0}" != 1 ]; then
-    SLURM_DOWN_QUIET=1 "$here/slurm_down.sh" "$S" 9>&-
+    SLURM_DOWN_QUIET=1 SLURM_DOWN_NOLOCK=1 "$here/slurm_down.sh" "$S" 9>&-
   fi
   exit 1
 }
+phase() { echo "$(elapsed) $*" >>"$S/log/up-timing.log"; }
 wait_for() {   # wait_for SECONDS CMD...: poll every 0.2 s
   local end=$(( $(date +%s) + $1 )); shift
   until "$@"; do [ "$(date +%s)" -ge "$end" ] && return 1; sleep 0.2; done
@@ -143,29 +150,31 @@ REST_PORT=$(pick_port); picked="$picked $REST_PORT"
 host=$(hostname -s)
 started=1
 
+phase start munged
 # munged: a private instance; its socket is handed to Slurm by AuthInfo=socket=
 MSOCK=$S/munge/munge.socket
 mkdir -p "$S/munge/key"        # key dir 700; socket dir must be 755 (munged checks)
 head -c 1024 /dev/urandom >"$S/munge/key/munge.key"
 chown -R munge:munge "$S/munge"; chmod 755 "$S/munge"; chmod 700 "$S/munge/key"
 chmod 400 "$S/munge/key/munge.key"
-setpriv --reuid=munge --regid=munge --init-groups /usr/sbin/munged \
+setpriv --reuid=munge --regid=munge --init-groups /usr/sbin/munged 9>&- \
   --socket="$MSOCK" --key-file="$S/munge/key/munge.key" --pid-file="$S/munge/munged.pid" \
   --log-file="$S/munge/munged.log" --seed-file="$S/munge/key/munged.seed" </dev/null >>"$S/log/munged.stdout" 2>&1 ||
   fail munged "$S/munge/munged.log" "munged did not start" "$S/log/munged.stdout"
 wait_for 10 eval 'munge -n -S "$MSOCK" | unmunge -S "$MSOCK" >/dev/null 2>&1' ||
   fail munged "$S/munge/munged.log" "munge/unmunge through $MSOCK fails"
 
+phase start mariadb
 # MariaDB: unix socket only, no my.cnf
 MYSOCK=$S/mysql/mysqld.sock
 MYLOG=$S/mysql/mariadb.log
 chown -R mysql:mysql "$S/mysql"
-mariadb-install-db --no-defaults --user=mysql --datadir="$S/mysql/data" --skip-test-db \
+mariadb-install-db 9>&- --no-defaults --user=mysql --datadir="$S/mysql/data" --skip-test-db \
   --auth-root-authentication-method=socket >"$S/mysql/install.log" 2>&1 ||
   fail mariadb "$S/mysql/install.log" "mariadb-install-db failed"
-setsid /usr/sbin/mariadbd --no-defaults --user=mysql --datadir="$S/mysql/data" \
+setsid /usr/sbin/mariadbd 9>&- --no-defaults --user=mysql --datadir="$S/mysql/data" \
   --socket="$MYSOCK" --pid-file="$S/mysql/mysqld.pid" --skip-networking --log-error="$MYLOG" \
-  --skip-log-bin --innodb-buffer-pool-size=64M --innodb-log-file-size=16M \
+  --skip-log-bin --innodb-buffer-pool-size=256M --innodb-log-file-size=64M --innodb-lock-wait-timeout=900 \
   </dev/null >>"$S/log/mariadbd.stdout" 2>&1 &
 wait_for 30 eval 'mariadb --no-defaults -S "$MYSOCK" -e "select 1" >/dev/null 2>&1' ||
   fail mariadb "$MYLOG" "MariaDB does not answer on $MYSOCK" "$S/log/mariadbd.stdout"
@@ -175,6 +184,7 @@ mariadb --no-defaults -S "$MYSOCK" -e "CREATE DATABASE slurm_acct_db;
   GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';" 2>>"$MYLOG" ||
   fail mariadb "$MYLOG" "creating slurm_acct_db failed"
 
+phase start config
 # configuration
 head -c 32 /dev/urandom >"$S/etc/jwt.key"
 cat >"$S/etc/slurmdbd.conf" <<C
@@ -215,11 +225,16 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStoragePort=$DBD_PORT
+# for connections to slurmdbd, clients take the munge socket from here, not AuthInfo
+AccountingStoragePass=$MSOCK
 AccountingStorageEnforce=associations,limits,qos
 SchedulerType=sched/backfill
+# default batch_sched_delay=3 leaves 3 s between back-to-back 4-node jobs; 0 makes it ~1 s
+SchedulerParameters=batch_sched_delay=0
 SelectType=select/cons_tres
 ReturnToService=2
 MpiDefault=none
+MailProg=/bin/true
 NodeName=n[1-4] NodeHostname=$host NodeAddr=127.0.0.1 Port=[17001-17004] CPUs=1 State=UNKNOWN
 PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP
 C
@@ -228,10 +243,11 @@ chown -R slurm:slurm "$S/etc" "$S/log" "$S/run" "$S/state" "$S/spool"
 chmod 600 "$S/etc/jwt.key" "$S/etc/slurmdbd.conf"
 echo "http://127.0.0.1:$REST_PORT" >"$S/rest.url"
 
+phase start slurmdbd
 # slurmdbd (reads slurmdbd.conf next to $SLURM_CONF; MYSQL_UNIX_PORT points the
 # MariaDB client library at our socket, since StorageHost=localhost means "socket")
 env MYSQL_UNIX_PORT="$MYSOCK" setpriv --reuid=slurm --regid=slurm --init-groups \
-  /usr/sbin/slurmdbd </dev/null >>"$S/log/slurmdbd.stdout" 2>&1 ||
+  /usr/sbin/slurmdbd 9>&- </dev/null >>"$S/log/slurmdbd.stdout" 2>&1 ||
   fail slurmdbd "$S/log/slurmdbd.log" "slurmdbd did not start" "$S/log/slurmdbd.stdout"
 wait_for 30 eval 'timeout 5 sacctmgr -n list cluster >/dev/null 2>&1' ||
   fail slurmdbd "$S/log/slurmdbd.log" "sacctmgr cannot reach slurmdbd on port $DBD_PORT" "$S/log/slurmdbd.stdout"
@@ -243,15 +259,17 @@ acct add user root Account="$ACCOUNT" DefaultAccount="$ACCOUNT"
 acct modify user root set qos+="$QOS"
 acct modify account "$ACCOUNT" set qos+="$QOS"
 
+phase start slurmctld
 # slurmctld
-/usr/sbin/slurmctld -f "$SLURM_CONF" </dev/null >>"$S/log/slurmctld.stdout" 2>&1 ||
+/usr/sbin/slurmctld 9>&- -f "$SLURM_CONF" </dev/null >>"$S/log/slurmctld.stdout" 2>&1 ||
   fail slurmctld "$S/log/slurmctld.log" "slurmctld did not start" "$S/log/slurmctld.stdout"
 wait_for 30 eval 'timeout 5 scontrol ping 2>/dev/null | grep -q "is UP"' ||
   fail slurmctld "$S/log/slurmctld.log" "scontrol ping does not report UP"
 
+phase start slurmd
 # four slurmd
 for n in 1 2 3 4; do
-  /usr/sbin/slurmd -f "$SLURM_CONF" -N "n$n" </dev/null >>"$S/log/slurmd-n$n.stdout" 2>&1 ||
+  /usr/sbin/slurmd 9>&- -f "$SLURM_CONF" -N "n$n" </dev/null >>"$S/log/slurmd-n$n.stdout" 2>&1 ||
     fail "slurmd n$n" "$S/log/slurmd-n$n.log" "slurmd -N n$n did not start" "$S/log/slurmd-n$n.stdout"
 done
 if ! wait_for 40 eval '[ "$(idle_nodes)" -ge 4 ]'; then
@@ -262,15 +280,18 @@ if ! wait_for 40 eval '[ "$(idle_nodes)" -ge 4 ]'; then
   fail slurmctld "$S/log/slurmctld.log" "nodes not idle"
 fi
 
+phase start slurmrestd
 # slurmrestd, JWT, loopback only (runs as SlurmUser: it refuses root)
 SLURM_JWT=daemon setsid setpriv --reuid=slurm --regid=slurm --init-groups \
-  /usr/sbin/slurmrestd -a rest_auth/jwt "127.0.0.1:$REST_PORT" </dev/null >>"$S/log/slurmrestd.log" 2>&1 &
+  /usr/sbin/slurmrestd 9>&- -a rest_auth/jwt "127.0.0.1:$REST_PORT" </dev/null >>"$S/log/slurmrestd.log" 2>&1 &
 echo $! >"$S/run/slurmrestd.pid"
-wait_for 20 eval 'curl -fsS -o /dev/null "http://127.0.0.1:$REST_PORT/openapi" 2>/dev/null' ||
+# every path needs a token (even /openapi): any HTTP status means it listens
+wait_for 20 eval '[ "$(rest_code "http://127.0.0.1:$REST_PORT/openapi")" != 000 ]' ||
   fail slurmrestd "$S/log/slurmrestd.log" "no answer on http://127.0.0.1:$REST_PORT/openapi"
 alive "$S/run/slurmrestd.pid" slurmrestd ||
   fail slurmrestd "$S/log/slurmrestd.log" "pid $(cat "$S/run/slurmrestd.pid") is not slurmrestd"
 
+phase start token
 write_env || fail slurmctld "$S/log/slurmctld.log" "scontrol token failed"
 . "$S/env"
 code=$(curl -s -o "$S/log/rest-check.json" -w '%{http_code}' -H "X-SLURM-USER-NAME: root" \
@@ -279,4 +300,5 @@ code=$(curl -s -o "$S/log/rest-check.json" -w '%{http_code}' -H "X-SLURM-USER-NA
 unset SLURM_JWT
 timeout 10 sacct -n -X -S now-1hours >/dev/null 2>"$S/log/sacct-check.log" ||
   fail slurmdbd "$S/log/slurmdbd.log" "sacct fails: $(cat "$S/log/sacct-check.log")"
+phase done
 log "up in $(elapsed) s: source $S/env  (REST $(cat "$S/rest.url"))"
