@@ -45,7 +45,7 @@ static char *dir_of(const char *path)
 
 int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 {
-	char *dir = NULL, *base, *copy;
+	char *dir = NULL, *base, *copy = NULL;
 	int fd;
 
 	memset(af, 0, sizeof(*af));
@@ -54,10 +54,32 @@ int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 		af->is_stdout = true;
 		return 0;
 	}
-	af->path = strdup(path);
+	{
+		struct stat st;
+
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			if (S_ISDIR(st.st_mode))
+				return st_error_set(err, ST_EXIT_CANTCREAT, "cannot "
+						    "write %s: it is a directory", path);
+			af->fp = fopen(path, "w");
+			if (!af->fp)
+				return st_error_set(err, ST_EXIT_CANTCREAT, "cannot "
+						    "open %s: %s", path, strerror(errno));
+			af->direct = true;
+			af->path = strdup(path);
+			return 0;
+		}
+	}
+	/* replace the file a symlink names, not the link */
+	af->path = realpath(path, NULL);
+	if (!af->path)
+		af->path = strdup(path);
+	if (!af->path)
+		goto oom;
+	path = af->path;
 	dir = dir_of(path);
 	copy = strdup(path);
-	if (!af->path || !dir || !copy)
+	if (!dir || !copy)
 		goto oom;
 	base = basename(copy);
 	af->tmp = malloc(strlen(dir) + strlen(base) + 16);
@@ -96,8 +118,9 @@ int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 oom:
 	free(copy);
 	free(dir);
-	st_atomic_abort(af);
-	return st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", path);
+	st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", path);
+	st_atomic_abort(af);    /* frees af->path, which PATH may point to */
+	return -1;
 }
 
 /* fsync the directory holding PATH so that the rename itself is durable. */
@@ -122,6 +145,18 @@ int st_atomic_commit(st_atomic_file *af, st_error *err)
 {
 	int rc = 0;
 
+	if (af->direct) {
+		if (fflush(af->fp) != 0 || ferror(af->fp))
+			rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
+					  af->path, strerror(errno));
+		if (fclose(af->fp) != 0 && rc == 0)
+			rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
+					  af->path, strerror(errno));
+		af->fp = NULL;
+		free(af->path);
+		memset(af, 0, sizeof(*af));
+		return rc;
+	}
 	if (af->is_stdout) {
 		if (fflush(stdout) != 0 || ferror(stdout))
 			rc = st_error_set(err, ST_EXIT_IOERR,

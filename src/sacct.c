@@ -96,7 +96,7 @@ static char *next_line(const char *buf, size_t len, size_t *pos)
 int st_sacct_parse_live(const char *buf, size_t len, const char *delim,
 			st_slurm_jobs *out, st_error *err)
 {
-	size_t pos = 0, lineno = 0;
+	size_t pos = 0, lineno = 0, first = out->n;
 	char *line;
 
 	while ((line = next_line(buf, len, &pos)) != NULL) {
@@ -106,8 +106,9 @@ int st_sacct_parse_live(const char *buf, size_t len, const char *delim,
 
 		lineno++;
 		if (count_fields(line, delim) < ST_SLURM_NFIELDS) {
-			/* the rest of a job name that held a newline */
-			if (out->n == 0) {
+			/* the rest of a job name that held a newline (of a job
+			 * of this output: never another window's) */
+			if (out->n == first) {
 				if (!*line) {
 					free(line);
 					continue;
@@ -140,7 +141,7 @@ int st_sacct_parse_live(const char *buf, size_t len, const char *delim,
 int st_sacct_parse_dump(const char *buf, size_t len, const char *name,
 			const char *delim, st_slurm_jobs *out, st_error *err)
 {
-	size_t pos = 0, lineno = 1, nh, ncols;
+	size_t pos = 0, lineno = 1, nh, ncols, first = out->n;
 	char *header = next_line(buf, len, &pos), *hf[256];
 	int col[ST_SLURM_NFIELDS];
 	bool trailing = false, name_last;
@@ -189,7 +190,9 @@ int st_sacct_parse_dump(const char *buf, size_t len, const char *name,
 		if (!*line && n == 1)
 			continue;
 		if (n < ncols) {
-			if (name_last && out->n) {
+			/* the rest of a name with a newline has no delimiter;
+			 * a short row does, and is an error, never glued on */
+			if (name_last && out->n > first && n == 1) {
 				if (continue_name(out, line, err) < 0) {
 					free(line);
 					goto out;
@@ -274,6 +277,24 @@ static int drain(int fd, char **buf, size_t *len, size_t *cap)
 	}
 }
 
+/* The last non-empty line of S (in a static buffer), for messages. */
+static const char *last_line(const char *s)
+{
+	static char buf[300];
+	const char *end, *start;
+
+	if (!s)
+		return "(nothing on stderr)";
+	end = s + strlen(s);
+	while (end > s && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	start = end;
+	while (start > s && start[-1] != '\n')
+		start--;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(end - start), start);
+	return buf[0] ? buf : "(nothing on stderr)";
+}
+
 /* Run sacct for [S, E); its stdout in *OUT, stderr in *ERRTXT (new).
  * Returns its exit status, or -1 when it could not be started. */
 static int run_sacct(const st_sacct_opts *o, const st_tz *tz, int64_t s,
@@ -309,9 +330,15 @@ static int run_sacct(const st_sacct_opts *o, const st_tz *tz, int64_t s,
 	argv[argc] = NULL;
 	*outbuf = *errtxt = NULL;
 	*outlen = 0;
-	if (pipe2(a, O_CLOEXEC) != 0 || pipe2(b, O_CLOEXEC) != 0)
+	if (pipe2(a, O_CLOEXEC) != 0)
 		return st_error_set(err, ST_EXIT_UNAVAILABLE, "pipe: %s",
 				    strerror(errno));
+	if (pipe2(b, O_CLOEXEC) != 0) {
+		close(a[0]);
+		close(a[1]);
+		return st_error_set(err, ST_EXIT_UNAVAILABLE, "pipe: %s",
+				    strerror(errno));
+	}
 	pid = fork();
 	if (pid == 0) {
 		dup2(a[1], 1);
@@ -332,6 +359,8 @@ static int run_sacct(const st_sacct_opts *o, const st_tz *tz, int64_t s,
 	}
 	fcntl(a[0], F_SETFL, O_NONBLOCK);
 	fcntl(b[0], F_SETFL, O_NONBLOCK);
+	bool read_failed = false;
+
 	for (int open_fds = 2; open_fds > 0;) {
 		struct pollfd p[2] = { { a[0], POLLIN, 0 }, { b[0], POLLIN, 0 } };
 
@@ -344,6 +373,8 @@ static int run_sacct(const st_sacct_opts *o, const st_tz *tz, int64_t s,
 				continue;
 			r = i == 0 ? drain(a[0], outbuf, outlen, &ocap) :
 				     drain(b[0], errtxt, &elen, &ecap);
+			if (r < 0)
+				read_failed = true;
 			if (r <= 0) {
 				close(i == 0 ? a[0] : b[0]);
 				if (i == 0)
@@ -364,30 +395,27 @@ static int run_sacct(const st_sacct_opts *o, const st_tz *tz, int64_t s,
 		(*outbuf)[*outlen] = '\0';
 	if (*errtxt)
 		(*errtxt)[elen] = '\0';
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && *errtxt &&
-	    strstr(*errtxt, "cannot run"))
-		return st_error_set(err, ST_EXIT_UNAVAILABLE, "%s", *errtxt);
+	status = 0;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			status = 0;
+			break;
+		}
+	}
+	if (read_failed || (WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
+			    *errtxt && strstr(*errtxt, "cannot run"))) {
+		if (read_failed)
+			st_error_set(err, ST_EXIT_IOERR, "cannot read the output of "
+				     "%s: %s", o->sacct, strerror(errno));
+		else
+			st_error_set(err, ST_EXIT_UNAVAILABLE, "%s",
+				     last_line(*errtxt));
+		free(*outbuf);
+		free(*errtxt);
+		*outbuf = *errtxt = NULL;
+		return -1;
+	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* The last non-empty line of S (in a static buffer), for messages. */
-static const char *last_line(const char *s)
-{
-	static char buf[300];
-	const char *end, *start;
-
-	if (!s)
-		return "(nothing on stderr)";
-	end = s + strlen(s);
-	while (end > s && (end[-1] == '\n' || end[-1] == '\r'))
-		end--;
-	start = end;
-	while (start > s && start[-1] != '\n')
-		start--;
-	snprintf(buf, sizeof(buf), "%.*s", (int)(end - start), start);
-	return buf[0] ? buf : "(nothing on stderr)";
 }
 
 int st_sacct_fetch(const st_sacct_opts *o, st_slurm_jobs *out, st_error *err)

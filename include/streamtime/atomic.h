@@ -18,10 +18,13 @@ typedef struct st_atomic_file {
 	char *path;        /* target (owned) */
 	char *tmp;         /* temporary, NULL for stdout (owned) */
 	bool is_stdout;
+	bool direct;       /* PATH is a device or FIFO: written in place */
 } st_atomic_file;
 
 /* Open PATH for atomic writing.  Error 73 when the temporary cannot be
- * created (directory missing, not writable). */
+ * created (directory missing, not writable).  A symlink is followed: the
+ * file it names is replaced, the link stays.  A device or FIFO (/dev/null,
+ * a pipe) is written in place, never replaced by a regular file. */
 int st_atomic_open(st_atomic_file *af, const char *path, st_error *err);
 
 /* Publish the file.  Error 74 on a write, fsync or rename failure; the

@@ -165,7 +165,10 @@ static int slurm_jobs(int argc, char **argv)
 		case 'S': since = optarg; break;
 		case 'E': until = optarg; break;
 		case 'z': zone = optarg; break;
-		case 'u': so.user = optarg; f.user = optarg; break;
+		case 'u':       /* empty: no user filter */
+			so.user = *optarg ? optarg : NULL;
+			f.user = so.user;
+			break;
 		case 'a': so.all_users = true; break;
 		case 'i': input = optarg; break;
 		case 'd':
@@ -204,9 +207,9 @@ static int slurm_jobs(int argc, char **argv)
 		return st_msg_usage(prog, "--out is required");
 	if (so.user && so.all_users)
 		return st_msg_usage(prog, "--user and --allusers exclude each other");
-	if (input && (since || until || so.user || so.all_users || ro.url))
+	if (input && (since || until || so.all_users || ro.url))
 		return st_msg_usage(prog, "--input reads a dump: --since, --until, "
-				    "--user, --allusers and --rest are for live queries");
+				    "--allusers and --rest are for live queries");
 	if (!ro.url && (token_file || ro.cacert || ro.version || ro.user))
 		return st_msg_usage(prog, "--token-file, --cacert, --api-version and "
 				    "--rest-user need --rest URL");

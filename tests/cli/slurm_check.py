@@ -111,6 +111,21 @@ def test_dumps(tmp):
     p = run("--input", d, "--out", "-")
     check(p.returncode == 65 and "%s:2" % d in p.stderr and "JobName last"
           in p.stderr, "a '|' in a name in the middle: %s" % p.stderr)
+    # a short row after a job is an error, not the rest of its name
+    write(d, "JobID|Timelimit|Elapsed|Submit|Start|End|ReqNodes|QOS|User|"
+          "ExitCode|JobName|\n"
+          "1|00:30:00|00:01:00|%s|4|realtime_a|u|0:0|a|\n"
+          "2|00:30:00|00:01:00|%s|4|q|u|\n" % (T, T))
+    p = run("--input", d, "--out", "-")
+    check(p.returncode == 65 and "%s:3" % d in p.stderr,
+          "short row: %d %s" % (p.returncode, p.stderr))
+    # --user filters a dump too
+    write(d, "JobID|JobName|Timelimit|Elapsed|Submit|Start|End|ReqNodes|QOS|"
+          "User|ExitCode\n"
+          "1|distiller-count-1|00:30:00|00:01:00|%s|4|realtime_a|u|0:0\n"
+          "2|distiller-count-2|00:30:00|00:01:00|%s|4|realtime_a|v|0:0\n" % (T, T))
+    p = run("--input", d, "--out", "-", "--user", "v")
+    check([r[1] for r in rows(p.stdout)[1:]] == ["2"], "--user on a dump")
     # truncated values (sacct without -P)
     write(d, "JobID|JobName|Timelimit|Elapsed|Submit|Start|End|ReqNodes|QOS|"
           "User|ExitCode\n"
@@ -147,8 +162,10 @@ def test_dumps(tmp):
 FAKE = r'''#!/bin/sh
 # FAKE sacct for tests: logs its arguments, refuses windows wider than
 # $FAKE_MAX_DAYS days like slurmdbd's MaxQueryTimeRange, prints one job per
-# window.
+# window ($FAKE_NOISE: stray text instead of jobs after the first window).
 echo "$@" >> "$FAKE_LOG"
+if [ -n "$FAKE_NOISE" ] && [ -f "$FAKE_LOG.seen" ]; then echo "sacct: warning: something odd"; exit 0; fi
+touch "$FAKE_LOG.seen"
 [ -n "$FAKE_FAIL" ] && { echo "sacct: error: Problem talking to the database: Connection refused" >&2; exit 1; }
 s=; e=
 for a in "$@"; do case $a in --starttime=*) s=${a#*=};; --endtime=*) e=${a#*=};; esac; done
@@ -211,6 +228,20 @@ def test_fake_sacct(tmp):
               and spans[-1][1] == "2023-01-31T00:00:00" and
               all(spans[i][1] == spans[i + 1][0] for i in range(len(spans) - 1)),
               "refused windows halved (exit %s): %s %s" % (status, spans, p.stderr))
+    # stray text in a later window is an error, never glued onto the name
+    # of the previous window's last job (regression)
+    if os.path.exists(log + ".seen"):
+        os.unlink(log + ".seen")
+    p = run("--since", "2023-01-01", "--until", "2023-03-01", "--out", "-",
+            env=dict(env, FAKE_NOISE="1"))
+    windows()
+    os.unlink(log + ".seen")
+    check(p.returncode == 65 and "something odd" not in p.stdout,
+          "noise in window 2: %d %r %s" % (p.returncode, p.stdout, p.stderr))
+    # --user '' turns the filter off and is not passed to sacct
+    run("--since", "2023-01-01", "--until", "2023-01-02", "--out", "-",
+        "--user", "", env=env)
+    check("--user" not in windows()[0][2], "--user '' is off")
     # --user and -a are passed through
     run("--since", "2023-01-01", "--until", "2023-01-02", "--out", "-",
         "--user", "dstlr", env=env)

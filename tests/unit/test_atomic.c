@@ -344,6 +344,47 @@ static void test_lock_is_exclusive(void **state)
 	free(path);
 }
 
+static void test_symlinks_and_devices(void **state)
+{
+	st_atomic_file af;
+	st_error err;
+	char *target = st_path_join(dir, "target.csv");
+	char *link = st_path_join(dir, "link.csv");
+	struct stat st;
+
+	(void)state;
+	write_file(target, "old\n");
+	assert_int_equal(symlink(target, link), 0);
+	/* through a symlink: the file it names is replaced, the link stays */
+	assert_int_equal(st_atomic_open(&af, link, &err), 0);
+	fputs("new\n", af.fp);
+	assert_int_equal(st_atomic_commit(&af, &err), 0);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_string_equal(slurp(target), "new\n");
+	/* a device is written in place, never replaced */
+	assert_int_equal(st_atomic_open(&af, "/dev/null", &err), 0);
+	assert_true(af.direct);
+	fputs("x\n", af.fp);
+	assert_int_equal(st_atomic_commit(&af, &err), 0);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	/* and its write errors are reported */
+	if (access("/dev/full", W_OK) == 0) {
+		assert_int_equal(st_atomic_open(&af, "/dev/full", &err), 0);
+		fputs("x\n", af.fp);
+		assert_int_equal(st_atomic_commit(&af, &err), -1);
+		assert_int_equal(err.code, ST_EXIT_IOERR);
+	}
+	/* a directory is refused */
+	assert_int_equal(st_atomic_open(&af, dir, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
+	unlink(link);
+	unlink(target);
+	free(link);
+	free(target);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -374,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_append_open_errors),
 		cmocka_unit_test(test_append_file_is_its_own_lock),
 		cmocka_unit_test(test_lock_is_exclusive),
+		cmocka_unit_test(test_symlinks_and_devices),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
