@@ -465,6 +465,14 @@ int st_sacct_fetch(const st_sacct_opts *o, st_slurm_jobs *out, st_error *err)
 			free(ebuf);
 			goto out;
 		}
+		if (ebuf && *last_line(ebuf) != '(') {
+			char sb[48], eb[48];
+
+			naive(s, tz, sb, sizeof(sb));
+			naive(e, tz, eb, sizeof(eb));
+			st_warn(o->log, "%s, window %s to %s, said: %s", o->sacct, sb,
+				eb, last_line(ebuf));
+		}
 		if (obuf && st_sacct_parse_live(obuf, olen, ST_SACCT_DELIM, out,
 						err) < 0) {
 			free(obuf);

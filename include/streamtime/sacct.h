@@ -46,6 +46,8 @@ typedef struct st_sacct_opts {
 	int64_t since, until;   /* epoch seconds, [since, until) */
 	int64_t window;         /* seconds per query */
 	st_log *notes;          /* progress (may be NULL) */
+	st_log *log;            /* what sacct printed on stderr although it
+				 * succeeded (may be NULL) */
 } st_sacct_opts;
 
 /* Run sacct over contiguous windows [since + k*window, ...) (the last one

@@ -259,6 +259,7 @@ static int slurm_jobs(int argc, char **argv)
 		so.tz = zone;
 		so.window = days * 86400;
 		so.notes = &notes;
+		so.log = &log;
 		so.until = now;
 		so.since = now - 30 * 86400;
 		if (until && parse_when(until, tz, &so.until) < 0) {

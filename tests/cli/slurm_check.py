@@ -175,6 +175,7 @@ if [ "$span" -gt $(( ${FAKE_MAX_DAYS:-1000} * 86400 )) ]; then
   exit ${FAKE_REFUSE_STATUS:-1}
 fi
 n=$(date -u -d "$s" +%s)
+[ -n "$FAKE_CHATTY" ] && echo "sacct: warning: slurmdbd is slow today" >&2
 printf '%s|~#|00:30:00|~#|00:01:00|~#|%s|~#|%s|~#|%s|~#|4|~#|realtime_a|~#|u|~#|0:0|~#|distiller-count-%s\n' "$n" "$s" "$s" "$e" "$n"
 '''
 
@@ -238,6 +239,12 @@ def test_fake_sacct(tmp):
     os.unlink(log + ".seen")
     check(p.returncode == 65 and "something odd" not in p.stdout,
           "noise in window 2: %d %r %s" % (p.returncode, p.stdout, p.stderr))
+    # what sacct says on stderr while succeeding reaches the user
+    p = run("--since", "2023-01-01", "--until", "2023-01-02", "--out", "-",
+            env=dict(env, FAKE_CHATTY="1"))
+    windows()
+    check(p.returncode == 0 and "slurmdbd is slow today" in p.stderr and
+          "2023-01-01T00:00:00" in p.stderr, "sacct stderr shown: " + p.stderr)
     # --user '' turns the filter off and is not passed to sacct
     run("--since", "2023-01-01", "--until", "2023-01-02", "--out", "-",
         "--user", "", env=env)
