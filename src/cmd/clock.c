@@ -153,17 +153,6 @@ static int clock_responder(int argc, char **argv)
 	return ST_EXIT_OK;
 }
 
-/* S seconds (> 0) as a duration. */
-static int parse_seconds(const char *s, st_duration *out)
-{
-	double v;
-
-	if (st_num_parse_double(s, &v) < 0 || v <= 0 || v > 86400)
-		return -1;
-	*out = (st_duration)(v * 1e9);
-	return 0;
-}
-
 /* Split COMMAND at blanks into a NULL-terminated argv (new).  The words
  * point into *BLOCK (new); the caller frees both.  NULL when empty. */
 static char **split_words(const char *command, char **block)
@@ -279,12 +268,12 @@ static int clock_probe(int argc, char **argv)
 			o.samples = (int)v;
 			break;
 		case 'T':
-			if (parse_seconds(optarg, &o.target_timeout) < 0)
+			if (st_parse_seconds(optarg, false, 86400, &o.target_timeout) < 0)
 				return st_msg_usage(prog, "--timeout '%s': expected "
 						    "seconds > 0", optarg);
 			break;
 		case 't':
-			if (parse_seconds(optarg, &o.sample_timeout) < 0)
+			if (st_parse_seconds(optarg, false, 86400, &o.sample_timeout) < 0)
 				return st_msg_usage(prog, "--sample-timeout '%s': "
 						    "expected seconds > 0", optarg);
 			break;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "streamtime/error.h"
+#include "streamtime/time.h"
 #include "streamtime/experiments.h"
 
 struct st_cmd {
@@ -41,6 +42,13 @@ int st_msg_usage(const char *prog, const char *fmt, ...) ST_PRINTF(2, 3);
 
 /* A st_log that prints warnings through st_msg_warn. */
 void st_log_stderr(st_log *log);
+
+/* A st_log for notes shown only with -v (st_msg_verbose). */
+void st_log_verbose(st_log *log);
+
+/* Parse S, a decimal number of seconds (no hex, nan or inf), into *OUT.
+ * Zero is accepted only with ZERO_OK; at most MAX.  0 or -1. */
+int st_parse_seconds(const char *s, bool zero_ok, double max, st_duration *out);
 
 /* Flush and check stdout; a failure becomes exit 74 (unless RC is already
  * an error). */

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "streamtime/clock.h"
 #include "streamtime/collect.h"
 #include "streamtime/num.h"
 #include "streamtime/tz.h"
@@ -59,31 +60,6 @@ static const char h5_usage[] =
 	"  --strict              exit 65 when a file could not be examined\n"
 	"  -q, --quiet / -v, --verbose / -h, --help\n";
 
-static void note_verbose(void *ctx, const char *msg)
-{
-	(void)ctx;
-	st_msg_verbose("%s", msg);
-}
-
-static st_instant now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (st_instant)ts.tv_sec * ST_NS_PER_SEC + ts.tv_nsec;
-}
-
-/* SECONDS (a non-negative decimal) as a duration. */
-static int parse_settle(const char *s, st_duration *out)
-{
-	double v;
-
-	if (st_num_parse_double(s, &v) < 0 || v < 0 || v > 1e9)
-		return -1;
-	*out = (st_duration)(v * 1e9);
-	return 0;
-}
-
 /* Shared option values of both collectors. */
 struct common {
 	const char *dir, *out, *tz;
@@ -134,7 +110,7 @@ static int collect_receivers(int argc, char **argv)
 	const char *prog = "streamtime collect receivers";
 	struct common co = { .tz = "UTC", .settle = 30 * ST_NS_PER_SEC };
 	st_receivers_opts o = { .receivers = 4, .data = true, .since = INT64_MIN };
-	st_log notes = { .warn = note_verbose }, log;
+	st_log notes, log;
 	st_collect_summary sum;
 	st_tz *tz = NULL;
 	st_error err;
@@ -156,7 +132,7 @@ static int collect_receivers(int argc, char **argv)
 			o.receivers = (int)v;
 			break;
 		case 's':
-			if (parse_settle(optarg, &co.settle) < 0)
+			if (st_parse_seconds(optarg, true, 1e9, &co.settle) < 0)
 				return st_msg_usage(prog, "--settle '%s': expected "
 						    "seconds >= 0", optarg);
 			break;
@@ -185,9 +161,10 @@ static int collect_receivers(int argc, char **argv)
 	if (!tz)
 		return st_msg_fail(&err);
 	st_log_stderr(&log);
+	st_log_verbose(&notes);
 	o.tz = tz;
 	o.settle = co.settle;
-	o.now = now_ns();
+	o.now = st_clock_now();
 	o.notes = &notes;
 	if (st_collect_receivers(co.dir, co.out, co.wait, &o, &sum, &log, &err) < 0)
 		rc = st_msg_fail(&err);
@@ -213,7 +190,7 @@ static int collect_h5(int argc, char **argv)
 	const char *prog = "streamtime collect h5";
 	struct common co = { .settle = 30 * ST_NS_PER_SEC };
 	st_collect_h5_opts o = { 0 };
-	st_log notes = { .warn = note_verbose }, log;
+	st_log notes, log;
 	st_collect_summary sum;
 	st_error err;
 	int c, rc;
@@ -243,7 +220,7 @@ static int collect_h5(int argc, char **argv)
 			break;
 		}
 		case 's':
-			if (parse_settle(optarg, &co.settle) < 0)
+			if (st_parse_seconds(optarg, true, 1e9, &co.settle) < 0)
 				return st_msg_usage(prog, "--settle '%s': expected "
 						    "seconds >= 0", optarg);
 			break;
@@ -272,9 +249,10 @@ static int collect_h5(int argc, char **argv)
 			return st_msg_fail(&err);
 	}
 	st_log_stderr(&log);
+	st_log_verbose(&notes);
 	o.wait = co.wait;
 	o.h5.settle = co.settle;
-	o.h5.now = now_ns();
+	o.h5.now = st_clock_now();
 	o.h5.notes = &notes;
 	if (st_collect_h5((const char *const *)argv + optind, (size_t)(argc - optind),
 			  co.out, &o, &sum, &log, &err) < 0) {

@@ -97,6 +97,30 @@ void st_log_stderr(st_log *log)
 	log->count = 0;
 }
 
+static void log_verbose(void *ctx, const char *msg)
+{
+	(void)ctx;
+	st_msg_verbose("%s", msg);
+}
+
+void st_log_verbose(st_log *log)
+{
+	log->warn = log_verbose;
+	log->ctx = NULL;
+	log->count = 0;
+}
+
+int st_parse_seconds(const char *s, bool zero_ok, double max, st_duration *out)
+{
+	double v;
+
+	if (st_num_parse_double(s, &v) < 0 || v < 0 || (v == 0 && !zero_ok) ||
+	    v > max)
+		return -1;
+	*out = (st_duration)(v * 1e9);
+	return 0;
+}
+
 int st_finish_stdout(int rc)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {

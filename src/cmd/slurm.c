@@ -53,12 +53,6 @@ static const char jobs_usage[] =
 	"  --any-start           keep jobs that never started (Start Unknown/None)\n"
 	"  -q, --quiet / -v, --verbose / -h, --help\n";
 
-static void note_verbose(void *ctx, const char *msg)
-{
-	(void)ctx;
-	st_msg_verbose("%s", msg);
-}
-
 /* Parse T (ISO date/time; naive in TZ) to epoch seconds. */
 static int parse_when(const char *s, const st_tz *tz, int64_t *out)
 {
@@ -151,7 +145,7 @@ static int slurm_jobs(int argc, char **argv)
 	};
 	st_sacct_opts so = { 0 };
 	st_slurm_jobs jobs = { 0 };
-	st_log notes = { .warn = note_verbose }, log;
+	st_log notes, log;
 	st_atomic_file af;
 	st_tz *tz = NULL;
 	st_error err;
@@ -217,6 +211,7 @@ static int slurm_jobs(int argc, char **argv)
 		return st_msg_usage(prog, "--allusers is for sacct; slurmrestd "
 				    "returns what the token may see");
 	st_log_stderr(&log);
+	st_log_verbose(&notes);
 	tz = st_tz_load(zone, &err);
 	if (!tz)
 		return st_msg_fail(&err);
