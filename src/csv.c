@@ -224,38 +224,56 @@ out:
 	return 0;
 }
 
-int st_table_read(st_table *t, const char *path, st_error *err)
+char *st_file_read(const char *path, size_t *len, st_error *err)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
+	size_t cap = 0;
 
-	if (!f)
-		return st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s",
-				    path, strerror(errno));
+	*len = 0;
+	if (!f) {
+		st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s", path,
+			     strerror(errno));
+		return NULL;
+	}
 	for (;;) {
 		size_t got;
 
-		if (!grow((void **)&buf, &cap, len + 65536, 1)) {
-			rc = st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", path);
-			goto out;
+		if (!grow((void **)&buf, &cap, *len + 65536, 1)) {
+			st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", path);
+			goto fail;
 		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
+		got = fread(buf + *len, 1, cap - *len - 1, f);
+		*len += got;
 		if (got == 0)
 			break;
 	}
 	if (ferror(f)) {
-		rc = st_error_set(err, errno == EISDIR ? ST_EXIT_NOINPUT : ST_EXIT_IOERR,
-				  "cannot read %s: %s", path, strerror(errno));
-		goto out;
+		st_error_set(err, errno == EISDIR ? ST_EXIT_NOINPUT : ST_EXIT_IOERR,
+			     "cannot read %s: %s", path, strerror(errno));
+		goto fail;
 	}
-	rc = st_table_parse(t, path, buf, len, err);
-out:
+	buf[*len] = '\0';
+	if (f != stdin)
+		fclose(f);
+	return buf;
+fail:
 	free(buf);
 	if (f != stdin)
 		fclose(f);
+	return NULL;
+}
+
+int st_table_read(st_table *t, const char *path, st_error *err)
+{
+	size_t len;
+	char *buf = st_file_read(path, &len, err);
+	int rc;
+
+	if (!buf)
+		return -1;
+	rc = st_table_parse(t, path, buf, len, err);
+	free(buf);
 	return rc;
 }
 

@@ -42,6 +42,11 @@ void st_table_release(st_table *t);
  *       fields than the header (named by line), or the CSV is malformed. */
 int st_table_read(st_table *t, const char *path, st_error *err);
 
+/* The whole of PATH ("-" is stdin) in a new NUL-terminated buffer of *LEN
+ * bytes.  Errors: 66 when it is missing, unreadable or a directory, 74 on
+ * a read error or when memory runs out. */
+char *st_file_read(const char *path, size_t *len, st_error *err);
+
 /* Like st_table_read, from memory; NAME is used in messages. */
 int st_table_parse(st_table *t, const char *name, const char *buf, size_t len,
 		   st_error *err);

@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "streamtime/atomic.h"
+#include "streamtime/csv.h"
 #include "streamtime/num.h"
 #include "streamtime/sacct.h"
 #include "streamtime/slurm.h"
@@ -62,51 +63,6 @@ static int parse_when(const char *s, const st_tz *tz, int64_t *out)
 		return -1;
 	*out = t / ST_NS_PER_SEC;
 	return 0;
-}
-
-static char *slurp(const char *path, size_t *len, st_error *err)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0;
-
-	*len = 0;
-	if (!f) {
-		st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s", path,
-			     strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		size_t n;
-
-		if (*len + 65536 > cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 20);
-
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", path);
-				break;
-			}
-			buf = nb;
-		}
-		n = fread(buf + *len, 1, cap - *len - 1, f);
-		*len += n;
-		if (n == 0) {
-			if (ferror(f)) {
-				free(buf);
-				buf = NULL;
-				st_error_set(err, ST_EXIT_IOERR, "cannot read %s: %s",
-					     path, strerror(errno));
-			}
-			break;
-		}
-	}
-	if (buf)
-		buf[*len] = '\0';
-	if (f != stdin)
-		fclose(f);
-	return buf;
 }
 
 static int slurm_jobs(int argc, char **argv)
@@ -217,7 +173,7 @@ static int slurm_jobs(int argc, char **argv)
 		return st_msg_fail(&err);
 	if (input) {
 		size_t len;
-		char *buf = slurp(input, &len, &err);
+		char *buf = st_file_read(input, &len, &err);
 
 		if (!buf || st_sacct_parse_dump(buf, len, input, delim, &jobs,
 						&err) < 0) {
@@ -235,7 +191,7 @@ static int slurm_jobs(int argc, char **argv)
 			if (token_file) {
 				size_t tl;
 
-				token = slurp(token_file, &tl, &err);
+				token = st_file_read(token_file, &tl, &err);
 				if (!token) {
 					rc = st_msg_fail(&err);
 					goto out;
