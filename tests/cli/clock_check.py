@@ -3,7 +3,7 @@
 
 usage: clock_check.py STREAMTIME {local|paths|ssh|faults|merge}
 
-Shifted clocks come from libfaketime (`faketime -f +1.234 CMD`), so the true
+Shifted clocks come from libfaketime (`shifted.sh +1.234 CMD`), so the true
 offset of every target is known exactly.  For each probe the test checks
 that the reported bound contains the truth, and on loopback that the error
 is at most 0.5 ms.  Delayed paths go through tests/cli/udp_delay_proxy.py
@@ -29,10 +29,9 @@ sys.path.insert(0, HERE)
 import sshd_helper  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
-# libfaketime is preloaded before a sanitizer build's ASan runtime; let it
-ASAN_FAKETIME = "ASAN_OPTIONS=verify_asan_link_order=0"
-os.environ["ASAN_OPTIONS"] = (os.environ.get("ASAN_OPTIONS", "") +
-                              ":verify_asan_link_order=0").lstrip(":")
+# clocks are shifted by preloading libfaketime (tests/cli/shifted.sh), not
+# with the faketime wrapper, which leaks per-pid semaphores when killed
+SHIFTED = os.path.join(HERE, "shifted.sh")
 MODE = sys.argv[2]
 FAILS, CHECKS = [], [0]
 STARTED = []        # every server started, stopped however the test ends
@@ -67,9 +66,9 @@ def honest(row, truth_ms, what, accuracy_ms=None):
 
 
 def serve(shift, tmp, *extra):
-    """`faketime -f SHIFT streamtime clock serve` on a free loopback port."""
-    cmd = ["faketime", "-f", shift] if shift else []
-    # its own session: faketime forks, so the whole group is stopped
+    """`shifted.sh SHIFT streamtime clock serve` on a free loopback port."""
+    cmd = [SHIFTED, shift] if shift else []
+    # its own session: the whole group is stopped
     proc = subprocess.Popen(cmd + [BIN, "clock", "serve", "--listen",
                                    "127.0.0.1:0", *extra],
                             stdout=subprocess.DEVNULL,
@@ -96,7 +95,7 @@ def stop(proc):
 def test_local(tmp):
     stats = []
     for shift, truth in (("+1.234", 1234.0), ("-0.777", -777.0)):
-        exe = "exec:faketime -f %s %s clock responder" % (shift, BIN)
+        exe = "exec:%s %s %s clock responder" % (SHIFTED, shift, BIN)
         srv, port = serve(shift, tmp)
         for i in range(10):
             p, rows = probe("pipe=" + exe, "udp=udp://127.0.0.1:%d" % port,
@@ -118,7 +117,7 @@ def test_local(tmp):
     # rows appended to a file, header once; the target name and method
     out = os.path.join(tmp, "offsets.csv")
     for _ in range(2):
-        p, _ = probe("rec0=exec:faketime -f +1.234 %s clock responder" % BIN,
+        p, _ = probe("rec0=exec:%s +1.234 %s clock responder" % (SHIFTED, BIN),
                      "--out", out, "--samples", "4", "--reference", "ncem")
         check(p.returncode == 0 and p.stdout == "", "--out: " + p.stderr)
     with open(out) as f:
@@ -197,8 +196,8 @@ def test_ssh(tmp):
                 "--ssh", ssh, "--samples", "8", "--timeout", "60",
                 "--sample-timeout", "10",
                 "--remote-command",
-                "%s faketime -f +1.234 %s clock responder" % (ASAN_FAKETIME, BIN),
-                "--date-command", "faketime -f +1.234 date +%s%N")
+                "%s +1.234 %s clock responder" % (SHIFTED, BIN),
+                "--date-command", SHIFTED + " +1.234 date +%s%N")
             check(p.returncode == 0 and len(rows) == 2,
                   "ssh #%d: %d %s" % (i, p.returncode, p.stderr))
             for row in rows:
@@ -423,7 +422,7 @@ def test_merge(tmp):
     shifts = {"rec0": 1234 * ms, "rec1": -777 * ms, "rec2": 0, "rec3": 0}
     meas = os.path.join(tmp, "measured.csv")
     targets = ["%s=exec:%s%s clock responder" % (
-        h, "faketime -f %+.3f " % (v / 1e9) if v else "", BIN)
+        h, "%s %+.3f " % (SHIFTED, v / 1e9) if v else "", BIN)
         for h, v in shifts.items()]
     p, _ = probe(*targets, "--out", meas, "--reference", "ncem")
     check(p.returncode == 0, "probe for end to end: " + p.stderr)
