@@ -20,6 +20,8 @@ packages=(
 	# tests of the collectors and clocks: setpriv (permission tests as
 	# nobody), libfaketime (shifted clocks), a throwaway sshd and its client
 	util-linux faketime openssh-server openssh-client
+	# tests of the Distiller source: a throwaway PostgreSQL server and psql
+	postgresql postgresql-client
 )
 
 missing=()

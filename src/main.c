@@ -10,6 +10,7 @@
 static const struct st_cmd commands[] = {
 	{ "clock", cmd_clock, "host clock offsets: serve, responder, probe" },
 	{ "collect", cmd_collect, "cron collectors: receivers, h5" },
+	{ "distiller", cmd_distiller, "Distiller job table: jobs" },
 	{ "merge", cmd_merge, "join the raw inputs: transfer, offload, streaming" },
 	{ "reproduce", cmd_reproduce, "run every step over a dataset, print the table" },
 	{ "slurm", cmd_slurm, "Slurm accounting: jobs" },

@@ -71,11 +71,17 @@ int st_parse_size_path(const char *s, int64_t *size, const char **path);
 struct st_size_range;
 int st_push_size_range(struct st_size_range **v, size_t *n, const char *arg);
 
+/* The secret (token, key) in the file at PATH, trailing CR/LF removed, or
+ * NULL with ERR set (66 missing, 74 unreadable, 65 empty).  Wipe it with
+ * explicit_bzero before free. */
+char *st_secret_read(const char *path, st_error *err);
+
 /* Append V to a growable array of strings. */
 int st_strv_push(const char ***v, size_t *n, const char *s);
 
 int cmd_clock(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
+int cmd_distiller(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "streamtime/csv.h"
 #include "streamtime/merge.h"
 #include "streamtime/num.h"
 
@@ -219,6 +220,25 @@ int st_push_size_range(st_size_range **v, size_t *n, const char *arg)
 		return -1;
 	(*n)++;
 	return 0;
+}
+
+char *st_secret_read(const char *path, st_error *err)
+{
+	size_t n;
+	char *s = st_file_read(path, &n, err);
+
+	if (!s)
+		return NULL;
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+	if (n == 0 || strlen(s) != n) {
+		explicit_bzero(s, n);
+		free(s);
+		st_error_set(err, ST_EXIT_DATAERR, "%s: %s", path, n ?
+			     "the secret holds a NUL byte" : "empty");
+		return NULL;
+	}
+	return s;
 }
 
 int st_strv_push(const char ***v, size_t *n, const char *s)

@@ -189,15 +189,11 @@ static int slurm_jobs(int argc, char **argv)
 			const char *env = getenv("SLURM_JWT");
 
 			if (token_file) {
-				size_t tl;
-
-				token = st_file_read(token_file, &tl, &err);
+				token = st_secret_read(token_file, &err);
 				if (!token) {
 					rc = st_msg_fail(&err);
 					goto out;
 				}
-				while (tl && (token[tl - 1] == '\n' || token[tl - 1] == '\r'))
-					token[--tl] = '\0';
 			} else if (env && *env) {
 				token = strdup(env);
 			}
