@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "streamtime/http.h"
 #include "streamtime/slurmrest.h"
 #include "streamtime/time.h"
 #include "streamtime/tz.h"
@@ -16,7 +16,6 @@
 #define ERR_EMPTY_RESULT 9003           /* ESLURM_REST_EMPTY_RESULT */
 #define SLURM_NO_VAL INT64_C(0xfffffffe)
 #define SLURM_INFINITE INT64_C(0xffffffff)
-#define MAX_BODY ((size_t)1 << 30)
 #define MAX_EPOCH (INT64_MAX / ST_NS_PER_SEC)
 
 /* Newest first: the order of auto-detection. */
@@ -614,76 +613,16 @@ int st_slurmrest_parse(const char *body, size_t len, const char *version,
 
 /* ---- HTTP ---- */
 
-struct body {
-	char *p;
-	size_t n, cap;
-	bool too_big, nomem;
-};
-
-static size_t on_data(char *data, size_t size, size_t nmemb, void *ud)
-{
-	struct body *b = ud;
-	size_t add = size * nmemb;
-
-	if (add > MAX_BODY - b->n) {
-		b->too_big = true;
-		return 0;
-	}
-	if (b->n + add + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 65536;
-		char *p;
-
-		while (cap < b->n + add + 1)
-			cap *= 2;
-		if (!(p = realloc(b->p, cap))) {
-			b->nomem = true;
-			return 0;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, data, add);
-	b->n += add;
-	b->p[b->n] = '\0';
-	return add;
-}
-
 /* What a fetch keeps between its requests. */
 struct client {
 	const st_slurmrest_opts *o;
-	CURL *h;
-	struct curl_slist *headers;     /* hold the token: wiped on free */
-	char *base;                     /* o->url without trailing '/' */
-	char errbuf[CURL_ERROR_SIZE];
-	struct body body;
-	long status;
+	st_http_client http;
 };
 
-/* Errors worth another attempt: everything but a bad URL or option, a
- * response too large, a certificate problem. */
-static bool curl_retryable(CURLcode rc)
-{
-	switch (rc) {
-	case CURLE_UNSUPPORTED_PROTOCOL:
-	case CURLE_URL_MALFORMAT:
-	case CURLE_NOT_BUILT_IN:
-	case CURLE_WRITE_ERROR:
-	case CURLE_OUT_OF_MEMORY:
-	case CURLE_BAD_FUNCTION_ARGUMENT:
-	case CURLE_UNKNOWN_OPTION:
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CACERT_BADFILE:
-	case CURLE_SSL_CERTPROBLEM:
-		return false;
-	default:
-		return true;
-	}
-}
-
 /* Does BODY (an error response) say only "Nothing found"? */
-static bool body_is_empty_result(const struct body *b)
+static bool body_is_empty_result(const char *body, size_t len)
 {
-	json_t *root = b->n ? json_loadb(b->p, b->n, 0, NULL) : NULL;
+	json_t *root = len ? json_loadb(body, len, 0, NULL) : NULL;
 	bool empty = false;
 	char why[8];
 
@@ -693,64 +632,6 @@ static bool body_is_empty_result(const struct body *b)
 	}
 	json_decref(root);
 	return empty;
-}
-
-/* Sleep before retry ATTEMPT+1: 0.25 s, 0.5 s, 1 s, ... at most 8 s. */
-static void backoff(int attempt)
-{
-	long ms = attempt < 5 ? 250L << attempt : 8000;
-	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0)
-		;
-}
-
-/* GET base+PATH_QUERY into cl->body and cl->status, retrying connection
- * errors and 5xx O->retries times with backoff.  -1 with ERR set (69, 74)
- * only when no response came; SHOWN names the URL in messages. */
-static int http_get(struct client *cl, const char *path_query,
-		    const char *shown, st_error *err)
-{
-	char *url = NULL;
-	CURLcode rc = CURLE_OK;
-	int ret = -1;
-
-	if (asprintf(&url, "%s%s", cl->base, path_query) < 0)
-		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	curl_easy_setopt(cl->h, CURLOPT_URL, url);
-	for (int attempt = 0;; attempt++) {
-		cl->body.n = 0;
-		cl->body.too_big = cl->body.nomem = false;
-		cl->errbuf[0] = '\0';
-		cl->status = 0;
-		rc = curl_easy_perform(cl->h);
-		if (rc == CURLE_OK)
-			curl_easy_getinfo(cl->h, CURLINFO_RESPONSE_CODE,
-					  &cl->status);
-		if (rc == CURLE_OK && (cl->status < 500 ||
-				       body_is_empty_result(&cl->body))) {
-			ret = 0;
-			break;
-		}
-		if ((rc != CURLE_OK && !curl_retryable(rc)) ||
-		    attempt >= cl->o->retries)
-			break;
-		backoff(attempt);
-	}
-	if (ret < 0 && rc == CURLE_OK)
-		ret = 0;                /* a 5xx: the caller reports it */
-	else if (ret < 0 && cl->body.nomem)
-		st_error_set(err, ST_EXIT_IOERR, "out of memory reading %s",
-			     shown);
-	else if (ret < 0 && cl->body.too_big)
-		st_error_set(err, ST_EXIT_UNAVAILABLE, "response of %s is "
-			     "larger than %zu MiB", shown, MAX_BODY >> 20);
-	else if (ret < 0)
-		st_error_set(err, ST_EXIT_UNAVAILABLE, "cannot reach "
-			     "slurmrestd at %s: %s", shown,
-			     cl->errbuf[0] ? cl->errbuf : curl_easy_strerror(rc));
-	free(url);
-	return ret;
 }
 
 /* A naive wall-clock "%FT%T" in TZ, the form parse_time() reads. */
@@ -773,10 +654,10 @@ static char *jobs_path(struct client *cl, const char *version, int64_t from,
 	else {
 		query_time(from, cl->o->tz, a, sizeof(a));
 		query_time(to, cl->o->tz, b, sizeof(b));
-		ea = curl_easy_escape(cl->h, a, 0);
-		eb = curl_easy_escape(cl->h, b, 0);
+		ea = curl_easy_escape(cl->http.h, a, 0);
+		eb = curl_easy_escape(cl->http.h, b, 0);
 		if (users && *users)
-			eu = curl_easy_escape(cl->h, users, 0);
+			eu = curl_easy_escape(cl->http.h, users, 0);
 		if (!ea || !eb || (users && *users && !eu))
 			n = -1;
 		else
@@ -795,8 +676,9 @@ static char *jobs_path(struct client *cl, const char *version, int64_t from,
 static int http_error(const struct client *cl, const char *shown,
 		      st_error *err)
 {
-	json_t *root = cl->body.n ? json_loadb(cl->body.p, cl->body.n, 0,
-					       NULL) : NULL;
+	const st_http_client *h = &cl->http;
+	json_t *root = h->body_len ? json_loadb(h->body, h->body_len, 0,
+						NULL) : NULL;
 	char why[512] = "";
 	bool empty;
 
@@ -805,49 +687,24 @@ static int http_error(const struct client *cl, const char *shown,
 	json_decref(root);
 	if (why[0])
 		return st_error_set(err, ST_EXIT_UNAVAILABLE, "slurmrestd "
-				    "answered HTTP %ld for %s: %s", cl->status,
+				    "answered HTTP %ld for %s: %s", h->status,
 				    shown, why);
 	return st_error_set(err, ST_EXIT_UNAVAILABLE, "slurmrestd answered "
-			    "HTTP %ld for %s", cl->status, shown);
+			    "HTTP %ld for %s", h->status, shown);
 }
 
-/* No CR, LF or other control character: a header value cannot be split. */
-static bool header_safe(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return false;
-	return true;
-}
-
-static void wipe_free(char *s)
-{
-	if (s) {
-		explicit_bzero(s, strlen(s));
-		free(s);
-	}
-}
-
-static void client_release(struct client *cl)
-{
-	for (struct curl_slist *l = cl->headers; l; l = l->next)
-		explicit_bzero(l->data, strlen(l->data));
-	curl_slist_free_all(cl->headers);
-	if (cl->h)
-		curl_easy_cleanup(cl->h);
-	free(cl->base);
-	free(cl->body.p);
-}
-
-/* Check O and set up the handle: headers, timeouts, CA, no redirects (a
- * redirect would carry the token elsewhere). */
+/* Check O and set up the client: the user name and token headers when O
+ * has a token (rest_auth/jwt), none otherwise (rest_auth/local). */
 static int client_init(struct client *cl, const st_slurmrest_opts *o,
 		       st_error *err)
 {
 	const char *user = o->user;
-	struct curl_slist *l;
-	char *h = NULL;
-	size_t n;
+	st_http_header hd[2];
+	st_http_opts ho = {
+		.service = "slurmrestd", .url = o->url, .headers = hd,
+		.cacert = o->cacert, .timeout_s = o->timeout_s,
+		.retries = o->retries, .accept_5xx = body_is_empty_result,
+	};
 
 	memset(cl, 0, sizeof(*cl));
 	cl->o = o;
@@ -868,59 +725,19 @@ static int client_init(struct client *cl, const st_slurmrest_opts *o,
 			return st_error_set(err, ST_EXIT_USAGE, "cannot tell "
 					    "the user name for slurmrestd: set "
 					    "$USER");
-		if (!header_safe(user))
+		if (!st_http_header_safe(user))
 			return st_error_set(err, ST_EXIT_USAGE, "the user name "
 					    "for slurmrestd contains a control "
 					    "character");
-		if (!*o->token || !header_safe(o->token))
+		if (!*o->token || !st_http_header_safe(o->token))
 			return st_error_set(err, ST_EXIT_USAGE, "the slurmrestd "
 					    "token is empty or contains a "
 					    "control character");
+		hd[0] = (st_http_header){ "X-SLURM-USER-NAME", user };
+		hd[1] = (st_http_header){ "X-SLURM-USER-TOKEN", o->token };
+		ho.n_headers = 2;
 	}
-	n = strlen(o->url);
-	while (n > 1 && o->url[n - 1] == '/')
-		n--;
-	if (!(cl->base = strndup(o->url, n)) || !(cl->h = curl_easy_init()))
-		goto nomem;
-	if (!(l = curl_slist_append(NULL, "Accept: application/json")))
-		goto nomem;
-	cl->headers = l;
-	if (o->token) {
-		if (asprintf(&h, "X-SLURM-USER-NAME: %s", user) < 0)
-			goto nomem;
-		l = curl_slist_append(cl->headers, h);
-		wipe_free(h);
-		if (!l || asprintf(&h, "X-SLURM-USER-TOKEN: %s", o->token) < 0)
-			goto nomem;
-		l = curl_slist_append(cl->headers, h);
-		wipe_free(h);
-		if (!l)
-			goto nomem;
-	}
-	curl_easy_setopt(cl->h, CURLOPT_HTTPHEADER, cl->headers);
-	curl_easy_setopt(cl->h, CURLOPT_HTTPGET, 1L);
-	curl_easy_setopt(cl->h, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(cl->h, CURLOPT_WRITEDATA, &cl->body);
-	curl_easy_setopt(cl->h, CURLOPT_ERRORBUFFER, cl->errbuf);
-	curl_easy_setopt(cl->h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(cl->h, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(cl->h, CURLOPT_USERAGENT, "streamtime");
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(cl->h, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	curl_easy_setopt(cl->h, CURLOPT_PROTOCOLS,
-			 (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	if (o->timeout_s > 0) {
-		curl_easy_setopt(cl->h, CURLOPT_TIMEOUT, o->timeout_s);
-		curl_easy_setopt(cl->h, CURLOPT_CONNECTTIMEOUT, o->timeout_s);
-	}
-	if (o->cacert)
-		curl_easy_setopt(cl->h, CURLOPT_CAINFO, o->cacert);
-	return 0;
-nomem:
-	client_release(cl);
-	return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	return st_http_client_init(&cl->http, &ho, err);
 }
 
 /* The first version, newest first, whose jobs endpoint does not 404: a
@@ -935,8 +752,8 @@ static int detect_version(struct client *cl, int64_t since,
 		char *full = NULL;
 		int rc = -1;
 
-		if (pq && shown && asprintf(&full, "%s%s", cl->base, shown) >= 0)
-			rc = http_get(cl, pq, full, err);
+		if (pq && shown && asprintf(&full, "%s%s", cl->http.base, shown) >= 0)
+			rc = st_http_get(&cl->http, pq, full, err);
 		else
 			st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		free(pq);
@@ -944,14 +761,14 @@ static int detect_version(struct client *cl, int64_t since,
 		free(full);
 		if (rc < 0)
 			return -1;
-		if (cl->status != 404) {
+		if (cl->http.status != 404) {
 			*version = versions[i];
 			return 0;
 		}
 	}
 	return st_error_set(err, ST_EXIT_UNAVAILABLE, "slurmrestd at %s serves "
 			    "none of v0.0.41, v0.0.40, v0.0.39, v0.0.38 "
-			    "(HTTP 404 for /slurmdb/VERSION/jobs)", cl->base);
+			    "(HTTP 404 for /slurmdb/VERSION/jobs)", cl->http.base);
 }
 
 int st_slurmrest_fetch(const st_slurmrest_opts *o, int64_t since,
@@ -975,7 +792,7 @@ int st_slurmrest_fetch(const st_slurmrest_opts *o, int64_t since,
 	{
 		char *shown = jobs_path(&cl, version, 0, 0, NULL, false);
 
-		if (!shown || asprintf(&full, "%s%s", cl.base, shown) < 0) {
+		if (!shown || asprintf(&full, "%s%s", cl.http.base, shown) < 0) {
 			free(shown);
 			full = NULL;
 			st_error_set(err, ST_EXIT_IOERR, "out of memory");
@@ -999,18 +816,18 @@ int st_slurmrest_fetch(const st_slurmrest_opts *o, int64_t since,
 			st_error_set(err, ST_EXIT_IOERR, "out of memory");
 			goto out;
 		}
-		rc = http_get(&cl, pq, full, err);
+		rc = st_http_get(&cl.http, pq, full, err);
 		free(pq);
 		if (rc < 0)
 			goto out;
-		if (cl.status != 200) {
-			if (body_is_empty_result(&cl.body))
+		if (cl.http.status != 200) {
+			if (body_is_empty_result(cl.http.body, cl.http.body_len))
 				continue;
 			http_error(&cl, full, err);
 			goto out;
 		}
-		if (parse_body(cl.body.p ? cl.body.p : "", cl.body.n, version,
-			       o->tz, out, err) < 0)
+		if (parse_body(cl.http.body ? cl.http.body : "",
+			       cl.http.body_len, version, o->tz, out, err) < 0)
 			goto out;
 		if (local_users)
 			keep_users(out, before, users);
@@ -1022,6 +839,6 @@ out:
 	if (ret < 0)
 		jobs_truncate(out, n0);
 	free(full);
-	client_release(&cl);
+	st_http_client_release(&cl.http);
 	return ret;
 }

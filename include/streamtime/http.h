@@ -1,0 +1,96 @@
+/* http.h - the one libcurl GET client of the REST sources (slurmrestd, the
+ * Distiller API).
+ *
+ * A client is a base URL, fixed request headers (which may hold a token or
+ * an API key: copied once, wiped when the client is released, never put in
+ * a message), timeouts and a retry count.  Each GET goes to base + path;
+ * connection errors and 5xx answers are tried again with exponential
+ * backoff (0.25 s, 0.5 s, ... at most 8 s).  Redirects are not followed (a
+ * redirect would carry the secret headers elsewhere) and only http and
+ * https are spoken.  Messages name the service ("cannot reach slurmrestd at
+ * URL: ...") and the URL the caller chose to show, never a header.
+ */
+#ifndef STREAMTIME_HTTP_H
+#define STREAMTIME_HTTP_H
+
+#include <curl/curl.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "streamtime/error.h"
+
+/* The most a response body may hold: a larger one is error 69. */
+#define ST_HTTP_MAX_BODY ((size_t)1 << 30)
+
+/* One request header.  VALUE may be a secret. */
+typedef struct st_http_header {
+	const char *name;
+	const char *value;
+} st_http_header;
+
+/* Is a 5xx answer with this body (LEN bytes, NUL-terminated, "" when
+ * empty) an answer after all, to be neither retried nor failed on?
+ * (slurmrestd answers "Nothing found" with a 500.) */
+typedef bool (*st_http_accept_fn)(const char *body, size_t len);
+
+typedef struct st_http_opts {
+	const char *service;    /* "slurmrestd", "the Distiller API" */
+	const char *url;        /* base; trailing '/' dropped */
+	const st_http_header *headers;  /* sent after "Accept:
+					 * application/json", in order */
+	size_t n_headers;
+	const char *cacert;     /* CA bundle for https, may be NULL */
+	long timeout_s;         /* connect and whole request, <= 0: none */
+	int retries;            /* extra attempts on connection errors, 5xx */
+	const char *keep_header;        /* a response header whose value to
+					 * keep ("X-Total-Count"), or NULL */
+	st_http_accept_fn accept_5xx;   /* or NULL */
+} st_http_opts;
+
+/* A client and its last response.  The fields above the line are for
+ * reading; the rest is private. */
+typedef struct st_http_client {
+	CURL *h;                /* for curl_easy_escape() */
+	char *base;             /* the URL without trailing '/' */
+	long status;            /* of the last response */
+	char *body;             /* of the last response, NUL-terminated; NULL
+				 * until a first byte came */
+	size_t body_len;
+	char *kept;             /* keep_header's value in the last response,
+				 * blanks trimmed; NULL when absent */
+	/* ---- */
+	const char *service;
+	int retries;
+	st_http_accept_fn accept_5xx;
+	char *keep_name;
+	struct curl_slist *headers;
+	size_t body_cap;
+	bool too_big, nomem;
+	char errbuf[CURL_ERROR_SIZE];
+} st_http_client;
+
+/* No CR, LF or other control character: a header value cannot be split. */
+bool st_http_header_safe(const char *s);
+
+/* Set up CL from O (O and its strings need not outlive the call, but for
+ * O->service, which messages keep using).
+ * Returns 0, or -1 with ERR set and nothing to release: 64 no URL, a
+ * header name or value with a control character (the value not shown); 74
+ * allocation failure. */
+int st_http_client_init(st_http_client *cl, const st_http_opts *o,
+			st_error *err);
+
+/* Free what CL holds, wiping the headers first.  CL may be NULL or
+ * zero-filled. */
+void st_http_client_release(st_http_client *cl);
+
+/* GET base + PATH_QUERY into cl->status, cl->body, cl->kept, retrying
+ * connection errors and 5xx (unless accept_5xx takes the body) with
+ * backoff.  SHOWN is the URL for messages.  Returns 0 when a response
+ * came, whatever its status (a 5xx after the last retry too: the caller
+ * reports it); -1 with ERR set when none did: 69 unreachable, timed out, a
+ * body over ST_HTTP_MAX_BODY; 74 allocation failure. */
+int st_http_get(st_http_client *cl, const char *path_query, const char *shown,
+		st_error *err);
+
+#endif

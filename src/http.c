@@ -1,0 +1,260 @@
+/* http.c - the libcurl GET client of the REST sources. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "streamtime/http.h"
+
+bool st_http_header_safe(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/* A header name curl sends as given: no separator, blank or control
+ * character. */
+static bool name_ok(const char *s)
+{
+	return *s && st_http_header_safe(s) && !strpbrk(s, ": ;");
+}
+
+static size_t on_data(char *data, size_t size, size_t nmemb, void *ud)
+{
+	st_http_client *cl = ud;
+	size_t add = size * nmemb;
+
+	if (add > ST_HTTP_MAX_BODY - cl->body_len) {
+		cl->too_big = true;
+		return 0;
+	}
+	if (cl->body_len + add + 1 > cl->body_cap) {
+		size_t cap = cl->body_cap ? cl->body_cap : 65536;
+		char *p;
+
+		while (cap < cl->body_len + add + 1)
+			cap *= 2;
+		if (!(p = realloc(cl->body, cap))) {
+			cl->nomem = true;
+			return 0;
+		}
+		cl->body = p;
+		cl->body_cap = cap;
+	}
+	memcpy(cl->body + cl->body_len, data, add);
+	cl->body_len += add;
+	cl->body[cl->body_len] = '\0';
+	return add;
+}
+
+/* Keep the value of cl->keep_name.  A status line starts a new response
+ * (after a 100 Continue, say): what an earlier one said is forgotten. */
+static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
+{
+	st_http_client *cl = ud;
+	size_t len = size * nmemb, nl = strlen(cl->keep_name);
+	const char *v, *end = data + len;
+
+	if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
+		free(cl->kept);
+		cl->kept = NULL;
+		return len;
+	}
+	if (len <= nl || data[nl] != ':' ||
+	    strncasecmp(data, cl->keep_name, nl) != 0)
+		return len;
+	for (v = data + nl + 1; v < end && (*v == ' ' || *v == '\t'); v++)
+		;
+	while (end > v && (end[-1] == '\r' || end[-1] == '\n' ||
+			   end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	free(cl->kept);
+	if (!(cl->kept = strndup(v, (size_t)(end - v)))) {
+		cl->nomem = true;
+		return 0;
+	}
+	return len;
+}
+
+/* Errors worth another attempt: everything but a bad URL or option, a
+ * response too large, a certificate problem. */
+static bool curl_retryable(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_NOT_BUILT_IN:
+	case CURLE_WRITE_ERROR:
+	case CURLE_OUT_OF_MEMORY:
+	case CURLE_BAD_FUNCTION_ARGUMENT:
+	case CURLE_UNKNOWN_OPTION:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CERTPROBLEM:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* Sleep before retry ATTEMPT+1: 0.25 s, 0.5 s, 1 s, ... at most 8 s. */
+static void backoff(int attempt)
+{
+	long ms = attempt < 5 ? 250L << attempt : 8000;
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0)
+		;
+}
+
+int st_http_get(st_http_client *cl, const char *path_query, const char *shown,
+		st_error *err)
+{
+	char *url = NULL;
+	CURLcode rc = CURLE_OK;
+	int ret = -1;
+
+	if (asprintf(&url, "%s%s", cl->base, path_query) < 0)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	curl_easy_setopt(cl->h, CURLOPT_URL, url);
+	for (int attempt = 0;; attempt++) {
+		cl->body_len = 0;
+		if (cl->body)
+			cl->body[0] = '\0';
+		free(cl->kept);
+		cl->kept = NULL;
+		cl->too_big = cl->nomem = false;
+		cl->errbuf[0] = '\0';
+		cl->status = 0;
+		rc = curl_easy_perform(cl->h);
+		if (rc == CURLE_OK)
+			curl_easy_getinfo(cl->h, CURLINFO_RESPONSE_CODE,
+					  &cl->status);
+		if (rc == CURLE_OK &&
+		    (cl->status < 500 ||
+		     (cl->accept_5xx && cl->accept_5xx(cl->body ? cl->body : "",
+						       cl->body_len)))) {
+			ret = 0;
+			break;
+		}
+		if ((rc != CURLE_OK && !curl_retryable(rc)) ||
+		    attempt >= cl->retries)
+			break;
+		backoff(attempt);
+	}
+	if (ret < 0 && rc == CURLE_OK)
+		ret = 0;                /* a 5xx: the caller reports it */
+	else if (ret < 0 && cl->nomem)
+		st_error_set(err, ST_EXIT_IOERR, "out of memory reading %s",
+			     shown);
+	else if (ret < 0 && cl->too_big)
+		st_error_set(err, ST_EXIT_UNAVAILABLE, "response of %s is "
+			     "larger than %zu MiB", shown,
+			     ST_HTTP_MAX_BODY >> 20);
+	else if (ret < 0)
+		st_error_set(err, ST_EXIT_UNAVAILABLE, "cannot reach %s at %s: "
+			     "%s", cl->service, shown,
+			     cl->errbuf[0] ? cl->errbuf : curl_easy_strerror(rc));
+	free(url);
+	return ret;
+}
+
+void st_http_client_release(st_http_client *cl)
+{
+	if (!cl)
+		return;
+	for (struct curl_slist *l = cl->headers; l; l = l->next)
+		explicit_bzero(l->data, strlen(l->data));
+	curl_slist_free_all(cl->headers);
+	if (cl->h)
+		curl_easy_cleanup(cl->h);
+	free(cl->base);
+	free(cl->body);
+	free(cl->kept);
+	free(cl->keep_name);
+	memset(cl, 0, sizeof(*cl));
+}
+
+/* Append "NAME: VALUE" to cl->headers; the line built on the way is wiped,
+ * for VALUE may be a secret. */
+static int add_header(st_http_client *cl, const st_http_header *hd,
+		      st_error *err)
+{
+	struct curl_slist *l;
+	char *line = NULL;
+
+	if (!name_ok(hd->name))
+		return st_error_set(err, ST_EXIT_USAGE, "a header name for %s "
+				    "is empty or holds a blank, ':', ';' or a "
+				    "control character", cl->service);
+	if (!hd->value || !*hd->value || !st_http_header_safe(hd->value))
+		return st_error_set(err, ST_EXIT_USAGE, "the %s header for %s "
+				    "is empty or contains a control character",
+				    hd->name, cl->service);
+	if (asprintf(&line, "%s: %s", hd->name, hd->value) < 0)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	l = curl_slist_append(cl->headers, line);
+	explicit_bzero(line, strlen(line));
+	free(line);
+	if (!l)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	cl->headers = l;
+	return 0;
+}
+
+int st_http_client_init(st_http_client *cl, const st_http_opts *o,
+			st_error *err)
+{
+	size_t n;
+
+	memset(cl, 0, sizeof(*cl));
+	cl->service = o->service ? o->service : "the server";
+	cl->retries = o->retries;
+	cl->accept_5xx = o->accept_5xx;
+	if (!o->url || !*o->url)
+		return st_error_set(err, ST_EXIT_USAGE, "no URL for %s",
+				    cl->service);
+	n = strlen(o->url);
+	while (n > 1 && o->url[n - 1] == '/')
+		n--;
+	if (!(cl->base = strndup(o->url, n)) || !(cl->h = curl_easy_init()) ||
+	    !(cl->headers = curl_slist_append(NULL,
+					      "Accept: application/json")) ||
+	    (o->keep_header && !(cl->keep_name = strdup(o->keep_header)))) {
+		st_http_client_release(cl);
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	}
+	for (size_t i = 0; i < o->n_headers; i++)
+		if (add_header(cl, &o->headers[i], err) < 0) {
+			st_http_client_release(cl);
+			return -1;
+		}
+	curl_easy_setopt(cl->h, CURLOPT_HTTPHEADER, cl->headers);
+	curl_easy_setopt(cl->h, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(cl->h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(cl->h, CURLOPT_WRITEDATA, cl);
+	if (cl->keep_name) {
+		curl_easy_setopt(cl->h, CURLOPT_HEADERFUNCTION, on_header);
+		curl_easy_setopt(cl->h, CURLOPT_HEADERDATA, cl);
+	}
+	curl_easy_setopt(cl->h, CURLOPT_ERRORBUFFER, cl->errbuf);
+	curl_easy_setopt(cl->h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(cl->h, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(cl->h, CURLOPT_USERAGENT, "streamtime");
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(cl->h, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(cl->h, CURLOPT_PROTOCOLS,
+			 (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	if (o->timeout_s > 0) {
+		curl_easy_setopt(cl->h, CURLOPT_TIMEOUT, o->timeout_s);
+		curl_easy_setopt(cl->h, CURLOPT_CONNECTTIMEOUT, o->timeout_s);
+	}
+	if (o->cacert)
+		curl_easy_setopt(cl->h, CURLOPT_CAINFO, o->cacert);
+	return 0;
+}
