@@ -15,6 +15,7 @@ static const struct st_cmd commands[] = {
 	{ "reproduce", cmd_reproduce, "run every step over a dataset, print the table" },
 	{ "slurm", cmd_slurm, "Slurm accounting: jobs" },
 	{ "stats", cmd_stats, "statistics: queue, transfers" },
+	{ "timeline", cmd_timeline, "Chrome/Perfetto trace of every scan's journey" },
 };
 
 static const char usage[] =

@@ -1,0 +1,118 @@
+/* timeline.c - `streamtime timeline` (SPEC 5.9). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "streamtime/atomic.h"
+#include "streamtime/timeline.h"
+
+static const char timeline_usage[] =
+	"usage: streamtime timeline --results DIR [--data DIR] [--config FILE]\n"
+	"                           [--out FILE]\n"
+	"\n"
+	"Every scan's journey as a Chrome trace (JSON, object form): open it in\n"
+	"https://ui.perfetto.dev (Open trace file) or chrome://tracing.  One\n"
+	"process per stage: receivers, NCEM offload, Slurm queue, Slurm run,\n"
+	"NERSC write, streaming; a track per receiver or scan size.\n"
+	"\n"
+	"  --results DIR   what `streamtime reproduce --out DIR` wrote: the\n"
+	"                  merged jobs and the streaming times\n"
+	"  --data DIR      the dataset, for the receivers' times and the offload\n"
+	"                  (write_times.csv, ncem_file_created_times.csv);\n"
+	"                  without it those stages stay empty\n"
+	"  --config FILE   experiments (default: DIR/experiments.json of --data,\n"
+	"                  else the paper's)\n"
+	"  --out FILE      the trace (default: RESULTS/timeline.json; '-' for\n"
+	"                  stdout)\n"
+	"  -q, --quiet / -v, --verbose / -h, --help\n";
+
+int cmd_timeline(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "results", required_argument, NULL, 'r' },
+		{ "data", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "out", required_argument, NULL, 'o' },
+		ST_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog = "streamtime timeline";
+	const char *results = NULL, *data = NULL, *config = NULL, *out = NULL;
+	char *merged = NULL, *stdir = NULL, *wt = NULL, *created = NULL;
+	char *auto_config = NULL, *auto_out = NULL;
+	st_experiments ex = { 0 };
+	st_timeline_input in = { 0 };
+	st_timeline_counts n;
+	st_error err;
+	st_log log;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': results = optarg; break;
+		case 'd': data = optarg; break;
+		case 'c': config = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h':
+			fputs(timeline_usage, stdout);
+			return st_finish_stdout(ST_EXIT_OK);
+		default:
+			if (st_common_option(c))
+				break;
+			return st_msg_usage(prog, "bad option");
+		}
+	}
+	if (optind < argc)
+		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
+	if (!results || !*results)
+		return st_msg_usage(prog, "--results is required");
+	if (!config && data) {
+		auto_config = st_path_join(data, "experiments.json");
+		if (auto_config && st_path_is_file(auto_config))
+			config = auto_config;
+	}
+	if (config ? st_experiments_load(&ex, config, &err)
+		   : st_experiments_default(&ex, &err)) {
+		free(auto_config);
+		return st_msg_fail(&err);
+	}
+	merged = st_path_join(results, "file_transfer/merged_job_info.csv");
+	stdir = st_path_join(results, "streaming");
+	if (!out)
+		out = auto_out = st_path_join(results, "timeline.json");
+	if (data) {
+		wt = st_path_join(data, "file_transfer/write_times.csv");
+		created = st_path_join(data, "streaming/ncem_file_created_times.csv");
+	}
+	if (!merged || !stdir || !out || (data && (!wt || !created))) {
+		st_error_set(&err, ST_EXIT_IOERR, "out of memory");
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	if (!data)
+		st_msg_info("timeline: no --data: the receivers and NCEM offload "
+			    "stages stay empty");
+	in = (st_timeline_input){ .merged = merged, .write_times = wt,
+				  .created = created, .streaming_dir = stdir,
+				  .ex = &ex };
+	st_log_stderr(&log);
+	if (st_timeline_write_file(&in, out, &n, &log, &err) < 0) {
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	st_msg_info("timeline: %zu transfer jobs, %zu streaming scans, %zu "
+		    "offload scans; %zu events in %s", n.transfer_jobs,
+		    n.streaming_scans, n.offload_scans, n.events,
+		    strcmp(out, "-") ? out : "stdout");
+	rc = st_finish_stdout(ST_EXIT_OK);
+out:
+	free(merged);
+	free(stdir);
+	free(wt);
+	free(created);
+	free(auto_config);
+	free(auto_out);
+	st_experiments_release(&ex);
+	return rc;
+}

@@ -1,0 +1,701 @@
+/* timeline.c - every scan's journey as a Chrome trace.
+ *
+ * The slices are gathered first (a few per scan), then given lanes so that
+ * no two on one track overlap, then written one event at a time: jansson
+ * builds and prints each event, so the output is valid JSON however odd a
+ * value, and memory holds the slices, never the JSON document.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "streamtime/atomic.h"
+#include "streamtime/csv.h"
+#include "streamtime/timeline.h"
+#include "streamtime/tz.h"
+
+#define MAX_RECEIVERS 64
+
+static const char *const stage_names[ST_STAGE_N] = {
+	"receivers", "NCEM offload", "Slurm queue", "Slurm run", "NERSC write",
+	"streaming",
+};
+
+const char *st_stage_name(enum st_stage s)
+{
+	return (unsigned)s < ST_STAGE_N ? stage_names[s] : "?";
+}
+
+struct slice {
+	int stage;
+	int track;              /* receiver index, or the size */
+	int lane;               /* 0.. within (stage, track) */
+	int receiver;           /* receivers stage: which one */
+	int64_t size, scan, did, job;   /* -1: not known */
+	st_instant start;
+	st_duration dur;
+	bool streaming;         /* receivers: a streaming scan */
+	bool corrected;
+	double correction_s;
+};
+
+struct slices {
+	struct slice *v;
+	size_t n, cap;
+};
+
+static struct slice *slice_new(struct slices *s, st_error *err)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct slice *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v) {
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+			return NULL;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n] = (struct slice){ .size = -1, .scan = -1, .did = -1,
+				     .job = -1 };
+	return &s->v[s->n++];
+}
+
+/* A slice that ends before it starts (clock skew) is kept at its start
+ * with no length, and said once per stage. */
+static void set_span(struct slice *sl, st_instant start, st_instant end,
+		     bool *warned, st_log *log)
+{
+	sl->start = start;
+	sl->dur = end - start;
+	if (sl->dur < 0) {
+		if (!warned[sl->stage])
+			st_warn(log, "%s: a slice ends before it starts (first: "
+				"scan %" PRId64 ", job %" PRId64 "); kept with no "
+				"length", stage_names[sl->stage], sl->scan,
+				sl->job);
+		warned[sl->stage] = true;
+		sl->dur = 0;
+	}
+}
+
+static const st_experiment *offload_experiment(const st_experiments *ex,
+					       int64_t scan)
+{
+	for (size_t i = 0; i < ex->n; i++)
+		if (scan >= ex->v[i].offload.first &&
+		    scan <= ex->v[i].offload.last)
+			return &ex->v[i];
+	return NULL;
+}
+
+/* The receiver columns time0, time1, ... of T, in order; their count. */
+static int receiver_columns(const st_table *t, int *cols)
+{
+	int n = 0;
+
+	for (; n < MAX_RECEIVERS; n++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "time%d", n);
+		if ((cols[n] = st_table_col(t, name)) < 0)
+			break;
+	}
+	return n;
+}
+
+static int get_time(const st_table *t, size_t r, int col, const st_tz *tz,
+		    st_instant *out, st_error *err)
+{
+	st_error perr;
+
+	if (st_time_parse(st_table_get(t, r, col), tz, out, NULL, &perr) < 0)
+		return st_table_cell_error(t, r, col, perr.text, err);
+	return 0;
+}
+
+/* Receivers and offload slices of the file-transfer scans. */
+static int add_offload(const st_timeline_input *in, struct slices *s,
+		       st_timeline_counts *c, bool *warned, st_log *log,
+		       st_error *err)
+{
+	static const char *const need[] = { "scan_number",
+					    "time_last_written" };
+	int idx[2], rc[MAX_RECEIVERS], nrec;
+	st_table t;
+	int ret = -1;
+
+	st_table_init(&t);
+	if (st_table_read(&t, in->write_times, err) < 0 ||
+	    st_table_require(&t, need, idx, 2, err) < 0)
+		goto out;
+	if ((nrec = receiver_columns(&t, rc)) == 0) {
+		st_error_set(err, ST_EXIT_DATAERR, "%s: no column time0",
+			     in->write_times);
+		goto out;
+	}
+	for (size_t r = 0; r < t.nrows; r++) {
+		const st_experiment *e;
+		st_instant first = INT64_MAX, last, at;
+		int64_t scan;
+
+		if (st_table_get_int(&t, r, idx[0], &scan, err) < 0)
+			goto out;
+		if (!(e = offload_experiment(in->ex, scan)))
+			continue;
+		if (get_time(&t, r, idx[1], NULL, &last, err) < 0)
+			goto out;
+		for (int k = 0; k < nrec; k++) {
+			struct slice *sl;
+
+			if (!*st_table_get(&t, r, rc[k]))
+				continue;       /* a receiver that said nothing */
+			if (get_time(&t, r, rc[k], NULL, &at, err) < 0 ||
+			    !(sl = slice_new(s, err)))
+				goto out;
+			sl->stage = ST_STAGE_RECEIVERS;
+			sl->track = sl->receiver = k;
+			sl->size = e->size;
+			sl->scan = scan;
+			sl->start = at;
+			if (at < first)
+				first = at;
+		}
+		if (first != INT64_MAX) {
+			struct slice *sl = slice_new(s, err);
+
+			if (!sl)
+				goto out;
+			sl->stage = ST_STAGE_OFFLOAD;
+			sl->track = (int)e->size;
+			sl->size = e->size;
+			sl->scan = scan;
+			set_span(sl, first, last, warned, log);
+		}
+		c->offload_scans++;
+	}
+	ret = 0;
+out:
+	st_table_release(&t);
+	return ret;
+}
+
+/* Queue and run slices of every merged job. */
+static int add_jobs(const st_timeline_input *in, struct slices *s,
+		    st_timeline_counts *c, bool *warned, st_log *log,
+		    st_error *err)
+{
+	static const char *const need[] = { "Job ID", "Submit", "Start", "End",
+					    "id", "size" };
+	st_tz *tz = NULL;
+	int idx[6];
+	st_table t;
+	int ret = -1;
+
+	st_table_init(&t);
+	if (st_table_read(&t, in->merged, err) < 0 ||
+	    st_table_require(&t, need, idx, 6, err) < 0)
+		goto out;
+	if (in->ex->slurm_tz && !(tz = st_tz_load(in->ex->slurm_tz, err)))
+		goto out;
+	for (size_t r = 0; r < t.nrows; r++) {
+		st_instant submit, start, end;
+		double did, size;
+		int64_t job;
+		struct slice *q, *run;
+
+		/* the paper's golden file prints id and size as floats */
+		if (st_table_get_int(&t, r, idx[0], &job, err) < 0 ||
+		    get_time(&t, r, idx[1], tz, &submit, err) < 0 ||
+		    get_time(&t, r, idx[2], tz, &start, err) < 0 ||
+		    get_time(&t, r, idx[3], tz, &end, err) < 0 ||
+		    st_table_get_double(&t, r, idx[4], &did, err) < 0 ||
+		    st_table_get_double(&t, r, idx[5], &size, err) < 0)
+			goto out;
+		if (!(q = slice_new(s, err)) || !(run = slice_new(s, err)))
+			goto out;
+		q = run - 1;    /* the array may have moved */
+		for (struct slice *sl = q; sl <= run; sl++) {
+			sl->stage = sl == q ? ST_STAGE_QUEUE : ST_STAGE_RUN;
+			sl->size = (int64_t)size;
+			sl->track = (int)sl->size;
+			sl->did = (int64_t)did;
+			sl->job = job;
+		}
+		set_span(q, submit, start, warned, log);
+		set_span(run, start, end, warned, log);
+		c->transfer_jobs++;
+	}
+	ret = 0;
+out:
+	st_tz_free(tz);
+	st_table_release(&t);
+	return ret;
+}
+
+/* (scan, size) of the joined streaming scans, for the receivers. */
+struct joined {
+	int64_t scan, size;
+};
+
+static int cmp_joined(const void *a, const void *b)
+{
+	const struct joined *x = a, *y = b;
+
+	return x->scan < y->scan ? -1 : x->scan > y->scan;
+}
+
+/* NERSC write and streaming slices per size; the scans joined. */
+static int add_streaming(const st_timeline_input *in, struct slices *s,
+			 st_timeline_counts *c, struct joined **joined,
+			 size_t *njoined, bool *warned, st_log *log,
+			 st_error *err)
+{
+	static const char *const need[] = { "distiller_id", "scan_number",
+					    "nersc_write_time",
+					    "ncem_created_time" };
+	size_t cap = 0;
+	st_tz *tz = NULL;
+	int ret = -1;
+
+	if (in->ex->tz && !(tz = st_tz_load(in->ex->tz, err)))
+		return -1;
+	for (size_t i = 0; i < in->ex->n; i++) {
+		int64_t size = in->ex->v[i].size;
+		char name[64], *path;
+		int idx[4], corr;
+		st_table t;
+		int ok = -1;
+
+		snprintf(name, sizeof(name), "streaming_times_%" PRId64 ".csv",
+			 size);
+		if (!(path = st_path_join(in->streaming_dir, name))) {
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+			goto out;
+		}
+		st_table_init(&t);
+		if (!st_path_is_file(path)) {
+			free(path);
+			continue;       /* a size not streamed */
+		}
+		if (st_table_read(&t, path, err) < 0 ||
+		    st_table_require(&t, need, idx, 4, err) < 0)
+			goto next;
+		corr = st_table_col(&t, "clock_correction_seconds");
+		for (size_t r = 0; r < t.nrows; r++) {
+			st_instant nersc, created;
+			int64_t did, scan;
+			struct slice *w, *st;
+			double cs = 0;
+
+			if (st_table_get_int(&t, r, idx[0], &did, err) < 0 ||
+			    st_table_get_int(&t, r, idx[1], &scan, err) < 0 ||
+			    get_time(&t, r, idx[2], tz, &nersc, err) < 0 ||
+			    get_time(&t, r, idx[3], tz, &created, err) < 0 ||
+			    (corr >= 0 && *st_table_get(&t, r, corr) &&
+			     st_table_get_double(&t, r, corr, &cs, err) < 0))
+				goto next;
+			if (!(w = slice_new(s, err)) || !(st = slice_new(s, err)))
+				goto next;
+			w = st - 1;
+			for (struct slice *sl = w; sl <= st; sl++) {
+				sl->stage = sl == w ? ST_STAGE_NERSC_WRITE
+						    : ST_STAGE_STREAMING;
+				sl->size = size;
+				sl->track = (int)size;
+				sl->scan = scan;
+				sl->did = did;
+				sl->corrected = corr >= 0;
+				sl->correction_s = cs;
+			}
+			set_span(w, nersc, nersc, warned, log);
+			set_span(st, created, nersc, warned, log);
+			if (*njoined == cap) {
+				size_t nc = cap ? cap * 2 : 1024;
+				struct joined *v = realloc(*joined,
+							   nc * sizeof(*v));
+
+				if (!v) {
+					st_error_set(err, ST_EXIT_IOERR,
+						     "out of memory");
+					goto next;
+				}
+				*joined = v;
+				cap = nc;
+			}
+			(*joined)[(*njoined)++] = (struct joined){ scan, size };
+			c->streaming_scans++;
+		}
+		ok = 0;
+next:
+		st_table_release(&t);
+		free(path);
+		if (ok < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	st_tz_free(tz);
+	return ret;
+}
+
+/* Receiver slices of the joined streaming scans. */
+static int add_created(const st_timeline_input *in, struct slices *s,
+		       struct joined *joined, size_t njoined, st_error *err)
+{
+	int col, rc[MAX_RECEIVERS], nrec;
+	st_table t;
+	int ret = -1;
+
+	qsort(joined, njoined, sizeof(*joined), cmp_joined);
+	st_table_init(&t);
+	if (st_table_read(&t, in->created, err) < 0)
+		goto out;
+	if ((col = st_table_col(&t, "scan_number")) < 0) {
+		st_error_set(err, ST_EXIT_DATAERR, "%s: no column scan_number",
+			     in->created);
+		goto out;
+	}
+	nrec = receiver_columns(&t, rc);
+	for (size_t r = 0; r < t.nrows; r++) {
+		struct joined key, *j;
+		int64_t scan;
+
+		if (st_table_get_int(&t, r, col, &scan, err) < 0)
+			goto out;
+		key.scan = scan;
+		if (!(j = bsearch(&key, joined, njoined, sizeof(*joined),
+				  cmp_joined)))
+			continue;
+		for (int k = 0; k < nrec; k++) {
+			struct slice *sl;
+			st_instant at;
+
+			if (!*st_table_get(&t, r, rc[k]))
+				continue;
+			if (get_time(&t, r, rc[k], NULL, &at, err) < 0 ||
+			    !(sl = slice_new(s, err)))
+				goto out;
+			sl->stage = ST_STAGE_RECEIVERS;
+			sl->track = sl->receiver = k;
+			sl->size = j->size;
+			sl->scan = scan;
+			sl->start = at;
+			sl->streaming = true;
+		}
+	}
+	ret = 0;
+out:
+	st_table_release(&t);
+	return ret;
+}
+
+static int cmp_track_time(const void *a, const void *b)
+{
+	const struct slice *x = a, *y = b;
+
+	if (x->stage != y->stage)
+		return x->stage - y->stage;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* the longer first, so that an equal start nests */
+	return x->dur > y->dur ? -1 : x->dur < y->dur;
+}
+
+/* A track: one (stage, track, lane) and its tid. */
+struct lane_key {
+	int stage, track, lane;
+};
+
+/* Give every slice a lane: the first lane of its track whose last slice
+ * has ended.  Slices come sorted by (stage, track, start).  Returns the
+ * number of tracks written to *KEYS (owned), or -1. */
+static long assign_lanes(struct slices *s, struct lane_key **keys,
+			 st_error *err)
+{
+	st_instant *ends = NULL;
+	size_t nends = 0, cap = 0, nkeys = 0, kcap = 0;
+
+	*keys = NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		struct slice *sl = &s->v[i];
+		st_instant end = sl->start + sl->dur;
+		size_t l;
+
+		if (i == 0 || sl->stage != s->v[i - 1].stage ||
+		    sl->track != s->v[i - 1].track)
+			nends = 0;      /* a new track */
+		for (l = 0; l < nends && ends[l] > sl->start; l++)
+			;
+		if (l == nends) {
+			if (nends == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				st_instant *v = realloc(ends, nc * sizeof(*v));
+
+				if (!v)
+					goto nomem;
+				ends = v;
+				cap = nc;
+			}
+			nends++;
+			if (nkeys == kcap) {
+				size_t nc = kcap ? kcap * 2 : 64;
+				struct lane_key *v = realloc(*keys,
+							     nc * sizeof(*v));
+
+				if (!v)
+					goto nomem;
+				*keys = v;
+				kcap = nc;
+			}
+			(*keys)[nkeys++] = (struct lane_key){ sl->stage,
+							      sl->track,
+							      (int)l };
+		}
+		ends[l] = end;
+		sl->lane = (int)l;
+	}
+	free(ends);
+	return (long)nkeys;
+nomem:
+	free(ends);
+	free(*keys);
+	*keys = NULL;
+	st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	return -1;
+}
+
+/* Lanes were handed out in order: key index of (stage, track, lane). */
+static long tid_of(const struct lane_key *keys, long nkeys,
+		   const struct slice *sl)
+{
+	long lo = 0, hi = nkeys;
+
+	while (lo < hi) {
+		long mid = (lo + hi) / 2;
+		const struct lane_key *k = &keys[mid];
+		int c = k->stage != sl->stage ? (k->stage < sl->stage ? -1 : 1) :
+			k->track != sl->track ? (k->track < sl->track ? -1 : 1) :
+			k->lane != sl->lane ? (k->lane < sl->lane ? -1 : 1) : 0;
+
+		if (c == 0)
+			return mid + 1;         /* tids from 1 */
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Write one event; the separator before all but the first. */
+static int emit(FILE *out, json_t *ev, size_t *n, st_error *err)
+{
+	const size_t flags = JSON_COMPACT | JSON_ENSURE_ASCII;
+	char buf[1024], *big = NULL;
+	size_t len;
+	int rc;
+
+	if (!ev)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	/* into a buffer, then one fwrite: json_dumpf writes token by token */
+	len = json_dumpb(ev, buf, sizeof(buf), flags);
+	if (len > sizeof(buf) && (big = malloc(len)))
+		json_dumpb(ev, big, len, flags);
+	json_decref(ev);
+	if (len == 0 || (len > sizeof(buf) && !big))
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	rc = (*n ? fputs(",\n", out) : 0) < 0 ||
+	     fwrite(big ? big : buf, 1, len, out) != len;
+	free(big);
+	(*n)++;
+	if (rc)
+		return st_error_set(err, ST_EXIT_IOERR, "cannot write the "
+				    "timeline: %s", strerror(errno));
+	return 0;
+}
+
+static json_t *meta(const char *what, int pid, long tid, const char *key,
+		    json_t *value)
+{
+	json_t *ev = json_pack("{s:s, s:s, s:i, s:{s:o}}", "name", what, "ph",
+			       "M", "pid", pid, "args", key, value);
+
+	if (ev && tid >= 0)
+		json_object_set_new(ev, "tid", json_integer(tid));
+	return ev;
+}
+
+/* Microseconds, rounded to nearest. */
+static json_int_t us(int64_t ns)
+{
+	return (json_int_t)(ns >= 0 ? (ns + 500) / 1000 : -((-ns + 500) / 1000));
+}
+
+static json_t *slice_event(const struct slice *sl, long tid)
+{
+	char name[96];
+	json_t *args = json_object(), *ev;
+	double secs = st_duration_seconds(sl->dur);
+
+	if (!args)
+		return NULL;
+	if (sl->stage == ST_STAGE_QUEUE || sl->stage == ST_STAGE_RUN)
+		snprintf(name, sizeof(name), "job %" PRId64 " (%" PRId64 "x%"
+			 PRId64 ", distiller %" PRId64 ")", sl->job, sl->size,
+			 sl->size, sl->did);
+	else
+		snprintf(name, sizeof(name), "scan %" PRId64 " (%" PRId64 "x%"
+			 PRId64 ")", sl->scan, sl->size, sl->size);
+	if (sl->scan >= 0)
+		json_object_set_new(args, "scan", json_integer(sl->scan));
+	json_object_set_new(args, "size", json_integer(sl->size));
+	if (sl->did >= 0)
+		json_object_set_new(args, "distiller_id", json_integer(sl->did));
+	if (sl->job >= 0)
+		json_object_set_new(args, "job_id", json_integer(sl->job));
+	switch (sl->stage) {
+	case ST_STAGE_RECEIVERS:
+		json_object_set_new(args, "receiver", json_integer(sl->receiver));
+		json_object_set_new(args, "experiment", json_string(
+			sl->streaming ? "streaming" : "file transfer"));
+		break;
+	case ST_STAGE_OFFLOAD:
+		json_object_set_new(args, "offload_s", json_real(secs));
+		break;
+	case ST_STAGE_QUEUE:
+		json_object_set_new(args, "queue_s", json_real(secs));
+		break;
+	case ST_STAGE_RUN:
+		json_object_set_new(args, "elapsed_s", json_real(secs));
+		break;
+	case ST_STAGE_STREAMING:
+		json_object_set_new(args, "latency_s", json_real(secs));
+		break;
+	default:
+		break;
+	}
+	if (sl->stage == ST_STAGE_STREAMING || sl->stage == ST_STAGE_NERSC_WRITE) {
+		json_object_set_new(args, "clock_corrected",
+				    json_boolean(sl->corrected));
+		if (sl->corrected)
+			json_object_set_new(args, "clock_correction_s",
+					    json_real(sl->correction_s));
+	}
+	ev = json_pack("{s:s, s:s, s:s, s:I, s:I, s:i, s:I, s:o}", "name", name,
+		       "cat", stage_names[sl->stage], "ph", "X", "ts",
+		       us(sl->start), "dur", us(sl->start + sl->dur) -
+		       us(sl->start), "pid", sl->stage + 1, "tid", (json_int_t)tid,
+		       "args", args);
+	if (!ev)
+		json_decref(args);
+	return ev;
+}
+
+static int write_trace(FILE *out, struct slices *s, st_timeline_counts *c,
+		       st_error *err)
+{
+	struct lane_key *keys = NULL;
+	long nkeys;
+	size_t n = 0;
+	int rc = -1;
+
+	qsort(s->v, s->n, sizeof(*s->v), cmp_track_time);
+	if ((nkeys = assign_lanes(s, &keys, err)) < 0)
+		return -1;
+	if (fputs("{\"displayTimeUnit\": \"ms\",\n\"otherData\": "
+		  "{\"producer\": \"streamtime timeline\", \"ts_unit\": "
+		  "\"microseconds since 1970-01-01T00:00:00Z\"},\n"
+		  "\"traceEvents\": [\n", out) < 0)
+		goto ioerr;
+	for (int p = 0; p < ST_STAGE_N; p++)
+		if (emit(out, meta("process_name", p + 1, -1, "name",
+				   json_string(stage_names[p])), &n, err) < 0 ||
+		    emit(out, meta("process_sort_index", p + 1, -1,
+				   "sort_index", json_integer(p)), &n, err) < 0)
+			goto out;
+	for (long k = 0; k < nkeys; k++) {
+		char name[64];
+
+		if (keys[k].stage == ST_STAGE_RECEIVERS)
+			snprintf(name, sizeof(name), "receiver %d",
+				 keys[k].track);
+		else
+			snprintf(name, sizeof(name), "%dx%d", keys[k].track,
+				 keys[k].track);
+		if (keys[k].lane)
+			snprintf(name + strlen(name), sizeof(name) - strlen(name),
+				 " (%d)", keys[k].lane + 1);
+		if (emit(out, meta("thread_name", keys[k].stage + 1, k + 1,
+				   "name", json_string(name)), &n, err) < 0 ||
+		    emit(out, meta("thread_sort_index", keys[k].stage + 1, k + 1,
+				   "sort_index", json_integer(k)), &n, err) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		if (emit(out, slice_event(&s->v[i], tid_of(keys, nkeys, &s->v[i])),
+			 &n, err) < 0)
+			goto out;
+		c->slices[s->v[i].stage]++;
+	}
+	if (fputs("\n]}\n", out) < 0)
+		goto ioerr;
+	c->events = n;
+	rc = 0;
+	goto out;
+ioerr:
+	st_error_set(err, ST_EXIT_IOERR, "cannot write the timeline: %s",
+		     strerror(errno));
+out:
+	free(keys);
+	return rc;
+}
+
+int st_timeline_write(const st_timeline_input *in, FILE *out,
+		      st_timeline_counts *counts, st_log *log, st_error *err)
+{
+	st_timeline_counts c = { 0 };
+	struct slices s = { 0 };
+	struct joined *joined = NULL;
+	size_t njoined = 0;
+	bool warned[ST_STAGE_N] = { false };
+	int rc = -1;
+
+	if ((in->write_times && add_offload(in, &s, &c, warned, log, err) < 0) ||
+	    (in->merged && add_jobs(in, &s, &c, warned, log, err) < 0) ||
+	    (in->streaming_dir && add_streaming(in, &s, &c, &joined, &njoined,
+						warned, log, err) < 0) ||
+	    (in->created && njoined &&
+	     add_created(in, &s, joined, njoined, err) < 0) ||
+	    write_trace(out, &s, &c, err) < 0)
+		goto out;
+	if (counts)
+		*counts = c;
+	rc = 0;
+out:
+	free(joined);
+	free(s.v);
+	return rc;
+}
+
+int st_timeline_write_file(const st_timeline_input *in, const char *path,
+			   st_timeline_counts *counts, st_log *log,
+			   st_error *err)
+{
+	st_atomic_file af;
+
+	if (st_atomic_open(&af, path, err) < 0)
+		return -1;
+	if (st_timeline_write(in, af.fp, counts, log, err) < 0) {
+		st_atomic_abort(&af);
+		return -1;
+	}
+	return st_atomic_commit(&af, err);
+}
