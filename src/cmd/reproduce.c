@@ -10,26 +10,28 @@
 #include "st_config.h"
 #include "streamtime/atomic.h"
 #include "streamtime/pipeline.h"
+#include "streamtime/timeline.h"
 
 static const char reproduce_usage[] =
 	"usage: streamtime reproduce [--data DIR] [--config FILE] [--out DIR]\n"
 	"\n"
-	"Run merge transfer, merge offload, merge streaming, stats queue and stats\n"
-	"transfers over DIR/file_transfer and DIR/streaming, and print the\n"
-	"comparison table.\n"
+	"Run merge transfer, merge offload, merge streaming, stats queue, stats\n"
+	"transfers and timeline over DIR/file_transfer and DIR/streaming, and\n"
+	"print the comparison table.\n"
 	"\n"
 	"  --data DIR       the dataset (default: the sample shipped in data/)\n"
 	"  --config FILE    experiments: scan ranges, H5 files, time zones\n"
 	"                   (default: DIR/experiments.json if present, else the\n"
 	"                   paper's experiments)\n"
 	"  --out DIR        outputs: DIR/file_transfer, DIR/streaming,\n"
-	"                   DIR/statistics (default: out)\n"
+	"                   DIR/statistics, DIR/timeline.json (default: out)\n"
 	"  -q, --quiet / -v, --verbose / -h, --help\n";
 
 /* Paths of one run, all owned. */
 struct paths {
 	char *ft, *st, *jobs, *db, *write_times, *save_stats, *created;
 	char *out_ft, *out_st, *out_stats, *merged, *offload, *per_scan;
+	char *timeline;
 };
 
 static void paths_release(struct paths *p)
@@ -58,8 +60,10 @@ static int paths_init(struct paths *p, const char *data, const char *out)
 	p->merged = st_path_join(p->out_ft, "merged_job_info.csv");
 	p->offload = st_path_join(p->out_ft, "ncem_offload_times.csv");
 	p->per_scan = st_path_join(p->out_ft, "ncem_offload_per_scan.csv");
+	p->timeline = st_path_join(out, "timeline.json");
 	return p->jobs && p->db && p->write_times && p->save_stats &&
-	       p->created && p->merged && p->offload && p->per_scan ? 0 : -1;
+	       p->created && p->merged && p->offload && p->per_scan &&
+	       p->timeline ? 0 : -1;
 }
 
 static double now_ms(void)
@@ -139,13 +143,29 @@ static int run(const struct paths *p, const st_experiments *ex,
 		goto step_failed;
 	st_msg_verbose("stats transfers: %zu sizes (%.1f ms)", nrows, now_ms() - t);
 
+	t = now_ms();
+	{
+		st_timeline_input tin = {
+			.merged = p->merged, .write_times = p->write_times,
+			.created = p->created, .streaming_dir = p->out_st,
+			.ex = ex,
+		};
+		st_timeline_counts tc;
+
+		if (st_timeline_write_file(&tin, p->timeline, &tc, log, err) < 0)
+			goto step_failed;
+		st_msg_verbose("timeline: %zu events (%.1f ms)", tc.events,
+			       now_ms() - t);
+	}
+
 	if (st_compare_write_md(stdout, rows, nrows) < 0) {
 		st_error_set(err, ST_EXIT_IOERR, "cannot write to standard output");
 		goto out;
 	}
 	st_msg_info("reproduce: %zu merged jobs, %zu streaming scans, %zu sizes "
-		    "in %.1f ms; outputs in %s, %s and %s", nmerged, sres.rows,
-		    nrows, now_ms() - t0, p->out_ft, p->out_st, p->out_stats);
+		    "in %.1f ms; outputs in %s, %s and %s; timeline %s",
+		    nmerged, sres.rows, nrows, now_ms() - t0, p->out_ft,
+		    p->out_st, p->out_stats, p->timeline);
 	rc = 0;
 	goto out;
 step_failed:
