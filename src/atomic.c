@@ -1,5 +1,6 @@
 /* atomic.c - temp + fsync + rename output files, directories and paths. */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -41,6 +42,47 @@ static char *dir_of(const char *path)
 	d = strdup(dirname(copy));
 	free(copy);
 	return d;
+}
+
+/* Temporaries not yet renamed or removed, for the signal handler.  A slot
+ * is filled after the file exists and emptied before the name is freed. */
+#define MAX_PENDING 64
+static char *volatile pending[MAX_PENDING];
+
+static void track(char *tmp)
+{
+	for (size_t i = 0; i < MAX_PENDING; i++)
+		if (!pending[i]) {
+			pending[i] = tmp;
+			return;
+		}
+}
+
+static void untrack(const char *tmp)
+{
+	for (size_t i = 0; tmp && i < MAX_PENDING; i++)
+		if (pending[i] == tmp)
+			pending[i] = NULL;
+}
+
+static void on_fatal_signal(int sig)
+{
+	/* unlink() is async-signal-safe; then die of the signal as before */
+	for (size_t i = 0; i < MAX_PENDING; i++)
+		if (pending[i])
+			unlink(pending[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void st_atomic_cleanup_on_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_fatal_signal };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
 }
 
 int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
@@ -99,6 +141,7 @@ int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 		st_atomic_abort(af);
 		return -1;
 	}
+	track(af->tmp);
 	/* mkstemp makes 0600; outputs are ordinary files */
 	{
 		mode_t um = umask(0);
@@ -141,29 +184,26 @@ static int sync_dir(const char *path)
 	return rc;
 }
 
-int st_atomic_commit(st_atomic_file *af, st_error *err)
+int st_atomic_prepare(st_atomic_file *af, st_error *err)
 {
 	int rc = 0;
 
-	if (af->direct) {
-		if (fflush(af->fp) != 0 || ferror(af->fp))
+	if (af->prepared)
+		return 0;
+	if (af->direct || af->is_stdout) {
+		/* written in place: nothing to rename, only to flush */
+		if (fflush(af->fp) != 0 || ferror(af->fp)) {
 			rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
+					  af->is_stdout ? "to standard output" :
 					  af->path, strerror(errno));
-		if (fclose(af->fp) != 0 && rc == 0)
-			rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
-					  af->path, strerror(errno));
-		af->fp = NULL;
-		free(af->path);
-		memset(af, 0, sizeof(*af));
-		return rc;
-	}
-	if (af->is_stdout) {
-		if (fflush(stdout) != 0 || ferror(stdout))
-			rc = st_error_set(err, ST_EXIT_IOERR,
-					  "cannot write to standard output: %s",
-					  strerror(errno));
-		memset(af, 0, sizeof(*af));
-		return rc;
+			if (af->direct)
+				st_atomic_abort(af);
+			else
+				memset(af, 0, sizeof(*af));
+			return rc;
+		}
+		af->prepared = true;
+		return 0;
 	}
 	if (fflush(af->fp) != 0 || ferror(af->fp) || fsync(fileno(af->fp)) != 0) {
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
@@ -179,12 +219,36 @@ int st_atomic_commit(st_atomic_file *af, st_error *err)
 		return rc;
 	}
 	af->fp = NULL;
+	af->prepared = true;
+	return 0;
+}
+
+int st_atomic_commit(st_atomic_file *af, st_error *err)
+{
+	int rc = 0;
+
+	if (st_atomic_prepare(af, err) < 0)
+		return -1;
+	if (af->direct) {
+		if (fclose(af->fp) != 0)
+			rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
+					  af->path, strerror(errno));
+		af->fp = NULL;
+		free(af->path);
+		memset(af, 0, sizeof(*af));
+		return rc;
+	}
+	if (af->is_stdout) {
+		memset(af, 0, sizeof(*af));
+		return 0;
+	}
 	if (rename(af->tmp, af->path) != 0) {
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot rename %s to %s: %s",
 				  af->tmp, af->path, strerror(errno));
 		st_atomic_abort(af);
 		return rc;
 	}
+	untrack(af->tmp);
 	free(af->tmp);
 	af->tmp = NULL;
 	if (sync_dir(af->path) != 0)
@@ -202,6 +266,7 @@ void st_atomic_abort(st_atomic_file *af)
 		fclose(af->fp);
 	if (af->tmp)
 		unlink(af->tmp);
+	untrack(af->tmp);
 	free(af->tmp);
 	free(af->path);
 	memset(af, 0, sizeof(*af));

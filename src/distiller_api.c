@@ -273,7 +273,9 @@ int st_distiller_api_parse_scan(const char *body, size_t len,
 	int64_t d1, d2;
 	int ret = -1;
 
-	if (!(root = json_loadb(body, len, 0, &jerr)))
+	/* integers as reals: an integer past 64 bits anywhere in the
+	 * metadata must not make the whole scan unreadable */
+	if (!(root = json_loadb(body, len, JSON_DECODE_INT_AS_REAL, &jerr)))
 		return st_error_set(err, ST_EXIT_DATAERR, "cannot parse %s "
 				    "response of %s: %s at line %d column %d",
 				    SERVICE, shown, jerr.text, jerr.line,
@@ -283,18 +285,23 @@ int st_distiller_api_parse_scan(const char *body, size_t len,
 	if (!json_is_object(root))
 		st_error_set(err, ST_EXIT_DATAERR, "%s response of %s is not "
 			     "a JSON object", SERVICE, shown);
-	else if (!json_is_integer(id))
+	else if (!json_is_number(id) || !(json_number_value(id) >= 0 &&
+					  json_number_value(id) < 9e15) ||
+		 json_number_value(id) != floor(json_number_value(id)))
 		st_error_set(err, ST_EXIT_DATAERR, "%s response of %s: 'id' "
 			     "%s", SERVICE, shown, id ? "is not an integer" :
 			     "is missing");
-	else if (!meta || (!json_is_null(meta) && !json_is_object(meta)))
+	else if (!meta)
 		st_error_set(err, ST_EXIT_DATAERR, "%s response of %s: "
-			     "'metadata' %s", SERVICE, shown, meta ?
-			     "is not an object" : "is missing");
+			     "'metadata' is missing", SERVICE, shown);
 	else {
-		out->id = json_integer_value(id);
-		d1 = dimension(meta, "Dimensions 1", "Dimensions.1");
-		d2 = dimension(meta, "Dimensions 2", "Dimensions.2");
+		/* metadata that is not an object has no dimensions, as in
+		 * the database query */
+		out->id = (int64_t)json_number_value(id);
+		d1 = json_is_object(meta) ?
+		     dimension(meta, "Dimensions 1", "Dimensions.1") : 0;
+		d2 = json_is_object(meta) ?
+		     dimension(meta, "Dimensions 2", "Dimensions.2") : 0;
 		out->size = d1 > 0 && d1 == d2 ? d1 : 0;
 		ret = 0;
 	}
@@ -370,7 +377,7 @@ struct fetch {
  * ERR set when no answer came. */
 static int get(struct fetch *f, const char *path, char **shown, st_error *err)
 {
-	if (asprintf(shown, "%s%s", f->http.base, path) < 0) {
+	if (asprintf(shown, "%s%s", f->http.shown_base, path) < 0) {
 		*shown = NULL;
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	}

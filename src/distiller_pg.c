@@ -46,7 +46,7 @@
 
 #define SELECT_ROWS                                                          \
 	"SELECT j.id, z.id, array_position($1::numeric[], z.n1),"            \
-	" j.slurm_id, EXTRACT(EPOCH FROM j.elapsed) "
+	" j.slurm_id, EXTRACT(EPOCH FROM j.elapsed)::numeric(20, 6) "
 
 #define WHERE_ORDER                                                          \
 	" WHERE z.n1 = z.n2 AND z.n1 = ANY($1::numeric[])"                   \
@@ -77,13 +77,15 @@ static const char query_schema[] =
 static void mask(char *s, const char *secret)
 {
 	size_t n = secret ? strlen(secret) : 0;
-	char *p;
+	char *p = s;
 
 	if (n < 3)
 		return;         /* too short to find without mangling text */
-	while ((p = strstr(s, secret))) {
+	/* search on after each mask, so "***" as a password cannot loop */
+	while ((p = strstr(p, secret))) {
 		memcpy(p, "***", 3);
 		memmove(p + 3, p + n, strlen(p + n) + 1);
+		p += 3;
 	}
 }
 
@@ -128,6 +130,20 @@ static void pg_where(PGconn *conn, char *buf, size_t size)
 	snprintf(buf, size, "host %s port %s database %s user %s",
 		 h && *h ? h : "(default)", p && *p ? p : "(default)",
 		 d && *d ? d : "(default)", u && *u ? u : "(default)");
+}
+
+bool st_distiller_dsn_has_password(const char *dsn)
+{
+	PQconninfoOption *o;
+	bool has = false;
+
+	if (!dsn || !*dsn || !(o = PQconninfoParse(dsn, NULL)))
+		return false;
+	for (PQconninfoOption *i = o; i->keyword; i++)
+		if (!strcmp(i->keyword, "password") && i->val && *i->val)
+			has = true;
+	PQconninfoFree(o);
+	return has;
 }
 
 /* Does the DSN (or the environment) already choose a connect_timeout? */
@@ -373,22 +389,22 @@ int st_distiller_pg_fetch(const st_distiller_pg_opts *o,
 	while ((res = PQgetResult(conn))) {
 		ExecStatusType st = PQresultStatus(res);
 		st_distiller_row row;
+		bool stop = false;      /* we stop reading: the server goes on */
 
-		if (done) {
-			/* draining after a sink error */
-		} else if (st == PGRES_SINGLE_TUPLE) {
+		if (st == PGRES_SINGLE_TUPLE) {
 			if (PQnfields(res) != 5) {
 				st_error_set(err, ST_EXIT_DATAERR, "PostgreSQL "
 					     "returned %d columns, not 5",
 					     PQnfields(res));
-				done = true;
+				stop = true;
 			} else if (to_row(res, q, &row, err) < 0 ||
 				   sink(ctx, &row, err) < 0) {
-				done = true;
+				stop = true;
 			}
 		} else if (st == PGRES_TUPLES_OK) {
 			rc = 0;         /* the end of the rows */
 		} else {
+			/* the server failed the query: it has stopped */
 			statement_error(conn, res, schema ==
 					ST_DISTILLER_SCHEMA_LEGACY ?
 					"the jobs query (legacy schema)" :
@@ -396,7 +412,7 @@ int st_distiller_pg_fetch(const st_distiller_pg_opts *o,
 			done = true;
 		}
 		PQclear(res);
-		if (done && rc < 0) {
+		if (stop) {
 			/* stop the server producing rows nobody reads */
 			PGcancel *c = PQgetCancel(conn);
 			char buf[256];
@@ -405,6 +421,10 @@ int st_distiller_pg_fetch(const st_distiller_pg_opts *o,
 				PQcancel(c, buf, sizeof(buf));
 				PQfreeCancel(c);
 			}
+			done = true;
+		}
+		if (done) {
+			/* every result up to NULL is read before closing */
 			while ((res = PQgetResult(conn)))
 				PQclear(res);
 			break;

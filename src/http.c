@@ -171,7 +171,10 @@ void st_http_client_release(st_http_client *cl)
 	curl_slist_free_all(cl->headers);
 	if (cl->h)
 		curl_easy_cleanup(cl->h);
+	if (cl->base)
+		explicit_bzero(cl->base, strlen(cl->base));
 	free(cl->base);
+	free(cl->shown_base);
 	free(cl->body);
 	free(cl->kept);
 	free(cl->keep_name);
@@ -205,6 +208,29 @@ static int add_header(st_http_client *cl, const st_http_header *hd,
 	return 0;
 }
 
+/* BASE without the userinfo of its authority ("http://u:pw@h/" gives
+ * "http://h/"): a password in a URL must not reach a message. */
+static char *strip_userinfo(const char *base)
+{
+	const char *auth = strstr(base, "://"), *end, *at = NULL;
+	char *s;
+
+	if (!auth)
+		return strdup(base);
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	for (const char *p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (!at)
+		return strdup(base);
+	if (!(s = malloc(strlen(base) + 1)))
+		return NULL;
+	memcpy(s, base, (size_t)(auth - base));
+	strcpy(s + (auth - base), at + 1);
+	return s;
+}
+
 int st_http_client_init(st_http_client *cl, const st_http_opts *o,
 			st_error *err)
 {
@@ -220,7 +246,9 @@ int st_http_client_init(st_http_client *cl, const st_http_opts *o,
 	n = strlen(o->url);
 	while (n > 1 && o->url[n - 1] == '/')
 		n--;
-	if (!(cl->base = strndup(o->url, n)) || !(cl->h = curl_easy_init()) ||
+	if (!(cl->base = strndup(o->url, n)) ||
+	    !(cl->shown_base = strip_userinfo(cl->base)) ||
+	    !(cl->h = curl_easy_init()) ||
 	    !(cl->headers = curl_slist_append(NULL,
 					      "Accept: application/json")) ||
 	    (o->keep_header && !(cl->keep_name = strdup(o->keep_header)))) {

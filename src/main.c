@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "streamtime/atomic.h"
 #include "st_config.h"
 
 /* Sorted by name, as git.c keeps its commands[]. */
@@ -41,6 +42,8 @@ int main(int argc, char **argv)
 {
 	int i;
 
+	/* a killed run leaves no temporary output behind */
+	st_atomic_cleanup_on_signals();
 	/* global options come before the command name */
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];

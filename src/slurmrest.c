@@ -752,7 +752,7 @@ static int detect_version(struct client *cl, int64_t since,
 		char *full = NULL;
 		int rc = -1;
 
-		if (pq && shown && asprintf(&full, "%s%s", cl->http.base, shown) >= 0)
+		if (pq && shown && asprintf(&full, "%s%s", cl->http.shown_base, shown) >= 0)
 			rc = st_http_get(&cl->http, pq, full, err);
 		else
 			st_error_set(err, ST_EXIT_IOERR, "out of memory");
@@ -768,7 +768,7 @@ static int detect_version(struct client *cl, int64_t since,
 	}
 	return st_error_set(err, ST_EXIT_UNAVAILABLE, "slurmrestd at %s serves "
 			    "none of v0.0.41, v0.0.40, v0.0.39, v0.0.38 "
-			    "(HTTP 404 for /slurmdb/VERSION/jobs)", cl->http.base);
+			    "(HTTP 404 for /slurmdb/VERSION/jobs)", cl->http.shown_base);
 }
 
 int st_slurmrest_fetch(const st_slurmrest_opts *o, int64_t since,
@@ -792,7 +792,7 @@ int st_slurmrest_fetch(const st_slurmrest_opts *o, int64_t since,
 	{
 		char *shown = jobs_path(&cl, version, 0, 0, NULL, false);
 
-		if (!shown || asprintf(&full, "%s%s", cl.http.base, shown) < 0) {
+		if (!shown || asprintf(&full, "%s%s", cl.http.shown_base, shown) < 0) {
 			free(shown);
 			full = NULL;
 			st_error_set(err, ST_EXIT_IOERR, "out of memory");

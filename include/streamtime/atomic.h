@@ -19,6 +19,7 @@ typedef struct st_atomic_file {
 	char *tmp;         /* temporary, NULL for stdout (owned) */
 	bool is_stdout;
 	bool direct;       /* PATH is a device or FIFO: written in place */
+	bool prepared;     /* st_atomic_prepare done: complete on disk */
 } st_atomic_file;
 
 /* Open PATH for atomic writing.  Error 73 when the temporary cannot be
@@ -27,9 +28,21 @@ typedef struct st_atomic_file {
  * a pipe) is written in place, never replaced by a regular file. */
 int st_atomic_open(st_atomic_file *af, const char *path, st_error *err);
 
-/* Publish the file.  Error 74 on a write, fsync or rename failure; the
- * temporary is removed in every case and AF is released. */
+/* Make the temporary complete on disk (flush, fsync, close) without
+ * publishing it, so that several files can all be complete before the
+ * first is renamed.  Error 74; then the temporary is removed and AF
+ * released. */
+int st_atomic_prepare(st_atomic_file *af, st_error *err);
+
+/* Publish the file (st_atomic_prepare first if not done).  Error 74 on a
+ * write, fsync or rename failure; the temporary is removed in every case
+ * and AF is released. */
 int st_atomic_commit(st_atomic_file *af, st_error *err);
+
+/* Remove every temporary still open when SIGINT, SIGTERM or SIGHUP ends
+ * the process, then die of the signal: a killed run leaves no ".NAME.XXXXXX"
+ * behind.  Called once by main(). */
+void st_atomic_cleanup_on_signals(void);
 
 /* Drop the temporary and release AF.  Safe on a released or zeroed AF. */
 void st_atomic_abort(st_atomic_file *af);

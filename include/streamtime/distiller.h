@@ -77,6 +77,10 @@ int st_distiller_pg_fetch(const st_distiller_pg_opts *o,
 			  void *ctx, enum st_distiller_schema *schema_found,
 			  st_log *log, st_error *err);
 
+/* Does DSN (conninfo or URI) carry a password?  False when libpq cannot
+ * parse it. */
+bool st_distiller_dsn_has_password(const char *dsn);
+
 /* ---- the REST API (distiller_api.c) ---- */
 
 typedef struct st_distiller_api_opts {

@@ -52,6 +52,7 @@ typedef struct st_http_opts {
 typedef struct st_http_client {
 	CURL *h;                /* for curl_easy_escape() */
 	char *base;             /* the URL without trailing '/' */
+	char *shown_base;       /* BASE without user:password@, for messages */
 	long status;            /* of the last response */
 	char *body;             /* of the last response, NUL-terminated; NULL
 				 * until a first byte came */

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "streamtime/atomic.h"
@@ -73,40 +75,34 @@ static int write_row(void *ctx, const st_distiller_row *row, st_error *err)
 static int push_sizes(const char *prog, const char *arg, int64_t **v,
 		      size_t *n)
 {
-	char *copy = strdup(arg), *save = NULL, *tok;
-	int rc = 0;
+	const char *p = arg;
 
-	if (!copy)
-		return st_msg_usage(prog, "out of memory");
-	if (!*arg || arg[strlen(arg) - 1] == ',')
-		rc = st_msg_usage(prog, "--size '%s': expected a positive "
-				  "integer", arg);
-	for (tok = strtok_r(copy, ",", &save); tok && !rc;
-	     tok = strtok_r(NULL, ",", &save)) {
-		int64_t x;
-		int64_t *grown;
+	for (;;) {
+		size_t len = strspn(p, "0123456789");
+		int64_t x = 0, *grown;
 
-		if (st_num_parse_int(tok, &x) < 0 || strchr(tok, '.') ||
-		    x < 1 || x > 1000000000) {
-			rc = st_msg_usage(prog, "--size '%s': expected a "
-					  "positive integer", tok);
-			break;
-		}
+		/* digits only: no sign, space or empty item */
+		if (len == 0 || len > 9 || (p[len] && p[len] != ','))
+			return st_msg_usage(prog, "--size '%s': expected positive "
+					    "integers, e.g. 128 or 128,256", arg);
+		for (size_t i = 0; i < len; i++)
+			x = x * 10 + (p[i] - '0');
+		if (x < 1)
+			return st_msg_usage(prog, "--size '%s': a size must be "
+					    "positive", arg);
 		for (size_t i = 0; i < *n; i++)
 			if ((*v)[i] == x)
-				rc = st_msg_usage(prog, "--size %" PRId64
-						  " given twice", x);
-		if (rc)
-			break;
-		if (!(grown = realloc(*v, (*n + 1) * sizeof(**v)))) {
-			rc = st_msg_usage(prog, "out of memory");
-			break;
-		}
+				return st_msg_usage(prog, "--size %" PRId64
+						    " given twice", x);
+		if (!(grown = realloc(*v, (*n + 1) * sizeof(**v))))
+			return st_msg_usage(prog, "out of memory");
 		*v = grown;
 		(*v)[(*n)++] = x;
+		p += len;
+		if (!*p)
+			return 0;
+		p++;            /* the comma */
 	}
-	free(copy);
-	return rc;
 }
 
 static int distiller_jobs(int argc, char **argv)
@@ -136,8 +132,9 @@ static int distiller_jobs(int argc, char **argv)
 	st_distiller_query q = { 0 };
 	struct outputs out = { 0 };
 	int64_t *sizes = NULL, x;
-	char *token = NULL;
+	char *token = NULL, *dsn = NULL;
 	size_t opened = 0;
+	bool made_dir = false;
 	st_duration tmo;
 	st_log log;
 	st_error err;
@@ -157,7 +154,24 @@ static int distiller_jobs(int argc, char **argv)
 			}
 			q.job_type = optarg;
 			break;
-		case 'd': po.dsn = optarg; break;
+		case 'd':
+			free(dsn);
+			if (!(dsn = strdup(optarg))) {
+				rc = st_msg_usage(prog, "out of memory");
+				goto out;
+			}
+			po.dsn = dsn;
+			if (st_distiller_dsn_has_password(dsn)) {
+				/* out of the process list (ps, /proc/PID/
+				 * cmdline) from now on; it was there until
+				 * here */
+				memset(optarg, '*', strlen(optarg));
+				st_msg_warn("--dsn holds a password, which "
+					    "other local users could read in "
+					    "the process list: put it in "
+					    "~/.pgpass or $PGPASSFILE instead");
+			}
+			break;
 		case 'S':
 			if (!strcmp(optarg, "legacy"))
 				po.schema = ST_DISTILLER_SCHEMA_LEGACY;
@@ -270,6 +284,11 @@ static int distiller_jobs(int argc, char **argv)
 				       "credentials");
 	}
 
+	{
+		struct stat st;
+
+		made_dir = stat(dir, &st) != 0;
+	}
 	if (st_mkdir_p(dir, &err) < 0) {
 		rc = st_msg_fail(&err);
 		goto out;
@@ -319,21 +338,17 @@ static int distiller_jobs(int argc, char **argv)
 	if (!ao.url)
 		st_msg_verbose("distiller jobs: %s schema",
 			       st_distiller_schema_name(found));
-	/* all or nothing: every file complete before the first is renamed */
+	/* all or nothing: every file complete on disk before the first is
+	 * renamed */
 	for (size_t i = 0; i < q.n_sizes; i++)
-		if (fflush(out.files[i].fp) != 0 || ferror(out.files[i].fp)) {
-			st_error_set(&err, ST_EXIT_IOERR, "cannot write %s: %s",
-				     out.files[i].path, strerror(errno));
+		if (st_atomic_prepare(&out.files[i], &err) < 0) {
 			rc = st_msg_fail(&err);
 			goto out;
 		}
 	for (size_t i = 0; i < q.n_sizes; i++) {
 		if (st_atomic_commit(&out.files[i], &err) < 0) {
+			/* only a rename or directory sync fails here */
 			rc = st_msg_fail(&err);
-			/* the committed ones stay: they are complete */
-			for (size_t k = i + 1; k < q.n_sizes; k++)
-				st_atomic_abort(&out.files[k]);
-			opened = 0;
 			goto out;
 		}
 		st_msg_info("distiller jobs: %zu rows for %" PRId64 "x%" PRId64
@@ -342,10 +357,17 @@ static int distiller_jobs(int argc, char **argv)
 			    q.sizes[i]);
 	}
 	opened = 0;
+	made_dir = false;
 	rc = ST_EXIT_OK;
 out:
 	for (size_t i = 0; i < opened; i++)
 		st_atomic_abort(&out.files[i]);
+	if (made_dir && rc != ST_EXIT_OK)
+		(void)rmdir(dir);       /* made by this run, left empty */
+	if (dsn) {
+		explicit_bzero(dsn, strlen(dsn));
+		free(dsn);
+	}
 	free(out.files);
 	free(out.rows);
 	if (token) {
