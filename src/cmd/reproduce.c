@@ -10,28 +10,30 @@
 #include "st_config.h"
 #include "streamtime/atomic.h"
 #include "streamtime/pipeline.h"
+#include "streamtime/report.h"
 #include "streamtime/timeline.h"
 
 static const char reproduce_usage[] =
 	"usage: streamtime reproduce [--data DIR] [--config FILE] [--out DIR]\n"
 	"\n"
 	"Run merge transfer, merge offload, merge streaming, stats queue, stats\n"
-	"transfers and timeline over DIR/file_transfer and DIR/streaming, and\n"
-	"print the comparison table.\n"
+	"transfers, timeline and report over DIR/file_transfer and\n"
+	"DIR/streaming, and print the comparison table.\n"
 	"\n"
 	"  --data DIR       the dataset (default: the sample shipped in data/)\n"
 	"  --config FILE    experiments: scan ranges, H5 files, time zones\n"
 	"                   (default: DIR/experiments.json if present, else the\n"
 	"                   paper's experiments)\n"
 	"  --out DIR        outputs: DIR/file_transfer, DIR/streaming,\n"
-	"                   DIR/statistics, DIR/timeline.json (default: out)\n"
+	"                   DIR/statistics, DIR/timeline.json, DIR/report.html\n"
+	"                   (default: out)\n"
 	"  -q, --quiet / -v, --verbose / -h, --help\n";
 
 /* Paths of one run, all owned. */
 struct paths {
 	char *ft, *st, *jobs, *db, *write_times, *save_stats, *created;
 	char *out_ft, *out_st, *out_stats, *merged, *offload, *per_scan;
-	char *timeline;
+	char *timeline, *report, *out;
 };
 
 static void paths_release(struct paths *p)
@@ -61,9 +63,11 @@ static int paths_init(struct paths *p, const char *data, const char *out)
 	p->offload = st_path_join(p->out_ft, "ncem_offload_times.csv");
 	p->per_scan = st_path_join(p->out_ft, "ncem_offload_per_scan.csv");
 	p->timeline = st_path_join(out, "timeline.json");
+	p->report = st_path_join(out, "report.html");
+	p->out = strdup(out);
 	return p->jobs && p->db && p->write_times && p->save_stats &&
 	       p->created && p->merged && p->offload && p->per_scan &&
-	       p->timeline ? 0 : -1;
+	       p->timeline && p->report && p->out ? 0 : -1;
 }
 
 static double now_ms(void)
@@ -158,14 +162,32 @@ static int run(const struct paths *p, const st_experiments *ex,
 			       now_ms() - t);
 	}
 
+	/* the report last: it links and embeds what the steps wrote */
+	t = now_ms();
+	{
+		st_report_info ri;
+		st_atomic_file af;
+
+		if (st_atomic_open(&af, p->report, err) < 0)
+			goto step_failed;
+		if (st_report_write(af.fp, p->out, p->out, &ri, err) < 0) {
+			st_atomic_abort(&af);
+			goto step_failed;
+		}
+		if (st_atomic_commit(&af, err) < 0)
+			goto step_failed;
+		st_msg_verbose("report: %zu figures, %zu CSV files (%.1f ms)",
+			       ri.figures, ri.csvs, now_ms() - t);
+	}
+
 	if (st_compare_write_md(stdout, rows, nrows) < 0) {
 		st_error_set(err, ST_EXIT_IOERR, "cannot write to standard output");
 		goto out;
 	}
 	st_msg_info("reproduce: %zu merged jobs, %zu streaming scans, %zu sizes "
-		    "in %.1f ms; outputs in %s, %s and %s; timeline %s",
+		    "in %.1f ms; outputs in %s, %s and %s; %s; %s",
 		    nmerged, sres.rows, nrows, now_ms() - t0, p->out_ft,
-		    p->out_st, p->out_stats, p->timeline);
+		    p->out_st, p->out_stats, p->timeline, p->report);
 	rc = 0;
 	goto out;
 step_failed:

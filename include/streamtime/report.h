@@ -1,0 +1,73 @@
+/* report.h - the one-page HTML report over a results directory (SPEC 5.9).
+ *
+ * st_report_write() reads what `reproduce` leaves in a results directory
+ * (file_transfer/, streaming/, statistics/, and when present figures/ and
+ * timeline.json) and writes one self-contained HTML page: tables, figures as
+ * data: URIs, relative links to the CSVs and the trace.  The page loads
+ * nothing: no scripts, no fonts, no images by URL, and a Content-Security-
+ * Policy that forbids them.  A part whose file is missing or holds only a
+ * header says "no data"; it never fails the report.
+ *
+ * The helpers below are what the writer is built from, public so the unit
+ * tests can pin them.
+ */
+#ifndef STREAMTIME_REPORT_H
+#define STREAMTIME_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "streamtime/error.h"
+
+/* What a report holds, for the command's summary line. */
+typedef struct st_report_info {
+	size_t sizes;       /* rows of the comparison table */
+	size_t figures;     /* figures embedded */
+	size_t csvs;        /* CSV files linked */
+	bool timeline;      /* timeline.json linked */
+} st_report_info;
+
+/* Write the report on the results directory RESULTS to F.  Links are made
+ * relative to the directory BASE (the one the page will live in; it must
+ * exist).  INFO may be NULL.  Errors: 66 RESULTS or BASE is missing or not a
+ * directory; 65 a statistics file is malformed (a required column missing,
+ * a cell that is no number), naming file, line and column; 74 a read or
+ * write error or memory running out.  On error F holds a partial page: write
+ * it through st_atomic_open and abort. */
+int st_report_write(FILE *f, const char *results, const char *base,
+		    st_report_info *info, st_error *err);
+
+/* Write S to F with & < > " ' as character references, so that it is safe
+ * in element content and in quoted attribute values.  C0 control
+ * characters other than tab, LF and CR (not allowed in HTML) become U+FFFD.
+ * S NULL writes nothing.  0, or -1 on a write error. */
+int st_report_escape(FILE *f, const char *s);
+
+/* Write PATH to F as a relative URL: bytes other than ASCII letters, digits,
+ * "-._~/" percent-encoded (so the result is also safe in an attribute).
+ * 0 or -1. */
+int st_report_write_url(FILE *f, const char *path);
+
+/* Format V with DECIMALS digits after the point, thousands grouped by
+ * commas ("26,051.2"), as Python's format(v, ",.Nf") does; "-0.0" is
+ * written "0.0"; NaN and infinities as "n/a".  Returns BUF. */
+char *st_report_format_number(double v, int decimals, char *buf, size_t size);
+
+/* A duration of SECONDS for people: "45 s", "12 min 5 s", "7 h 14 min",
+ * "1 d 4 h" (rounded to the unit shown last); NaN or negative as "n/a".
+ * Returns BUF. */
+char *st_report_format_duration(double seconds, char *buf, size_t size);
+
+/* The root element of the SVG document BUF (LEN bytes): skips a byte-order
+ * mark, the XML declaration, processing instructions, comments, a DOCTYPE
+ * (with an internal subset) and white space.  Returns a pointer into BUF at
+ * "<svg", or NULL when the document does not start with an <svg> root. */
+const char *st_report_svg_root(const char *buf, size_t len);
+
+/* The relative path from directory FROM to TO, both absolute and
+ * canonical (realpath): "statistics/x.csv", "../results/x.csv", "." when
+ * equal.  New string (free), NULL when memory runs out. */
+char *st_report_relpath(const char *from, const char *to);
+
+#endif

@@ -1,0 +1,1422 @@
+/* report.c - the one-page HTML report over a results directory (SPEC 5.9).
+ *
+ * Everything is read first (small statistics CSVs, the directory listings),
+ * then the page is written top to bottom.  Every value that comes from a
+ * file goes through st_report_escape() or st_report_write_url(); numbers
+ * are formatted here, never copied from the CSV text.  Figures become
+ * <img src="data:..."> rather than inline <svg>: cairo names its glyphs and
+ * clip paths the same way in every file ("glyph-0-1"), so two inline SVGs
+ * in one document would borrow each other's glyphs; an <img> keeps each
+ * figure a document of its own and never runs anything an SVG carries.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "st_config.h"
+#include "streamtime/atomic.h"
+#include "streamtime/csv.h"
+#include "streamtime/num.h"
+#include "streamtime/report.h"
+
+/* Figures larger than this are linked, not embedded. */
+#define MAX_EMBED (32u << 20)
+/* How deep the CSV walk goes below the results directory. */
+#define MAX_DEPTH 8
+/* Rows of ranked_days.csv shown. */
+#define WORST_DAYS 10
+
+/* ---- small formatting helpers ---------------------------------------- */
+
+int st_report_escape(FILE *f, const char *s)
+{
+	if (!s)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		const char *rep = NULL;
+
+		switch (*p) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
+		case '\t': case '\n': case '\r': break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				rep = "\xef\xbf\xbd";
+		}
+		if (rep ? fputs(rep, f) < 0 : putc(*p, f) == EOF)
+			return -1;
+	}
+	return 0;
+}
+
+int st_report_write_url(FILE *f, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			 (*p >= '0' && *p <= '9') || strchr("-._~/", *p);
+
+		if (ok ? putc(*p, f) == EOF
+		       : fprintf(f, "%%%c%c", hex[*p >> 4], hex[*p & 15]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+char *st_report_format_number(double v, int decimals, char *buf, size_t size)
+{
+	char raw[400], *dot, *out = buf;
+	size_t intlen, i, start;
+
+	if (!size)
+		return buf;
+	if (!isfinite(v) || fabs(v) >= 1e300) {
+		snprintf(buf, size, "n/a");
+		return buf;
+	}
+	if (decimals < 0)
+		decimals = 0;
+	if (decimals > 20)
+		decimals = 20;
+	snprintf(raw, sizeof(raw), "%.*f", decimals, v);
+	/* "-0.0": a negative that rounds to zero is zero */
+	if (raw[0] == '-' && !raw[strspn(raw + 1, "0.") + 1])
+		memmove(raw, raw + 1, strlen(raw));
+	start = raw[0] == '-';
+	dot = strchr(raw, '.');
+	intlen = (dot ? (size_t)(dot - raw) : strlen(raw)) - start;
+	if (size < strlen(raw) + intlen / 3 + 1) {
+		snprintf(buf, size, "%s", raw);
+		return buf;
+	}
+	if (start)
+		*out++ = '-';
+	for (i = 0; i < intlen; i++) {
+		if (i && (intlen - i) % 3 == 0)
+			*out++ = ',';
+		*out++ = raw[start + i];
+	}
+	strcpy(out, raw + start + intlen);
+	return buf;
+}
+
+char *st_report_format_duration(double s, char *buf, size_t size)
+{
+	long long t;
+
+	if (!isfinite(s) || s < 0 || s > 1e15) {
+		snprintf(buf, size, "n/a");
+		return buf;
+	}
+	if (s < 59.5) {
+		snprintf(buf, size, "%.0f s", s);
+		return buf;
+	}
+	if (s < 3600 - 0.5) {
+		t = llround(s);
+		if (t % 60)
+			snprintf(buf, size, "%lld min %lld s", t / 60, t % 60);
+		else
+			snprintf(buf, size, "%lld min", t / 60);
+		return buf;
+	}
+	if (s < 86400 - 30) {
+		t = llround(s / 60);
+		if (t % 60)
+			snprintf(buf, size, "%lld h %lld min", t / 60, t % 60);
+		else
+			snprintf(buf, size, "%lld h", t / 60);
+		return buf;
+	}
+	t = llround(s / 3600);
+	if (t % 24)
+		snprintf(buf, size, "%lld d %lld h", t / 24, t % 24);
+	else
+		snprintf(buf, size, "%lld d", t / 24);
+	return buf;
+}
+
+/* Skip "<START ... END" at P (P starts with START); NULL when unclosed. */
+static const char *skip_past(const char *p, const char *end, const char *close)
+{
+	size_t n = strlen(close);
+
+	for (; p + n <= end; p++)
+		if (memcmp(p, close, n) == 0)
+			return p + n;
+	return NULL;
+}
+
+const char *st_report_svg_root(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
+	while (p < end) {
+		if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+			p++;
+		} else if (end - p >= 2 && memcmp(p, "<?", 2) == 0) {
+			p = skip_past(p + 2, end, "?>");
+		} else if (end - p >= 4 && memcmp(p, "<!--", 4) == 0) {
+			p = skip_past(p + 4, end, "-->");
+		} else if (end - p >= 9 && strncasecmp(p, "<!DOCTYPE", 9) == 0) {
+			/* an internal subset [...] may hold '>' */
+			const char *q = p + 9;
+			int in_subset = 0;
+
+			for (; q < end; q++) {
+				if (*q == '[')
+					in_subset = 1;
+				else if (*q == ']')
+					in_subset = 0;
+				else if (*q == '>' && !in_subset)
+					break;
+			}
+			p = q < end ? q + 1 : NULL;
+		} else if (end - p >= 5 && memcmp(p, "<svg", 4) == 0 &&
+			   p[4] && strchr(" \t\r\n>/", p[4])) {
+			return p;
+		} else {
+			return NULL;
+		}
+		if (!p)
+			return NULL;
+	}
+	return NULL;
+}
+
+char *st_report_relpath(const char *from, const char *to)
+{
+	size_t i = 0, common, ups = 0;
+	const char *rest;
+	char *out, *o;
+
+	/* the longest common prefix that ends at a component boundary */
+	while (from[i] && from[i] == to[i])
+		i++;
+	if ((!from[i] || from[i] == '/') && (!to[i] || to[i] == '/')) {
+		common = i;
+	} else {
+		while (i && from[i - 1] != '/')
+			i--;
+		common = i ? i - 1 : 0;
+	}
+	/* one ".." for every component of FROM past the common part */
+	for (const char *p = from + common; *p; p++)
+		if (*p != '/' && (p == from || p[-1] == '/'))
+			ups++;
+	rest = to + common;
+	while (*rest == '/')
+		rest++;
+	out = malloc(ups * 3 + strlen(rest) + 2);
+	if (!out)
+		return NULL;
+	o = out;
+	for (i = 0; i < ups; i++, o += 3)
+		memcpy(o, "../", 3);
+	strcpy(o, rest);
+	i = strlen(out);
+	while (i && out[i - 1] == '/')
+		out[--i] = '\0';
+	if (!out[0])
+		strcpy(out, ".");
+	return out;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+/* A number cell: empty and "nan" (what the stats write for n < 2) are NaN;
+ * anything else must be a finite number. */
+static int cell_num(const st_table *t, size_t r, int c, double *out,
+		    st_error *err)
+{
+	const char *s = st_table_get(t, r, c);
+
+	if (!*s || strcasecmp(s, "nan") == 0) {
+		*out = NAN;
+		return 0;
+	}
+	return st_table_get_double(t, r, c, out, err);
+}
+
+/* Read DIR/NAME into T when it is there.  1 read, 0 no data (missing or
+ * zero bytes: T stays empty), -1 error. */
+static int read_optional(st_table *t, const char *dir, const char *name,
+			 st_error *err)
+{
+	char *path = st_path_join(dir, name);
+	struct stat st;
+	int rc;
+
+	if (!path)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		free(path);
+		return 0;
+	}
+	rc = st_table_read(t, path, err) < 0 ? -1 : 1;
+	free(path);
+	return rc;
+}
+
+/* Read NCOLS numeric columns NAMES of DIR/NAME: *ROWS gets nrows * NCOLS
+ * values (new, free), *LABELS (when LABEL is a column name) the borrowed
+ * label cells of T.  Returns the row count, or -1. */
+static long read_numbers(st_table *t, const char *dir, const char *name,
+			 const char *label, const char *const names[],
+			 size_t ncols, double **rows, st_error *err)
+{
+	int idx[16];
+	int rc;
+
+	*rows = NULL;
+	rc = read_optional(t, dir, name, err);
+	if (rc <= 0)
+		return rc;
+	if (st_table_require(t, names, idx, ncols, err) < 0)
+		return -1;
+	if (label && st_table_require(t, &label, &idx[ncols], 1, err) < 0)
+		return -1;
+	if (!t->nrows)
+		return 0;
+	*rows = calloc(t->nrows * ncols, sizeof(double));
+	if (!*rows)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	for (size_t r = 0; r < t->nrows; r++)
+		for (size_t c = 0; c < ncols; c++)
+			if (cell_num(t, r, idx[c], &(*rows)[r * ncols + c], err) < 0)
+				return -1;
+	return (long)t->nrows;
+}
+
+enum { CMP_SIZE, CMP_GB, CMP_FTM, CMP_FTS, CMP_STM, CMP_STS, CMP_ENH, CMP_N };
+static const char *const cmp_cols[CMP_N] = {
+	"size", "data_gb", "file_transfer_mean_s", "file_transfer_std_s",
+	"streaming_mean_s", "streaming_std_s", "enhancement",
+};
+
+enum { SZ_N, SZ_MEAN, SZ_MEDIAN, SZ_STD, SZ_MIN, SZ_MAX, SZ_Q25, SZ_Q75,
+       SZ_NCOLS };
+static const char *const size_cols[SZ_NCOLS] = {
+	"Number of Points", "Mean time", "Median time", "Standard Deviation",
+	"Minimum time", "Maximum time", "25th percentile", "75th percentile",
+};
+static const char *const queue_cols[SZ_NCOLS] = {
+	"n", "mean", "median", "std", "min", "max", "q25", "q75",
+};
+
+/* One per-size statistics file. */
+struct size_stats {
+	int64_t size;
+	st_table t;
+	double *v;          /* nrows * SZ_NCOLS */
+	long nrows;
+	int label;          /* column of the row labels */
+};
+
+struct figure {
+	char *stem;
+	bool svg, png;
+	int rank;
+	int64_t sub;
+};
+
+struct rep {
+	FILE *f;
+	const char *shown;  /* the results directory as the user named it */
+	char *root;         /* its real path */
+	char *rel;          /* from the page's directory to ROOT */
+	st_error *err;
+
+	st_table cmp_t;
+	double *cmp;
+	long ncmp;
+
+	struct size_stats *sizes;
+	size_t nsizes;
+
+	st_table queue_t;
+	double *queue;
+	long nqueue;
+	int queue_label;
+
+	st_table days_t;
+	double *days;
+	long ndays;
+	int days_label;
+
+	struct figure *figs;
+	size_t nfigs;
+
+	char **csvs;
+	size_t ncsvs;
+	bool timeline;
+};
+
+static int push_ptr(void *vec, size_t *n, size_t elem, const void *item)
+{
+	char **v = vec;
+	char *nv = realloc(*v, (*n + 1) * elem);
+
+	if (!nv)
+		return -1;
+	memcpy(nv + *n * elem, item, elem);
+	*v = nv;
+	(*n)++;
+	return 0;
+}
+
+/* "statistics_transfers_{N}.csv" -> N, or -1. */
+static int64_t size_of_name(const char *name, const char *prefix,
+			    const char *suffix)
+{
+	size_t pl = strlen(prefix), sl = strlen(suffix), nl = strlen(name);
+	char digits[24];
+	int64_t v;
+
+	if (nl <= pl + sl || nl - pl - sl >= sizeof(digits) ||
+	    strncmp(name, prefix, pl) || strcmp(name + nl - sl, suffix))
+		return -1;
+	memcpy(digits, name + pl, nl - pl - sl);
+	digits[nl - pl - sl] = '\0';
+	if (strspn(digits, "0123456789") != strlen(digits) ||
+	    st_num_parse_int(digits, &v) < 0 || v <= 0)
+		return -1;
+	return v;
+}
+
+static int add_size(struct rep *r, int64_t size)
+{
+	struct size_stats s;
+
+	for (size_t i = 0; i < r->nsizes; i++)
+		if (r->sizes[i].size == size)
+			return 0;
+	memset(&s, 0, sizeof(s));
+	s.size = size;
+	st_table_init(&s.t);
+	if (push_ptr(&r->sizes, &r->nsizes, sizeof(s), &s) < 0)
+		return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
+	return 0;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	const struct size_stats *x = a, *y = b;
+
+	return (x->size > y->size) - (x->size < y->size);
+}
+
+static int load_statistics(struct rep *r)
+{
+	char *dir = st_path_join(r->root, "statistics");
+	static const char *const days_cols[1] = { "queue_time" };
+	DIR *dp;
+	int rc = -1;
+
+	if (!dir)
+		return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
+	r->ncmp = read_numbers(&r->cmp_t, dir, "statistics_table.csv", NULL,
+			       cmp_cols, CMP_N, &r->cmp, r->err);
+	if (r->ncmp < 0)
+		goto out;
+	for (long i = 0; i < r->ncmp; i++)
+		if (isfinite(r->cmp[i * CMP_N]) && r->cmp[i * CMP_N] > 0 &&
+		    add_size(r, (int64_t)r->cmp[i * CMP_N]) < 0)
+			goto out;
+	dp = opendir(dir);
+	if (dp) {
+		struct dirent *de;
+
+		while ((de = readdir(dp)) != NULL) {
+			int64_t s = size_of_name(de->d_name,
+						 "statistics_transfers_", ".csv");
+
+			if (s > 0 && add_size(r, s) < 0) {
+				closedir(dp);
+				goto out;
+			}
+		}
+		closedir(dp);
+	}
+	if (r->nsizes)
+		qsort(r->sizes, r->nsizes, sizeof(*r->sizes), cmp_size);
+	for (size_t i = 0; i < r->nsizes; i++) {
+		struct size_stats *s = &r->sizes[i];
+		char name[64];
+
+		snprintf(name, sizeof(name), "statistics_transfers_%" PRId64 ".csv",
+			 s->size);
+		s->nrows = read_numbers(&s->t, dir, name, "Statistics", size_cols,
+					SZ_NCOLS, &s->v, r->err);
+		if (s->nrows < 0)
+			goto out;
+		s->label = st_table_col(&s->t, "Statistics");
+	}
+	r->nqueue = read_numbers(&r->queue_t, dir, "queue_time_statistics.csv",
+				 "statistics", queue_cols, SZ_NCOLS, &r->queue,
+				 r->err);
+	if (r->nqueue < 0)
+		goto out;
+	r->queue_label = st_table_col(&r->queue_t, "statistics");
+	r->ndays = read_numbers(&r->days_t, dir, "ranked_days.csv",
+				"Submit_date", days_cols, 1, &r->days, r->err);
+	if (r->ndays < 0)
+		goto out;
+	r->days_label = st_table_col(&r->days_t, "Submit_date");
+	rc = 0;
+out:
+	free(dir);
+	return rc;
+}
+
+/* The figures, in the order a reader wants them: the overview first, the
+ * per-size histograms by size, the extras, the queue, then the unknown ones
+ * alphabetically. */
+static const struct {
+	const char *stem;
+	const char *caption;
+} known_figs[] = {
+	{ "transfer_hist_combined", "File-transfer (red) and streaming (blue) "
+	  "times for every scan size, one panel each." },
+	{ "transfer_hist_", NULL },   /* per size; caption made below */
+	{ "streaming_box", "Streaming time per scan size, as box plots "
+	  "(box: quartiles, line: median)." },
+	{ "experiment_timeline", "Experiment timeline: every scan's stages "
+	  "against time, one bar per stage." },
+	{ "queue_hist", "Slurm queue time (Start \xe2\x88\x92 Submit) of the "
+	  "count jobs; the inset enlarges the short waits." },
+	{ "queue_by_index", "Slurm queue time of each count job, in "
+	  "submission order." },
+	{ "queue_by_date", "Slurm queue time of each count job against its "
+	  "submit date." },
+};
+#define NKNOWN (sizeof(known_figs) / sizeof(known_figs[0]))
+
+static void figure_rank(struct figure *fig)
+{
+	int64_t s = size_of_name(fig->stem, "transfer_hist_", "");
+
+	fig->sub = 0;
+	for (size_t i = 0; i < NKNOWN; i++) {
+		if (!known_figs[i].caption) {
+			if (s > 0) {
+				fig->rank = (int)i;
+				fig->sub = s;
+				return;
+			}
+		} else if (strcmp(fig->stem, known_figs[i].stem) == 0) {
+			fig->rank = (int)i;
+			return;
+		}
+	}
+	fig->rank = (int)NKNOWN;
+}
+
+static int cmp_figure(const void *a, const void *b)
+{
+	const struct figure *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if (x->sub != y->sub)
+		return (x->sub > y->sub) - (x->sub < y->sub);
+	return strverscmp(x->stem, y->stem);
+}
+
+static int load_figures(struct rep *r)
+{
+	char *dir = st_path_join(r->root, "figures");
+	struct dirent *de;
+	DIR *dp;
+
+	if (!dir)
+		return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
+	dp = opendir(dir);
+	if (!dp) {
+		free(dir);
+		return 0;
+	}
+	while ((de = readdir(dp)) != NULL) {
+		size_t len = strlen(de->d_name), i;
+		bool svg = len > 4 && !strcmp(de->d_name + len - 4, ".svg");
+		bool png = len > 4 && !strcmp(de->d_name + len - 4, ".png");
+		char *path;
+		bool isfile;
+
+		if ((!svg && !png) || de->d_name[0] == '.')
+			continue;
+		path = st_path_join(dir, de->d_name);
+		if (!path)
+			goto oom;
+		isfile = st_path_is_file(path);
+		free(path);
+		if (!isfile)
+			continue;
+		for (i = 0; i < r->nfigs; i++)
+			if (strlen(r->figs[i].stem) == len - 4 &&
+			    !strncmp(r->figs[i].stem, de->d_name, len - 4))
+				break;
+		if (i == r->nfigs) {
+			struct figure fig = { 0 };
+
+			fig.stem = strndup(de->d_name, len - 4);
+			if (!fig.stem)
+				goto oom;
+			figure_rank(&fig);
+			if (push_ptr(&r->figs, &r->nfigs, sizeof(fig), &fig) < 0) {
+				free(fig.stem);
+				goto oom;
+			}
+		}
+		if (svg)
+			r->figs[i].svg = true;
+		else
+			r->figs[i].png = true;
+	}
+	closedir(dp);
+	free(dir);
+	if (r->nfigs)
+		qsort(r->figs, r->nfigs, sizeof(*r->figs), cmp_figure);
+	return 0;
+oom:
+	closedir(dp);
+	free(dir);
+	return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
+}
+
+/* Collect the CSV files below ROOT/REL (REL "" for the root itself). */
+static int walk_csvs(struct rep *r, const char *rel, int depth)
+{
+	char *dir = rel[0] ? st_path_join(r->root, rel) : strdup(r->root);
+	struct dirent *de;
+	DIR *dp;
+	int rc = 0;
+
+	if (!dir)
+		return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
+	dp = opendir(dir);
+	if (!dp) {
+		free(dir);
+		return 0;
+	}
+	while (rc == 0 && (de = readdir(dp)) != NULL) {
+		size_t len = strlen(de->d_name);
+		char *path, *sub;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		path = st_path_join(dir, de->d_name);
+		sub = rel[0] ? st_path_join(rel, de->d_name) : strdup(de->d_name);
+		if (!path || !sub) {
+			rc = st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
+		} else if (stat(path, &st) == 0) {
+			if (S_ISDIR(st.st_mode) && depth < MAX_DEPTH) {
+				rc = walk_csvs(r, sub, depth + 1);
+			} else if (S_ISREG(st.st_mode) && len > 4 &&
+				   !strcmp(de->d_name + len - 4, ".csv")) {
+				if (push_ptr(&r->csvs, &r->ncsvs, sizeof(sub),
+					     &sub) < 0)
+					rc = st_error_set(r->err, ST_EXIT_IOERR,
+							  "out of memory");
+				else
+					sub = NULL;
+			}
+		}
+		free(path);
+		free(sub);
+	}
+	closedir(dp);
+	free(dir);
+	return rc;
+}
+
+/* The pipeline's directories first, in the order the data flow, then the
+ * rest; within a directory by name. */
+static int dir_rank(const char *path)
+{
+	static const char *const order[] = { "file_transfer/", "streaming/",
+					     "statistics/" };
+
+	for (size_t i = 0; i < 3; i++)
+		if (!strncmp(path, order[i], strlen(order[i])))
+			return (int)i;
+	return strchr(path, '/') ? 4 : 3;
+}
+
+static int cmp_csv(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int rx = dir_rank(x), ry = dir_rank(y);
+
+	/* strverscmp: streaming_times_128 before streaming_times_1024 */
+	return rx != ry ? rx - ry : strverscmp(x, y);
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+static void put(struct rep *r, const char *s)
+{
+	fputs(s, r->f);
+}
+
+static void esc(struct rep *r, const char *s)
+{
+	st_report_escape(r->f, s);
+}
+
+static void num(struct rep *r, double v, int decimals)
+{
+	char b[64];
+
+	fputs(st_report_format_number(v, decimals, b, sizeof(b)), r->f);
+}
+
+/* A relative link to SUB, a path below the results directory. */
+static void href(struct rep *r, const char *sub)
+{
+	put(r, "href=\"");
+	if (strcmp(r->rel, ".")) {
+		st_report_write_url(r->f, r->rel);
+		put(r, "/");
+	}
+	st_report_write_url(r->f, sub);
+	put(r, "\"");
+}
+
+/* "MEAN ± STD", one decimal each. */
+static void mean_std(struct rep *r, double mean, double std)
+{
+	num(r, mean, 1);
+	put(r, " \xc2\xb1 ");
+	num(r, std, 1);
+}
+
+static void no_data(struct rep *r, const char *what)
+{
+	put(r, "<p class=\"nodata\">No data: ");
+	put(r, what);
+	put(r, "</p>\n");
+}
+
+static const char style[] =
+	"<style>\n"
+	":root{--ft:#BB0700;--st:#0762CF;--fg:#1d1d1f;--muted:#5f6368;"
+	"--line:#d9dce1;--band:#f4f6f8}\n"
+	"*{box-sizing:border-box}\n"
+	"body{margin:0 auto;max-width:1100px;padding:24px 28px 48px;"
+	"font-family:system-ui,-apple-system,\"Segoe UI\",Roboto,\"Helvetica Neue\","
+	"\"DejaVu Sans\",Arial,sans-serif;font-size:16px;line-height:1.5;"
+	"color:var(--fg);background:#fff}\n"
+	"h1{font-size:1.7em;line-height:1.25;margin:0 0 4px}\n"
+	"h2{font-size:1.3em;margin:36px 0 10px;padding-bottom:4px;"
+	"border-bottom:1px solid var(--line)}\n"
+	"h3{font-size:1.05em;margin:22px 0 6px}\n"
+	".meta{color:var(--muted);font-size:.9em;margin:0 0 18px}\n"
+	".summary{font-size:1.08em;background:var(--band);border-left:4px solid "
+	"var(--st);padding:12px 16px;margin:16px 0}\n"
+	"nav ul{margin:0;padding:0;list-style:none;display:flex;flex-wrap:wrap;"
+	"gap:4px 18px;font-size:.92em}\n"
+	"a{color:var(--st)}\n"
+	"code{font-family:ui-monospace,\"DejaVu Sans Mono\",Menlo,Consolas,"
+	"monospace;font-size:.92em}\n"
+	"table{border-collapse:collapse;margin:8px 0 6px;font-size:.94em}\n"
+	"th,td{padding:5px 12px;border-bottom:1px solid var(--line);"
+	"text-align:right;white-space:nowrap}\n"
+	"th{background:var(--band);font-weight:600}\n"
+	"th:first-child,td:first-child,.l{text-align:left}\n"
+	"td{font-variant-numeric:tabular-nums}\n"
+	"caption{caption-side:bottom;text-align:left;color:var(--muted);"
+	"font-size:.88em;padding-top:6px;white-space:normal}\n"
+	".ft{color:var(--ft)}.st{color:var(--st)}\n"
+	".big{font-weight:700}\n"
+	".nodata{color:var(--muted);font-style:italic}\n"
+	".wrap{overflow-x:auto}\n"
+	"figure{margin:18px 0 26px}\n"
+	"figure img{display:block;max-width:100%;height:auto;"
+	"border:1px solid var(--line)}\n"
+	"figcaption{color:var(--muted);font-size:.9em;margin-top:6px}\n"
+	"dl.formulas dt{font-weight:600;margin-top:10px}\n"
+	"dl.formulas dd{margin:2px 0 0 18px}\n"
+	"ul.files{padding-left:20px}ul.files li{margin:2px 0}\n"
+	".note{background:var(--band);padding:10px 14px;font-size:.94em}\n"
+	"@media print{body{max-width:none}figure{break-inside:avoid}}\n"
+	"</style>\n";
+
+static void write_head(struct rep *r)
+{
+	put(r, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	       "<meta charset=\"utf-8\">\n"
+	       "<meta name=\"viewport\" content=\"width=device-width, "
+	       "initial-scale=1\">\n"
+	       /* belt and braces: the page may load nothing from anywhere */
+	       "<meta http-equiv=\"Content-Security-Policy\" content=\""
+	       "default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
+	       "<title>Streaming vs file transfer: NCEM 4D Camera to NERSC"
+	       "</title>\n");
+	put(r, style);
+	put(r, "</head>\n<body>\n");
+}
+
+/* "128×128" */
+static void size_label(struct rep *r, int64_t s)
+{
+	fprintf(r->f, "%" PRId64 "\xc3\x97%" PRId64, s, s);
+}
+
+static const struct size_stats *find_size(const struct rep *r, int64_t size)
+{
+	for (size_t i = 0; i < r->nsizes; i++)
+		if (r->sizes[i].size == size)
+			return &r->sizes[i];
+	return NULL;
+}
+
+/* Which row of a per-size table: 0 streaming with outliers, 1 streaming
+ * without, 2 file transfer with, 3 file transfer without; -1 unknown. */
+static int row_kind(const char *label)
+{
+	int st = strstr(label, "Streaming") != NULL;
+	int ft = strstr(label, "Original") != NULL ||
+		 strstr(label, "File transfer") != NULL;
+
+	if (st == ft)
+		return -1;
+	return (st ? 0 : 2) + (strstr(label, "without") != NULL);
+}
+
+/* Number of points of row kind KIND of size S, or -1. */
+static double points(const struct size_stats *s, int kind)
+{
+	for (long i = 0; s && i < s->nrows; i++)
+		if (row_kind(st_table_get(&s->t, (size_t)i, s->label)) == kind)
+			return s->v[i * SZ_NCOLS + SZ_N];
+	return -1;
+}
+
+static void write_summary(struct rep *r)
+{
+	double nst = 0, nft = 0;
+	bool counted = false, all_faster = true;
+	long i;
+
+	put(r, "<h2 id=\"summary\">Summary</h2>\n<p class=\"summary\">");
+	put(r, "This report compares two ways of moving 4D Camera scans from "
+	       "the NCEM microscope's four receiver servers to the Perlmutter "
+	       "supercomputer at NERSC: <b class=\"ft\">file transfer</b> "
+	       "(the scan is written to disk, then a Slurm job copies and "
+	       "counts it) and <b class=\"st\">streaming</b> (the data go "
+	       "straight into the compute nodes). ");
+	if (r->ncmp <= 0) {
+		put(r, "There is no comparison table in these results "
+		       "(<code>statistics/statistics_table.csv</code> is missing "
+		       "or empty): no data to summarise.</p>\n");
+		return;
+	}
+	for (i = 0; i < r->ncmp; i++) {
+		const struct size_stats *s =
+			find_size(r, (int64_t)r->cmp[i * CMP_N + CMP_SIZE]);
+		double a = points(s, 0), b = points(s, 2);
+
+		if (a >= 0 && b >= 0) {
+			nst += a;
+			nft += b;
+			counted = true;
+		}
+		if (!(r->cmp[i * CMP_N + CMP_ENH] > 1))
+			all_faster = false;
+	}
+	if (counted) {
+		put(r, "It covers ");
+		num(r, nst, 0);
+		put(r, " streamed scans and ");
+		num(r, nft, 0);
+		fprintf(r->f, " file-transfer jobs at %ld scan size%s. ", r->ncmp,
+			r->ncmp == 1 ? "" : "s");
+	} else {
+		fprintf(r->f, "It covers %ld scan size%s. ", r->ncmp,
+			r->ncmp == 1 ? "" : "s");
+	}
+	put(r, all_faster ? "<span class=\"big\">Streaming was faster at every "
+			    "size:</span> "
+			  : "Streaming against file transfer, per size: ");
+	for (i = 0; i < r->ncmp; i++) {
+		const double *c = &r->cmp[i * CMP_N];
+
+		if (i)
+			put(r, i == r->ncmp - 1 ? " and " : ", ");
+		put(r, "<b>");
+		num(r, c[CMP_ENH], 1);
+		put(r, "\xc3\x97</b> at ");
+		size_label(r, (int64_t)c[CMP_SIZE]);
+		put(r, " (");
+		num(r, c[CMP_STM], 1);
+		put(r, " s instead of ");
+		num(r, c[CMP_FTM], 1);
+		put(r, " s)");
+	}
+	put(r, ", comparing mean times with outliers removed.");
+	if (r->nqueue > 0) {
+		for (i = 0; i < r->nqueue; i++)
+			if (!strcmp(st_table_get(&r->queue_t, (size_t)i,
+						 r->queue_label), "with_outliers"))
+				break;
+		if (i < r->nqueue) {
+			const double *q = &r->queue[i * SZ_NCOLS];
+			char d[64];
+
+			put(r, " Before a file transfer can start, its Slurm job "
+			       "waits in the queue: ");
+			num(r, q[SZ_MEDIAN], 1);
+			put(r, " s for the median job, but ");
+			num(r, q[SZ_MEAN], 1);
+			fprintf(r->f, " s on average: a few very long waits "
+				"pull the mean up (the longest: %s).",
+				st_report_format_duration(q[SZ_MAX], d,
+							  sizeof(d)));
+		}
+	}
+	put(r, "</p>\n");
+}
+
+static void write_comparison(struct rep *r)
+{
+	put(r, "<h2 id=\"comparison\">File transfer vs streaming</h2>\n");
+	if (r->ncmp <= 0) {
+		no_data(r, "<code>statistics/statistics_table.csv</code> is "
+			   "missing or has no rows.");
+		return;
+	}
+	put(r, "<div class=\"wrap\"><table id=\"comparison-table\">\n"
+	       "<caption>Mean \xc2\xb1 standard deviation in seconds, outliers "
+	       "removed (1.5 IQR rule). Enhancement = file-transfer mean / "
+	       "streaming mean.</caption>\n"
+	       "<thead><tr><th>Scan size</th><th>Data (GB)</th>"
+	       "<th class=\"ft\">File transfer (s)</th>"
+	       "<th class=\"st\">Streaming (s)</th><th>Enhancement</th></tr>"
+	       "</thead>\n<tbody>\n");
+	for (long i = 0; i < r->ncmp; i++) {
+		const double *c = &r->cmp[i * CMP_N];
+
+		put(r, "<tr><td>");
+		size_label(r, (int64_t)c[CMP_SIZE]);
+		put(r, "</td><td>");
+		num(r, c[CMP_GB], 1);
+		put(r, "</td><td>");
+		mean_std(r, c[CMP_FTM], c[CMP_FTS]);
+		put(r, "</td><td>");
+		mean_std(r, c[CMP_STM], c[CMP_STS]);
+		put(r, "</td><td class=\"big\">");
+		num(r, c[CMP_ENH], 1);
+		put(r, "\xc3\x97</td></tr>\n");
+	}
+	put(r, "</tbody></table></div>\n");
+}
+
+/* A statistics table: rows of SZ_NCOLS values with a label each. */
+static void stats_table(struct rep *r, const char *id, const char *first,
+			const st_table *t, int label_col, const double *v,
+			long nrows, bool nice_labels)
+{
+	static const char *const heads[SZ_NCOLS] = {
+		"n", "Mean", "Median", "Std", "Min", "Max", "Q1", "Q3",
+	};
+	static const char *const kinds[4] = {
+		"<span class=\"st\">Streaming</span>, with outliers",
+		"<span class=\"st\">Streaming</span>, without outliers",
+		"<span class=\"ft\">File transfer</span>, with outliers",
+		"<span class=\"ft\">File transfer</span>, without outliers",
+	};
+
+	fprintf(r->f, "<div class=\"wrap\"><table id=\"%s\">\n<thead><tr><th>",
+		id);
+	put(r, first);
+	put(r, "</th>");
+	for (size_t c = 0; c < SZ_NCOLS; c++) {
+		put(r, "<th>");
+		put(r, heads[c]);
+		put(r, c ? " (s)</th>" : "</th>");
+	}
+	put(r, "</tr></thead>\n<tbody>\n");
+	for (long i = 0; i < nrows; i++) {
+		const char *label = label_col >= 0
+			? st_table_get(t, (size_t)i, label_col) : "";
+		int kind = nice_labels ? row_kind(label) : -1;
+
+		put(r, "<tr><td>");
+		if (kind >= 0)
+			put(r, kinds[kind]);
+		else if (!strcmp(label, "with_outliers"))
+			put(r, "With outliers");
+		else if (!strcmp(label, "without_outliers"))
+			put(r, "Without outliers");
+		else
+			esc(r, label);
+		put(r, "</td>");
+		for (size_t c = 0; c < SZ_NCOLS; c++) {
+			put(r, "<td>");
+			num(r, v[i * SZ_NCOLS + c], c == SZ_N ? 0 : 2);
+			put(r, "</td>");
+		}
+		put(r, "</tr>\n");
+	}
+	put(r, "</tbody></table></div>\n");
+}
+
+static void write_sizes(struct rep *r)
+{
+	put(r, "<h2 id=\"per-size\">Statistics per scan size</h2>\n");
+	if (!r->nsizes) {
+		no_data(r, "no <code>statistics/statistics_transfers_"
+			   "{size}.csv</code> files.");
+		return;
+	}
+	put(r, "<p>Times in seconds. Outliers are values beyond 1.5 IQR from "
+	       "the quartiles; the comparison above uses the rows without "
+	       "them.</p>\n");
+	for (size_t i = 0; i < r->nsizes; i++) {
+		const struct size_stats *s = &r->sizes[i];
+		char id[64];
+
+		fprintf(r->f, "<h3 id=\"size-%" PRId64 "\">", s->size);
+		size_label(r, s->size);
+		put(r, " scans</h3>\n");
+		if (s->nrows <= 0) {
+			fprintf(r->f, "<p class=\"nodata\">No data: <code>"
+				"statistics/statistics_transfers_%" PRId64
+				".csv</code> is missing or has no rows.</p>\n",
+				s->size);
+			continue;
+		}
+		snprintf(id, sizeof(id), "stats-%" PRId64, s->size);
+		stats_table(r, id, "Path", &s->t, s->label, s->v, s->nrows,
+			    true);
+	}
+}
+
+static void write_queue(struct rep *r)
+{
+	put(r, "<h2 id=\"queue\">Slurm queue time</h2>\n"
+	       "<p>Queue time = Start \xe2\x88\x92 Submit of each Slurm count "
+	       "job of the file-transfer path.</p>\n");
+	if (r->nqueue <= 0)
+		no_data(r, "<code>statistics/queue_time_statistics.csv</code> "
+			   "is missing or has no rows.");
+	else
+		stats_table(r, "queue-stats", "Jobs", &r->queue_t,
+			    r->queue_label, r->queue, r->nqueue, false);
+
+	put(r, "<h3 id=\"worst-days\">The worst days</h3>\n");
+	if (r->ndays <= 0) {
+		no_data(r, "<code>statistics/ranked_days.csv</code> is missing "
+			   "or has no rows.");
+		return;
+	}
+	fprintf(r->f, "<div class=\"wrap\"><table id=\"worst-days-table\">\n"
+		"<caption>Mean queue time per submit date, the %d worst of "
+		"%ld days.</caption>\n"
+		"<thead><tr><th>Rank</th><th class=\"l\">Submit date</th>"
+		"<th>Mean queue time (s)</th><th>That is</th></tr></thead>\n"
+		"<tbody>\n",
+		r->ndays < WORST_DAYS ? (int)r->ndays : WORST_DAYS, r->ndays);
+	for (long i = 0; i < r->ndays && i < WORST_DAYS; i++) {
+		char d[64];
+
+		fprintf(r->f, "<tr><td>%ld</td><td class=\"l\">", i + 1);
+		esc(r, st_table_get(&r->days_t, (size_t)i, r->days_label));
+		put(r, "</td><td>");
+		num(r, r->days[i], 1);
+		put(r, "</td><td>");
+		put(r, st_report_format_duration(r->days[i], d, sizeof(d)));
+		put(r, "</td></tr>\n");
+	}
+	put(r, "</tbody></table></div>\n");
+}
+
+/* Base64 of LEN bytes of BUF to F, in lines of 76 (HTML ignores the
+ * newlines inside a data: URI attribute). */
+static void write_base64(FILE *f, const unsigned char *buf, size_t len)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char out[4096];
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i += 3) {
+		unsigned v = (unsigned)buf[i] << 16;
+
+		if (i + 1 < len)
+			v |= (unsigned)buf[i + 1] << 8;
+		if (i + 2 < len)
+			v |= buf[i + 2];
+		out[o++] = tab[(v >> 18) & 63];
+		out[o++] = tab[(v >> 12) & 63];
+		out[o++] = i + 1 < len ? tab[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < len ? tab[v & 63] : '=';
+		if (o > sizeof(out) - 8) {
+			fwrite(out, 1, o, f);
+			o = 0;
+		}
+	}
+	fwrite(out, 1, o, f);
+}
+
+/* Embed figure FIG from DIR (its SVG, else its PNG).  Returns 1 embedded,
+ * 0 when neither file is usable (it is linked only), -1 on error. */
+static int embed_figure(struct rep *r, const struct figure *fig,
+			const char *caption)
+{
+	static const char png_sig[8] = "\x89PNG\r\n\x1a\n";
+
+	for (int pass = 0; pass < 2; pass++) {
+		bool svg = pass == 0;
+		char name[300], *path;
+		size_t len;
+		char *buf;
+		struct stat st;
+		st_error ignore;
+
+		if (svg ? !fig->svg : !fig->png)
+			continue;
+		snprintf(name, sizeof(name), "figures/%s.%s", fig->stem,
+			 svg ? "svg" : "png");
+		path = st_path_join(r->root, name);
+		if (!path)
+			return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
+		if (stat(path, &st) < 0 || st.st_size > (off_t)MAX_EMBED) {
+			free(path);
+			continue;
+		}
+		buf = st_file_read(path, &len, &ignore);
+		free(path);
+		if (!buf)
+			continue;
+		if (svg ? !st_report_svg_root(buf, len)
+			: len < 8 || memcmp(buf, png_sig, 8)) {
+			free(buf);
+			continue;
+		}
+		fprintf(r->f, "<img src=\"data:image/%s;base64,",
+			svg ? "svg+xml" : "png");
+		write_base64(r->f, (const unsigned char *)buf, len);
+		put(r, "\" alt=\"");
+		esc(r, caption);
+		put(r, "\">\n");
+		free(buf);
+		return 1;
+	}
+	return 0;
+}
+
+static int write_figures(struct rep *r, st_report_info *info)
+{
+	size_t shown = 0;
+
+	put(r, "<h2 id=\"figures\">Figures</h2>\n");
+	if (!r->nfigs) {
+		no_data(r, "the figures were not made (no SVG or PNG files in "
+			   "<code>figures/</code>). <code>streamtime plot</code> "
+			   "or <code>streamtime reproduce</code> makes them.");
+		return 0;
+	}
+	for (size_t i = 0; i < r->nfigs; i++) {
+		const struct figure *fig = &r->figs[i];
+		char caption[512];
+		int rc;
+
+		if (fig->rank < (int)NKNOWN && known_figs[fig->rank].caption)
+			snprintf(caption, sizeof(caption), "%s",
+				 known_figs[fig->rank].caption);
+		else if (fig->rank < (int)NKNOWN)
+			snprintf(caption, sizeof(caption), "File-transfer (red) "
+				 "and streaming (blue) times of %" PRId64
+				 "\xc3\x97%" PRId64 " scans; the inset enlarges "
+				 "the streaming times.", fig->sub, fig->sub);
+		else
+			snprintf(caption, sizeof(caption), "%s", fig->stem);
+		put(r, "<figure id=\"fig-");
+		st_report_write_url(r->f, fig->stem);
+		put(r, "\">\n");
+		rc = embed_figure(r, fig, caption);
+		if (rc < 0)
+			return -1;
+		shown += rc;
+		fprintf(r->f, "<figcaption>Figure %zu. ", i + 1);
+		esc(r, caption);
+		if (!rc)
+			put(r, " <em>(could not be embedded: not a valid SVG "
+			       "or PNG)</em>");
+		put(r, " <span class=\"files\">(");
+		if (fig->svg) {
+			char sub[300];
+
+			snprintf(sub, sizeof(sub), "figures/%s.svg", fig->stem);
+			put(r, "<a ");
+			href(r, sub);
+			put(r, ">SVG</a>");
+		}
+		if (fig->png) {
+			char sub[300];
+
+			snprintf(sub, sizeof(sub), "figures/%s.png", fig->stem);
+			put(r, fig->svg ? " \xc2\xb7 <a " : "<a ");
+			href(r, sub);
+			put(r, ">PNG</a>");
+		}
+		put(r, ")</span></figcaption>\n</figure>\n");
+	}
+	if (info)
+		info->figures = shown;
+	return 0;
+}
+
+/* What a known CSV holds, or NULL. */
+static const char *csv_about(const char *path, char *buf, size_t size)
+{
+	static const struct { const char *name, *about; } known[] = {
+		{ "merged_job_info.csv", "Slurm count jobs joined with "
+		  "Distiller's jobs, one row per job" },
+		{ "ncem_offload_times.csv", "mean NCEM offload time per size" },
+		{ "ncem_offload_per_scan.csv", "NCEM offload time of each scan" },
+		{ "statistics_table.csv", "the comparison table" },
+		{ "queue_time_statistics.csv", "queue-time statistics" },
+		{ "ranked_days.csv", "mean queue time per submit date, worst "
+		  "first" },
+		{ "ranked_days_by_month.csv", "mean queue time per day, by "
+		  "month" },
+	};
+	const char *base = strrchr(path, '/');
+	int64_t s;
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(base, known[i].name))
+			return known[i].about;
+	if ((s = size_of_name(base, "streaming_times_", ".csv")) > 0) {
+		snprintf(buf, size, "streaming time of each %" PRId64 "\xc3\x97%"
+			 PRId64 " scan", s, s);
+		return buf;
+	}
+	if ((s = size_of_name(base, "statistics_transfers_", ".csv")) > 0) {
+		snprintf(buf, size, "statistics of the %" PRId64 "\xc3\x97%"
+			 PRId64 " scans", s, s);
+		return buf;
+	}
+	return NULL;
+}
+
+static void write_files(struct rep *r)
+{
+	put(r, "<h2 id=\"files\">Data files and timeline</h2>\n");
+	put(r, "<h3>Timeline</h3>\n");
+	if (r->timeline) {
+		put(r, "<p><a ");
+		href(r, "timeline.json");
+		put(r, "><code>timeline.json</code></a>: every scan's journey "
+		       "as a Chrome trace (one row of slices per scan and "
+		       "stage).</p>\n");
+	} else {
+		no_data(r, "there is no <code>timeline.json</code> in these "
+			   "results. <code>streamtime timeline</code> or "
+			   "<code>streamtime reproduce</code> makes it.");
+	}
+	/* text only: the page links to nothing outside the results */
+	put(r, "<p class=\"note\">To look at the timeline, open "
+	       "<code>ui.perfetto.dev</code> in a browser, choose "
+	       "<i>Open trace file</i> and pick <code>timeline.json</code> "
+	       "(the trace stays on your machine: Perfetto UI reads it in the "
+	       "browser). In Chrome or Chromium, <code>chrome://tracing</code> "
+	       "and <i>Load</i> works too, offline.</p>\n");
+	put(r, "<h3>CSV files</h3>\n");
+	if (!r->ncsvs) {
+		no_data(r, "no CSV files in these results.");
+		return;
+	}
+	put(r, "<ul class=\"files\">\n");
+	for (size_t i = 0; i < r->ncsvs; i++) {
+		char buf[128];
+		const char *about = csv_about(r->csvs[i], buf, sizeof(buf));
+
+		put(r, "<li><a class=\"csv\" ");
+		href(r, r->csvs[i]);
+		put(r, "><code>");
+		esc(r, r->csvs[i]);
+		put(r, "</code></a>");
+		if (about) {
+			put(r, " \xe2\x80\x94 ");
+			esc(r, about);
+		}
+		put(r, "</li>\n");
+	}
+	put(r, "</ul>\n");
+}
+
+static const char formulas[] =
+	"<h2 id=\"method\">How these numbers were computed</h2>\n"
+	"<dl class=\"formulas\">\n"
+	"<dt>Queue time</dt><dd>Start \xe2\x88\x92 Submit of each Slurm count "
+	"job (from <code>sacct</code>), in seconds. The worst days rank the "
+	"mean queue time per submit date.</dd>\n"
+	"<dt>File transfer time</dt><dd>Elapsed time of the Slurm count job + "
+	"the mean NCEM offload time of its scan size \xe2\x88\x92 2 \xc3\x97 "
+	"(mean save time of the Real scans \xe2\x88\x92 mean save time of the "
+	"Blank scans, for that size). The offload time of a scan is its last "
+	"data-file write \xe2\x88\x92 the earliest receiver status time.</dd>\n"
+	"<dt>Streaming time</dt><dd>|NERSC write time of the counted HDF5 "
+	"file \xe2\x88\x92 the earliest receiver status time of the scan| "
+	"(<code>time_difference_seconds</code>), with NERSC's local times "
+	"read in their real time zone.</dd>\n"
+	"<dt>Outliers</dt><dd>Values below Q1 \xe2\x88\x92 1.5\xc2\xb7IQR or "
+	"above Q3 + 1.5\xc2\xb7IQR, where IQR = Q3 \xe2\x88\x92 Q1 is computed "
+	"before removal.</dd>\n"
+	"<dt>Standard deviation</dt><dd>The sample standard deviation, "
+	"dividing by n \xe2\x88\x92 1.</dd>\n"
+	"<dt>Quantiles</dt><dd>Linear interpolation at position "
+	"(n \xe2\x88\x92 1)\xc2\xb7p of the sorted values (Q1: p = 0.25, "
+	"median: p = 0.5, Q3: p = 0.75).</dd>\n"
+	"<dt>Data size</dt><dd>data_gb = size\xc2\xb2 \xc2\xb7 576\xc2\xb2 "
+	"\xc2\xb7 2 \xc2\xb7 10<sup>\xe2\x88\x92" "9</sup>: size\xc2\xb2 probe "
+	"positions, a 576\xc3\x97" "576 frame each, 2 bytes a pixel.</dd>\n"
+	"<dt>Enhancement</dt><dd>Mean file transfer time / mean streaming "
+	"time, both without outliers.</dd>\n"
+	"</dl>\n";
+
+static int write_body(struct rep *r, st_report_info *info)
+{
+	put(r, "<header>\n<h1>Streaming vs file transfer: NCEM 4D Camera to "
+	       "NERSC</h1>\n<p class=\"meta\">Results in <code>");
+	esc(r, r->shown);
+	put(r, "</code> \xc2\xb7 made by streamtime " ST_VERSION "</p>\n"
+	       "<nav><ul><li><a href=\"#summary\">Summary</a></li>"
+	       "<li><a href=\"#comparison\">Comparison</a></li>"
+	       "<li><a href=\"#per-size\">Per size</a></li>"
+	       "<li><a href=\"#queue\">Queue time</a></li>"
+	       "<li><a href=\"#figures\">Figures</a></li>"
+	       "<li><a href=\"#files\">Data files and timeline</a></li>"
+	       "<li><a href=\"#method\">How computed</a></li></ul></nav>\n"
+	       "</header>\n<main>\n");
+	write_summary(r);
+	write_comparison(r);
+	write_sizes(r);
+	write_queue(r);
+	if (write_figures(r, info) < 0)
+		return -1;
+	write_files(r);
+	put(r, formulas);
+	put(r, "</main>\n</body>\n</html>\n");
+	return 0;
+}
+
+static void rep_release(struct rep *r)
+{
+	free(r->root);
+	free(r->rel);
+	st_table_release(&r->cmp_t);
+	free(r->cmp);
+	for (size_t i = 0; i < r->nsizes; i++) {
+		st_table_release(&r->sizes[i].t);
+		free(r->sizes[i].v);
+	}
+	free(r->sizes);
+	st_table_release(&r->queue_t);
+	free(r->queue);
+	st_table_release(&r->days_t);
+	free(r->days);
+	for (size_t i = 0; i < r->nfigs; i++)
+		free(r->figs[i].stem);
+	free(r->figs);
+	for (size_t i = 0; i < r->ncsvs; i++)
+		free(r->csvs[i]);
+	free(r->csvs);
+}
+
+/* The real path of directory PATH (new), or NULL with ERR (66). */
+static char *real_dir(const char *path, const char *what, st_error *err)
+{
+	struct stat st;
+	char *real;
+
+	if (stat(path, &st) < 0) {
+		st_error_set(err, ST_EXIT_NOINPUT, "%s '%s': %s", what, path,
+			     strerror(errno));
+		return NULL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		st_error_set(err, ST_EXIT_NOINPUT, "%s '%s': not a directory",
+			     what, path);
+		return NULL;
+	}
+	real = realpath(path, NULL);
+	if (!real)
+		st_error_set(err, errno == ENOMEM ? ST_EXIT_IOERR : ST_EXIT_NOINPUT,
+			     "%s '%s': %s", what, path, strerror(errno));
+	return real;
+}
+
+int st_report_write(FILE *f, const char *results, const char *base,
+		    st_report_info *info, st_error *err)
+{
+	struct rep r;
+	char *real_base = NULL, *tl = NULL;
+	int rc = -1;
+
+	st_error_clear(err);
+	memset(&r, 0, sizeof(r));
+	st_table_init(&r.cmp_t);
+	st_table_init(&r.queue_t);
+	st_table_init(&r.days_t);
+	r.f = f;
+	r.shown = results;
+	r.err = err;
+	if (info)
+		memset(info, 0, sizeof(*info));
+
+	r.root = real_dir(results, "results directory", err);
+	if (!r.root)
+		goto out;
+	real_base = real_dir(base, "report directory", err);
+	if (!real_base)
+		goto out;
+	r.rel = st_report_relpath(real_base, r.root);
+	tl = st_path_join(r.root, "timeline.json");
+	if (!r.rel || !tl) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	r.timeline = st_path_is_file(tl);
+	if (load_statistics(&r) < 0 || load_figures(&r) < 0 ||
+	    walk_csvs(&r, "", 0) < 0)
+		goto out;
+	if (r.ncsvs)
+		qsort(r.csvs, r.ncsvs, sizeof(*r.csvs), cmp_csv);
+
+	write_head(&r);
+	if (write_body(&r, info) < 0)
+		goto out;
+	if (ferror(f)) {
+		st_error_set(err, ST_EXIT_IOERR, "cannot write the report: %s",
+			     strerror(errno));
+		goto out;
+	}
+	if (info) {
+		info->sizes = r.ncmp > 0 ? (size_t)r.ncmp : 0;
+		info->csvs = r.ncsvs;
+		info->timeline = r.timeline;
+	}
+	rc = 0;
+out:
+	free(real_base);
+	free(tl);
+	rep_release(&r);
+	return rc;
+}
