@@ -539,7 +539,7 @@ static json_int_t us(int64_t ns)
 	return (json_int_t)(ns >= 0 ? (ns + 500) / 1000 : -((-ns + 500) / 1000));
 }
 
-static json_t *slice_event(const struct slice *sl, long tid)
+static json_t *slice_event(const struct slice *sl, int pid_base, long tid)
 {
 	char name[96];
 	json_t *args = json_object(), *ev;
@@ -592,34 +592,33 @@ static json_t *slice_event(const struct slice *sl, long tid)
 	ev = json_pack("{s:s, s:s, s:s, s:I, s:I, s:i, s:I, s:o}", "name", name,
 		       "cat", stage_names[sl->stage], "ph", "X", "ts",
 		       us(sl->start), "dur", us(sl->start + sl->dur) -
-		       us(sl->start), "pid", sl->stage + 1, "tid", (json_int_t)tid,
+		       us(sl->start), "pid", pid_base + sl->stage + 1, "tid",
+		       (json_int_t)tid,
 		       "args", args);
 	if (!ev)
 		json_decref(args);
 	return ev;
 }
 
-static int write_trace(FILE *out, struct slices *s, st_timeline_counts *c,
-		       st_error *err)
+/* The metadata and slices of S as events of the traceEvents array being
+ * written to OUT, processes PID_BASE + 1..6; *N counts the events already
+ * in the array (for the separators) and is advanced. */
+static int emit_events(FILE *out, struct slices *s, int pid_base, size_t *n,
+		       st_timeline_counts *c, st_error *err)
 {
 	struct lane_key *keys = NULL;
 	long nkeys;
-	size_t n = 0;
 	int rc = -1;
 
 	qsort(s->v, s->n, sizeof(*s->v), cmp_track_time);
 	if ((nkeys = assign_lanes(s, &keys, err)) < 0)
 		return -1;
-	if (fputs("{\"displayTimeUnit\": \"ms\",\n\"otherData\": "
-		  "{\"producer\": \"streamtime timeline\", \"ts_unit\": "
-		  "\"microseconds since 1970-01-01T00:00:00Z\"},\n"
-		  "\"traceEvents\": [\n", out) < 0)
-		goto ioerr;
 	for (int p = 0; p < ST_STAGE_N; p++)
-		if (emit(out, meta("process_name", p + 1, -1, "name",
-				   json_string(stage_names[p])), &n, err) < 0 ||
-		    emit(out, meta("process_sort_index", p + 1, -1,
-				   "sort_index", json_integer(p)), &n, err) < 0)
+		if (emit(out, meta("process_name", pid_base + p + 1, -1, "name",
+				   json_string(stage_names[p])), n, err) < 0 ||
+		    emit(out, meta("process_sort_index", pid_base + p + 1, -1,
+				   "sort_index", json_integer(pid_base + p)), n,
+			 err) < 0)
 			goto out;
 	for (long k = 0; k < nkeys; k++) {
 		char name[64];
@@ -633,56 +632,87 @@ static int write_trace(FILE *out, struct slices *s, st_timeline_counts *c,
 		if (keys[k].lane)
 			snprintf(name + strlen(name), sizeof(name) - strlen(name),
 				 " (%d)", keys[k].lane + 1);
-		if (emit(out, meta("thread_name", keys[k].stage + 1, k + 1,
-				   "name", json_string(name)), &n, err) < 0 ||
-		    emit(out, meta("thread_sort_index", keys[k].stage + 1, k + 1,
-				   "sort_index", json_integer(k)), &n, err) < 0)
+		if (emit(out, meta("thread_name", pid_base + keys[k].stage + 1,
+				   k + 1, "name", json_string(name)), n, err) < 0 ||
+		    emit(out, meta("thread_sort_index",
+				   pid_base + keys[k].stage + 1, k + 1,
+				   "sort_index", json_integer(k)), n, err) < 0)
 			goto out;
 	}
 	for (size_t i = 0; i < s->n; i++) {
-		if (emit(out, slice_event(&s->v[i], tid_of(keys, nkeys, &s->v[i])),
-			 &n, err) < 0)
+		if (emit(out, slice_event(&s->v[i], pid_base,
+					  tid_of(keys, nkeys, &s->v[i])),
+			 n, err) < 0)
 			goto out;
 		c->slices[s->v[i].stage]++;
 	}
-	if (fputs("\n]}\n", out) < 0)
-		goto ioerr;
-	c->events = n;
 	rc = 0;
-	goto out;
-ioerr:
-	st_error_set(err, ST_EXIT_IOERR, "cannot write the timeline: %s",
-		     strerror(errno));
 out:
 	free(keys);
+	return rc;
+}
+
+/* Read every input of IN into S. */
+static int gather(const st_timeline_input *in, struct slices *s,
+		  st_timeline_counts *c, st_log *log, st_error *err)
+{
+	struct joined *joined = NULL;
+	size_t njoined = 0;
+	bool warned[ST_STAGE_N] = { false };
+	int rc = -1;
+
+	if ((in->write_times && add_offload(in, s, c, warned, log, err) < 0) ||
+	    (in->merged && add_jobs(in, s, c, warned, log, err) < 0) ||
+	    (in->streaming_dir && add_streaming(in, s, c, &joined, &njoined,
+						warned, log, err) < 0) ||
+	    (in->created && njoined &&
+	     add_created(in, s, joined, njoined, err) < 0))
+		goto out;
+	rc = 0;
+out:
+	free(joined);
+	return rc;
+}
+
+int st_timeline_append(const st_timeline_input *in, FILE *out, int pid_base,
+		       size_t *n, st_timeline_counts *counts, st_log *log,
+		       st_error *err)
+{
+	st_timeline_counts c = { 0 };
+	struct slices s = { 0 };
+	size_t before = *n;
+	int rc = -1;
+
+	if (gather(in, &s, &c, log, err) < 0 ||
+	    emit_events(out, &s, pid_base, n, &c, err) < 0)
+		goto out;
+	c.events = *n - before;
+	if (counts)
+		*counts = c;
+	rc = 0;
+out:
+	free(s.v);
 	return rc;
 }
 
 int st_timeline_write(const st_timeline_input *in, FILE *out,
 		      st_timeline_counts *counts, st_log *log, st_error *err)
 {
-	st_timeline_counts c = { 0 };
-	struct slices s = { 0 };
-	struct joined *joined = NULL;
-	size_t njoined = 0;
-	bool warned[ST_STAGE_N] = { false };
-	int rc = -1;
+	size_t n = 0;
 
-	if ((in->write_times && add_offload(in, &s, &c, warned, log, err) < 0) ||
-	    (in->merged && add_jobs(in, &s, &c, warned, log, err) < 0) ||
-	    (in->streaming_dir && add_streaming(in, &s, &c, &joined, &njoined,
-						warned, log, err) < 0) ||
-	    (in->created && njoined &&
-	     add_created(in, &s, joined, njoined, err) < 0) ||
-	    write_trace(out, &s, &c, err) < 0)
-		goto out;
-	if (counts)
-		*counts = c;
-	rc = 0;
-out:
-	free(joined);
-	free(s.v);
-	return rc;
+	if (fputs("{\"displayTimeUnit\": \"ms\",\n\"otherData\": "
+		  "{\"producer\": \"streamtime timeline\", \"ts_unit\": "
+		  "\"microseconds since 1970-01-01T00:00:00Z\"},\n"
+		  "\"traceEvents\": [\n", out) < 0)
+		goto ioerr;
+	if (st_timeline_append(in, out, 0, &n, counts, log, err) < 0)
+		return -1;
+	if (fputs("\n]}\n", out) < 0)
+		goto ioerr;
+	return 0;
+ioerr:
+	return st_error_set(err, ST_EXIT_IOERR, "cannot write the timeline: %s",
+			    strerror(errno));
 }
 
 int st_timeline_write_file(const st_timeline_input *in, const char *path,
