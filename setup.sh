@@ -5,24 +5,35 @@
 #
 #   ./setup.sh                 packages + build/ (the README's Quick start)
 #   BUILD=dir ./setup.sh -Dx=y packages + another build directory, meson options
+#   SETUP_PACKAGES=build ./setup.sh -Dtests=false   build packages only
 set -euo pipefail
 cd "$(dirname "$0")"
 build=${BUILD:-build}
 
-packages=(
-	# build
+# what building needs
+build_packages=(
 	gcc libc6-dev meson ninja-build pkg-config
 	# libraries
-	libjansson-dev libpq-dev libcurl4-openssl-dev libcsv-dev
-	# tests: CMocka, the time zone database, Python (stdlib only) for the
-	# independent checks
-	libcmocka-dev tzdata python3
+	libjansson-dev libpq-dev libcurl4-openssl-dev libcsv-dev zlib1g-dev
+	# figures: cairo, and a font Debian ships
+	libcairo2-dev fonts-dejavu-core
+	# the time zone database, read at run time
+	tzdata
+)
+# what the test suites need besides
+test_packages=(
+	# CMocka, Python (stdlib only) for the independent checks
+	libcmocka-dev python3
 	# tests of the collectors and clocks: setpriv (permission tests as
 	# nobody), libfaketime (shifted clocks), a throwaway sshd and its client
 	util-linux faketime openssh-server openssh-client
 	# tests of the Distiller source: a throwaway PostgreSQL server and psql
 	postgresql postgresql-client
 )
+# SETUP_PACKAGES=build (the Docker image's build stage): no test packages,
+# and configure with -Dtests=false yourself
+packages=("${build_packages[@]}")
+[ "${SETUP_PACKAGES:-all}" = build ] || packages+=("${test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
