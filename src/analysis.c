@@ -386,6 +386,43 @@ static int summarize_both(double *v, size_t n, st_summary *with,
 	return rc;
 }
 
+int st_transfer_job_times(const st_table *merged, const st_table *save_stats,
+			  int64_t size, double offload, double *out, size_t *n,
+			  st_error *err)
+{
+	static const char *const mneed[] = { "size", "Elapsed" };
+	static const char *const sneed[] = { "Size", "Type", "Stat", "save_time" };
+	int mc[2], sc[4];
+	double real = NAN, blank = NAN;
+	bool looked_up = false;
+
+	*n = 0;
+	if (st_table_require(merged, mneed, mc, 2, err) < 0)
+		return -1;
+	for (size_t r = 0; r < merged->nrows; r++) {
+		int64_t s;
+		st_duration d;
+		st_error e;
+
+		if (st_table_get_int(merged, r, mc[0], &s, err) < 0)
+			return -1;
+		if (s != size)
+			continue;
+		if (st_duration_parse(st_table_get(merged, r, mc[1]), &d, &e) < 0)
+			return st_table_cell_error(merged, r, mc[1], e.text, err);
+		if (!looked_up) {
+			if (st_table_require(save_stats, sneed, sc, 4, err) < 0 ||
+			    save_mean(save_stats, sc, size, "Real", &real, err) < 0 ||
+			    save_mean(save_stats, sc, size, "Blank", &blank, err) < 0)
+				return -1;
+			looked_up = true;
+		}
+		/* SPEC 5.7: job run time + offload - 2 x the HDF5 save overhead */
+		out[(*n)++] = st_duration_seconds(d) + offload - 2.0 * (real - blank);
+	}
+	return 0;
+}
+
 /* Compute the statistics of one size; no output is written here. */
 static int size_statistics(const st_transfers_input *in, int64_t size,
 			   double offload, struct size_stats *out, st_error *err)
@@ -428,23 +465,9 @@ static int size_statistics(const st_transfers_input *in, int64_t size,
 	if (summarize_both(v, n, &out->s_with, &out->s_without) < 0)
 		goto oom;
 
-	n = 0;
-	for (size_t r = 0; r < in->merged->nrows; r++) {
-		int64_t s;
-		st_duration d;
-		st_error e;
-
-		if (st_table_get_int(in->merged, r, mc[0], &s, err) < 0)
-			goto out;
-		if (s != size)
-			continue;
-		if (st_duration_parse(st_table_get(in->merged, r, mc[1]), &d, &e) < 0) {
-			st_table_cell_error(in->merged, r, mc[1], e.text, err);
-			goto out;
-		}
-		/* SPEC 5.7: job run time + offload - 2 x the HDF5 save overhead */
-		v[n++] = st_duration_seconds(d) + offload - 2.0 * (real - blank);
-	}
+	if (st_transfer_job_times(in->merged, in->save_stats, size, offload, v,
+				  &n, err) < 0)
+		goto out;
 	if (summarize_both(v, n, &out->o_with, &out->o_without) < 0)
 		goto oom;
 	rc = 0;

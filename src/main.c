@@ -13,6 +13,7 @@ static const struct st_cmd commands[] = {
 	{ "collect", cmd_collect, "cron collectors: receivers, h5" },
 	{ "distiller", cmd_distiller, "Distiller job table: jobs" },
 	{ "merge", cmd_merge, "join the raw inputs: transfer, offload, streaming" },
+	{ "plot", cmd_plot, "the paper's figures as PNG and SVG" },
 	{ "report", cmd_report, "one self-contained report.html" },
 	{ "reproduce", cmd_reproduce, "run every step over a dataset, print the table" },
 	{ "slurm", cmd_slurm, "Slurm accounting: jobs" },

@@ -45,6 +45,16 @@ typedef struct st_transfers_input {
 int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 		       st_compare_row *rows, size_t *nrows, st_error *err);
 
+/* The file-transfer time (SPEC 5.7) of every job of SIZE in MERGED, in row
+ * order: Elapsed + OFFLOAD - 2 x (mean save_time of Type Real - of Type
+ * Blank for SIZE in SAVE_STATS).  OUT needs room for MERGED's rows; *N gets
+ * how many jobs had SIZE.  The save_time means are looked up only when
+ * there is such a job.  Errors 65: a missing column, a bad size or Elapsed
+ * cell, no Stat mean row for SIZE. */
+int st_transfer_job_times(const st_table *merged, const st_table *save_stats,
+			  int64_t size, double offload, double *out, size_t *n,
+			  st_error *err);
+
 /* The comparison table as Markdown (what `reproduce` prints). */
 int st_compare_write_md(FILE *f, const st_compare_row *rows, size_t n);
 

@@ -83,6 +83,7 @@ int cmd_clock(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_distiller(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "st_config.h"
 #include "streamtime/atomic.h"
+#include "streamtime/figures.h"
 #include "streamtime/pipeline.h"
 #include "streamtime/report.h"
 #include "streamtime/timeline.h"
@@ -17,7 +18,7 @@ static const char reproduce_usage[] =
 	"usage: streamtime reproduce [--data DIR] [--config FILE] [--out DIR]\n"
 	"\n"
 	"Run merge transfer, merge offload, merge streaming, stats queue, stats\n"
-	"transfers, timeline and report over DIR/file_transfer and\n"
+	"transfers, plot, timeline and report over DIR/file_transfer and\n"
 	"DIR/streaming, and print the comparison table.\n"
 	"\n"
 	"  --data DIR       the dataset (default: the sample shipped in data/)\n"
@@ -25,15 +26,15 @@ static const char reproduce_usage[] =
 	"                   (default: DIR/experiments.json if present, else the\n"
 	"                   paper's experiments)\n"
 	"  --out DIR        outputs: DIR/file_transfer, DIR/streaming,\n"
-	"                   DIR/statistics, DIR/timeline.json, DIR/report.html\n"
-	"                   (default: out)\n"
+	"                   DIR/statistics, DIR/figures, DIR/timeline.json,\n"
+	"                   DIR/report.html (default: out)\n"
 	"  -q, --quiet / -v, --verbose / -h, --help\n";
 
 /* Paths of one run, all owned. */
 struct paths {
 	char *ft, *st, *jobs, *db, *write_times, *save_stats, *created;
 	char *out_ft, *out_st, *out_stats, *merged, *offload, *per_scan;
-	char *timeline, *report, *out;
+	char *timeline, *report, *out, *figures, *data;
 };
 
 static void paths_release(struct paths *p)
@@ -65,9 +66,12 @@ static int paths_init(struct paths *p, const char *data, const char *out)
 	p->timeline = st_path_join(out, "timeline.json");
 	p->report = st_path_join(out, "report.html");
 	p->out = strdup(out);
+	p->figures = st_path_join(out, "figures");
+	p->data = strdup(data);
 	return p->jobs && p->db && p->write_times && p->save_stats &&
 	       p->created && p->merged && p->offload && p->per_scan &&
-	       p->timeline && p->report && p->out ? 0 : -1;
+	       p->timeline && p->report && p->out && p->figures && p->data ?
+	       0 : -1;
 }
 
 static double now_ms(void)
@@ -162,6 +166,19 @@ static int run(const struct paths *p, const st_experiments *ex,
 			       now_ms() - t);
 	}
 
+	t = now_ms();
+	{
+		st_figures_input fin = { .results = p->out, .data = p->data,
+					 .ex = ex };
+		size_t nfig;
+
+		if (st_mkdir_p(p->figures, err) < 0 ||
+		    st_figures_run(&fin, p->figures, ST_PLOT_PNG | ST_PLOT_SVG,
+				   &nfig, err) < 0)
+			goto step_failed;
+		st_msg_verbose("plot: %zu figures (%.1f ms)", nfig, now_ms() - t);
+	}
+
 	/* the report last: it links and embeds what the steps wrote */
 	t = now_ms();
 	{
@@ -185,9 +202,10 @@ static int run(const struct paths *p, const st_experiments *ex,
 		goto out;
 	}
 	st_msg_info("reproduce: %zu merged jobs, %zu streaming scans, %zu sizes "
-		    "in %.1f ms; outputs in %s, %s and %s; %s; %s",
+		    "in %.1f ms; outputs in %s, %s, %s and %s; %s; %s",
 		    nmerged, sres.rows, nrows, now_ms() - t0, p->out_ft,
-		    p->out_st, p->out_stats, p->timeline, p->report);
+		    p->out_st, p->out_stats, p->figures, p->timeline,
+		    p->report);
 	rc = 0;
 	goto out;
 step_failed:

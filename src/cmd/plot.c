@@ -1,0 +1,144 @@
+/* plot.c - `streamtime plot`: the paper's figures, and two new ones, as
+ * PNG and SVG from the results of `reproduce` (SPEC 5.9, issue 7). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "streamtime/atomic.h"
+#include "streamtime/figures.h"
+
+static const char plot_usage[] =
+	"usage: streamtime plot --results DIR --data DIR --out-dir DIR\n"
+	"                       [--config FILE] [--format png,svg]\n"
+	"\n"
+	"Draw the figures from what `streamtime reproduce --out DIR` wrote:\n"
+	"  transfer_hist_{size}    file-transfer vs streaming time per size,\n"
+	"                          with an inset on streaming\n"
+	"  transfer_hist_combined  the per-size histograms in one figure\n"
+	"  queue_hist              Slurm queue time, inset without outliers\n"
+	"  queue_by_index          queue time per job\n"
+	"  queue_by_date           queue time by submit date\n"
+	"  streaming_box           streaming latency per size (box plot)\n"
+	"  experiment_timeline     every scan's stages as bars\n"
+	"File-transfer time = Elapsed + offload time - 2 x (Real - Blank mean\n"
+	"save_time), as in `stats transfers`; histograms leave IQR outliers out.\n"
+	"\n"
+	"  --results DIR     reproduce's output: DIR/file_transfer/merged_job_info.csv,\n"
+	"                    ncem_offload_times.csv, DIR/streaming/streaming_times_*.csv\n"
+	"  --data DIR        the dataset (DIR/file_transfer/save_time_stats.csv)\n"
+	"  --config FILE     experiments: sizes and slurm_tz (default:\n"
+	"                    DATA/experiments.json if present, else the paper's)\n"
+	"  --out-dir DIR     where NAME.png and NAME.svg go (created if needed)\n"
+	"  --format LIST     png, svg or png,svg (default png,svg)\n"
+	"  -q, --quiet / -v, --verbose / -h, --help\n";
+
+/* Parse "png", "svg", "png,svg" into a mask; 0 when S is not such a list. */
+static unsigned parse_formats(const char *s)
+{
+	unsigned mask = 0;
+	char buf[64], *p, *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return 0;
+	strcpy(buf, s);
+	for (p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (strcmp(p, "png") == 0)
+			mask |= ST_PLOT_PNG;
+		else if (strcmp(p, "svg") == 0)
+			mask |= ST_PLOT_SVG;
+		else
+			return 0;
+	}
+	return mask;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "results", required_argument, NULL, 'r' },
+		{ "data", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "out-dir", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		ST_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog = "streamtime plot";
+	const char *results = NULL, *data = NULL, *config = NULL, *outdir = NULL;
+	unsigned formats = ST_PLOT_PNG | ST_PLOT_SVG;
+	char *auto_config = NULL;
+	st_experiments ex = { 0 };
+	st_figures *set;
+	st_error err;
+	size_t files = 0;
+	double t0 = now_ms(), t1;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': results = optarg; break;
+		case 'd': data = optarg; break;
+		case 'c': config = optarg; break;
+		case 'o': outdir = optarg; break;
+		case 'f':
+			formats = parse_formats(optarg);
+			if (!formats)
+				return st_msg_usage(prog, "--format '%s': expected png, "
+						    "svg or png,svg", optarg);
+			break;
+		case 'h':
+			fputs(plot_usage, stdout);
+			return st_finish_stdout(ST_EXIT_OK);
+		default:
+			if (st_common_option(c))
+				break;
+			return st_msg_usage(prog, "bad option");
+		}
+	}
+	if (optind < argc)
+		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
+	if (!results || !data || !outdir)
+		return st_msg_usage(prog, "--results, --data and --out-dir are "
+				    "required");
+	if (!config) {
+		auto_config = st_path_join(data, "experiments.json");
+		if (auto_config && st_path_is_file(auto_config))
+			config = auto_config;
+	}
+	if (config ? st_experiments_load(&ex, config, &err)
+		   : st_experiments_default(&ex, &err)) {
+		free(auto_config);
+		return st_msg_fail(&err);
+	}
+	st_msg_verbose("experiments: %s", config ? config : "the paper's (built in)");
+	set = st_figures_build(&(st_figures_input){ results, data, &ex }, &err);
+	if (!set) {
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	t1 = now_ms();
+	st_msg_verbose("plot: inputs read, %zu figures built (%.1f ms)",
+		       st_figures_count(set), t1 - t0);
+	if (st_figures_write(set, outdir, formats, &files, &err) < 0) {
+		rc = st_msg_fail(&err);
+	} else {
+		st_msg_info("plot: %zu figures (%zu files) written to %s in %.0f ms",
+			    st_figures_count(set), files, outdir, now_ms() - t0);
+		rc = ST_EXIT_OK;
+	}
+	st_figures_free(set);
+out:
+	st_experiments_release(&ex);
+	free(auto_config);
+	return st_finish_stdout(rc);
+}
