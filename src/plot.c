@@ -22,7 +22,7 @@
 #include "streamtime/time.h"
 
 #define FONT "DejaVu Sans"
-#define PNG_WIDTH 1600.0          /* pixels of every PNG */
+#define PNG_WIDTH 1280.0          /* pixels of every PNG */
 
 /* Text sizes (points) of main axes and of insets. */
 #define FIG_TITLE_PT 14.0
