@@ -610,7 +610,8 @@ static int emit_events(FILE *out, struct slices *s, int pid_base, size_t *n,
 	long nkeys;
 	int rc = -1;
 
-	qsort(s->v, s->n, sizeof(*s->v), cmp_track_time);
+	if (s->n)                /* qsort must not get NULL, even for none */
+		qsort(s->v, s->n, sizeof(*s->v), cmp_track_time);
 	if ((nkeys = assign_lanes(s, &keys, err)) < 0)
 		return -1;
 	for (int p = 0; p < ST_STAGE_N; p++)
