@@ -19,6 +19,7 @@ static const struct st_cmd commands[] = {
 	{ "slurm", cmd_slurm, "Slurm accounting: jobs" },
 	{ "stats", cmd_stats, "statistics: queue, transfers" },
 	{ "timeline", cmd_timeline, "Chrome/Perfetto trace of every scan's journey" },
+	{ "trace", cmd_trace, "DFTracer I/O traces: summary, timeline" },
 };
 
 static const char usage[] =

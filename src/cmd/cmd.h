@@ -86,6 +86,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 int cmd_slurm(int argc, char **argv);

@@ -1,0 +1,188 @@
+/* pfw.h - reading DFTracer traces (.pfw, .pfw.gz), one event at a time.
+ *
+ * A trace is one JSON object per line, with optional "[" and "]" lines.
+ * Both generations are read:
+ *   old  numbers as strings ("pid":"1338896"), args.hostname, args.fname;
+ *   new  numbers as numbers, "M" events HH/FH/SH that map a hash value to a
+ *        host, file or string name, and args.hhash/args.fhash on events.
+ * A hash is resolved with the mapping in force at its line: DFTracer's
+ * hashes are small and collide within one file, and it writes the mapping
+ * again before an event that needs the new name.  A hash never mapped
+ * before its use is named "hhash:VALUE" / "fhash:VALUE".
+ *
+ * Each line goes through a hand-written scanner for the flat event shape
+ * first (st_pfw_scan_fast); a line it does not recognise in full (an escape,
+ * a byte above 0x7f, a real number, anything invalid) goes to jansson
+ * (st_pfw_scan_json).  The scanner never rejects a line: only jansson
+ * decides that a line is corrupt, so the result never depends on the fast
+ * path.  A line ending in "," (a trace in JSON array form) is read without
+ * its comma.
+ *
+ * The reader streams through zlib (gzread reads plain files unchanged) in
+ * memory bounded by the longest line (at most ST_PFW_MAX_LINE) and the
+ * distinct strings of the file.
+ */
+#ifndef STREAMTIME_PFW_H
+#define STREAMTIME_PFW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "streamtime/error.h"
+
+#define ST_PFW_MAX_LINE (16u << 20)   /* a longer line is corrupt */
+#define ST_PFW_NONE UINT32_MAX        /* no host / no file */
+
+/* ---- interned strings ------------------------------------------------ */
+
+/* Strings mapped to dense ids 0, 1, 2, ...; the bytes are copied and stay
+ * at one address until the table is released (the pointers returned by
+ * st_strtab_str are borrowed from it).  Strings may hold any byte. */
+typedef struct st_strtab {
+	struct st_strtab_ent *v;  /* by id */
+	uint32_t n, cap;
+	uint32_t *slot;           /* open addressing: id + 1, 0 empty */
+	uint32_t mask;
+	struct st_strtab_blk *blk;  /* the bytes */
+} st_strtab;
+
+void st_strtab_init(st_strtab *t);
+void st_strtab_release(st_strtab *t);
+
+/* The id of S[0..LEN), added when new (*ADDED, may be NULL, says so).
+ * Returns the id, or -1 when memory runs out. */
+int64_t st_strtab_intern(st_strtab *t, const char *s, size_t len, bool *added);
+
+/* The id of S[0..LEN), or -1 when it is not in T. */
+int64_t st_strtab_find(const st_strtab *t, const char *s, size_t len);
+
+/* String ID (borrowed, NUL-terminated); *LEN gets its length (LEN may be
+ * NULL). */
+const char *st_strtab_str(const st_strtab *t, uint32_t id, size_t *len);
+
+/* A 64-bit hash of S[0..LEN) (the one the table uses). */
+uint64_t st_strtab_hash(const char *s, size_t len);
+
+/* ---- one line -------------------------------------------------------- */
+
+enum st_pfw_kind {
+	ST_PFW_ABSENT = 0,
+	ST_PFW_INT,       /* a JSON integer: .i */
+	ST_PFW_REAL,      /* a JSON real: .r */
+	ST_PFW_STRING,    /* a JSON string: .s, .n (no NUL inside) */
+	ST_PFW_OTHER,     /* true, false, null, an object or an array */
+};
+
+typedef struct st_pfw_val {
+	enum st_pfw_kind kind;
+	int64_t i;
+	double r;
+	const char *s;    /* borrowed: from the line or the jansson value */
+	size_t n;
+} st_pfw_val;
+
+/* The fields of one line that the reader uses, as they were written, before
+ * any interpretation.  Both scanners fill it the same way; a key written
+ * twice keeps its last value (jansson's rule). */
+typedef struct st_pfw_raw {
+	st_pfw_val name, cat, ph, pid, tid, ts, dur;
+	bool args;        /* "args" is an object */
+	st_pfw_val hostname, fname, hhash, fhash, size, ret, image_size;
+	st_pfw_val aname, avalue;  /* args.name, args.value (M events) */
+	void *owner;      /* the jansson value the strings live in, or NULL */
+} st_pfw_raw;
+
+/* The fast scanner: 1 when LINE[0..LEN) is a JSON object it read in full
+ * (then RAW holds its fields, strings pointing into LINE), 0 when it leaves
+ * the line to jansson.  It reads nothing outside LINE[0..LEN). */
+int st_pfw_scan_fast(const char *line, size_t len, st_pfw_raw *raw);
+
+/* jansson: 0 with RAW filled when LINE is valid JSON and an object (release
+ * RAW with st_pfw_raw_release), or -1 with WHY (may be NULL) saying what is
+ * wrong. */
+int st_pfw_scan_json(const char *line, size_t len, st_pfw_raw *raw,
+		     char *why, size_t whysize);
+
+void st_pfw_raw_release(st_pfw_raw *raw);
+
+/* Do A and B hold the same fields (kinds, values, string bytes)? */
+bool st_pfw_raw_equal(const st_pfw_raw *a, const st_pfw_raw *b);
+
+/* What the reader does with a line: the trailing "\r" and "," and white
+ * space cut off, then "[", "]" and blank lines skipped.  Returns the line
+ * to parse in *LINE and *LEN, or 0 when it is to be skipped. */
+int st_pfw_line_trim(const char **line, size_t *len);
+
+/* ---- the reader ------------------------------------------------------ */
+
+/* One "X" event.  The ids index the reader's string table (st_pfw_str);
+ * HOST and FILE are ST_PFW_NONE when the event names none. */
+typedef struct st_pfw_event {
+	uint32_t name, cat, host, file;
+	int64_t pid, tid, ts, dur;   /* ts and dur in microseconds */
+	int64_t bytes;               /* -1: the event moved no data we know of */
+} st_pfw_event;
+
+/* What became of the lines so far. */
+typedef struct st_pfw_stats {
+	uint64_t lines;      /* physical lines read */
+	uint64_t events;     /* X events returned */
+	uint64_t meta;       /* M events */
+	uint64_t other;      /* other phases (B, E, i, C, ...), skipped */
+	uint64_t bad;        /* corrupt lines, skipped */
+	uint64_t fast;       /* lines the fast scanner read in full */
+} st_pfw_stats;
+
+typedef struct st_pfw_reader st_pfw_reader;
+
+enum st_pfw_next {
+	ST_PFW_ERROR = -1,   /* ERR set; the events returned stay valid */
+	ST_PFW_EOF = 0,
+	ST_PFW_EVENT = 1,    /* *EV holds an X event */
+	ST_PFW_BAD = 2,      /* a corrupt line: st_pfw_bad_line says which */
+};
+
+/* Open PATH (gzip or plain; "-" is standard input).  New reader, or NULL
+ * with ERR set: 66 when it is missing or cannot be opened. */
+st_pfw_reader *st_pfw_open(const char *path, st_error *err);
+
+/* The next X event or corrupt line.  ST_PFW_ERROR: 65 when the compressed
+ * stream is damaged or cut short (the lines before it were returned), 74
+ * on a read error.  Lines skipped silently: "[", "]", blank, M events
+ * (taken into the hash maps) and other phases. */
+int st_pfw_next(st_pfw_reader *r, st_pfw_event *ev, st_error *err);
+
+/* The last corrupt line: its number (1-based) and why (borrowed). */
+uint64_t st_pfw_bad_line(const st_pfw_reader *r, const char **why);
+
+/* String ID of R's table (borrowed until st_pfw_close). */
+const char *st_pfw_str(const st_pfw_reader *r, uint32_t id, size_t *len);
+
+/* Bytes of the file consumed so far (compressed bytes for gzip). */
+uint64_t st_pfw_offset(const st_pfw_reader *r);
+
+const st_pfw_stats *st_pfw_stats_get(const st_pfw_reader *r);
+
+/* What hash KEY of a map (the name of the M event: "HH", "FH", "SH") is
+ * mapped to at this point of the file: a string id, or -1. */
+int64_t st_pfw_lookup(const st_pfw_reader *r, const char *map,
+		      const char *key, size_t keylen);
+
+void st_pfw_close(st_pfw_reader *r);
+
+/* Parse one line as the reader does, for tests and fuzzing: LINE is read
+ * with R's hash maps and string table (R from st_pfw_reader_mem).  Returns
+ * as st_pfw_next, with ST_PFW_EOF for a skipped line. */
+int st_pfw_feed(st_pfw_reader *r, const char *line, size_t len,
+		st_pfw_event *ev);
+
+/* A reader over no file, for st_pfw_feed.  NULL when memory runs out. */
+st_pfw_reader *st_pfw_reader_mem(void);
+
+/* Bytes of a read or write call: the event's NAME, CAT and raw args (the
+ * values as st_pfw_raw holds them).  See the rule in pfw.c; -1 when none. */
+int64_t st_pfw_event_bytes(const char *name, size_t namelen,
+			   const st_pfw_raw *raw);
+
+#endif

@@ -1,0 +1,248 @@
+/* trace.h - summaries and timelines of DFTracer I/O traces (SPEC 5.10).
+ *
+ * st_trace_summarize() reads the files in parallel (one file per thread at
+ * a time, largest first) and merges what each thread gathered.  Everything
+ * it reports is a sum, a maximum, a set or a sorted list, so the result is
+ * the same for any number of threads and any order of completion.
+ *
+ * Definitions (what the summary's numbers mean):
+ *   events      X events that pass the filter;
+ *   host        args.hostname, or args.hhash resolved; hosts counts the
+ *               distinct names (events without one add none);
+ *   process     a distinct (host, pid) pair; thread a (host, pid, tid);
+ *   files       distinct file names (args.fname, or args.fhash resolved);
+ *   span        first ts to the last ts + dur;
+ *   bytes       st_pfw_event_bytes (pfw.h);
+ *   I/O time    per process, the length of the union of the intervals
+ *               [ts, ts + dur) of its events whose category is an I/O
+ *               category; io_us is the sum over processes (io_max_us the
+ *               largest process);
+ *   compute     the same over the compute categories;
+ *   unoverlapped  the I/O union minus the compute union (and the other way
+ *               round), exactly, per process, summed;
+ *   group max   a group's dur summed per process, the largest process.
+ */
+#ifndef STREAMTIME_TRACE_H
+#define STREAMTIME_TRACE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "streamtime/clockfix.h"
+#include "streamtime/error.h"
+#include "streamtime/pfw.h"
+#include "streamtime/timeline.h"
+
+/* ---- intervals ------------------------------------------------------- */
+
+typedef struct st_trace_iv {
+	int64_t s, e;     /* [s, e) */
+} st_trace_iv;
+
+/* Sort V[0..N) and merge it into disjoint intervals in place (empty ones
+ * dropped; touching ones joined).  Returns how many are left. */
+size_t st_trace_iv_union(st_trace_iv *v, size_t n);
+
+/* Total length of disjoint intervals. */
+int64_t st_trace_iv_length(const st_trace_iv *v, size_t n);
+
+/* Length of the intersection of two unions (each sorted and disjoint). */
+int64_t st_trace_iv_overlap(const st_trace_iv *a, size_t na,
+			    const st_trace_iv *b, size_t nb);
+
+/* ---- filters --------------------------------------------------------- */
+
+enum st_trace_field {
+	ST_TRACE_NAME, ST_TRACE_CAT, ST_TRACE_HOST, ST_TRACE_FILE,
+	ST_TRACE_PID, ST_TRACE_TID, ST_TRACE_FIELD_N
+};
+
+enum st_trace_op {
+	ST_TRACE_EQ,      /* FIELD=VALUE   equal */
+	ST_TRACE_SUB,     /* FIELD~VALUE   contains */
+	ST_TRACE_PREFIX,  /* FIELD^VALUE   starts with */
+};
+
+typedef struct st_trace_term {
+	enum st_trace_field field;
+	enum st_trace_op op;
+	bool neg;         /* "!=", "!~", "!^" */
+	char *value;      /* owned */
+	int64_t num;      /* pid, tid */
+} st_trace_term;
+
+/* All terms must hold (AND). */
+typedef struct st_trace_filter {
+	st_trace_term *v;
+	size_t n;
+} st_trace_filter;
+
+/* Add the terms of EXPR, "TERM[,TERM...]" with TERM = FIELD OP VALUE,
+ * FIELD one of name cat host file pid tid, OP one of = ~ ^ (pid and tid:
+ * = only), each may be negated with a leading '!'.  Error 64. */
+int st_trace_filter_parse(st_trace_filter *f, const char *expr, st_error *err);
+void st_trace_filter_release(st_trace_filter *f);
+
+/* Do the terms on FIELD hold for S[0..LEN) (S NULL: the event has none of
+ * FIELD, which no positive term matches)? */
+bool st_trace_filter_field(const st_trace_filter *f, enum st_trace_field field,
+			   const char *s, size_t len);
+
+/* Do the pid and tid terms hold? */
+bool st_trace_filter_ids(const st_trace_filter *f, int64_t pid, int64_t tid);
+
+/* ---- grouping -------------------------------------------------------- */
+
+enum st_trace_group {
+	ST_TRACE_GROUP_NONE, ST_TRACE_GROUP_NAME, ST_TRACE_GROUP_CAT,
+	ST_TRACE_GROUP_PID, ST_TRACE_GROUP_HOST, ST_TRACE_GROUP_FILE,
+	ST_TRACE_GROUP_PREFIX,
+};
+
+/* "name", "cat", "pid", "host", "file" or "prefix:DEPTH" (DEPTH 1..64).
+ * Error 64. */
+int st_trace_group_parse(const char *s, enum st_trace_group *g, int *depth,
+			 st_error *err);
+
+/* The length of PATH[0..LEN)'s first DEPTH components: "/p/lustre1/x/y"
+ * at depth 2 is "/p/lustre1", "a/b/c" at depth 2 "a/b"; a path with fewer
+ * components is whole.  Repeated slashes count once. */
+size_t st_trace_prefix_len(const char *path, size_t len, int depth);
+
+/* ---- summary --------------------------------------------------------- */
+
+/* Counters a progress meter may read while st_trace_* runs. */
+typedef struct st_trace_progress {
+	_Atomic uint64_t bytes;     /* input bytes consumed (compressed) */
+	_Atomic uint64_t events;
+	uint64_t total_bytes;       /* set by the caller */
+} st_trace_progress;
+
+typedef struct st_trace_opts {
+	const char *const *io_cats;        /* NULL: POSIX, STDIO */
+	size_t n_io;
+	const char *const *compute_cats;   /* NULL: compute */
+	size_t n_compute;
+	const st_trace_filter *filter;     /* NULL: every event */
+	enum st_trace_group group;
+	int prefix_depth;
+	int64_t granularity_us;            /* > 0: time bins of this width */
+	bool no_overlap;                   /* skip the interval unions */
+	int jobs;                          /* threads; < 1 means 1 */
+	size_t max_bad;                    /* corrupt lines kept by number */
+	st_trace_progress *progress;       /* may be NULL */
+} st_trace_opts;
+
+/* At most this many time bins that hold anything (empty bins are not
+ * listed), and 100 times as many bin visits by the unions. */
+#define ST_TRACE_MAX_BINS 1000000
+
+typedef struct st_trace_stat {
+	const char *key;        /* borrowed from the summary */
+	uint64_t count;
+	int64_t dur_us, bytes;
+	int64_t max_proc_dur_us;  /* groups: the largest process's dur */
+	uint64_t sized;           /* events with bytes */
+	int64_t q1, median, q3;   /* their bytes, nearest rank; 0 if none */
+} st_trace_stat;
+
+typedef struct st_trace_bin {
+	int64_t start_us;         /* a multiple of the granularity */
+	uint64_t events;          /* events starting in the bin */
+	int64_t bytes;            /* of those events */
+	int64_t io_us, compute_us;  /* union time in the bin, summed over
+				     * processes */
+} st_trace_bin;
+
+typedef struct st_trace_process {
+	const char *host;         /* "" when unknown (borrowed) */
+	int64_t pid;
+	uint64_t events;
+	int64_t io_us, compute_us;
+	int64_t *tids;            /* sorted, owned by the summary */
+	size_t ntids;
+} st_trace_process;
+
+typedef struct st_trace_file {
+	const char *path;         /* borrowed from the caller */
+	st_pfw_stats st;
+	int err_code;             /* 65 damaged gzip, 66, 74; 0 none */
+	char *err_text;           /* owned */
+	bool not_trace;           /* no event, but corrupt lines */
+} st_trace_file;
+
+typedef struct st_trace_bad {
+	size_t file;              /* index into files */
+	uint64_t line;
+	char *why;                /* owned */
+} st_trace_bad;
+
+typedef struct st_trace_summary {
+	uint64_t events, bad_lines, hosts, processes, threads, files;
+	int64_t first_us, end_us;           /* no events: both 0 */
+	int64_t io_us, compute_us, io_unoverlapped_us, compute_unoverlapped_us;
+	int64_t io_max_us, compute_max_us;  /* the largest process */
+	st_trace_stat *by_cat, *by_name, *groups;  /* sorted by key */
+	size_t n_cat, n_name, n_groups;
+	st_trace_bin *bins;
+	size_t n_bins;
+	st_trace_process *procs;            /* sorted by host, pid */
+	size_t n_procs;
+	st_trace_file *files_in;            /* one per path, in order */
+	size_t n_files;
+	st_trace_bad *bad;                  /* the first max_bad, in order */
+	size_t n_bad;
+	st_strtab strings;                  /* the keys */
+} st_trace_summary;
+
+/* Read PATHS[0..N) and summarise them into S.  A file that cannot be
+ * opened, a damaged gzip stream or a read error is recorded in
+ * S->files_in (what was read before it counts) and does not stop the
+ * others.  Returns 0, or -1 with ERR set when memory runs out or there
+ * are too many time bins (64). */
+int st_trace_summarize(const char *const *paths, size_t n,
+		       const st_trace_opts *o, st_trace_summary *s,
+		       st_error *err);
+
+void st_trace_summary_release(st_trace_summary *s);
+
+/* ---- timeline -------------------------------------------------------- */
+
+typedef struct st_trace_timeline_opts {
+	const st_trace_filter *filter;      /* NULL: every event */
+	uint64_t max_events;                /* 0: no limit */
+	const st_clock_offsets *offsets;    /* NULL: no correction */
+	const st_timeline_input *experiment;  /* NULL: none */
+	int jobs;
+	size_t max_bad;
+	st_trace_progress *progress;        /* may be NULL */
+} st_trace_timeline_opts;
+
+typedef struct st_trace_timeline_counts {
+	uint64_t events;          /* X events read (after the filter) */
+	uint64_t written;         /* trace X events written */
+	uint64_t processes;
+	uint64_t experiment_events;
+	uint64_t corrected_hosts;
+	bool sampled;
+} st_trace_timeline_counts;
+
+/* Write one Chrome trace (object form) of PATHS to OUT: a process per
+ * (host, pid), pids 1..P in (host, pid) order, named "HOST pid PID", a
+ * track per thread, an X slice per event (args: file, bytes).  When there
+ * are more than max_events events, every k-th is kept (evenly, exactly
+ * max_events of them) and otherData.sampled says so.  With offsets, each
+ * host's ts is corrected by its nearest measurement (a host never measured
+ * is left alone, with a warning to LOG).  With experiment, its stages
+ * follow as processes P+1..P+6 (st_timeline_append).  S receives the first
+ * pass's summary (files, corrupt lines) and must be released.  Error 74
+ * on a write error, 65/66 from the experiment's inputs. */
+int st_trace_timeline_write(const char *const *paths, size_t n,
+			    const st_trace_timeline_opts *o, FILE *out,
+			    st_trace_summary *s, st_trace_timeline_counts *c,
+			    st_log *log, st_error *err);
+
+#endif

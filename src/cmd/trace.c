@@ -1,0 +1,937 @@
+/* trace.c - `streamtime trace summary|timeline` (SPEC 5.10). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "streamtime/atomic.h"
+#include "streamtime/csv.h"
+#include "streamtime/num.h"
+#include "streamtime/trace.h"
+
+#define MAX_JOBS 256
+
+static const char summary_usage[] =
+	"usage: streamtime trace summary FILE... [--json] [--group-by G]\n"
+	"         [--filter F]... [--io-cat LIST] [--compute-cat LIST]\n"
+	"         [--time-granularity US] [-j N] [--out FILE]\n"
+	"\n"
+	"Summarise DFTracer traces (.pfw, .pfw.gz; a directory means its\n"
+	"*.pfw and *.pfw.gz; '-' is standard input): events, hosts,\n"
+	"processes, threads, files, span, time and bytes per category and\n"
+	"function, I/O and compute time per process (exact unions of the\n"
+	"events' intervals), overlapped and not.\n"
+	"\n"
+	"  --json               the summary as JSON\n"
+	"  --group-by G         name, cat, pid, host, file or prefix:DEPTH (the\n"
+	"                       file's first DEPTH path components): count,\n"
+	"                       dur, bytes and the largest process's dur per\n"
+	"                       group\n"
+	"  --filter F           only events where F holds: TERM[,TERM...], all\n"
+	"                       of them (AND; repeat --filter to add more).\n"
+	"                       TERM is FIELD=VALUE (equal), FIELD~VALUE\n"
+	"                       (contains) or FIELD^VALUE (starts with), '!'\n"
+	"                       before the operator negates; FIELD is name,\n"
+	"                       cat, host, file, pid or tid (pid, tid: = only).\n"
+	"                       e.g. cat=POSIX,name~write,file^/p/lustre\n"
+	"  --io-cat LIST        categories that are I/O (default POSIX,STDIO)\n"
+	"  --compute-cat LIST   categories that are compute (default compute)\n"
+	"  --time-granularity US  also a table of time bins US microseconds\n"
+	"                       wide: events, bytes, I/O and compute time (bins\n"
+	"                       that hold nothing are left out)\n"
+	"  -j, --jobs N         files read in parallel (default: the cores)\n"
+	"  --out FILE           write the summary there (default '-': stdout)\n"
+	"  -q, --quiet / -v, --verbose / -h, --help\n"
+	"\n"
+	"Corrupt lines are counted and skipped (the first ten named on stderr).\n"
+	"Exit 0; 65 when an input is not a trace or its gzip stream is damaged\n"
+	"(the summary still covers what was read); 66 an input missing; 74 a\n"
+	"read error.\n";
+
+static const char timeline_usage[] =
+	"usage: streamtime trace timeline FILE... --out FILE [--max-events N]\n"
+	"         [--clock-offsets FILE] [--experiment DIR [--data DIR]\n"
+	"         [--config FILE]] [--filter F]... [-j N]\n"
+	"\n"
+	"One Chrome trace (open it in https://ui.perfetto.dev) of DFTracer\n"
+	"traces: a process per (host, pid), a track per thread, a slice per\n"
+	"event (args: file, bytes).\n"
+	"\n"
+	"  --out FILE           the trace ('-' for stdout)\n"
+	"  --max-events N       at most N slices (default 1000000; 0: all):\n"
+	"                       beyond it every k-th event is kept, evenly, and\n"
+	"                       the trace's otherData.sampled says so\n"
+	"  --clock-offsets FILE a `streamtime clock probe` file: each host's\n"
+	"                       times are moved to the reference clock with its\n"
+	"                       nearest measurement (targets named as the\n"
+	"                       traces' hostnames)\n"
+	"  --experiment DIR     add the streaming experiment's timeline from\n"
+	"                       `streamtime reproduce --out DIR` (with --data,\n"
+	"                       its receivers and offload too; --config as for\n"
+	"                       `streamtime timeline`)\n"
+	"  --filter F           as for `trace summary`\n"
+	"  -j, --jobs N         files read in parallel by the first pass\n"
+	"  -q, --quiet / -v, --verbose / -h, --help\n";
+
+/* ---- inputs ---------------------------------------------------------- */
+
+static bool is_trace_name(const char *n)
+{
+	size_t l = strlen(n);
+
+	return (l > 4 && strcmp(n + l - 4, ".pfw") == 0) ||
+	       (l > 7 && strcmp(n + l - 7, ".pfw.gz") == 0);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct inputs {
+	char **v;          /* owned */
+	size_t n;
+};
+
+static int inputs_add(struct inputs *in, const char *path)
+{
+	char **v = realloc(in->v, (in->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	in->v = v;
+	if (!(in->v[in->n] = strdup(path)))
+		return -1;
+	in->n++;
+	return 0;
+}
+
+static void inputs_release(struct inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		free(in->v[i]);
+	free(in->v);
+}
+
+/* Every FILE argument, a directory replaced by its traces (sorted).  Exit
+ * 66 when one is missing or unreadable, 0 when all are there. */
+static int inputs_collect(struct inputs *in, char **args, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat sb;
+		DIR *d;
+		struct dirent *de;
+		size_t first = in->n;
+		int fd;
+
+		if (strcmp(args[i], "-") == 0) {
+			if (inputs_add(in, args[i]) < 0)
+				goto oom;
+			continue;
+		}
+		if (stat(args[i], &sb) < 0) {
+			st_msg_error("cannot read %s: %s", args[i],
+				     strerror(errno));
+			return ST_EXIT_NOINPUT;
+		}
+		if (!S_ISDIR(sb.st_mode)) {
+			if ((fd = open(args[i], O_RDONLY)) < 0) {
+				st_msg_error("cannot read %s: %s", args[i],
+					     strerror(errno));
+				return ST_EXIT_NOINPUT;
+			}
+			close(fd);
+			if (inputs_add(in, args[i]) < 0)
+				goto oom;
+			continue;
+		}
+		if (!(d = opendir(args[i]))) {
+			st_msg_error("cannot read %s: %s", args[i],
+				     strerror(errno));
+			return ST_EXIT_NOINPUT;
+		}
+		while ((de = readdir(d))) {
+			char *p;
+
+			if (!is_trace_name(de->d_name))
+				continue;
+			if (!(p = st_path_join(args[i], de->d_name)) ||
+			    inputs_add(in, p) < 0) {
+				free(p);
+				closedir(d);
+				goto oom;
+			}
+			free(p);
+		}
+		closedir(d);
+		if (in->n == first) {
+			st_msg_error("%s: no .pfw or .pfw.gz file in it",
+				     args[i]);
+			return ST_EXIT_NOINPUT;
+		}
+		qsort(in->v + first, in->n - first, sizeof(*in->v), cmp_str);
+	}
+	return 0;
+oom:
+	st_msg_error("out of memory");
+	return ST_EXIT_IOERR;
+}
+
+static int parse_jobs(const char *s, int *jobs)
+{
+	int64_t v;
+
+	if (st_num_parse_int(s, &v) < 0 || v < 1 || v > MAX_JOBS)
+		return -1;
+	*jobs = (int)v;
+	return 0;
+}
+
+static int default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (int)n;
+}
+
+/* "A,B,C" into a list of pointers into S (modified); "" is no category. */
+static int split_list(char *s, const char ***v, size_t *n)
+{
+	*v = NULL;
+	*n = 0;
+	if (!*s)
+		return st_strv_push(v, n, "") < 0 ? -1 : (*n = 0, 0);
+	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ","))
+		if (st_strv_push(v, n, tok) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- the progress meter ---------------------------------------------- */
+
+struct meter {
+	st_trace_progress *p;
+	const char *what;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, shown, running;
+	struct timespec t0;
+};
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void *meter_main(void *arg)
+{
+	struct meter *m = arg;
+
+	pthread_mutex_lock(&m->mu);
+	while (!m->stop) {
+		struct timespec until;
+		double el = since(&m->t0);
+
+		/* a line only for runs longer than a second */
+		if (el >= 1.0) {
+			uint64_t b = atomic_load(&m->p->bytes);
+			uint64_t e = atomic_load(&m->p->events);
+			double pct = m->p->total_bytes
+				? 100.0 * (double)b / (double)m->p->total_bytes
+				: 0;
+
+			fprintf(stderr, "\rstreamtime: %s: %5.1f%%  %.1f of "
+				"%.1f MB  %.2f M events  %.2f M events/s ",
+				m->what, pct > 100 ? 100 : pct, (double)b / 1e6,
+				(double)m->p->total_bytes / 1e6, (double)e / 1e6,
+				(double)e / 1e6 / el);
+			m->shown = true;
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 250000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&m->cv, &m->mu, &until);
+	}
+	if (m->shown)
+		fputs("\r\033[K", stderr);
+	pthread_mutex_unlock(&m->mu);
+	return NULL;
+}
+
+/* Start a meter on stderr when it is a terminal (and not -q). */
+static void meter_start(struct meter *m, st_trace_progress *p,
+			const char *what, char **files, size_t n)
+{
+	memset(m, 0, sizeof(*m));
+	m->p = p;
+	m->what = what;
+	for (size_t i = 0; i < n; i++) {
+		struct stat sb;
+
+		if (stat(files[i], &sb) == 0)
+			p->total_bytes += (uint64_t)sb.st_size;
+	}
+	if (!isatty(STDERR_FILENO) || st_verbosity < 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &m->t0);
+	pthread_mutex_init(&m->mu, NULL);
+	pthread_cond_init(&m->cv, NULL);
+	m->running = pthread_create(&m->th, NULL, meter_main, m) == 0;
+}
+
+static void meter_stop(struct meter *m)
+{
+	if (!m->running)
+		return;
+	pthread_mutex_lock(&m->mu);
+	m->stop = true;
+	pthread_cond_signal(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+	pthread_join(m->th, NULL);
+	pthread_mutex_destroy(&m->mu);
+	pthread_cond_destroy(&m->cv);
+	m->running = false;
+}
+
+/* ---- messages about the inputs --------------------------------------- */
+
+/* Warn about corrupt lines and damaged files; the exit status they call
+ * for: 74 a read error, 66 a file gone, 65 a damaged gzip stream or a file
+ * that is not a trace, else 0. */
+static int report_inputs(const st_trace_summary *s)
+{
+	int rc = 0;
+	size_t shown = s->n_bad;
+
+	for (size_t i = 0; i < s->n_bad; i++)
+		st_msg_warn("%s:%" PRIu64 ": corrupt line skipped: %s",
+			    s->files_in[s->bad[i].file].path, s->bad[i].line,
+			    s->bad[i].why);
+	if (s->bad_lines > shown)
+		st_msg_warn("%" PRIu64 " more corrupt lines skipped (%" PRIu64
+			    " in all)", s->bad_lines - shown, s->bad_lines);
+	for (size_t i = 0; i < s->n_files; i++) {
+		const st_trace_file *f = &s->files_in[i];
+		int code = f->err_code;
+
+		if (code) {
+			st_msg_warn("%s%s", f->err_text ? f->err_text : f->path,
+				    code == ST_EXIT_DATAERR
+				    ? ": what came before is counted" : "");
+			if (code == ST_EXIT_IOERR ||
+			    (code == ST_EXIT_NOINPUT && rc != ST_EXIT_IOERR) ||
+			    (code == ST_EXIT_DATAERR && !rc))
+				rc = code;
+		}
+		if (f->not_trace) {
+			st_msg_warn("%s: not a DFTracer trace: none of its %"
+				    PRIu64 " lines is an event", f->path,
+				    f->st.lines);
+			if (!rc)
+				rc = ST_EXIT_DATAERR;
+		} else if (!code && f->st.events == 0) {
+			st_msg_warn("%s: no events", f->path);
+		}
+		st_msg_verbose("%s: %" PRIu64 " lines, %" PRIu64 " X events, %"
+			       PRIu64 " M, %" PRIu64 " other, %" PRIu64
+			       " corrupt; %" PRIu64 " by the fast scanner",
+			       f->path, f->st.lines, f->st.events, f->st.meta,
+			       f->st.other, f->st.bad, f->st.fast);
+	}
+	return rc;
+}
+
+/* ---- summary output -------------------------------------------------- */
+
+static json_t *stat_json(const st_trace_stat *st, bool bytes, bool group)
+{
+	json_t *o = json_pack("{s:I, s:I}", "count", (json_int_t)st->count,
+			      "dur_us", (json_int_t)st->dur_us);
+
+	if (o && bytes)
+		json_object_set_new(o, "bytes", json_integer(st->bytes));
+	if (o && group)
+		json_object_set_new(o, "max_process_dur_us",
+				    json_integer(st->max_proc_dur_us));
+	return o;
+}
+
+static json_t *summary_json(const st_trace_summary *s, const char *group,
+			    int64_t gran)
+{
+	json_t *root = json_object(), *cat = json_object(),
+	       *name = json_object();
+
+	if (!root || !cat || !name)
+		goto fail;
+	json_object_set_new(root, "events", json_integer((json_int_t)s->events));
+	json_object_set_new(root, "bad_lines",
+			    json_integer((json_int_t)s->bad_lines));
+	json_object_set_new(root, "hosts", json_integer((json_int_t)s->hosts));
+	json_object_set_new(root, "processes",
+			    json_integer((json_int_t)s->processes));
+	json_object_set_new(root, "threads", json_integer((json_int_t)s->threads));
+	json_object_set_new(root, "files", json_integer((json_int_t)s->files));
+	json_object_set_new(root, "span_us",
+			    json_integer(s->end_us - s->first_us));
+	for (size_t i = 0; i < s->n_cat; i++)
+		json_object_set_new(cat, s->by_cat[i].key,
+				    stat_json(&s->by_cat[i], false, false));
+	for (size_t i = 0; i < s->n_name; i++)
+		json_object_set_new(name, s->by_name[i].key,
+				    stat_json(&s->by_name[i], true, false));
+	json_object_set_new(root, "by_cat", cat);
+	json_object_set_new(root, "by_name", name);
+	json_object_set_new(root, "io_us", json_integer(s->io_us));
+	json_object_set_new(root, "compute_us", json_integer(s->compute_us));
+	json_object_set_new(root, "io_unoverlapped_us",
+			    json_integer(s->io_unoverlapped_us));
+	json_object_set_new(root, "compute_unoverlapped_us",
+			    json_integer(s->compute_unoverlapped_us));
+	if (group) {
+		json_t *g = json_object();
+
+		for (size_t i = 0; g && i < s->n_groups; i++)
+			json_object_set_new(g, s->groups[i].key,
+					    stat_json(&s->groups[i], true, true));
+		json_object_set_new(root, "group_by", json_string(group));
+		json_object_set_new(root, "groups", g);
+	}
+	if (gran > 0) {
+		json_t *bins = json_array();
+
+		for (size_t i = 0; bins && i < s->n_bins; i++) {
+			const st_trace_bin *b = &s->bins[i];
+
+			json_array_append_new(bins, json_pack(
+				"{s:I, s:I, s:I, s:I, s:I}",
+				"start_us", (json_int_t)b->start_us,
+				"events", (json_int_t)b->events,
+				"bytes", (json_int_t)b->bytes,
+				"io_us", (json_int_t)b->io_us,
+				"compute_us", (json_int_t)b->compute_us));
+		}
+		json_object_set_new(root, "time_granularity_us",
+				    json_integer(gran));
+		json_object_set_new(root, "bins", bins);
+	}
+	return root;
+fail:
+	json_decref(root);
+	json_decref(cat);
+	json_decref(name);
+	return NULL;
+}
+
+static void secs(char *buf, size_t size, int64_t us)
+{
+	snprintf(buf, size, "%s%" PRId64 ".%06" PRId64, us < 0 ? "-" : "",
+		 (us < 0 ? -us : us) / 1000000, (us < 0 ? -us : us) % 1000000);
+}
+
+/* Stats sorted by dur, largest first (ties by key). */
+static int cmp_dur(const void *x, const void *y)
+{
+	const st_trace_stat *a = *(const st_trace_stat *const *)x;
+	const st_trace_stat *b = *(const st_trace_stat *const *)y;
+
+	if (a->dur_us != b->dur_us)
+		return a->dur_us > b->dur_us ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+static const st_trace_stat **by_dur(const st_trace_stat *v, size_t n)
+{
+	const st_trace_stat **p = malloc((n + 1) * sizeof(*p));
+
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		p[i] = &v[i];
+	qsort(p, n, sizeof(*p), cmp_dur);
+	return p;
+}
+
+static int key_width(const st_trace_stat *v, size_t n, int min)
+{
+	int w = min;
+
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(v[i].key) > w)
+			w = (int)strlen(v[i].key);
+	return w > 60 ? 60 : w;
+}
+
+static void list_text(const char *const *v, size_t n, char *buf, size_t size,
+		      const char *dflt)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	if (!v) {
+		snprintf(buf, size, "%s", dflt);
+		return;
+	}
+	for (size_t i = 0; i < n && k < size; i++)
+		k += (size_t)snprintf(buf + k, size - k, "%s%s", i ? "," : "",
+				      v[i]);
+	if (!n)
+		snprintf(buf, size, "none");
+}
+
+static int summary_text(FILE *f, const st_trace_summary *s,
+			const st_trace_opts *o, const char *group)
+{
+	char a[40], b[40], c[40], t0[48], t1[48], io[256], comp[256];
+	const st_trace_stat **p;
+	int w;
+
+	list_text(o->io_cats, o->n_io, io, sizeof(io), "POSIX,STDIO");
+	list_text(o->compute_cats, o->n_compute, comp, sizeof(comp), "compute");
+	fprintf(f, "inputs      %zu (%" PRIu64 " corrupt lines skipped)\n",
+		s->n_files, s->bad_lines);
+	fprintf(f, "events      %" PRIu64 "\nhosts       %" PRIu64 "\n"
+		"processes   %" PRIu64 "\nthreads     %" PRIu64 "\n"
+		"files       %" PRIu64 "\n", s->events, s->hosts, s->processes,
+		s->threads, s->files);
+	secs(a, sizeof(a), s->end_us - s->first_us);
+	if (s->events) {
+		st_time_format_utc(s->first_us * 1000, t0, sizeof(t0));
+		st_time_format_utc(s->end_us * 1000, t1, sizeof(t1));
+		fprintf(f, "span        %s s (%s to %s)\n", a, t0, t1);
+	} else {
+		fprintf(f, "span        0 s\n");
+	}
+	secs(a, sizeof(a), s->io_us);
+	secs(b, sizeof(b), s->io_unoverlapped_us);
+	secs(c, sizeof(c), s->io_max_us);
+	fprintf(f, "I/O         %s s, not overlapped by compute %s s, largest "
+		"process %s s  [%s]\n", a, b, c, io);
+	secs(a, sizeof(a), s->compute_us);
+	secs(b, sizeof(b), s->compute_unoverlapped_us);
+	secs(c, sizeof(c), s->compute_max_us);
+	fprintf(f, "compute     %s s, not overlapped by I/O %s s, largest "
+		"process %s s  [%s]\n", a, b, c, comp);
+	fprintf(f, "            (time summed over processes; each process's "
+		"events as a union of intervals)\n");
+
+	w = key_width(s->by_cat, s->n_cat, 8);
+	fprintf(f, "\n%-*s %12s %16s\n", w, "category", "events", "dur (s)");
+	if (!(p = by_dur(s->by_cat, s->n_cat)))
+		return -1;
+	for (size_t i = 0; i < s->n_cat; i++) {
+		secs(a, sizeof(a), p[i]->dur_us);
+		fprintf(f, "%-*s %12" PRIu64 " %16s\n", w, p[i]->key,
+			p[i]->count, a);
+	}
+	free(p);
+
+	w = key_width(s->by_name, s->n_name, 8);
+	fprintf(f, "\n%-*s %12s %16s %16s  %s\n", w, "function", "events",
+		"dur (s)", "bytes", "bytes per call: q1 / median / q3");
+	if (!(p = by_dur(s->by_name, s->n_name)))
+		return -1;
+	for (size_t i = 0; i < s->n_name; i++) {
+		secs(a, sizeof(a), p[i]->dur_us);
+		fprintf(f, "%-*s %12" PRIu64 " %16s %16" PRId64, w, p[i]->key,
+			p[i]->count, a, p[i]->bytes);
+		if (p[i]->sized)
+			fprintf(f, "  %" PRId64 " / %" PRId64 " / %" PRId64
+				" (%" PRIu64 " calls)", p[i]->q1, p[i]->median,
+				p[i]->q3, p[i]->sized);
+		fputc('\n', f);
+	}
+	free(p);
+
+	if (group) {
+		w = key_width(s->groups, s->n_groups, 8);
+		fprintf(f, "\n%-*s %12s %16s %16s %20s\n", w, group, "events",
+			"dur (s)", "bytes", "max process dur (s)");
+		if (!(p = by_dur(s->groups, s->n_groups)))
+			return -1;
+		for (size_t i = 0; i < s->n_groups; i++) {
+			secs(a, sizeof(a), p[i]->dur_us);
+			secs(b, sizeof(b), p[i]->max_proc_dur_us);
+			fprintf(f, "%-*s %12" PRIu64 " %16s %16" PRId64 " %20s\n",
+				w, p[i]->key, p[i]->count, a, p[i]->bytes, b);
+		}
+		free(p);
+	}
+	if (o->granularity_us > 0) {
+		fprintf(f, "\n%-32s %12s %16s %16s %16s\n", "bin start (UTC)",
+			"events", "bytes", "I/O (s)", "compute (s)");
+		for (size_t i = 0; i < s->n_bins; i++) {
+			const st_trace_bin *bn = &s->bins[i];
+
+			st_time_format_utc(bn->start_us * 1000, t0, sizeof(t0));
+			secs(a, sizeof(a), bn->io_us);
+			secs(b, sizeof(b), bn->compute_us);
+			fprintf(f, "%-32s %12" PRIu64 " %16" PRId64 " %16s %16s\n",
+				t0, bn->events, bn->bytes, a, b);
+		}
+	}
+	return 0;
+}
+
+static int cmd_trace_summary(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "group-by", required_argument, NULL, 'g' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "io-cat", required_argument, NULL, 'i' },
+		{ "compute-cat", required_argument, NULL, 'c' },
+		{ "time-granularity", required_argument, NULL, 't' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "out", required_argument, NULL, 'o' },
+		ST_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog = "streamtime trace summary", *group = NULL;
+	const char *out = "-";
+	char *io_arg = NULL, *comp_arg = NULL;
+	const char **io = NULL, **comp = NULL;
+	bool json = false;
+	st_trace_filter filter = { 0 };
+	st_trace_opts o = { 0 };
+	st_trace_summary s = { 0 };
+	st_trace_progress prog_c = { 0 };
+	struct inputs in = { 0 };
+	struct meter m = { 0 };
+	st_atomic_file af = { 0 };
+	st_error err;
+	int c, rc = ST_EXIT_OK, jobs = default_jobs(), data_rc;
+	int64_t v;
+
+	o.group = ST_TRACE_GROUP_NONE;
+	while ((c = getopt_long(argc, argv, "hqvj:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'J': json = true; break;
+		case 'g':
+			group = optarg;
+			if (st_trace_group_parse(optarg, &o.group,
+						 &o.prefix_depth, &err) < 0) {
+				rc = st_msg_usage(prog, "%s", err.text);
+				goto out;
+			}
+			break;
+		case 'f':
+			if (st_trace_filter_parse(&filter, optarg, &err) < 0) {
+				rc = st_msg_usage(prog, "%s", err.text);
+				goto out;
+			}
+			break;
+		case 'i': io_arg = optarg; break;
+		case 'c': comp_arg = optarg; break;
+		case 't':
+			if (st_num_parse_int(optarg, &v) < 0 || v < 1) {
+				rc = st_msg_usage(prog, "--time-granularity "
+						  "takes a positive number of "
+						  "microseconds");
+				goto out;
+			}
+			o.granularity_us = v;
+			break;
+		case 'j':
+			if (parse_jobs(optarg, &jobs) < 0) {
+				rc = st_msg_usage(prog, "-j takes 1 to %d",
+						  MAX_JOBS);
+				goto out;
+			}
+			break;
+		case 'o': out = optarg; break;
+		case 'h':
+			fputs(summary_usage, stdout);
+			rc = st_finish_stdout(ST_EXIT_OK);
+			goto out;
+		default:
+			if (st_common_option(c))
+				break;
+			rc = st_msg_usage(prog, "bad option");
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		rc = st_msg_usage(prog, "no trace file given");
+		goto out;
+	}
+	if (!*out) {
+		rc = st_msg_usage(prog, "--out needs a file name or '-'");
+		goto out;
+	}
+	if ((io_arg && split_list(io_arg, &io, &o.n_io) < 0) ||
+	    (comp_arg && split_list(comp_arg, &comp, &o.n_compute) < 0)) {
+		st_msg_error("out of memory");
+		rc = ST_EXIT_IOERR;
+		goto out;
+	}
+	o.io_cats = io_arg ? io : NULL;
+	o.compute_cats = comp_arg ? comp : NULL;
+	if ((rc = inputs_collect(&in, argv + optind, (size_t)(argc - optind))))
+		goto out;
+	o.filter = filter.n ? &filter : NULL;
+	o.jobs = jobs;
+	o.max_bad = st_verbosity > 0 ? 1000 : 10;
+	o.progress = &prog_c;
+	meter_start(&m, &prog_c, "trace summary", in.v, in.n);
+	if (st_trace_summarize((const char *const *)in.v, in.n, &o, &s,
+			       &err) < 0) {
+		meter_stop(&m);
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	meter_stop(&m);
+	data_rc = report_inputs(&s);
+	if (st_atomic_open(&af, out, &err) < 0) {
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	if (json) {
+		json_t *j = summary_json(&s, group, o.granularity_us);
+
+		if (!j || json_dumpf(j, af.fp, JSON_INDENT(2)) < 0 ||
+		    fputc('\n', af.fp) == EOF) {
+			json_decref(j);
+			st_atomic_abort(&af);
+			st_msg_error("cannot write the summary");
+			rc = ST_EXIT_IOERR;
+			goto out;
+		}
+		json_decref(j);
+	} else if (summary_text(af.fp, &s, &o, group) < 0) {
+		st_atomic_abort(&af);
+		st_msg_error("out of memory");
+		rc = ST_EXIT_IOERR;
+		goto out;
+	}
+	if (st_atomic_commit(&af, &err) < 0) {
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	rc = st_finish_stdout(data_rc);
+out:
+	st_trace_summary_release(&s);
+	st_trace_filter_release(&filter);
+	inputs_release(&in);
+	free(io);
+	free(comp);
+	return rc;
+}
+
+/* ---- timeline -------------------------------------------------------- */
+
+static int cmd_trace_timeline(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "max-events", required_argument, NULL, 'm' },
+		{ "clock-offsets", required_argument, NULL, 'k' },
+		{ "experiment", required_argument, NULL, 'e' },
+		{ "data", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "jobs", required_argument, NULL, 'j' },
+		ST_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog = "streamtime trace timeline";
+	const char *out = NULL, *offsets_path = NULL, *exp_dir = NULL;
+	const char *data = NULL, *config = NULL;
+	char *merged = NULL, *stdir = NULL, *wt = NULL, *created = NULL;
+	char *auto_config = NULL;
+	st_trace_filter filter = { 0 };
+	st_trace_timeline_opts o = { 0 };
+	st_trace_timeline_counts n;
+	st_trace_summary s = { 0 };
+	st_trace_progress prog_c = { 0 };
+	st_table otab;
+	st_clock_offsets offs = { 0 };
+	st_experiments ex = { 0 };
+	st_timeline_input tin = { 0 };
+	struct inputs in = { 0 };
+	struct meter m = { 0 };
+	st_atomic_file af = { 0 };
+	st_log log;
+	st_error err;
+	int c, rc = ST_EXIT_OK, jobs = default_jobs(), data_rc;
+	int64_t v;
+
+	st_table_init(&otab);
+	o.max_events = 1000000;
+	while ((c = getopt_long(argc, argv, "hqvj:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'm':
+			if (st_num_parse_int(optarg, &v) < 0 || v < 0) {
+				rc = st_msg_usage(prog, "--max-events takes a "
+						  "number (0: no limit)");
+				goto out;
+			}
+			o.max_events = (uint64_t)v;
+			break;
+		case 'k': offsets_path = optarg; break;
+		case 'e': exp_dir = optarg; break;
+		case 'd': data = optarg; break;
+		case 'c': config = optarg; break;
+		case 'f':
+			if (st_trace_filter_parse(&filter, optarg, &err) < 0) {
+				rc = st_msg_usage(prog, "%s", err.text);
+				goto out;
+			}
+			break;
+		case 'j':
+			if (parse_jobs(optarg, &jobs) < 0) {
+				rc = st_msg_usage(prog, "-j takes 1 to %d",
+						  MAX_JOBS);
+				goto out;
+			}
+			break;
+		case 'h':
+			fputs(timeline_usage, stdout);
+			rc = st_finish_stdout(ST_EXIT_OK);
+			goto out;
+		default:
+			if (st_common_option(c))
+				break;
+			rc = st_msg_usage(prog, "bad option");
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		rc = st_msg_usage(prog, "no trace file given");
+		goto out;
+	}
+	if (!out || !*out) {
+		rc = st_msg_usage(prog, "--out FILE is required ('-' for "
+				  "stdout)");
+		goto out;
+	}
+	for (int i = optind; i < argc; i++)
+		if (strcmp(argv[i], "-") == 0) {
+			rc = st_msg_usage(prog, "the traces are read twice: "
+					  "'-' (standard input) cannot be one");
+			goto out;
+		}
+	if ((data || config) && !exp_dir) {
+		rc = st_msg_usage(prog, "--data and --config go with "
+				  "--experiment");
+		goto out;
+	}
+	if ((rc = inputs_collect(&in, argv + optind, (size_t)(argc - optind))))
+		goto out;
+	if (offsets_path) {
+		if (st_table_read(&otab, offsets_path, &err) < 0 ||
+		    st_clock_offsets_load(&offs, &otab, &err) < 0) {
+			rc = st_msg_fail(&err);
+			goto out;
+		}
+		o.offsets = &offs;
+	}
+	if (exp_dir) {
+		if (!config && data) {
+			auto_config = st_path_join(data, "experiments.json");
+			if (auto_config && st_path_is_file(auto_config))
+				config = auto_config;
+		}
+		if (config ? st_experiments_load(&ex, config, &err)
+			   : st_experiments_default(&ex, &err)) {
+			rc = st_msg_fail(&err);
+			goto out;
+		}
+		merged = st_path_join(exp_dir, "file_transfer/merged_job_info.csv");
+		stdir = st_path_join(exp_dir, "streaming");
+		if (data) {
+			wt = st_path_join(data, "file_transfer/write_times.csv");
+			created = st_path_join(data, "streaming/"
+					       "ncem_file_created_times.csv");
+		}
+		if (!merged || !stdir || (data && (!wt || !created))) {
+			st_msg_error("out of memory");
+			rc = ST_EXIT_IOERR;
+			goto out;
+		}
+		tin = (st_timeline_input){ .merged = merged, .write_times = wt,
+					   .created = created,
+					   .streaming_dir = stdir, .ex = &ex };
+		o.experiment = &tin;
+	}
+	o.filter = filter.n ? &filter : NULL;
+	o.jobs = jobs;
+	o.max_bad = st_verbosity > 0 ? 1000 : 10;
+	o.progress = &prog_c;
+	st_log_stderr(&log);
+	if (st_atomic_open(&af, out, &err) < 0) {
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	meter_start(&m, &prog_c, "trace timeline", in.v, in.n);
+	if (st_trace_timeline_write((const char *const *)in.v, in.n, &o, af.fp,
+				    &s, &n, &log, &err) < 0) {
+		meter_stop(&m);
+		st_atomic_abort(&af);
+		report_inputs(&s);
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	meter_stop(&m);
+	data_rc = report_inputs(&s);
+	if (st_atomic_commit(&af, &err) < 0) {
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	if (n.sampled)
+		st_msg_warn("trace timeline: %" PRIu64 " events, more than "
+			    "--max-events: every k-th kept, %" PRIu64
+			    " written (otherData.sampled says so)", n.events,
+			    n.written);
+	st_msg_info("trace timeline: %" PRIu64 " processes, %" PRIu64
+		    " slices%s%s in %s", n.processes, n.written,
+		    exp_dir ? " and the experiment's stages" : "",
+		    offsets_path ? ", clock-corrected" : "",
+		    strcmp(out, "-") ? out : "stdout");
+	rc = st_finish_stdout(data_rc);
+out:
+	st_trace_summary_release(&s);
+	st_trace_filter_release(&filter);
+	st_clock_offsets_release(&offs);
+	st_table_release(&otab);
+	st_experiments_release(&ex);
+	inputs_release(&in);
+	free(merged);
+	free(stdir);
+	free(wt);
+	free(created);
+	free(auto_config);
+	return rc;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	static const struct st_cmd sub[] = {
+		{ "summary", cmd_trace_summary,
+		  "summarise traces: counts, time, bytes, overlap, groups" },
+		{ "timeline", cmd_trace_timeline,
+		  "one Chrome/Perfetto trace, with the experiment's" },
+	};
+
+	return st_cmd_dispatch("streamtime trace", sub,
+			       sizeof(sub) / sizeof(sub[0]), argc, argv);
+}

@@ -1,0 +1,1260 @@
+/* pfw.c - DFTracer .pfw / .pfw.gz reader (SPEC 5.10).
+ *
+ * Three layers:
+ *   - st_strtab, the string interning used for names, categories, hosts,
+ *     files and the hash maps;
+ *   - the two line scanners that fill a st_pfw_raw: the fast one for the
+ *     flat event shape and jansson for everything else;
+ *   - the reader: zlib stream -> lines -> raw fields -> an event, with the
+ *     HH/FH/SH maps of the file.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <zlib.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "streamtime/pfw.h"
+
+/* ---- st_strtab ------------------------------------------------------- */
+
+struct st_strtab_ent {
+	const char *s;
+	uint32_t len;
+	uint32_t hash;
+};
+
+struct st_strtab_blk {
+	struct st_strtab_blk *next;
+	size_t used, cap;
+	char data[];
+};
+
+#define STRTAB_BLK (64u << 10)
+
+uint64_t st_strtab_hash(const char *s, size_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (len * 0xff51afd7ed558ccdull);
+	uint64_t w;
+
+	while (len >= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 31;
+		s += 8;
+		len -= 8;
+	}
+	w = 0;
+	memcpy(&w, s, len);
+	h = (h ^ w) * 0x94d049bb133111ebull;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
+}
+
+void st_strtab_init(st_strtab *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void st_strtab_release(st_strtab *t)
+{
+	struct st_strtab_blk *b, *next;
+
+	if (!t)
+		return;
+	for (b = t->blk; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(t->v);
+	free(t->slot);
+	st_strtab_init(t);
+}
+
+static int64_t strtab_lookup(const st_strtab *t, const char *s, size_t len,
+			     uint32_t h, uint32_t *pos)
+{
+	uint32_t i = h & t->mask;
+
+	for (;; i = (i + 1) & t->mask) {
+		uint32_t k = t->slot[i];
+		const struct st_strtab_ent *e;
+
+		if (!k) {
+			*pos = i;
+			return -1;
+		}
+		e = &t->v[k - 1];
+		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
+			return k - 1;
+	}
+}
+
+static int strtab_grow_slots(st_strtab *t)
+{
+	uint32_t n = t->mask ? (t->mask + 1) * 2 : 64, *slot;
+
+	slot = calloc(n, sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (uint32_t id = 0; id < t->n; id++) {
+		uint32_t i = t->v[id].hash & (n - 1);
+
+		while (slot[i])
+			i = (i + 1) & (n - 1);
+		slot[i] = id + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->mask = n - 1;
+	return 0;
+}
+
+static char *strtab_copy(st_strtab *t, const char *s, size_t len)
+{
+	struct st_strtab_blk *b = t->blk;
+	char *d;
+
+	if (!b || b->cap - b->used < len + 1) {
+		size_t cap = len + 1 > STRTAB_BLK ? len + 1 : STRTAB_BLK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		/* a big string gets a block of its own behind the current one,
+		 * so the current one keeps filling */
+		if (t->blk && cap > STRTAB_BLK) {
+			b->next = t->blk->next;
+			t->blk->next = b;
+		} else {
+			b->next = t->blk;
+			t->blk = b;
+		}
+	}
+	d = b->data + b->used;
+	if (len)
+		memcpy(d, s, len);
+	d[len] = '\0';
+	b->used += len + 1;
+	return d;
+}
+
+int64_t st_strtab_intern(st_strtab *t, const char *s, size_t len, bool *added)
+{
+	uint32_t h = (uint32_t)st_strtab_hash(s, len), pos;
+	int64_t id;
+	char *copy;
+
+	if (added)
+		*added = false;
+	if (len > UINT32_MAX - 1)
+		return -1;
+	if (!t->mask && strtab_grow_slots(t) < 0)
+		return -1;
+	if ((id = strtab_lookup(t, s, len, h, &pos)) >= 0)
+		return id;
+	if (t->n == UINT32_MAX - 1)
+		return -1;
+	if ((uint64_t)(t->n + 1) * 4 > (uint64_t)(t->mask + 1) * 3) {
+		if (strtab_grow_slots(t) < 0)
+			return -1;
+		(void)strtab_lookup(t, s, len, h, &pos);
+	}
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 64;
+		struct st_strtab_ent *v = realloc(t->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->v = v;
+		t->cap = cap;
+	}
+	if (!(copy = strtab_copy(t, s, len)))
+		return -1;
+	t->v[t->n] = (struct st_strtab_ent){ copy, (uint32_t)len, h };
+	t->slot[pos] = t->n + 1;
+	if (added)
+		*added = true;
+	return t->n++;
+}
+
+int64_t st_strtab_find(const st_strtab *t, const char *s, size_t len)
+{
+	uint32_t pos;
+
+	if (!t->mask)
+		return -1;
+	return strtab_lookup(t, s, len, (uint32_t)st_strtab_hash(s, len), &pos);
+}
+
+const char *st_strtab_str(const st_strtab *t, uint32_t id, size_t *len)
+{
+	if (len)
+		*len = t->v[id].len;
+	return t->v[id].s;
+}
+
+/* ---- the fast scanner ------------------------------------------------ */
+
+/* The fast scanner accepts a subset of JSON that it can check in full:
+ * strings without escapes, control characters or bytes above 0x7f,
+ * integers of at most 18 digits, true/false/null, nested objects and arrays
+ * up to FAST_DEPTH.  Anything else returns NULL ("ask jansson"): a line it
+ * returns is valid JSON, and the fields it took are the ones jansson
+ * would give. */
+#define FAST_DEPTH 16
+
+static inline const char *skip_ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+/* The closing quote of a string whose body starts at P, or NULL when the
+ * body holds a backslash, a control character or a non-ASCII byte (or the
+ * line ends first). */
+static inline const char *str_close(const char *p, const char *e)
+{
+#if defined(__SSE2__)
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+	const __m128i space = _mm_set1_epi8(0x20);
+
+	while (e - p >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		/* signed compare: 0x00-0x1f and 0x80-0xff are both below 0x20 */
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote),
+						      _mm_cmpeq_epi8(x, bslash)),
+					 _mm_cmplt_epi8(x, space));
+		unsigned mask = (unsigned)_mm_movemask_epi8(m);
+
+		if (mask) {
+			p += __builtin_ctz(mask);
+			return *p == '"' ? p : NULL;
+		}
+		p += 16;
+	}
+#endif
+	for (; p < e; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '"')
+			return p;
+		if (c == '\\' || c < 0x20 || c >= 0x80)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* A string at P (its opening quote) into V; the byte after it, or NULL. */
+static const char *fast_string(const char *p, const char *e, st_pfw_val *v)
+{
+	const char *q = str_close(p + 1, e);
+
+	if (!q)
+		return NULL;
+	if (v) {
+		v->kind = ST_PFW_STRING;
+		v->s = p + 1;
+		v->n = (size_t)(q - p - 1);
+	}
+	return q + 1;
+}
+
+/* An integer at P into V (may be NULL).  NULL for a real, more than 18
+ * digits or anything JSON does not allow (a leading zero, a lone '-'). */
+static const char *fast_int(const char *p, const char *e, st_pfw_val *v)
+{
+	bool neg = false;
+	int64_t x = 0;
+	const char *d;
+
+	if (p < e && *p == '-') {
+		neg = true;
+		p++;
+	}
+	d = p;
+	if (p < e && *p == '0') {
+		p++;
+	} else {
+		while (p < e && (unsigned)(*p - '0') < 10) {
+			if (p - d == 18)
+				return NULL;   /* 19 digits may not fit */
+			x = x * 10 + (*p - '0');
+			p++;
+		}
+	}
+	if (p == d)
+		return NULL;
+	if (p < e && (*p == '.' || *p == 'e' || *p == 'E' ||
+		      (unsigned)(*p - '0') < 10))
+		return NULL;
+	if (v) {
+		v->kind = ST_PFW_INT;
+		v->i = neg ? -x : x;
+	}
+	return p;
+}
+
+static const char *fast_skip(const char *p, const char *e, int depth);
+
+/* The members or elements of an object or array at P (its '{' or '['),
+ * checked and skipped. */
+static const char *fast_skip_nested(const char *p, const char *e, int depth)
+{
+	char close = *p == '{' ? '}' : ']';
+	bool object = *p == '{';
+
+	if (depth >= FAST_DEPTH)
+		return NULL;
+	p = skip_ws(p + 1, e);
+	if (p < e && *p == close)
+		return p + 1;
+	for (;;) {
+		if (object) {
+			if (p >= e || *p != '"' || !(p = fast_string(p, e, NULL)))
+				return NULL;
+			p = skip_ws(p, e);
+			if (p >= e || *p != ':')
+				return NULL;
+			p = skip_ws(p + 1, e);
+		}
+		if (!(p = fast_skip(p, e, depth + 1)))
+			return NULL;
+		p = skip_ws(p, e);
+		if (p >= e)
+			return NULL;
+		if (*p == close)
+			return p + 1;
+		if (*p != ',')
+			return NULL;
+		p = skip_ws(p + 1, e);
+	}
+}
+
+static const char *fast_literal(const char *p, const char *e)
+{
+	static const char *const lit[] = { "true", "false", "null" };
+
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(lit[i]);
+
+		if ((size_t)(e - p) >= n && memcmp(p, lit[i], n) == 0)
+			return p + n;
+	}
+	return NULL;
+}
+
+/* Any value at P, checked and skipped. */
+static const char *fast_skip(const char *p, const char *e, int depth)
+{
+	if (p >= e)
+		return NULL;
+	switch (*p) {
+	case '"':
+		return fast_string(p, e, NULL);
+	case '{':
+	case '[':
+		return fast_skip_nested(p, e, depth);
+	case 't':
+	case 'f':
+	case 'n':
+		return fast_literal(p, e);
+	default:
+		return fast_int(p, e, NULL);
+	}
+}
+
+/* A value we keep: strings and integers as they are, anything else valid
+ * as OTHER. */
+static const char *fast_value(const char *p, const char *e, st_pfw_val *v,
+			      int depth)
+{
+	if (p >= e)
+		return NULL;
+	if (*p == '"')
+		return fast_string(p, e, v);
+	if (*p == '-' || (unsigned)(*p - '0') < 10)
+		return fast_int(p, e, v);
+	memset(v, 0, sizeof(*v));
+	v->kind = ST_PFW_OTHER;
+	return fast_skip(p, e, depth);
+}
+
+#define KEY_IS(k, n, lit) ((n) == sizeof(lit) - 1 && memcmp(k, lit, n) == 0)
+
+static st_pfw_val *args_field(st_pfw_raw *raw, const char *k, size_t n)
+{
+	switch (n) {
+	case 3:
+		return KEY_IS(k, n, "ret") ? &raw->ret : NULL;
+	case 4:
+		return KEY_IS(k, n, "size") ? &raw->size :
+		       KEY_IS(k, n, "name") ? &raw->aname : NULL;
+	case 5:
+		return KEY_IS(k, n, "fname") ? &raw->fname :
+		       KEY_IS(k, n, "fhash") ? &raw->fhash :
+		       KEY_IS(k, n, "hhash") ? &raw->hhash :
+		       KEY_IS(k, n, "value") ? &raw->avalue : NULL;
+	case 8:
+		return KEY_IS(k, n, "hostname") ? &raw->hostname : NULL;
+	case 10:
+		return KEY_IS(k, n, "image_size") ? &raw->image_size : NULL;
+	default:
+		return NULL;
+	}
+}
+
+static st_pfw_val *top_field(st_pfw_raw *raw, const char *k, size_t n)
+{
+	switch (n) {
+	case 2:
+		return KEY_IS(k, n, "ts") ? &raw->ts :
+		       KEY_IS(k, n, "ph") ? &raw->ph : NULL;
+	case 3:
+		return KEY_IS(k, n, "pid") ? &raw->pid :
+		       KEY_IS(k, n, "tid") ? &raw->tid :
+		       KEY_IS(k, n, "dur") ? &raw->dur :
+		       KEY_IS(k, n, "cat") ? &raw->cat : NULL;
+	case 4:
+		return KEY_IS(k, n, "name") ? &raw->name : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* The members of an object at P (its '{'): TOP for the event, else args. */
+static const char *fast_object(const char *p, const char *e, st_pfw_raw *raw,
+			       bool top)
+{
+	bool seen_args = false;
+
+	p = skip_ws(p + 1, e);
+	if (p < e && *p == '}')
+		return p + 1;
+	for (;;) {
+		st_pfw_val key, *field;
+
+		if (p >= e || *p != '"' || !(p = fast_string(p, e, &key)))
+			return NULL;
+		p = skip_ws(p, e);
+		if (p >= e || *p != ':')
+			return NULL;
+		p = skip_ws(p + 1, e);
+		if (top && KEY_IS(key.s, key.n, "args")) {
+			if (seen_args)
+				return NULL;   /* jansson keeps the last one */
+			seen_args = true;
+			if (p < e && *p == '{') {
+				raw->args = true;
+				p = fast_object(p, e, raw, false);
+			} else {
+				p = fast_skip(p, e, 1);
+			}
+		} else if ((field = top ? top_field(raw, key.s, key.n)
+				       : args_field(raw, key.s, key.n))) {
+			p = fast_value(p, e, field, top ? 1 : 2);
+		} else {
+			p = fast_skip(p, e, top ? 1 : 2);
+		}
+		if (!p)
+			return NULL;
+		p = skip_ws(p, e);
+		if (p >= e)
+			return NULL;
+		if (*p == '}')
+			return p + 1;
+		if (*p != ',')
+			return NULL;
+		p = skip_ws(p + 1, e);
+	}
+}
+
+int st_pfw_scan_fast(const char *line, size_t len, st_pfw_raw *raw)
+{
+	const char *e = line + len, *p = skip_ws(line, e);
+
+	memset(raw, 0, sizeof(*raw));
+	if (p >= e || *p != '{')
+		return 0;
+	if (!(p = fast_object(p, e, raw, true)))
+		return 0;
+	return skip_ws(p, e) == e;
+}
+
+/* ---- jansson --------------------------------------------------------- */
+
+static void json_val(json_t *j, st_pfw_val *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (!j)
+		return;
+	switch (json_typeof(j)) {
+	case JSON_INTEGER:
+		v->kind = ST_PFW_INT;
+		v->i = (int64_t)json_integer_value(j);
+		break;
+	case JSON_REAL:
+		v->kind = ST_PFW_REAL;
+		v->r = json_real_value(j);
+		break;
+	case JSON_STRING:
+		v->kind = ST_PFW_STRING;
+		v->s = json_string_value(j);
+		v->n = json_string_length(j);
+		break;
+	default:
+		v->kind = ST_PFW_OTHER;
+		break;
+	}
+}
+
+int st_pfw_scan_json(const char *line, size_t len, st_pfw_raw *raw,
+		     char *why, size_t whysize)
+{
+	json_error_t jerr;
+	json_t *root, *args;
+
+	memset(raw, 0, sizeof(*raw));
+	if (!(root = json_loadb(line, len, 0, &jerr))) {
+		if (why)
+			snprintf(why, whysize, "invalid JSON: %s (column %d)",
+				 jerr.text, jerr.column);
+		return -1;
+	}
+	if (!json_is_object(root)) {
+		if (why)
+			snprintf(why, whysize, "not a JSON object");
+		json_decref(root);
+		return -1;
+	}
+	raw->owner = root;
+	json_val(json_object_get(root, "name"), &raw->name);
+	json_val(json_object_get(root, "cat"), &raw->cat);
+	json_val(json_object_get(root, "ph"), &raw->ph);
+	json_val(json_object_get(root, "pid"), &raw->pid);
+	json_val(json_object_get(root, "tid"), &raw->tid);
+	json_val(json_object_get(root, "ts"), &raw->ts);
+	json_val(json_object_get(root, "dur"), &raw->dur);
+	args = json_object_get(root, "args");
+	if (json_is_object(args)) {
+		raw->args = true;
+		json_val(json_object_get(args, "hostname"), &raw->hostname);
+		json_val(json_object_get(args, "fname"), &raw->fname);
+		json_val(json_object_get(args, "hhash"), &raw->hhash);
+		json_val(json_object_get(args, "fhash"), &raw->fhash);
+		json_val(json_object_get(args, "size"), &raw->size);
+		json_val(json_object_get(args, "ret"), &raw->ret);
+		json_val(json_object_get(args, "image_size"), &raw->image_size);
+		json_val(json_object_get(args, "name"), &raw->aname);
+		json_val(json_object_get(args, "value"), &raw->avalue);
+	}
+	return 0;
+}
+
+void st_pfw_raw_release(st_pfw_raw *raw)
+{
+	if (raw && raw->owner) {
+		json_decref(raw->owner);
+		raw->owner = NULL;
+	}
+}
+
+static bool val_equal(const st_pfw_val *a, const st_pfw_val *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case ST_PFW_INT:
+		return a->i == b->i;
+	case ST_PFW_REAL:
+		return a->r == b->r || (isnan(a->r) && isnan(b->r));
+	case ST_PFW_STRING:
+		return a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
+	default:
+		return true;
+	}
+}
+
+bool st_pfw_raw_equal(const st_pfw_raw *a, const st_pfw_raw *b)
+{
+	const st_pfw_val *x[] = {
+		&a->name, &a->cat, &a->ph, &a->pid, &a->tid, &a->ts, &a->dur,
+		&a->hostname, &a->fname, &a->hhash, &a->fhash, &a->size,
+		&a->ret, &a->image_size, &a->aname, &a->avalue,
+	};
+	const st_pfw_val *y[] = {
+		&b->name, &b->cat, &b->ph, &b->pid, &b->tid, &b->ts, &b->dur,
+		&b->hostname, &b->fname, &b->hhash, &b->fhash, &b->size,
+		&b->ret, &b->image_size, &b->aname, &b->avalue,
+	};
+
+	if (a->args != b->args)
+		return false;
+	for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++)
+		if (!val_equal(x[i], y[i]))
+			return false;
+	return true;
+}
+
+int st_pfw_line_trim(const char **line, size_t *len)
+{
+	const char *s = *line;
+	size_t n = *len;
+
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	if (n && s[n - 1] == ',')
+		n--;
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	if (n == 0 || (n == 1 && (*s == '[' || *s == ']')))
+		return 0;
+	*line = s;
+	*len = n;
+	return 1;
+}
+
+/* ---- interpretation -------------------------------------------------- */
+
+/* An integer field: 1 with *OUT, 0 absent, -1 not an integer.  Strings
+ * hold an optional '-' and 1 to 19 digits; reals are rounded. */
+static int val_int(const st_pfw_val *v, int64_t *out)
+{
+	switch (v->kind) {
+	case ST_PFW_ABSENT:
+		return 0;
+	case ST_PFW_INT:
+		*out = v->i;
+		return 1;
+	case ST_PFW_REAL:
+		if (!(v->r > -9.2e18 && v->r < 9.2e18))
+			return -1;
+		*out = llround(v->r);
+		return 1;
+	case ST_PFW_STRING: {
+		const char *s = v->s, *e = v->s + v->n;
+		bool neg = s < e && *s == '-';
+		uint64_t x = 0;
+
+		s += neg;
+		if (s == e || e - s > 19)
+			return -1;
+		for (; s < e; s++) {
+			if ((unsigned)(*s - '0') >= 10)
+				return -1;
+			x = x * 10 + (uint64_t)(*s - '0');
+		}
+		if (x > (uint64_t)INT64_MAX)
+			return -1;
+		*out = neg ? -(int64_t)x : (int64_t)x;
+		return 1;
+	}
+	default:
+		return -1;
+	}
+}
+
+static bool name_has(const char *s, size_t n, const char *sub)
+{
+	return memmem(s, n, sub, strlen(sub)) != NULL;
+}
+
+/* What a name says about the bytes rule: 0 not a read or write call, 1 a
+ * read or write call, 2 fread or fwrite (ret counts items). */
+static int name_kind(const char *name, size_t n)
+{
+	if ((!name_has(name, n, "read") && !name_has(name, n, "write")) ||
+	    name_has(name, n, "readdir") || name_has(name, n, "readlink"))
+		return 0;
+	return KEY_IS(name, n, "fread") || KEY_IS(name, n, "fwrite") ? 2 : 1;
+}
+
+static int64_t bytes_by_kind(int kind, const st_pfw_raw *raw)
+{
+	int64_t ret, size, b;
+
+	if (kind) {
+		if (val_int(&raw->ret, &ret) != 1 || ret <= 0)
+			return -1;
+		if (kind == 2 && val_int(&raw->size, &size) == 1 && size > 0)
+			return __builtin_mul_overflow(ret, size, &b) ? -1 : b;
+		return ret;
+	}
+	if (val_int(&raw->size, &size) == 1 && size > 0)
+		return size;
+	if (val_int(&raw->image_size, &size) == 1 && size > 0)
+		return size;
+	return -1;
+}
+
+/* The bytes an event moved:
+ *   - a read or write call (its name holds "read" or "write", but not
+ *     "readdir" or "readlink"): args.ret when positive; for fread and
+ *     fwrite, whose ret counts items, times args.size;
+ *   - any other event: args.size when positive, else args.image_size when
+ *     positive.
+ * -1 when none applies (an error return, a call that moved nothing). */
+int64_t st_pfw_event_bytes(const char *name, size_t n, const st_pfw_raw *raw)
+{
+	return bytes_by_kind(name_kind(name, n), raw);
+}
+
+/* ---- the reader ------------------------------------------------------ */
+
+#define READ_CHUNK (1u << 20)
+
+enum { MAP_HOST, MAP_FILE, MAP_STRING, MAP_N };
+static const char map_names[MAP_N][3] = { "HH", "FH", "SH" };
+
+/* One-entry caches for the strings and hashes that repeat line after
+ * line (the host, the category, often the name and the file). */
+struct str_cache {
+	int64_t id;             /* -1: empty */
+	size_t n;
+	char buf[64];
+};
+
+struct hash_cache {
+	bool valid, is_int;
+	int64_t i;              /* the hash value, when an integer */
+	uint32_t id;            /* what it resolved to */
+};
+
+struct st_pfw_reader {
+	gzFile gz;
+	char *path;
+	char *buf;
+	size_t cap, beg, end;
+	bool eof, skip_long, mem;
+	int zerr;               /* pending stream error: 65 or 74, 0 none */
+	char zmsg[256];
+	uint64_t lineno, bad_lineno;
+	char why[256];
+	st_strtab tab;
+	uint32_t *mapval;       /* by key id: name id + 1, 0 unmapped */
+	size_t mapcap;
+	int8_t *kind;           /* by name id: name_kind + 1, 0 not yet */
+	size_t kindcap;
+	char *key;              /* scratch for map keys */
+	size_t keycap;
+	struct str_cache c_name, c_cat, c_host, c_file;
+	struct hash_cache h_host, h_file;
+	st_pfw_stats st;
+};
+
+static void caches_reset(st_pfw_reader *r)
+{
+	r->c_name.id = r->c_cat.id = r->c_host.id = r->c_file.id = -1;
+	r->h_host.valid = r->h_file.valid = false;
+}
+
+static st_pfw_reader *reader_new(void)
+{
+	st_pfw_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	st_strtab_init(&r->tab);
+	caches_reset(r);
+	return r;
+}
+
+st_pfw_reader *st_pfw_reader_mem(void)
+{
+	st_pfw_reader *r = reader_new();
+
+	if (r)
+		r->mem = true;
+	return r;
+}
+
+st_pfw_reader *st_pfw_open(const char *path, st_error *err)
+{
+	st_pfw_reader *r = reader_new();
+
+	if (!r || !(r->path = strdup(path)) ||
+	    !(r->buf = malloc(READ_CHUNK))) {
+		st_pfw_close(r);
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		return NULL;
+	}
+	r->cap = READ_CHUNK;
+	errno = 0;
+	if (strcmp(path, "-") == 0) {
+		int fd = dup(STDIN_FILENO);
+
+		if (fd < 0 || !(r->gz = gzdopen(fd, "rb"))) {
+			if (fd >= 0)
+				close(fd);
+			st_error_set(err, ST_EXIT_NOINPUT, "cannot read standard "
+				     "input: %s", errno ? strerror(errno)
+							: "out of memory");
+			st_pfw_close(r);
+			return NULL;
+		}
+	} else if (!(r->gz = gzopen(path, "rb"))) {
+		st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s", path,
+			     errno ? strerror(errno) : "out of memory");
+		st_pfw_close(r);
+		return NULL;
+	}
+	gzbuffer(r->gz, 256u << 10);
+	return r;
+}
+
+void st_pfw_close(st_pfw_reader *r)
+{
+	if (!r)
+		return;
+	if (r->gz)
+		gzclose_r(r->gz);
+	st_strtab_release(&r->tab);
+	free(r->mapval);
+	free(r->kind);
+	free(r->key);
+	free(r->buf);
+	free(r->path);
+	free(r);
+}
+
+const char *st_pfw_str(const st_pfw_reader *r, uint32_t id, size_t *len)
+{
+	return st_strtab_str(&r->tab, id, len);
+}
+
+uint64_t st_pfw_offset(const st_pfw_reader *r)
+{
+	z_off64_t o = r->gz ? gzoffset64(r->gz) : 0;
+
+	return o > 0 ? (uint64_t)o : 0;
+}
+
+const st_pfw_stats *st_pfw_stats_get(const st_pfw_reader *r)
+{
+	return &r->st;
+}
+
+uint64_t st_pfw_bad_line(const st_pfw_reader *r, const char **why)
+{
+	if (why)
+		*why = r->why;
+	return r->bad_lineno;
+}
+
+static int bad(st_pfw_reader *r, const char *fmt, const char *field)
+	ST_PRINTF(2, 0);
+
+/* FMT has one %s, for FIELD. */
+static int bad(st_pfw_reader *r, const char *fmt, const char *field)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	snprintf(r->why, sizeof(r->why), fmt, field);
+#pragma GCC diagnostic pop
+	r->bad_lineno = r->lineno;
+	r->st.bad++;
+	return ST_PFW_BAD;
+}
+
+static int64_t intern_cached(st_pfw_reader *r, struct str_cache *c,
+			     const char *s, size_t n)
+{
+	int64_t id;
+
+	if (c->id >= 0 && c->n == n && memcmp(c->buf, s, n) == 0)
+		return c->id;
+	if ((id = st_strtab_intern(&r->tab, s, n, NULL)) < 0)
+		return -1;
+	if (n <= sizeof(c->buf)) {
+		memcpy(c->buf, s, n);
+		c->n = n;
+		c->id = id;
+	} else {
+		c->id = -1;
+	}
+	return id;
+}
+
+/* "HH:" + the hash's text: a string as it is, an integer in decimal.  The
+ * key's length, or 0 when the value cannot be a hash (or memory ran out). */
+static size_t map_key(st_pfw_reader *r, int map, const st_pfw_val *v)
+{
+	size_t n;
+
+	if (v->kind == ST_PFW_INT) {
+		n = 40;
+	} else if (v->kind == ST_PFW_STRING) {
+		n = v->n + 4;
+	} else {
+		return 0;
+	}
+	if (n > r->keycap) {
+		char *k = realloc(r->key, n + 64);
+
+		if (!k)
+			return 0;
+		r->key = k;
+		r->keycap = n + 64;
+	}
+	memcpy(r->key, map_names[map], 2);
+	r->key[2] = ':';
+	if (v->kind == ST_PFW_INT) {
+		/* the decimal digits, by hand: this runs for every hash */
+		char t[24], *p = t + sizeof(t);
+		uint64_t u = v->i < 0 ? -(uint64_t)v->i : (uint64_t)v->i;
+
+		do
+			*--p = (char)('0' + u % 10);
+		while (u /= 10);
+		if (v->i < 0)
+			*--p = '-';
+		n = (size_t)(t + sizeof(t) - p);
+		memcpy(r->key + 3, p, n);
+		return 3 + n;
+	}
+	memcpy(r->key + 3, v->s, v->n);
+	return 3 + v->n;
+}
+
+static int map_set(st_pfw_reader *r, int map, const st_pfw_val *key,
+		   const st_pfw_val *name)
+{
+	size_t n = map_key(r, map, key);
+	int64_t k, id;
+
+	if (!n || (k = st_strtab_intern(&r->tab, r->key, n, NULL)) < 0 ||
+	    (id = st_strtab_intern(&r->tab, name->s, name->n, NULL)) < 0)
+		return -1;
+	if ((size_t)k >= r->mapcap) {
+		size_t cap = r->mapcap ? r->mapcap : 256;
+		uint32_t *v;
+
+		while (cap <= (size_t)k)
+			cap *= 2;
+		if (!(v = realloc(r->mapval, cap * sizeof(*v))))
+			return -1;
+		memset(v + r->mapcap, 0, (cap - r->mapcap) * sizeof(*v));
+		r->mapval = v;
+		r->mapcap = cap;
+	}
+	r->mapval[k] = (uint32_t)id + 1;
+	r->h_host.valid = r->h_file.valid = false;
+	return 0;
+}
+
+int64_t st_pfw_lookup(const st_pfw_reader *r, const char *map,
+		      const char *key, size_t keylen)
+{
+	char buf[256];
+	int64_t k;
+
+	if (strlen(map) != 2 || keylen + 3 > sizeof(buf))
+		return -1;
+	memcpy(buf, map, 2);
+	buf[2] = ':';
+	memcpy(buf + 3, key, keylen);
+	k = st_strtab_find(&r->tab, buf, keylen + 3);
+	if (k < 0 || (size_t)k >= r->mapcap || !r->mapval[k])
+		return -1;
+	return r->mapval[k] - 1;
+}
+
+/* The name a hash resolves to at this line: the mapped name, else
+ * "hhash:VALUE" / "fhash:VALUE".  -1 when memory runs out. */
+static int64_t resolve(st_pfw_reader *r, int map, const st_pfw_val *v,
+		       struct hash_cache *hc)
+{
+	size_t n;
+	int64_t k, id;
+
+	if (v->kind == ST_PFW_INT && hc->valid && hc->is_int && hc->i == v->i)
+		return hc->id;
+	if (!(n = map_key(r, map, v)))
+		return -1;
+	k = st_strtab_find(&r->tab, r->key, n);
+	if (k >= 0 && (size_t)k < r->mapcap && r->mapval[k]) {
+		id = r->mapval[k] - 1;
+	} else {
+		/* "hhash:" / "fhash:" + the value */
+		char *un = malloc(n + 3);
+
+		if (!un)
+			return -1;
+		memcpy(un, map == MAP_HOST ? "hhash:" : "fhash:", 6);
+		memcpy(un + 6, r->key + 3, n - 3);
+		id = st_strtab_intern(&r->tab, un, n + 3, NULL);
+		free(un);
+		if (id < 0)
+			return -1;
+	}
+	if (v->kind == ST_PFW_INT) {
+		hc->valid = hc->is_int = true;
+		hc->i = v->i;
+		hc->id = (uint32_t)id;
+	}
+	return id;
+}
+
+#define OOM(r) bad(r, "out of memory%s", "")
+#define TS_MAX (INT64_C(1) << 53)
+
+/* Raw fields -> an event, or the reason the line is corrupt. */
+static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
+{
+	static const char *const need[] = { "pid", "tid", "ts", "dur" };
+	const st_pfw_val *nv[] = { &raw->pid, &raw->tid, &raw->ts, &raw->dur };
+	int64_t *out[] = { &ev->pid, &ev->tid, &ev->ts, &ev->dur };
+	int64_t id;
+
+	if (raw->ph.kind != ST_PFW_STRING)
+		return bad(r, raw->ph.kind ? "'%s' is not a string" :
+			   "missing '%s'", "ph");
+	if (raw->name.kind != ST_PFW_STRING)
+		return bad(r, raw->name.kind ? "'%s' is not a string" :
+			   "missing '%s'", "name");
+	if (raw->ph.n != 1 || (raw->ph.s[0] != 'X' && raw->ph.s[0] != 'M')) {
+		r->st.other++;
+		return ST_PFW_EOF;
+	}
+	if (raw->ph.s[0] == 'M') {
+		int map;
+
+		for (map = 0; map < MAP_N; map++)
+			if (KEY_IS(raw->name.s, raw->name.n, map_names[map]))
+				break;
+		if (map < MAP_N) {
+			if (raw->aname.kind != ST_PFW_STRING)
+				return bad(r, raw->aname.kind ?
+					   "'%s' is not a string" :
+					   "missing '%s'", "args.name");
+			if (raw->avalue.kind != ST_PFW_INT &&
+			    raw->avalue.kind != ST_PFW_STRING)
+				return bad(r, raw->avalue.kind ?
+					   "'%s' is not a hash value" :
+					   "missing '%s'", "args.value");
+			if (map_set(r, map, &raw->avalue, &raw->aname) < 0)
+				return OOM(r);
+		}
+		r->st.meta++;
+		return ST_PFW_EOF;
+	}
+	if (raw->cat.kind != ST_PFW_STRING)
+		return bad(r, raw->cat.kind ? "'%s' is not a string" :
+			   "missing '%s'", "cat");
+	for (size_t i = 0; i < 4; i++) {
+		int rc = val_int(nv[i], out[i]);
+
+		if (rc == 0)
+			return bad(r, "missing '%s'", need[i]);
+		if (rc < 0)
+			return bad(r, "'%s' is not an integer", need[i]);
+	}
+	if (ev->dur < 0)
+		return bad(r, "negative '%s'", "dur");
+	/* microseconds within 2^53 (285 years): ts + dur and the sums of
+	 * lengths cannot overflow */
+	if (ev->ts > TS_MAX || ev->ts < -TS_MAX)
+		return bad(r, "'%s' out of range", "ts");
+	if (ev->dur > TS_MAX)
+		return bad(r, "'%s' out of range", "dur");
+	if ((id = intern_cached(r, &r->c_name, raw->name.s, raw->name.n)) < 0)
+		return OOM(r);
+	ev->name = (uint32_t)id;
+	if ((id = intern_cached(r, &r->c_cat, raw->cat.s, raw->cat.n)) < 0)
+		return OOM(r);
+	ev->cat = (uint32_t)id;
+	ev->host = ev->file = ST_PFW_NONE;
+	if (raw->hostname.kind == ST_PFW_STRING) {
+		id = intern_cached(r, &r->c_host, raw->hostname.s,
+				   raw->hostname.n);
+		if (id < 0)
+			return OOM(r);
+		ev->host = (uint32_t)id;
+	} else if (raw->hhash.kind == ST_PFW_INT ||
+		   raw->hhash.kind == ST_PFW_STRING) {
+		if ((id = resolve(r, MAP_HOST, &raw->hhash, &r->h_host)) < 0)
+			return OOM(r);
+		ev->host = (uint32_t)id;
+	}
+	if (raw->fname.kind == ST_PFW_STRING) {
+		id = intern_cached(r, &r->c_file, raw->fname.s, raw->fname.n);
+		if (id < 0)
+			return OOM(r);
+		ev->file = (uint32_t)id;
+	} else if (raw->fhash.kind == ST_PFW_INT ||
+		   raw->fhash.kind == ST_PFW_STRING) {
+		if ((id = resolve(r, MAP_FILE, &raw->fhash, &r->h_file)) < 0)
+			return OOM(r);
+		ev->file = (uint32_t)id;
+	}
+	if (ev->name >= r->kindcap) {
+		size_t cap = r->kindcap ? r->kindcap : 256;
+		int8_t *k;
+
+		while (cap <= ev->name)
+			cap *= 2;
+		if (!(k = realloc(r->kind, cap)))
+			return OOM(r);
+		memset(k + r->kindcap, 0, cap - r->kindcap);
+		r->kind = k;
+		r->kindcap = cap;
+	}
+	if (!r->kind[ev->name])
+		r->kind[ev->name] = (int8_t)(name_kind(raw->name.s,
+						       raw->name.n) + 1);
+	ev->bytes = bytes_by_kind(r->kind[ev->name] - 1, raw);
+	r->st.events++;
+	return ST_PFW_EVENT;
+}
+
+int st_pfw_feed(st_pfw_reader *r, const char *line, size_t len,
+		st_pfw_event *ev)
+{
+	st_pfw_raw raw;
+	int rc;
+
+	if (r->mem)
+		r->lineno++;
+	/* a byte order mark before the first line */
+	if (r->lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+		line += 3;
+		len -= 3;
+	}
+	if (!st_pfw_line_trim(&line, &len))
+		return ST_PFW_EOF;
+	if (st_pfw_scan_fast(line, len, &raw)) {
+		r->st.fast++;
+		return interpret(r, &raw, ev);
+	}
+	if (st_pfw_scan_json(line, len, &raw, r->why, sizeof(r->why)) < 0) {
+		r->bad_lineno = r->lineno;
+		r->st.bad++;
+		return ST_PFW_BAD;
+	}
+	rc = interpret(r, &raw, ev);
+	st_pfw_raw_release(&raw);
+	return rc;
+}
+
+/* Read more of the file behind the unread bytes.  0, or -1 at the end
+ * (r->eof set; r->zerr says whether the stream ended badly). */
+static int fill(st_pfw_reader *r)
+{
+	int n, errnum;
+	const char *msg;
+
+	if (r->eof)
+		return -1;
+	if (r->beg) {
+		memmove(r->buf, r->buf + r->beg, r->end - r->beg);
+		r->end -= r->beg;
+		r->beg = 0;
+	}
+	if (r->end == r->cap) {
+		size_t cap = r->cap * 2;
+		char *b;
+
+		if (cap > ST_PFW_MAX_LINE + READ_CHUNK)
+			return 1;   /* the caller drops the long line */
+		if (!(b = realloc(r->buf, cap))) {
+			r->eof = true;
+			r->zerr = ST_EXIT_IOERR;
+			snprintf(r->zmsg, sizeof(r->zmsg), "out of memory");
+			return -1;
+		}
+		r->buf = b;
+		r->cap = cap;
+	}
+	n = gzread(r->gz, r->buf + r->end,
+		   (unsigned)(r->cap - r->end > (1u << 30) ? (1u << 30)
+							   : r->cap - r->end));
+	if (n > 0) {
+		r->end += (size_t)n;
+		return 0;
+	}
+	r->eof = true;
+	msg = gzerror(r->gz, &errnum);
+	if (n < 0 || (errnum != Z_OK && errnum != Z_STREAM_END)) {
+		if (errnum == Z_ERRNO) {
+			r->zerr = ST_EXIT_IOERR;
+			snprintf(r->zmsg, sizeof(r->zmsg), "read error: %s",
+				 strerror(errno));
+		} else {
+			r->zerr = ST_EXIT_DATAERR;
+			snprintf(r->zmsg, sizeof(r->zmsg), "damaged gzip data "
+				 "(%s)", msg && *msg ? msg : "unknown error");
+		}
+	}
+	return -1;
+}
+
+int st_pfw_next(st_pfw_reader *r, st_pfw_event *ev, st_error *err)
+{
+	for (;;) {
+		char *line = r->buf + r->beg, *nl;
+		size_t len;
+		int rc;
+
+		nl = memchr(line, '\n', r->end - r->beg);
+		if (!nl) {
+			rc = fill(r);
+			if (rc == 0)
+				continue;
+			if (rc > 0) {
+				/* a line longer than ST_PFW_MAX_LINE: drop
+				 * what we have, the rest up to its newline
+				 * later */
+				bool cont = r->skip_long;
+
+				r->beg = r->end = 0;
+				r->skip_long = true;
+				if (cont)
+					continue;
+				r->lineno++;
+				r->st.lines++;
+				return bad(r, "line longer than %s", "16 MiB");
+			}
+			if (r->beg == r->end || r->zerr) {
+				/* a line cut by a damaged stream is not
+				 * counted as corrupt: the error says it */
+				if (r->zerr) {
+					st_error_set(err, r->zerr, "%s: %s after "
+						     "line %llu", r->path,
+						     r->zmsg, (unsigned long long)
+						     r->lineno);
+					return ST_PFW_ERROR;
+				}
+				return ST_PFW_EOF;
+			}
+			/* the last line, no newline (fill moved it) */
+			line = r->buf + r->beg;
+			nl = r->buf + r->end;
+		}
+		len = (size_t)(nl - line);
+		r->beg = nl < r->buf + r->end ? (size_t)(nl - r->buf) + 1
+					      : r->end;
+		if (r->skip_long) {
+			r->skip_long = false;
+			continue;
+		}
+		r->lineno++;
+		r->st.lines++;
+		rc = st_pfw_feed(r, line, len, ev);
+		if (rc != ST_PFW_EOF)
+			return rc;
+	}
+}

@@ -1,0 +1,63 @@
+/* libFuzzer target: DFTracer trace lines (SPEC 5.10).  Beyond "no crash",
+ * the fast scanner must agree with jansson on every line it takes: jansson
+ * accepts it, as an object, with the same fields.  The input is also fed
+ * line by line through the reader's interpretation (hash maps, trimming,
+ * corrupt lines). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamtime/pfw.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void agree(const char *line, size_t len)
+{
+	st_pfw_raw a, b;
+
+	if (st_pfw_scan_fast(line, len, &a)) {
+		if (st_pfw_scan_json(line, len, &b, NULL, 0) < 0)
+			abort();   /* the fast scanner took invalid JSON */
+		if (!st_pfw_raw_equal(&a, &b))
+			abort();   /* ... or read other fields */
+		st_pfw_raw_release(&b);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *s = (const char *)data, *e = s + size;
+	st_pfw_reader *r;
+	st_pfw_event ev;
+	char *copy;
+
+	/* an exact-size heap copy, so that ASan sees any read past the end */
+	if (!(copy = malloc(size ? size : 1)))
+		return 0;
+	memcpy(copy, data, size);
+	agree(copy, size);
+	free(copy);
+	if (!(r = st_pfw_reader_mem()))
+		return 0;
+	while (s < e) {
+		const char *nl = memchr(s, '\n', (size_t)(e - s));
+		size_t len = nl ? (size_t)(nl - s) : (size_t)(e - s);
+		const char *t = s;
+		size_t tl = len;
+
+		if (st_pfw_line_trim(&t, &tl))
+			agree(t, tl);
+		if (st_pfw_feed(r, s, len, &ev) == ST_PFW_EVENT) {
+			if (ev.dur < 0 || st_pfw_str(r, ev.name, NULL) == NULL ||
+			    st_pfw_str(r, ev.cat, NULL) == NULL)
+				abort();
+			if (ev.host != ST_PFW_NONE)
+				(void)st_pfw_str(r, ev.host, NULL);
+			if (ev.file != ST_PFW_NONE)
+				(void)st_pfw_str(r, ev.file, NULL);
+		}
+		s += len + 1;
+	}
+	st_pfw_close(r);
+	return 0;
+}

@@ -1,0 +1,600 @@
+/* Unit tests: the pfw reader.  The fast scanner against jansson on tricky
+ * lines, the interpretation of both generations (hash maps, collisions,
+ * missing fields), the bytes rule, and files: gzip, plain, cut short, a
+ * line longer than the limit. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "streamtime/atomic.h"
+#include "streamtime/pfw.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/st-pfw-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+static void test_strtab(void **state)
+{
+	st_strtab t;
+	char buf[32];
+	size_t len;
+
+	(void)state;
+	st_strtab_init(&t);
+	assert_int_equal(st_strtab_find(&t, "a", 1), -1);
+	for (int i = 0; i < 5000; i++) {
+		bool added;
+
+		snprintf(buf, sizeof(buf), "s%d", i);
+		assert_int_equal(st_strtab_intern(&t, buf, strlen(buf), &added), i);
+		assert_true(added);
+	}
+	for (int i = 0; i < 5000; i++) {
+		bool added;
+
+		snprintf(buf, sizeof(buf), "s%d", i);
+		assert_int_equal(st_strtab_intern(&t, buf, strlen(buf), &added), i);
+		assert_false(added);
+		assert_string_equal(st_strtab_str(&t, (uint32_t)i, &len), buf);
+		assert_int_equal(len, strlen(buf));
+	}
+	/* bytes, not C strings: NUL inside, and the empty string */
+	assert_int_equal(st_strtab_intern(&t, "a\0b", 3, NULL), 5000);
+	assert_int_equal(st_strtab_intern(&t, "a\0c", 3, NULL), 5001);
+	assert_int_equal(st_strtab_intern(&t, "", 0, NULL), 5002);
+	assert_int_equal(st_strtab_find(&t, "a\0b", 3), 5000);
+	/* a string bigger than a block */
+	{
+		size_t n = 200000;
+		char *big = malloc(n);
+
+		memset(big, 'x', n);
+		assert_int_equal(st_strtab_intern(&t, big, n, NULL), 5003);
+		assert_int_equal(st_strtab_find(&t, big, n), 5003);
+		free(big);
+	}
+	assert_string_equal(st_strtab_str(&t, 4999, NULL), "s4999");
+	st_strtab_release(&t);
+}
+
+/* What each scanner makes of LINE: the fast one must either leave it to
+ * jansson or agree with jansson field by field. */
+struct scan_case {
+	const char *line;
+	int fast;        /* 1: the fast scanner takes it */
+	int json;        /* 0: a JSON object, -1: jansson rejects it */
+};
+
+static const struct scan_case scan_cases[] = {
+	/* the two generations, as written */
+	{ "{\"id\":\"0\",\"name\":\"__lxstat\",\"cat\":\"POSIX\",\"pid\":\"1338896\","
+	  "\"tid\":\"2677792\",\"ts\":\"1698080323775554\",\"dur\":\"141\","
+	  "\"ph\":\"X\",\"args\":{\"hostname\":\"corona237\",\"fname\":"
+	  "\"/p/lustre1/haridev/dftracer_data\"}}", 1, 0 },
+	{ "{\"id\":8,\"name\":\"fread\",\"cat\":\"STDIO\",\"pid\":3537780,"
+	  "\"tid\":3537780,\"ts\":1727387307985825,\"dur\":10,\"ph\":\"X\","
+	  "\"args\":{\"hhash\":5692,\"p_idx\":-1,\"level\":1,\"ret\":3107,"
+	  "\"fhash\":33084,\"count\":8192,\"size\":1}}", 1, 0 },
+	{ "{\"id\":1,\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,"
+	  "\"ph\":\"M\",\"args\":{\"name\":\"corona173\",\"value\":5692}}", 1, 0 },
+	/* white space everywhere JSON allows it */
+	{ " { \"name\" : \"a\" ,\t\"args\" : { \"ret\" : 5 } , \"x\" : [ 1 , "
+	  "{ } , [ ] , null , true , false ] } \r", 1, 0 },
+	/* escapes, unicode, bytes above 0x7f: jansson's */
+	{ "{\"name\":\"a\\\"b\",\"cat\":\"POSIX\"}", 0, 0 },
+	{ "{\"name\":\"\\u00e9\",\"cat\":\"\\/p\"}", 0, 0 },
+	{ "{\"name\":\"\xc3\xa9\",\"cat\":\"POSIX\"}", 0, 0 },
+	{ "{\"name\":\"\xc3\",\"cat\":\"POSIX\"}", 0, -1 },       /* bad UTF-8 */
+	{ "{\"name\":\"\\ud800\",\"cat\":\"POSIX\"}", 0, -1 },    /* lone surrogate */
+	{ "{\"name\":\"a\\u0000b\"}", 0, -1 },                    /* NUL */
+	{ "{\"x\":\"\\q\"}", 0, -1 },                             /* bad escape */
+	/* control characters: raw in a string, and outside */
+	{ "{\"name\":\"a\x01" "b\"}", 0, -1 },
+	{ "{\"name\":\"a\tb\"}", 0, -1 },
+	{ "{\"name\":\"ab\"}\x01", 0, -1 },
+	{ "{\"name\":\"ab\"}\v", 0, -1 },
+	/* numbers */
+	{ "{\"ts\":-0,\"dur\":0}", 1, 0 },
+	{ "{\"ts\":123456789012345678}", 1, 0 },                  /* 18 digits */
+	{ "{\"ts\":1234567890123456789}", 0, 0 },                 /* 19: jansson */
+	{ "{\"ts\":99999999999999999999}", 0, -1 },               /* too big */
+	{ "{\"ts\":1.5,\"dur\":2e3}", 0, 0 },                     /* reals */
+	{ "{\"ts\":1e999}", 0, -1 },                              /* overflow */
+	{ "{\"ts\":01}", 0, -1 },
+	{ "{\"ts\":-}", 0, -1 },
+	{ "{\"ts\":+1}", 0, -1 },
+	{ "{\"ts\":.5}", 0, -1 },
+	{ "{\"ts\":1.}", 0, -1 },
+	{ "{\"ts\":0x10}", 0, -1 },
+	{ "{\"ts\":NaN}", 0, -1 },
+	/* numbers as strings, kept as strings by both */
+	{ "{\"pid\":\"12\",\"tid\":\"-3\",\"ts\":\"x\",\"dur\":\"\"}", 1, 0 },
+	/* extra and nested fields, args of another shape */
+	{ "{\"args\":{\"a\":{\"b\":{\"c\":[[[{}]]]}},\"ret\":\"77\"},\"z\":1}", 1, 0 },
+	{ "{\"args\":[1,2],\"name\":\"n\"}", 1, 0 },
+	{ "{\"args\":null}", 1, 0 },
+	{ "{\"name\":{\"x\":1},\"cat\":[],\"ph\":true,\"pid\":null}", 1, 0 },
+	{ "{\"args\":{\"hostname\":7,\"fname\":false,\"hhash\":\"abc\"}}", 1, 0 },
+	/* duplicate keys: the last one wins */
+	{ "{\"name\":\"a\",\"name\":\"b\",\"ts\":1,\"ts\":\"2\"}", 1, 0 },
+	{ "{\"args\":{\"ret\":1,\"ret\":2}}", 1, 0 },
+	{ "{\"args\":{\"ret\":1},\"args\":{\"size\":2}}", 0, 0 },
+	/* deep nesting: jansson's */
+	{ "{\"x\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}", 0, 0 },
+	/* not an object, broken, trailing bytes */
+	{ "[1,2]", 0, -1 },                                      /* not an object */
+	{ "\"str\"", 0, -1 },
+	{ "{\"name\":\"a\"", 0, -1 },
+	{ "{\"name\":\"a\",}", 0, -1 },
+	{ "{\"name\" \"a\"}", 0, -1 },
+	{ "{\"name\":\"a\"} {}", 0, -1 },
+	{ "{\"name\":tru}", 0, -1 },
+	{ "{\"name\":truex}", 0, -1 },
+	{ "{name:\"a\"}", 0, -1 },
+	{ "{}", 1, 0 },
+	{ "", 0, -1 },
+};
+
+static void test_scan_agree(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(scan_cases) / sizeof(scan_cases[0]); i++) {
+		const struct scan_case *c = &scan_cases[i];
+		size_t len = strlen(c->line);
+		st_pfw_raw a, b;
+		int fast = st_pfw_scan_fast(c->line, len, &a);
+		int json = st_pfw_scan_json(c->line, len, &b, NULL, 0);
+
+		if (fast != c->fast || json != c->json) {
+			print_error("case %zu: %s: fast %d json %d\n", i, c->line,
+				    fast, json);
+			fail();
+		}
+		if (fast)
+			assert_true(st_pfw_raw_equal(&a, &b));
+		if (json == 0)
+			st_pfw_raw_release(&b);
+	}
+}
+
+static void test_scan_fields(void **state)
+{
+	const char *l = "{\"name\":\"a\",\"name\":\"write\",\"cat\":\"POSIX\","
+			"\"pid\":\"12\",\"tid\":7,\"ts\":-0,\"dur\":\"9\",\"ph\":"
+			"\"X\",\"args\":{\"fname\":\"/x\",\"ret\":\"4096\","
+			"\"hhash\":5692,\"deep\":{\"name\":\"no\"}}}";
+	st_pfw_raw r;
+
+	(void)state;
+	assert_int_equal(st_pfw_scan_fast(l, strlen(l), &r), 1);
+	assert_int_equal(r.name.kind, ST_PFW_STRING);
+	assert_int_equal(r.name.n, 5);
+	assert_memory_equal(r.name.s, "write", 5);
+	assert_int_equal(r.pid.kind, ST_PFW_STRING);
+	assert_int_equal(r.tid.kind, ST_PFW_INT);
+	assert_int_equal(r.tid.i, 7);
+	assert_int_equal(r.ts.i, 0);
+	assert_true(r.args);
+	assert_int_equal(r.hhash.i, 5692);
+	assert_int_equal(r.ret.kind, ST_PFW_STRING);
+	/* a nested "name" is not args.name */
+	assert_int_equal(r.aname.kind, ST_PFW_ABSENT);
+	assert_int_equal(r.image_size.kind, ST_PFW_ABSENT);
+}
+
+static void test_line_trim(void **state)
+{
+	const char *l;
+	size_t n;
+
+	(void)state;
+	l = " [ ";
+	n = strlen(l);
+	/* "[" alone, with white space around, is skipped */
+	assert_int_equal(st_pfw_line_trim(&l, &n), 0);
+	l = "]\r";
+	n = strlen(l);
+	assert_int_equal(st_pfw_line_trim(&l, &n), 0);
+	l = " \t\r";
+	n = strlen(l);
+	assert_int_equal(st_pfw_line_trim(&l, &n), 0);
+	l = "  {\"a\":1},\r";
+	n = strlen(l);
+	assert_int_equal(st_pfw_line_trim(&l, &n), 1);
+	assert_int_equal(n, 7);
+	assert_memory_equal(l, "{\"a\":1}", 7);
+}
+
+/* Feed LINE to R; its result. */
+static int feed(st_pfw_reader *r, const char *line, st_pfw_event *ev)
+{
+	return st_pfw_feed(r, line, strlen(line), ev);
+}
+
+static const char *str(st_pfw_reader *r, uint32_t id)
+{
+	return id == ST_PFW_NONE ? NULL : st_pfw_str(r, id, NULL);
+}
+
+static void test_old_generation(void **state)
+{
+	st_pfw_reader *r = st_pfw_reader_mem();
+	st_pfw_event ev;
+
+	(void)state;
+	assert_int_equal(feed(r, "[", &ev), ST_PFW_EOF);
+	assert_int_equal(feed(r, "{\"id\":\"5\",\"name\":\"write\",\"cat\":"
+			 "\"POSIX\",\"pid\":\"1338896\",\"tid\":\"2677792\","
+			 "\"ts\":\"1698080323825066\",\"dur\":\"106189\","
+			 "\"ph\":\"X\",\"args\":{\"hostname\":\"corona237\","
+			 "\"ret\":\"3276800\",\"count\":\"3276800\",\"fname\":"
+			 "\"/p/f.bat\",\"fd\":18}}", &ev), ST_PFW_EVENT);
+	assert_string_equal(str(r, ev.name), "write");
+	assert_string_equal(str(r, ev.cat), "POSIX");
+	assert_string_equal(str(r, ev.host), "corona237");
+	assert_string_equal(str(r, ev.file), "/p/f.bat");
+	assert_int_equal(ev.pid, 1338896);
+	assert_int_equal(ev.tid, 2677792);
+	assert_int_equal(ev.ts, 1698080323825066);
+	assert_int_equal(ev.dur, 106189);
+	assert_int_equal(ev.bytes, 3276800);
+	/* no args at all: no host, no file, no bytes */
+	assert_int_equal(feed(r, "{\"name\":\"x\",\"cat\":\"c\",\"pid\":1,"
+			 "\"tid\":1,\"ts\":1,\"dur\":0,\"ph\":\"X\"}", &ev),
+			 ST_PFW_EVENT);
+	assert_int_equal(ev.host, ST_PFW_NONE);
+	assert_int_equal(ev.file, ST_PFW_NONE);
+	assert_int_equal(ev.bytes, -1);
+	/* the same through jansson (an escape) */
+	assert_int_equal(feed(r, "{\"name\":\"wr\\u0069te\",\"cat\":\"POSIX\","
+			 "\"pid\":\"1\",\"tid\":\"1\",\"ts\":\"1\",\"dur\":\"1\","
+			 "\"ph\":\"X\",\"args\":{\"ret\":\"10\"}}", &ev),
+			 ST_PFW_EVENT);
+	assert_string_equal(str(r, ev.name), "write");
+	assert_int_equal(ev.bytes, 10);
+	assert_int_equal(feed(r, "]", &ev), ST_PFW_EOF);
+	assert_int_equal(st_pfw_stats_get(r)->events, 3);
+	assert_int_equal(st_pfw_stats_get(r)->fast, 2);
+	st_pfw_close(r);
+}
+
+static void test_new_generation(void **state)
+{
+	st_pfw_reader *r = st_pfw_reader_mem();
+	st_pfw_event ev;
+	const char *ev_line = "{\"id\":7,\"name\":\"open\",\"cat\":\"POSIX\",\"pid\":"
+			      "5,\"tid\":6,\"ts\":100,\"dur\":3,\"ph\":\"X\","
+			      "\"args\":{\"hhash\":5692,\"fhash\":57110}}";
+
+	(void)state;
+	/* used before any mapping: named by the hash */
+	assert_int_equal(feed(r, ev_line, &ev), ST_PFW_EVENT);
+	assert_string_equal(str(r, ev.host), "hhash:5692");
+	assert_string_equal(str(r, ev.file), "fhash:57110");
+	assert_int_equal(feed(r, "{\"id\":1,\"name\":\"HH\",\"cat\":\"dftracer\","
+			 "\"pid\":5,\"tid\":5,\"ph\":\"M\",\"args\":{\"name\":"
+			 "\"corona173\",\"value\":5692}}", &ev), ST_PFW_EOF);
+	assert_int_equal(feed(r, "{\"name\":\"FH\",\"ph\":\"M\",\"args\":{"
+			 "\"name\":\"/lib/a.so\",\"value\":57110}}", &ev),
+			 ST_PFW_EOF);
+	assert_int_equal(feed(r, ev_line, &ev), ST_PFW_EVENT);
+	assert_string_equal(str(r, ev.host), "corona173");
+	assert_string_equal(str(r, ev.file), "/lib/a.so");
+	/* DFTracer's hashes collide: a new FH with the same value names the
+	 * file of the events after it */
+	assert_int_equal(feed(r, "{\"name\":\"FH\",\"ph\":\"M\",\"args\":{"
+			 "\"name\":\"/proc/1/stat\",\"value\":57110}}", &ev),
+			 ST_PFW_EOF);
+	assert_int_equal(feed(r, ev_line, &ev), ST_PFW_EVENT);
+	assert_string_equal(str(r, ev.file), "/proc/1/stat");
+	/* hashes as strings map to the same key as the number */
+	assert_int_equal(feed(r, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":5,"
+			 "\"tid\":6,\"ts\":100,\"dur\":3,\"ph\":\"X\",\"args\":{"
+			 "\"hhash\":\"5692\",\"fhash\":\"57110\",\"ret\":9}}",
+			 &ev), ST_PFW_EVENT);
+	assert_string_equal(str(r, ev.host), "corona173");
+	assert_string_equal(str(r, ev.file), "/proc/1/stat");
+	assert_int_equal(ev.bytes, 9);
+	/* SH: strings, kept in their own map */
+	assert_int_equal(feed(r, "{\"name\":\"SH\",\"ph\":\"M\",\"args\":{"
+			 "\"name\":\"./cm1.exe\",\"value\":33764}}", &ev),
+			 ST_PFW_EOF);
+	assert_string_equal(st_pfw_str(r, (uint32_t)st_pfw_lookup(
+			    r, "SH", "33764", 5), NULL), "./cm1.exe");
+	assert_int_equal(st_pfw_lookup(r, "FH", "33764", 5), -1);
+	/* hostname beats hhash, fname beats fhash */
+	assert_int_equal(feed(r, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":5,"
+			 "\"tid\":6,\"ts\":100,\"dur\":3,\"ph\":\"X\",\"args\":{"
+			 "\"hhash\":5692,\"hostname\":\"h\",\"fhash\":1,"
+			 "\"fname\":\"f\"}}", &ev), ST_PFW_EVENT);
+	assert_string_equal(str(r, ev.host), "h");
+	assert_string_equal(str(r, ev.file), "f");
+	/* other M events and phases are skipped, not corrupt */
+	assert_int_equal(feed(r, "{\"name\":\"thread_name\",\"ph\":\"M\","
+			 "\"args\":{\"name\":\"1\",\"value\":\"thread_name\"}}",
+			 &ev), ST_PFW_EOF);
+	assert_int_equal(feed(r, "{\"name\":\"x\",\"ph\":\"B\",\"ts\":1}", &ev),
+			 ST_PFW_EOF);
+	assert_int_equal(st_pfw_stats_get(r)->meta, 5);
+	assert_int_equal(st_pfw_stats_get(r)->other, 1);
+	assert_int_equal(st_pfw_stats_get(r)->bad, 0);
+	st_pfw_close(r);
+}
+
+static void test_corrupt(void **state)
+{
+	static const struct { const char *line, *why; } c[] = {
+		{ "{\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"dur\":1,"
+		  "\"ph\":\"X\"}", "missing 'ts'" },
+		{ "{\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,"
+		  "\"dur\":1}", "missing 'ph'" },
+		{ "{\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,"
+		  "\"ph\":\"X\"}", "missing 'name'" },
+		{ "{\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,"
+		  "\"ph\":\"X\"}", "missing 'cat'" },
+		{ "{\"name\":\"x\",\"cat\":\"c\",\"pid\":\"1a\",\"tid\":1,"
+		  "\"ts\":1,\"dur\":1,\"ph\":\"X\"}", "'pid' is not an integer" },
+		{ "{\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":"
+		  "\"99999999999999999999\",\"dur\":1,\"ph\":\"X\"}",
+		  "'ts' is not an integer" },
+		{ "{\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":true,"
+		  "\"ts\":1,\"dur\":1,\"ph\":\"X\"}", "'tid' is not an integer" },
+		{ "{\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,"
+		  "\"dur\":-1,\"ph\":\"X\"}", "negative 'dur'" },
+		{ "{\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":"
+		  "9007199254740993,\"dur\":1,\"ph\":\"X\"}", "'ts' out of range" },
+		{ "{\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,"
+		  "\"dur\":\"9223372036854775807\",\"ph\":\"X\"}",
+		  "'dur' out of range" },
+		{ "{\"name\":\"x\",\"cat\":7,\"pid\":1,\"tid\":1,\"ts\":1,"
+		  "\"dur\":1,\"ph\":\"X\"}", "'cat' is not a string" },
+		{ "{\"name\":\"FH\",\"ph\":\"M\",\"args\":{\"name\":\"/f\"}}",
+		  "missing 'args.value'" },
+		{ "{\"name\":\"HH\",\"ph\":\"M\",\"args\":{\"value\":3}}",
+		  "missing 'args.name'" },
+		{ "{\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,"
+		  "\"dur\":1,\"ph\":\"X\",\"args\":{\"hostname\":\"a\x01\"}}",
+		  "control character" },
+		{ "{\"name\":\"x\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,",
+		  "invalid JSON" },
+		{ "[1]", "not a JSON object" },
+	};
+	st_pfw_reader *r = st_pfw_reader_mem();
+	st_pfw_event ev;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const char *why;
+
+		assert_int_equal(feed(r, c[i].line, &ev), ST_PFW_BAD);
+		assert_int_equal(st_pfw_bad_line(r, &why), i + 1);
+		if (!strstr(why, c[i].why)) {
+			print_error("line %zu: '%s' lacks '%s'\n", i, why,
+				    c[i].why);
+			fail();
+		}
+	}
+	assert_int_equal(st_pfw_stats_get(r)->bad, sizeof(c) / sizeof(c[0]));
+	/* reals are rounded, strings read as integers */
+	assert_int_equal(feed(r, "{\"name\":\"x\",\"cat\":\"c\",\"pid\":\"-1\","
+			 "\"tid\":1,\"ts\":2.6,\"dur\":1e1,\"ph\":\"X\"}", &ev),
+			 ST_PFW_EVENT);
+	assert_int_equal(ev.pid, -1);
+	assert_int_equal(ev.ts, 3);
+	assert_int_equal(ev.dur, 10);
+	st_pfw_close(r);
+}
+
+static int64_t bytes_of(const char *name, const char *args_json)
+{
+	char line[512];
+	st_pfw_raw raw;
+	int64_t b;
+
+	snprintf(line, sizeof(line), "{\"args\":%s}", args_json);
+	assert_int_equal(st_pfw_scan_json(line, strlen(line), &raw, NULL, 0), 0);
+	b = st_pfw_event_bytes(name, strlen(name), &raw);
+	st_pfw_raw_release(&raw);
+	return b;
+}
+
+static void test_bytes(void **state)
+{
+	(void)state;
+	assert_int_equal(bytes_of("read", "{\"ret\":4096,\"size\":9}"), 4096);
+	assert_int_equal(bytes_of("pwrite64", "{\"ret\":\"12\"}"), 12);
+	assert_int_equal(bytes_of("write", "{\"ret\":-1}"), -1);
+	assert_int_equal(bytes_of("write", "{\"ret\":0}"), -1);
+	assert_int_equal(bytes_of("read", "{\"size\":5}"), -1);
+	assert_int_equal(bytes_of("fread", "{\"ret\":3,\"size\":4096}"), 12288);
+	assert_int_equal(bytes_of("fread", "{\"ret\":3107,\"size\":1}"), 3107);
+	assert_int_equal(bytes_of("fwrite", "{\"ret\":2}"), 2);
+	assert_int_equal(bytes_of("fread", "{\"ret\":4611686018427387904,"
+				  "\"size\":4}"), -1);   /* overflow */
+	assert_int_equal(bytes_of("readdir", "{\"ret\":5}"), -1);
+	assert_int_equal(bytes_of("readlink", "{\"ret\":5}"), -1);
+	assert_int_equal(bytes_of("open", "{\"ret\":5}"), -1);
+	assert_int_equal(bytes_of("checkpoint", "{\"size\":100}"), 100);
+	assert_int_equal(bytes_of("NPZReader.read_index",
+				  "{\"image_size\":7,\"ret\":1}"), 1);
+	assert_int_equal(bytes_of("load", "{\"image_size\":\"7\"}"), 7);
+	assert_int_equal(bytes_of("load", "{\"size\":0,\"image_size\":7}"), 7);
+	assert_int_equal(bytes_of("load", "{\"size\":1.5}"), 2);
+}
+
+/* Write TEXT to NAME in dir, gzip-compressed when GZ. */
+static char *put(const char *name, const char *text, size_t len, bool gz)
+{
+	char *p = st_path_join(dir, name);
+
+	if (gz) {
+		gzFile f = gzopen(p, "wb");
+
+		assert_non_null(f);
+		assert_int_equal(gzwrite(f, text, (unsigned)len), (int)len);
+		gzclose(f);
+	} else {
+		FILE *f = fopen(p, "wb");
+
+		assert_non_null(f);
+		assert_int_equal(fwrite(text, 1, len, f), len);
+		fclose(f);
+	}
+	return p;
+}
+
+static const char trace_text[] =
+	"[\n"
+	"{\"name\":\"HH\",\"ph\":\"M\",\"args\":{\"name\":\"h1\",\"value\":1}}\n"
+	"{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":10,"
+	"\"dur\":5,\"ph\":\"X\",\"args\":{\"hhash\":1,\"ret\":100}}\n"
+	"not json\n"
+	"\n"
+	"{\"name\":\"write\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":20,"
+	"\"dur\":5,\"ph\":\"X\",\"args\":{\"hhash\":1,\"ret\":50}}\n"
+	"]";   /* no newline at the end */
+
+static void read_all(const char *path, int *events, int *bad, int *rc_end,
+		     st_error *err)
+{
+	st_pfw_reader *r = st_pfw_open(path, err);
+	st_pfw_event ev;
+	int rc;
+
+	assert_non_null(r);
+	*events = *bad = 0;
+	while ((rc = st_pfw_next(r, &ev, err)) > 0) {
+		if (rc == ST_PFW_EVENT) {
+			(*events)++;
+			assert_string_equal(st_pfw_str(r, ev.host, NULL), "h1");
+		} else {
+			(*bad)++;
+			assert_int_equal(st_pfw_bad_line(r, NULL), 4);
+		}
+	}
+	*rc_end = rc;
+	st_pfw_close(r);
+}
+
+static void test_files(void **state)
+{
+	char *plain = put("t.pfw", trace_text, strlen(trace_text), false);
+	char *gz = put("t.pfw.gz", trace_text, strlen(trace_text), true);
+	char *cut, *buf;
+	st_error err;
+	int events, bad, rc;
+	FILE *f;
+	long n;
+
+	(void)state;
+	read_all(plain, &events, &bad, &rc, &err);
+	assert_int_equal(events, 2);
+	assert_int_equal(bad, 1);
+	assert_int_equal(rc, ST_PFW_EOF);
+	read_all(gz, &events, &bad, &rc, &err);
+	assert_int_equal(events, 2);
+	assert_int_equal(bad, 1);
+	assert_int_equal(rc, ST_PFW_EOF);
+	/* the gzip file cut short: an error 65 after what came before */
+	f = fopen(gz, "rb");
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	cut = put("cut.pfw.gz", buf, (size_t)n - 12, false);
+	read_all(cut, &events, &bad, &rc, &err);
+	assert_int_equal(rc, ST_PFW_ERROR);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(err.text, "damaged gzip data"));
+	free(buf);
+	/* missing */
+	assert_null(st_pfw_open("/nonexistent/x.pfw", &err));
+	assert_int_equal(err.code, ST_EXIT_NOINPUT);
+	free(plain);
+	free(gz);
+	free(cut);
+}
+
+static void test_long_line(void **state)
+{
+	size_t big = ST_PFW_MAX_LINE + 100, n = 0;
+	const char *ok = "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,"
+			 "\"ts\":10,\"dur\":5,\"ph\":\"X\"}\n";
+	char *text = malloc(big + 3 * strlen(ok) + 8), *p;
+	st_pfw_reader *r;
+	st_pfw_event ev;
+	st_error err;
+	int rc, events = 0, bad = 0;
+
+	(void)state;
+	n += (size_t)sprintf(text + n, "%s", ok);
+	text[n++] = '{';
+	memset(text + n, 'x', big);
+	n += big;
+	text[n++] = '\n';
+	n += (size_t)sprintf(text + n, "%s%s", ok, ok);
+	p = put("long.pfw", text, n, false);
+	r = st_pfw_open(p, &err);
+	assert_non_null(r);
+	while ((rc = st_pfw_next(r, &ev, &err)) > 0) {
+		if (rc == ST_PFW_EVENT) {
+			events++;
+		} else {
+			const char *why;
+
+			bad++;
+			assert_int_equal(st_pfw_bad_line(r, &why), 2);
+			assert_non_null(strstr(why, "longer than"));
+		}
+	}
+	assert_int_equal(rc, ST_PFW_EOF);
+	assert_int_equal(events, 3);
+	assert_int_equal(bad, 1);
+	assert_int_equal(st_pfw_stats_get(r)->lines, 4);
+	st_pfw_close(r);
+	free(text);
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strtab),
+		cmocka_unit_test(test_scan_agree),
+		cmocka_unit_test(test_scan_fields),
+		cmocka_unit_test(test_line_trim),
+		cmocka_unit_test(test_old_generation),
+		cmocka_unit_test(test_new_generation),
+		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_long_line),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

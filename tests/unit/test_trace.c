@@ -1,0 +1,486 @@
+/* Unit tests: exact interval unions and overlaps (hand-made cases and a
+ * brute-force count), path prefixes, --group-by and --filter parsing and
+ * matching, and summaries of small traces: the same for any -j, max over
+ * processes, quartiles, time bins. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "streamtime/atomic.h"
+#include "streamtime/trace.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/st-trace-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+static int64_t union_len(st_trace_iv *v, size_t n, size_t *k)
+{
+	*k = st_trace_iv_union(v, n);
+	return st_trace_iv_length(v, *k);
+}
+
+static void test_union_hand(void **state)
+{
+	size_t k;
+
+	(void)state;
+	{
+		st_trace_iv v[] = { { 0, 0 } };
+
+		assert_int_equal(union_len(v, 0, &k), 0);
+		assert_int_equal(k, 0);
+		assert_int_equal(union_len(v, 1, &k), 0);   /* empty dropped */
+		assert_int_equal(k, 0);
+	}
+	{
+		/* nested, overlapping, touching, disjoint, out of order */
+		st_trace_iv v[] = { { 50, 60 }, { 0, 10 }, { 2, 5 }, { 10, 20 },
+				    { 15, 30 }, { 40, 40 }, { 55, 70 },
+				    { 100, 101 } };
+
+		assert_int_equal(union_len(v, 8, &k), 30 + 20 + 1);
+		assert_int_equal(k, 3);
+		assert_int_equal(v[0].s, 0);
+		assert_int_equal(v[0].e, 30);
+		assert_int_equal(v[1].s, 50);
+		assert_int_equal(v[1].e, 70);
+		assert_int_equal(v[2].s, 100);
+	}
+	{
+		/* small.pfw's reads: [10,90) [110,193) [210,250) */
+		st_trace_iv v[] = { { 10, 70 }, { 40, 50 }, { 120, 180 },
+				    { 210, 250 }, { 230, 240 }, { 10, 60 },
+				    { 40, 90 }, { 110, 190 }, { 140, 185 },
+				    { 160, 180 }, { 189, 193 }, { 220, 225 } };
+
+		assert_int_equal(union_len(v, 12, &k), 80 + 83 + 40);
+		assert_int_equal(k, 3);
+	}
+	{
+		st_trace_iv a[] = { { 0, 10 }, { 20, 30 }, { 40, 50 } };
+		st_trace_iv b[] = { { 5, 25 }, { 28, 45 }, { 50, 60 } };
+
+		/* 5 + 5 + 2 + 5 */
+		assert_int_equal(st_trace_iv_overlap(a, 3, b, 3), 17);
+		assert_int_equal(st_trace_iv_overlap(b, 3, a, 3), 17);
+		assert_int_equal(st_trace_iv_overlap(a, 3, b, 0), 0);
+		assert_int_equal(st_trace_iv_overlap(a, 3, a, 3), 30);
+	}
+	{
+		/* a compute interval enclosing all I/O: I/O all overlapped */
+		st_trace_iv io[] = { { 10, 20 }, { 30, 35 } };
+		st_trace_iv c[] = { { 0, 100 } };
+
+		assert_int_equal(st_trace_iv_overlap(io, 2, c, 1), 15);
+	}
+}
+
+/* Unions of random intervals against a bitmap. */
+static void test_union_random(void **state)
+{
+	enum { W = 4000 };
+	static unsigned char bits[2][W];
+	st_trace_iv *a = malloc(5000 * sizeof(*a)), *b = malloc(5000 * sizeof(*b));
+	unsigned seed = 12345;
+	size_t ka;
+
+	(void)state;
+	for (int round = 0; round < 60; round++) {
+		size_t na = (size_t)(round * 83 % 5000), nb = (size_t)(round * 37 %
+								    300), kb;
+		int64_t want_a = 0, want_b = 0, want_ab = 0;
+
+		memset(bits, 0, sizeof(bits));
+		for (size_t i = 0; i < na + nb; i++) {
+			int64_t s = rand_r(&seed) % W;
+			int64_t len = rand_r(&seed) % (round % 3 ? 20 : 400);
+			int64_t e = s + len > W ? W : s + len;
+			st_trace_iv *x = i < na ? &a[i] : &b[i - na];
+
+			x->s = s;
+			x->e = e;
+			for (int64_t t = s; t < e; t++)
+				bits[i < na ? 0 : 1][t] = 1;
+		}
+		/* sorted input too */
+		if (round % 5 == 0)
+			(void)st_trace_iv_union(a, na);
+		for (int t = 0; t < W; t++) {
+			want_a += bits[0][t];
+			want_b += bits[1][t];
+			want_ab += bits[0][t] & bits[1][t];
+		}
+		assert_int_equal(union_len(a, na, &ka), want_a);
+		assert_int_equal(union_len(b, nb, &kb), want_b);
+		assert_int_equal(st_trace_iv_overlap(a, ka, b, kb), want_ab);
+		for (size_t i = 1; i < ka; i++)
+			assert_true(a[i].s > a[i - 1].e);
+	}
+	/* many equal starts: the quicksort's worst friend */
+	for (size_t i = 0; i < 5000; i++)
+		a[i] = (st_trace_iv){ 7, 7 + (int64_t)(i % 13) + 1 };
+	assert_int_equal(union_len(a, 5000, &ka), 13);
+	/* descending */
+	for (size_t i = 0; i < 5000; i++)
+		a[i] = (st_trace_iv){ (int64_t)(5000 - i) * 10,
+				      (int64_t)(5000 - i) * 10 + 5 };
+	assert_int_equal(union_len(a, 5000, &ka), 5000 * 5);
+	assert_int_equal(ka, 5000);
+	free(a);
+	free(b);
+}
+
+static size_t plen(const char *p, int d)
+{
+	return st_trace_prefix_len(p, strlen(p), d);
+}
+
+static void test_prefix(void **state)
+{
+	(void)state;
+	assert_int_equal(plen("/p/lustre1/haridev/x", 2), strlen("/p/lustre1"));
+	assert_int_equal(plen("/p/lustre1/haridev/x", 1), strlen("/p"));
+	assert_int_equal(plen("/p/lustre1/haridev/x", 4),
+			 strlen("/p/lustre1/haridev/x"));
+	assert_int_equal(plen("/p/lustre1/haridev/x", 9),
+			 strlen("/p/lustre1/haridev/x"));
+	assert_int_equal(plen("a/b/c", 2), strlen("a/b"));
+	assert_int_equal(plen("cm1out_000.dat", 2), strlen("cm1out_000.dat"));
+	assert_int_equal(plen("//p//lustre//x", 2), strlen("//p//lustre"));
+	/* a directory with a trailing slash is itself */
+	assert_int_equal(plen("/dlio/data1/train/", 3), strlen("/dlio/data1/train"));
+	assert_int_equal(plen("/dlio/data1/train/", 9), strlen("/dlio/data1/train"));
+	assert_int_equal(plen("/", 1), 1);
+	assert_int_equal(plen("", 1), 0);
+}
+
+static void test_group_parse(void **state)
+{
+	enum st_trace_group g;
+	int d;
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_trace_group_parse("name", &g, &d, &err), 0);
+	assert_int_equal(g, ST_TRACE_GROUP_NAME);
+	assert_int_equal(st_trace_group_parse("prefix:2", &g, &d, &err), 0);
+	assert_int_equal(g, ST_TRACE_GROUP_PREFIX);
+	assert_int_equal(d, 2);
+	assert_int_equal(st_trace_group_parse("pid", &g, &d, &err), 0);
+	assert_int_equal(g, ST_TRACE_GROUP_PID);
+	assert_int_equal(st_trace_group_parse("prefix:0", &g, &d, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_USAGE);
+	assert_int_equal(st_trace_group_parse("prefix:", &g, &d, &err), -1);
+	assert_int_equal(st_trace_group_parse("prefix:-1", &g, &d, &err), -1);
+	assert_int_equal(st_trace_group_parse("prefix:2x", &g, &d, &err), -1);
+	assert_int_equal(st_trace_group_parse("prefix:65", &g, &d, &err), -1);
+	assert_int_equal(st_trace_group_parse("Name", &g, &d, &err), -1);
+}
+
+static bool fmatch(const st_trace_filter *f, enum st_trace_field fd,
+		   const char *s)
+{
+	return st_trace_filter_field(f, fd, s, s ? strlen(s) : 0);
+}
+
+static void test_filter(void **state)
+{
+	st_trace_filter f = { 0 };
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_trace_filter_parse(&f, "cat=POSIX,name~write,"
+					       "file^/p/lustre", &err), 0);
+	assert_int_equal(f.n, 3);
+	assert_true(fmatch(&f, ST_TRACE_CAT, "POSIX"));
+	assert_false(fmatch(&f, ST_TRACE_CAT, "POSIX2"));
+	assert_false(fmatch(&f, ST_TRACE_CAT, "posix"));
+	assert_true(fmatch(&f, ST_TRACE_NAME, "pwrite64"));
+	assert_false(fmatch(&f, ST_TRACE_NAME, "read"));
+	assert_true(fmatch(&f, ST_TRACE_FILE, "/p/lustre1/x"));
+	assert_false(fmatch(&f, ST_TRACE_FILE, "/usr/p/lustre"));
+	assert_false(fmatch(&f, ST_TRACE_FILE, NULL));   /* no file */
+	assert_true(fmatch(&f, ST_TRACE_HOST, "any"));   /* no term */
+	assert_true(st_trace_filter_ids(&f, 1, 2));
+	st_trace_filter_release(&f);
+	/* negation; a value with '=' in it; pid and tid */
+	assert_int_equal(st_trace_filter_parse(&f, "name!~read,file!^/tmp,"
+					       "host=a=b,pid=42,tid!=7", &err), 0);
+	assert_false(fmatch(&f, ST_TRACE_NAME, "pwrite_and_read"));
+	assert_true(fmatch(&f, ST_TRACE_FILE, NULL));   /* !^ holds */
+	assert_false(fmatch(&f, ST_TRACE_FILE, "/tmp/x"));
+	assert_true(fmatch(&f, ST_TRACE_HOST, "a=b"));
+	assert_true(st_trace_filter_ids(&f, 42, 8));
+	assert_false(st_trace_filter_ids(&f, 42, 7));
+	assert_false(st_trace_filter_ids(&f, 41, 8));
+	/* an empty value matches the empty string only */
+	st_trace_filter_release(&f);
+	assert_int_equal(st_trace_filter_parse(&f, "host=", &err), 0);
+	assert_true(fmatch(&f, ST_TRACE_HOST, ""));
+	assert_false(fmatch(&f, ST_TRACE_HOST, "x"));
+	st_trace_filter_release(&f);
+	/* errors */
+	{
+		static const char *const bad[] = {
+			"", "cat", "cat:POSIX", "size=3", "cat=POSIX,",
+			",cat=POSIX", "pid~3", "pid=", "pid=3x", "tid^1",
+			"=x", "cat!POSIX",
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			assert_int_equal(st_trace_filter_parse(&f, bad[i], &err),
+					 -1);
+			assert_int_equal(err.code, ST_EXIT_USAGE);
+			st_trace_filter_release(&f);
+		}
+	}
+}
+
+static char *put(const char *name, const char *text)
+{
+	char *p = st_path_join(dir, name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+#define EV(name, cat, host, pid, tid, ts, dur, file, ret)                  \
+	"{\"name\":\"" name "\",\"cat\":\"" cat "\",\"pid\":" #pid ","      \
+	"\"tid\":" #tid ",\"ts\":" #ts ",\"dur\":" #dur ",\"ph\":\"X\","    \
+	"\"args\":{\"hostname\":\"" host "\",\"fname\":\"" file "\","       \
+	"\"ret\":" #ret "}}\n"
+
+/* Two hosts, three processes; I/O nested in compute on host a pid 1. */
+static const char trace_a[] =
+	"[\n"
+	EV("compute", "compute", "a", 1, 1, 0, 100, "", 0)
+	EV("read", "POSIX", "a", 1, 1, 10, 20, "/p/l/x", 100)
+	EV("read", "POSIX", "a", 1, 2, 20, 20, "/p/l/y", 300)
+	EV("write", "POSIX", "a", 1, 1, 150, 50, "/p/l/x", 200)
+	EV("read", "POSIX", "a", 2, 1, 0, 10, "/p/m/z", 400)
+	"]\n";
+static const char trace_b[] =
+	EV("read", "POSIX", "b", 1, 1, 1000, 30, "/p/l/x", 500)
+	EV("fopen", "STDIO", "b", 1, 1, 1040, 5, "/q", 0)
+	"{\"broken\n";
+
+static void summarize(const char *const *paths, size_t n, int jobs,
+		      enum st_trace_group g, int depth, int64_t gran,
+		      st_trace_summary *s)
+{
+	st_trace_opts o = { 0 };
+	st_error err;
+
+	o.jobs = jobs;
+	o.group = g;
+	o.prefix_depth = depth;
+	o.granularity_us = gran;
+	o.max_bad = 10;
+	assert_int_equal(st_trace_summarize(paths, n, &o, s, &err), 0);
+}
+
+/* The stat of KEY in V (a failure when there is none). */
+static const st_trace_stat *stat_of(const st_trace_stat *v, size_t n,
+				    const char *key)
+{
+	static const st_trace_stat none;
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].key, key) == 0)
+			return &v[i];
+	print_error("no '%s'\n", key);
+	fail();
+	return &none;
+}
+
+static void test_summary(void **state)
+{
+	char *a = put("a.pfw", trace_a), *b = put("b.pfw", trace_b);
+	const char *paths[] = { a, b, a };
+	st_trace_summary s;
+	const st_trace_stat *st;
+
+	(void)state;
+	summarize(paths, 2, 1, ST_TRACE_GROUP_PREFIX, 2, 0, &s);
+	assert_int_equal(s.events, 7);
+	assert_int_equal(s.bad_lines, 1);
+	assert_int_equal(s.hosts, 2);
+	assert_int_equal(s.processes, 3);
+	assert_int_equal(s.threads, 4);
+	assert_int_equal(s.files, 5);   /* "", /p/l/x, /p/l/y, /p/m/z, /q */
+	assert_int_equal(s.first_us, 0);
+	assert_int_equal(s.end_us, 1045);
+	/* I/O: a:1 [10,40) [150,200) = 80; a:2 10; b:1 30 + 5 */
+	assert_int_equal(s.io_us, 80 + 10 + 35);
+	assert_int_equal(s.compute_us, 100);
+	/* a:1's [10,40) is inside compute [0,100) */
+	assert_int_equal(s.io_unoverlapped_us, 50 + 10 + 35);
+	assert_int_equal(s.compute_unoverlapped_us, 70);
+	assert_int_equal(s.io_max_us, 80);
+	st = stat_of(s.by_name, s.n_name, "read");
+	assert_int_equal(st->count, 4);
+	assert_int_equal(st->dur_us, 80);
+	assert_int_equal(st->bytes, 1300);
+	/* nearest rank of 100 300 400 500 */
+	assert_int_equal(st->q1, 100);
+	assert_int_equal(st->median, 300);
+	assert_int_equal(st->q3, 400);
+	st = stat_of(s.by_name, s.n_name, "fopen");
+	assert_int_equal(st->bytes, 0);
+	assert_int_equal(st->sized, 0);
+	/* prefix:2: /p/l gets a:1's 20+20+50 and b:1's 30 -> max 90 */
+	st = stat_of(s.groups, s.n_groups, "/p/l");
+	assert_int_equal(st->count, 4);
+	assert_int_equal(st->dur_us, 120);
+	assert_int_equal(st->max_proc_dur_us, 90);
+	assert_int_equal(st->bytes, 1100);
+	assert_non_null(stat_of(s.groups, s.n_groups, "/p/m"));
+	assert_non_null(stat_of(s.groups, s.n_groups, "/q"));
+	/* the compute event's fname is "": a file named "" */
+	assert_non_null(stat_of(s.groups, s.n_groups, ""));
+	assert_int_equal(s.n_procs, 3);
+	assert_string_equal(s.procs[0].host, "a");
+	assert_int_equal(s.procs[0].pid, 1);
+	assert_int_equal(s.procs[0].ntids, 2);
+	assert_string_equal(s.procs[2].host, "b");
+	assert_int_equal(s.n_bad, 1);
+	assert_int_equal(s.bad[0].file, 1);
+	assert_int_equal(s.bad[0].line, 3);
+	st_trace_summary_release(&s);
+	free(a);
+	free(b);
+}
+
+/* Everything but the order of completion must be the same for -j 1..4. */
+static void test_jobs_same(void **state)
+{
+	char *a = put("a.pfw", trace_a), *b = put("b.pfw", trace_b);
+	const char *paths[] = { a, b, a, b, a };
+	st_trace_summary s1, s;
+
+	(void)state;
+	summarize(paths, 5, 1, ST_TRACE_GROUP_PID, 0, 100, &s1);
+	for (int j = 2; j <= 4; j++) {
+		summarize(paths, 5, j, ST_TRACE_GROUP_PID, 0, 100, &s);
+		assert_int_equal(s.events, s1.events);
+		assert_int_equal(s.io_us, s1.io_us);
+		assert_int_equal(s.io_unoverlapped_us, s1.io_unoverlapped_us);
+		assert_int_equal(s.threads, s1.threads);
+		assert_int_equal(s.n_name, s1.n_name);
+		for (size_t i = 0; i < s.n_name; i++) {
+			assert_string_equal(s.by_name[i].key, s1.by_name[i].key);
+			assert_int_equal(s.by_name[i].dur_us, s1.by_name[i].dur_us);
+			assert_int_equal(s.by_name[i].median, s1.by_name[i].median);
+		}
+		assert_int_equal(s.n_groups, s1.n_groups);
+		for (size_t i = 0; i < s.n_groups; i++) {
+			assert_string_equal(s.groups[i].key, s1.groups[i].key);
+			assert_int_equal(s.groups[i].max_proc_dur_us,
+					 s1.groups[i].max_proc_dur_us);
+		}
+		assert_int_equal(s.n_bins, s1.n_bins);
+		for (size_t i = 0; i < s.n_bins; i++)
+			assert_memory_equal(&s.bins[i], &s1.bins[i],
+					    sizeof(s.bins[i]));
+		assert_int_equal(s.n_bad, s1.n_bad);
+		for (size_t i = 0; i < s.n_bad; i++) {
+			assert_int_equal(s.bad[i].file, s1.bad[i].file);
+			assert_int_equal(s.bad[i].line, s1.bad[i].line);
+		}
+		st_trace_summary_release(&s);
+	}
+	/* pid groups: the same file read three times is one process */
+	assert_int_equal(stat_of(s1.groups, s1.n_groups, "a:1")->count, 12);
+	/* bins of 100 us that hold anything: [0,100), [100,200), [1000,1100) */
+	assert_int_equal(s1.n_bins, 3);
+	assert_int_equal(s1.bins[0].start_us, 0);
+	assert_int_equal(s1.bins[0].events, 3 * 4);
+	assert_int_equal(s1.bins[0].compute_us, 100);
+	/* [150,200) in bin 1; the union per process, three copies of it */
+	assert_int_equal(s1.bins[1].start_us, 100);
+	assert_int_equal(s1.bins[1].io_us, 50);
+	assert_int_equal(s1.bins[1].events, 3);
+	assert_int_equal(s1.bins[1].bytes, 3 * 200);
+	assert_int_equal(s1.bins[2].start_us, 1000);
+	assert_int_equal(s1.bins[2].io_us, 35);
+	st_trace_summary_release(&s1);
+	free(a);
+	free(b);
+}
+
+static void test_summary_errors(void **state)
+{
+	const char *paths[] = { "/nonexistent/a.pfw" };
+	st_trace_summary s;
+	st_trace_opts o = { 0 };
+	st_error err;
+	char *a = put("a.pfw", trace_a);
+	const char *one[] = { a };
+
+	(void)state;
+	summarize(paths, 1, 1, ST_TRACE_GROUP_NONE, 0, 0, &s);
+	assert_int_equal(s.events, 0);
+	assert_int_equal(s.files_in[0].err_code, ST_EXIT_NOINPUT);
+	st_trace_summary_release(&s);
+	/* too many bins */
+	o.granularity_us = 1;
+	o.max_bad = 1;
+	o.jobs = 1;
+	{
+		/* 200 s of I/O in 1 us bins */
+		char *big = put("wide.pfw", EV("read", "POSIX", "a", 1, 1, 0,
+					      200000000, "/x", 1));
+		const char *w[] = { big };
+
+		assert_int_equal(st_trace_summarize(w, 1, &o, &s, &err), -1);
+		assert_int_equal(err.code, ST_EXIT_USAGE);
+		st_trace_summary_release(&s);
+		free(big);
+	}
+	/* no files at all */
+	o.granularity_us = 0;
+	assert_int_equal(st_trace_summarize(one, 0, &o, &s, &err), 0);
+	assert_int_equal(s.events, 0);
+	st_trace_summary_release(&s);
+	free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_union_hand),
+		cmocka_unit_test(test_union_random),
+		cmocka_unit_test(test_prefix),
+		cmocka_unit_test(test_group_parse),
+		cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_jobs_same),
+		cmocka_unit_test(test_summary_errors),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
