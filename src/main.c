@@ -16,6 +16,7 @@ static const struct st_cmd commands[] = {
 	{ "plot", cmd_plot, "the paper's figures as PNG and SVG" },
 	{ "report", cmd_report, "one self-contained report.html" },
 	{ "reproduce", cmd_reproduce, "run every step over a dataset, print the table" },
+	{ "simulate", cmd_simulate, "a realistic synthetic dataset in the paper's layout" },
 	{ "slurm", cmd_slurm, "Slurm accounting: jobs" },
 	{ "stats", cmd_stats, "statistics: queue, transfers" },
 	{ "timeline", cmd_timeline, "Chrome/Perfetto trace of every scan's journey" },

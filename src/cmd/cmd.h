@@ -89,6 +89,7 @@ int cmd_timeline(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 int cmd_slurm(int argc, char **argv);
 
 #endif
