@@ -138,11 +138,6 @@ static int write_ranked_by_month(FILE *f, const void *data)
 }
 
 /* True for the values sacct prints for an unset time. */
-static bool unset_time(const char *s)
-{
-	return !*s || strcmp(s, "Unknown") == 0 || strcmp(s, "None") == 0;
-}
-
 int st_queue_stats(const st_table *merged, const st_tz *tz,
 		   const char *outdir, st_queue_result *res, st_error *err)
 {
@@ -169,7 +164,7 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 		char local[40];
 		struct day *d = &q.days[n];
 
-		if (unset_time(sub) || unset_time(sta))
+		if (st_time_unset(sub) || st_time_unset(sta))
 			continue;      /* pandas' dropna: never started */
 		if (st_time_parse(sub, tz, &ts, NULL, &e) < 0) {
 			st_table_cell_error(merged, r, idx[0], e.text, err);

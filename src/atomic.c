@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -49,20 +51,41 @@ static char *dir_of(const char *path)
 #define MAX_PENDING 64
 static char *volatile pending[MAX_PENDING];
 
+/* Threads open outputs at the same time (plot writes figures in
+ * parallel): a slot is claimed with a compare-and-swap. */
 static void track(char *tmp)
 {
-	for (size_t i = 0; i < MAX_PENDING; i++)
-		if (!pending[i]) {
-			pending[i] = tmp;
+	for (size_t i = 0; i < MAX_PENDING; i++) {
+		char *expected = NULL;
+
+		if (__atomic_compare_exchange_n((char **)&pending[i], &expected,
+						tmp, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
 			return;
-		}
+	}
 }
 
 static void untrack(const char *tmp)
 {
-	for (size_t i = 0; tmp && i < MAX_PENDING; i++)
-		if (pending[i] == tmp)
-			pending[i] = NULL;
+	for (size_t i = 0; tmp && i < MAX_PENDING; i++) {
+		char *expected = (char *)tmp;
+
+		__atomic_compare_exchange_n((char **)&pending[i], &expected, NULL,
+					    false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+	}
+}
+
+/* The process's umask, read once: umask() can only be read by setting it,
+ * and setting it while another thread creates a file would give that file
+ * the wrong mode. */
+static mode_t process_umask;
+static pthread_once_t umask_once = PTHREAD_ONCE_INIT;
+
+static void read_umask(void)
+{
+	process_umask = umask(0);
+	umask(process_umask);
 }
 
 static void on_fatal_signal(int sig)
@@ -80,6 +103,8 @@ void st_atomic_cleanup_on_signals(void)
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa = { .sa_handler = on_fatal_signal };
 
+	/* the umask is read here, before any thread can be creating files */
+	pthread_once(&umask_once, read_umask);
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
@@ -144,9 +169,10 @@ int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 	track(af->tmp);
 	/* mkstemp makes 0600; outputs are ordinary files */
 	{
-		mode_t um = umask(0);
+		mode_t um;
 
-		umask(um);
+		pthread_once(&umask_once, read_umask);
+		um = process_umask;
 		(void)fchmod(fd, 0666 & ~um);
 	}
 	af->fp = fdopen(fd, "w");

@@ -12,6 +12,7 @@
 
 #include "streamtime/csv.h"
 #include "streamtime/num.h"
+#include "streamtime/time.h"
 
 void st_table_init(st_table *t)
 {
@@ -359,4 +360,19 @@ int st_csv_write_row(FILE *f, size_t n, const char *const fields[])
 			return -1;
 	}
 	return putc('\n', f) == EOF ? -1 : 0;
+}
+
+int st_table_get_time(const st_table *t, size_t row, int col,
+		      const struct st_tz *tz, int64_t *out, st_error *err)
+{
+	st_error e;
+
+	if (st_time_parse(st_table_get(t, row, col), tz, out, NULL, &e) < 0)
+		return st_table_cell_error(t, row, col, e.text, err);
+	return 0;
+}
+
+bool st_time_unset(const char *s)
+{
+	return !*s || strcmp(s, "Unknown") == 0 || strcmp(s, "None") == 0;
 }

@@ -63,6 +63,7 @@ struct data {
 	size_t njobs;
 	const st_tz *tz;              /* slurm_tz */
 	const char *tzname;
+	const st_tz *stz;             /* tz: naive streaming times */
 };
 
 static void data_release(struct data *d)
@@ -100,21 +101,6 @@ static int read_table(st_table *t, const char *dir, const char *sub,
 }
 
 /* True for the values sacct prints for an unset time. */
-static bool unset_time(const char *s)
-{
-	return !*s || strcmp(s, "Unknown") == 0 || strcmp(s, "None") == 0;
-}
-
-static int cell_time(const st_table *t, size_t r, int c, const st_tz *tz,
-		     st_instant *out, st_error *err)
-{
-	st_error e;
-
-	if (st_time_parse(st_table_get(t, r, c), tz, out, NULL, &e) < 0)
-		return st_table_cell_error(t, r, c, e.text, err);
-	return 0;
-}
-
 /* The offload time of SIZE in OFFLOAD, or NaN when it has none. */
 static int offload_time(const st_table *offload, int64_t size, double *out,
 			st_error *err)
@@ -138,7 +124,7 @@ static int offload_time(const st_table *offload, int64_t size, double *out,
 
 /* Streaming times and instants of one size from its streaming_times file. */
 static int load_streaming(struct size_data *sd, const st_table *t,
-			  st_error *err)
+			  const st_tz *stz, st_error *err)
 {
 	static const char *const need[] = {
 		"time_difference_seconds", "ncem_created_time", "nersc_write_time" };
@@ -154,8 +140,8 @@ static int load_streaming(struct size_data *sd, const st_table *t,
 		return oom(err);
 	for (size_t r = 0; r < t->nrows; r++) {
 		if (st_table_get_double(t, r, c[0], &sd->st[r], err) < 0 ||
-		    cell_time(t, r, c[1], NULL, &sd->created[r], err) < 0 ||
-		    cell_time(t, r, c[2], NULL, &sd->written[r], err) < 0)
+		    st_table_get_time(t, r, c[1], stz, &sd->created[r], err) < 0 ||
+		    st_table_get_time(t, r, c[2], stz, &sd->written[r], err) < 0)
 			return -1;
 	}
 	sd->nst = t->nrows;
@@ -180,14 +166,14 @@ static int load_jobs(struct data *d, const st_table *merged, st_error *err)
 
 		if (st_table_get_int(merged, r, c[0], &size, err) < 0)
 			return -1;
-		if (unset_time(st_table_get(merged, r, c[1])) ||
-		    unset_time(st_table_get(merged, r, c[2])))
+		if (st_time_unset(st_table_get(merged, r, c[1])) ||
+		    st_time_unset(st_table_get(merged, r, c[2])))
 			continue;
-		if (cell_time(merged, r, c[1], d->tz, &j->submit, err) < 0 ||
-		    cell_time(merged, r, c[2], d->tz, &j->start, err) < 0)
+		if (st_table_get_time(merged, r, c[1], d->tz, &j->submit, err) < 0 ||
+		    st_table_get_time(merged, r, c[2], d->tz, &j->start, err) < 0)
 			return -1;
-		j->has_end = !unset_time(end);
-		if (j->has_end && cell_time(merged, r, c[3], d->tz, &j->end, err) < 0)
+		j->has_end = !st_time_unset(end);
+		if (j->has_end && st_table_get_time(merged, r, c[3], d->tz, &j->end, err) < 0)
 			return -1;
 		j->order = d->nsizes;
 		for (size_t i = 0; i < d->nsizes; i++)
@@ -256,7 +242,7 @@ static int load(const st_figures_input *in, const st_tz *tz, struct data *d,
 				     "size %" PRId64, offload.name, sd->size);
 			goto out;
 		}
-		if (load_streaming(sd, &stream[i], err) < 0)
+		if (load_streaming(sd, &stream[i], d->stz, err) < 0)
 			goto out;
 	}
 	rc = load_jobs(d, &merged, err);
@@ -306,23 +292,35 @@ static double nice_ceil(double v)
 /* Bins of about TARGET nice-width steps covering [LO, HI]: *ELO, *EHI and
  * the bin count.  Whole-second data (INTEGRAL) gets bins at least 1 s wide;
  * 1 s bins are centred on the seconds. */
+/* Bins over [LO, HI] of a nice width, about TARGET of them, whole-number
+ * bins when every value is integral and the width would be <= 1.  Never
+ * more than MAX_BINS: a span that is not finite (values near DBL_MAX) or
+ * too wide for the step gets one bin per MAX_BINS-th of it. */
+#define MAX_BINS 10000
 static size_t bins_for(double lo, double hi, int target, bool integral,
 		       double *elo, double *ehi)
 {
-	double w = st_plot_nice_step(hi - lo, target);
-	size_t n;
+	double w = st_plot_nice_step(hi - lo, target), n;
 
+	if (!isfinite(lo) || !isfinite(hi) || !isfinite(hi - lo) ||
+	    !isfinite(w) || !(w > 0)) {
+		*elo = isfinite(lo) ? lo : -1.0;
+		*ehi = isfinite(hi) && hi > *elo ? hi : *elo + 1.0;
+		return 1;
+	}
 	if (integral && w <= 1) {
 		*elo = floor(lo) - 0.5;
 		*ehi = ceil(hi) + 0.5;
-		return (size_t)lround(*ehi - *elo);
+	} else {
+		*elo = floor(lo / w) * w;
+		*ehi = ceil(hi / w) * w;
+		if (!(*ehi > *elo))
+			*ehi = *elo + w;
 	}
-	*elo = floor(lo / w) * w;
-	*ehi = ceil(hi / w) * w;
-	if (!(*ehi > *elo))
-		*ehi = *elo + w;
-	n = (size_t)lround((*ehi - *elo) / w);
-	return n ? n : 1;
+	n = integral && w <= 1 ? *ehi - *elo : (*ehi - *elo) / w;
+	if (!(n >= 1))
+		return 1;
+	return n > MAX_BINS ? MAX_BINS : (size_t)lround(n);
 }
 
 /* A histogram of the N values V with bins [LO, HI] / NBINS on AX. */
@@ -330,8 +328,8 @@ static void hist(st_plot_axes *ax, const double *v, size_t n, double lo,
 		 double hi, size_t nbins, st_plot_rgba color, const char *label,
 		 double *max_count)
 {
-	double *edges = malloc((nbins + 1) * sizeof(*edges));
-	double *counts = malloc((nbins + 1) * sizeof(*counts));
+	double *edges = calloc(nbins + 1, sizeof(*edges));
+	double *counts = calloc(nbins + 1, sizeof(*counts));
 
 	*max_count = 0;
 	if (edges && counts) {
@@ -650,8 +648,8 @@ static st_plot_fig *fig_streaming_box(const struct data *d)
 	int cols = d->nsizes ? (int)d->nsizes : 1;
 	st_plot_fig *fig = st_plot_fig_new(fmax(600, 200 * cols), 420);
 
-	st_plot_fig_title(fig, "Streaming latency per scan size: NERSC write "
-			  "\xe2\x88\x92 NCEM created (whiskers at 1.5 IQR)");
+	st_plot_fig_title(fig, "Streaming latency per scan size: |NERSC write "
+			  "\xe2\x88\x92 NCEM created| (whiskers at 1.5 IQR)");
 	for (size_t i = 0; i < d->nsizes; i++) {
 		const struct size_data *sd = &d->sizes[i];
 		st_plot_axes *ax = st_plot_fig_grid(fig, 1, cols, 0, (int)i);
@@ -833,8 +831,9 @@ static int timeline_jobs(st_plot_axes *ax, const struct data *d, double left,
 			beyond += minutes((j[i].has_end ? j[i].end : j[i].start) -
 					  j[i].submit) > right;
 		}
-		format_utc(first, a);
-		format_utc(last, b);
+		/* dates on slurm_tz's wall clock, as the zone name says */
+		st_time_format_naive(first, d->tz, a, sizeof(a));
+		st_time_format_naive(last, d->tz, b, sizeof(b));
 		snprintf(label, sizeof(label), "minutes since the job was submitted "
 			 "(jobs of %.10s to %.10s, %s)", a, b, d->tzname);
 		len = strlen(label);
@@ -963,14 +962,19 @@ static int add(st_figures *set, const char *name, st_plot_fig *fig)
 st_figures *st_figures_build(const st_figures_input *in, st_error *err)
 {
 	const char *tzname = in->ex->slurm_tz ? in->ex->slurm_tz : "UTC";
-	st_tz *tz = st_tz_load(tzname, err);
+	st_tz *tz = st_tz_load(tzname, err), *stz = NULL;
 	struct data d = { 0 };
 	st_figures *set = NULL;
 	size_t max;
 
 	if (!tz)
 		return NULL;
+	if (!(stz = st_tz_load(in->ex->tz ? in->ex->tz : "UTC", err))) {
+		st_tz_free(tz);
+		return NULL;
+	}
 	d.tzname = tzname;
+	d.stz = stz;
 	if (load(in, tz, &d, err) < 0)
 		goto out;
 	max = d.nsizes + 6;
@@ -1001,6 +1005,7 @@ fail:
 out:
 	data_release(&d);
 	st_tz_free(tz);
+	st_tz_free(stz);
 	return set;
 }
 
@@ -1024,6 +1029,7 @@ struct write_job {
 	const st_plot_fig *fig;
 	enum st_plot_format fmt;
 	char *path;
+	st_atomic_file af;       /* prepared, published when all are */
 	st_error err;
 	int rc;
 	bool done;
@@ -1049,7 +1055,8 @@ static void *write_worker(void *arg)
 		if (!j)
 			return NULL;
 		st_error_clear(&j->err);
-		j->rc = st_plot_save(j->fig, j->fmt, j->path, &j->err);
+		j->rc = st_plot_save_prepared(j->fig, j->fmt, j->path, &j->af,
+					      &j->err);
 		j->done = true;
 	}
 }
@@ -1100,7 +1107,8 @@ int st_figures_write(const st_figures *set, const char *outdir,
 		struct write_job *j = &pool.jobs[0];
 
 		pool.next = 1;
-		j->rc = st_plot_save(j->fig, j->fmt, j->path, &j->err);
+		j->rc = st_plot_save_prepared(j->fig, j->fmt, j->path, &j->af,
+					      &j->err);
 		j->done = true;
 	}
 	if (pool.jobs[0].rc == 0) {
@@ -1116,14 +1124,27 @@ int st_figures_write(const st_figures *set, const char *outdir,
 	/* the first failure in file order is the one reported */
 	for (size_t i = 0; i < pool.n; i++) {
 		if (!pool.jobs[i].done)
-			continue;
-		if (pool.jobs[i].rc == 0) {
-			written++;
-		} else if (rc == 0) {
+			rc = rc ? rc : -2;      /* not drawn: an earlier failure */
+		else if (pool.jobs[i].rc != 0 && rc >= 0) {
 			if (err)
 				*err = pool.jobs[i].err;
 			rc = -1;
 		}
+	}
+	if (rc == -2)
+		rc = -1;
+	/* all or nothing: publish every file only when all were drawn */
+	for (size_t i = 0; i < pool.n; i++) {
+		struct write_job *j = &pool.jobs[i];
+
+		if (!j->done || j->rc != 0)
+			continue;
+		if (rc == 0 && st_atomic_commit(&j->af, rc ? NULL : err) == 0)
+			written++;
+		else if (rc == 0)
+			rc = -1;
+		else
+			st_atomic_abort(&j->af);
 	}
 out:
 	for (size_t i = 0; i < pool.n; i++)

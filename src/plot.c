@@ -536,6 +536,7 @@ struct frame {
 	double bx, by, bw, bh;        /* an inset's box, labels included */
 	double xlo, xhi, ylo, yhi;
 	bool yinvert, inset, has_data;
+	bool out_of_range;      /* limits no axis can show: drawn empty */
 };
 
 static double map_x(const struct frame *f, double x)
@@ -660,6 +661,16 @@ static void limits(const st_plot_axes *ax, struct frame *f)
 	f->ylo = ax->has_ylim ? ax->ylo : b.y0;
 	f->yhi = ax->has_ylim ? ax->yhi : b.y1;
 	f->yinvert = ax->yinvert;
+	/* values near the ends of the double range (a broken input) give
+	 * spans that are infinite or too wide to map onto points: the axes
+	 * are drawn empty, saying so, instead of failing the figure */
+	if (!(isfinite(f->xhi - f->xlo) && isfinite(f->yhi - f->ylo) &&
+	      f->xhi - f->xlo < 1e15 && f->yhi - f->ylo < 1e15)) {
+		f->out_of_range = f->has_data;
+		f->has_data = false;
+		f->xlo = f->ylo = 0;
+		f->xhi = f->yhi = 1;
+	}
 }
 
 /* Decimals needed to print multiples of STEP. */
@@ -795,7 +806,9 @@ static void text(cairo_t *cr, const char *s, double size, bool bold, double x,
 {
 	cairo_text_extents_t e;
 
-	if (!s || !*s)
+	/* a place computed from data out of range is no place: a translation
+	 * by NaN or infinity would leave the context in an error state */
+	if (!s || !*s || !isfinite(x) || !isfinite(y))
 		return;
 	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
 			       bold ? CAIRO_FONT_WEIGHT_BOLD
@@ -1396,7 +1409,8 @@ static void draw_axes(cairo_t *cr, const st_plot_fig *fig,
 	}
 	if (!f.has_data) {
 		set_color(cr, grey);
-		text(cr, ax->empty ? ax->empty : "no data",
+		text(cr, f.out_of_range ? "values out of range" :
+			 ax->empty ? ax->empty : "no data",
 		     f.inset ? INSET_TITLE_PT : 16, false, f.x + f.w / 2,
 		     f.y + f.h / 2, 0.5, 0.5, 0);
 	}
@@ -1594,22 +1608,30 @@ int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 	return rc;
 }
 
+int st_plot_save_prepared(const st_plot_fig *fig, enum st_plot_format fmt,
+			  const char *path, st_atomic_file *af, st_error *err)
+{
+	if (st_atomic_open(af, path, err) < 0)
+		return -1;
+	if (st_plot_write(fig, fmt, af->fp, err) < 0) {
+		st_error_prefix(err, "%s", path);
+		st_atomic_abort(af);
+		return -1;
+	}
+	if (ferror(af->fp)) {
+		st_error_set(err, ST_EXIT_IOERR, "cannot write %s", path);
+		st_atomic_abort(af);
+		return -1;
+	}
+	return st_atomic_prepare(af, err);
+}
+
 int st_plot_save(const st_plot_fig *fig, enum st_plot_format fmt,
 		 const char *path, st_error *err)
 {
 	st_atomic_file af;
 
-	if (st_atomic_open(&af, path, err) < 0)
+	if (st_plot_save_prepared(fig, fmt, path, &af, err) < 0)
 		return -1;
-	if (st_plot_write(fig, fmt, af.fp, err) < 0) {
-		st_error_prefix(err, "%s", path);
-		st_atomic_abort(&af);
-		return -1;
-	}
-	if (ferror(af.fp)) {
-		st_error_set(err, ST_EXIT_IOERR, "cannot write %s", path);
-		st_atomic_abort(&af);
-		return -1;
-	}
 	return st_atomic_commit(&af, err);
 }

@@ -432,6 +432,7 @@ static int load_statistics(struct rep *r)
 		goto out;
 	for (long i = 0; i < r->ncmp; i++)
 		if (isfinite(r->cmp[i * CMP_N]) && r->cmp[i * CMP_N] > 0 &&
+		    r->cmp[i * CMP_N] < 1e9 &&
 		    add_size(r, (int64_t)r->cmp[i * CMP_N]) < 0)
 			goto out;
 	dp = opendir(dir);
@@ -825,8 +826,10 @@ static void write_summary(struct rep *r)
 		return;
 	}
 	for (i = 0; i < r->ncmp; i++) {
-		const struct size_stats *s =
-			find_size(r, (int64_t)r->cmp[i * CMP_N + CMP_SIZE]);
+		double size = r->cmp[i * CMP_N + CMP_SIZE];
+		/* a cast of NaN or a huge value to an integer is undefined */
+		const struct size_stats *s = isfinite(size) && size > 0 &&
+			size < 1e9 ? find_size(r, (int64_t)size) : NULL;
 		double a = points(s, 0), b = points(s, 2);
 
 		if (a >= 0 && b >= 0) {

@@ -109,16 +109,6 @@ static int receiver_columns(const st_table *t, int *cols)
 	return n;
 }
 
-static int get_time(const st_table *t, size_t r, int col, const st_tz *tz,
-		    st_instant *out, st_error *err)
-{
-	st_error perr;
-
-	if (st_time_parse(st_table_get(t, r, col), tz, out, NULL, &perr) < 0)
-		return st_table_cell_error(t, r, col, perr.text, err);
-	return 0;
-}
-
 /* Receivers and offload slices of the file-transfer scans. */
 static int add_offload(const st_timeline_input *in, struct slices *s,
 		       st_timeline_counts *c, bool *warned, st_log *log,
@@ -148,14 +138,14 @@ static int add_offload(const st_timeline_input *in, struct slices *s,
 			goto out;
 		if (!(e = offload_experiment(in->ex, scan)))
 			continue;
-		if (get_time(&t, r, idx[1], NULL, &last, err) < 0)
+		if (st_table_get_time(&t, r, idx[1], NULL, &last, err) < 0)
 			goto out;
 		for (int k = 0; k < nrec; k++) {
 			struct slice *sl;
 
 			if (!*st_table_get(&t, r, rc[k]))
 				continue;       /* a receiver that said nothing */
-			if (get_time(&t, r, rc[k], NULL, &at, err) < 0 ||
+			if (st_table_get_time(&t, r, rc[k], NULL, &at, err) < 0 ||
 			    !(sl = slice_new(s, err)))
 				goto out;
 			sl->stage = ST_STAGE_RECEIVERS;
@@ -207,29 +197,51 @@ static int add_jobs(const st_timeline_input *in, struct slices *s,
 		st_instant submit, start, end;
 		double did, size;
 		int64_t job;
-		struct slice *q, *run;
+		bool has_start, has_end;
+		struct slice *sl;
 
 		/* the paper's golden file prints id and size as floats */
 		if (st_table_get_int(&t, r, idx[0], &job, err) < 0 ||
-		    get_time(&t, r, idx[1], tz, &submit, err) < 0 ||
-		    get_time(&t, r, idx[2], tz, &start, err) < 0 ||
-		    get_time(&t, r, idx[3], tz, &end, err) < 0 ||
 		    st_table_get_double(&t, r, idx[4], &did, err) < 0 ||
 		    st_table_get_double(&t, r, idx[5], &size, err) < 0)
 			goto out;
-		if (!(q = slice_new(s, err)) || !(run = slice_new(s, err)))
+		if (!(size >= 1 && size <= 1e6 && size == (double)(int64_t)size)) {
+			st_table_cell_error(&t, r, idx[5], "not a scan size (a "
+					    "whole number, 1 to 1000000)", err);
 			goto out;
-		q = run - 1;    /* the array may have moved */
-		for (struct slice *sl = q; sl <= run; sl++) {
-			sl->stage = sl == q ? ST_STAGE_QUEUE : ST_STAGE_RUN;
+		}
+		if (!(did >= 0 && did < 9e15 && did == (double)(int64_t)did)) {
+			st_table_cell_error(&t, r, idx[4], "not a distiller id",
+					    err);
+			goto out;
+		}
+		/* a job that never started (or never ended) has no queue and
+		 * run slices (no run slice), as stats queue skips it */
+		has_start = !st_time_unset(st_table_get(&t, r, idx[2]));
+		has_end = !st_time_unset(st_table_get(&t, r, idx[3]));
+		if ((has_start && st_table_get_time(&t, r, idx[2], tz, &start,
+						    err) < 0) ||
+		    (has_end && st_table_get_time(&t, r, idx[3], tz, &end,
+						  err) < 0))
+			goto out;
+		c->transfer_jobs++;
+		if (!has_start || st_time_unset(st_table_get(&t, r, idx[1])))
+			continue;
+		if (st_table_get_time(&t, r, idx[1], tz, &submit, err) < 0)
+			goto out;
+		for (int k = 0; k < (has_end ? 2 : 1); k++) {
+			if (!(sl = slice_new(s, err)))
+				goto out;
+			sl->stage = k == 0 ? ST_STAGE_QUEUE : ST_STAGE_RUN;
 			sl->size = (int64_t)size;
 			sl->track = (int)sl->size;
 			sl->did = (int64_t)did;
 			sl->job = job;
+			if (k == 0)
+				set_span(sl, submit, start, warned, log);
+			else
+				set_span(sl, start, end, warned, log);
 		}
-		set_span(q, submit, start, warned, log);
-		set_span(run, start, end, warned, log);
-		c->transfer_jobs++;
 	}
 	ret = 0;
 out:
@@ -295,8 +307,8 @@ static int add_streaming(const st_timeline_input *in, struct slices *s,
 
 			if (st_table_get_int(&t, r, idx[0], &did, err) < 0 ||
 			    st_table_get_int(&t, r, idx[1], &scan, err) < 0 ||
-			    get_time(&t, r, idx[2], tz, &nersc, err) < 0 ||
-			    get_time(&t, r, idx[3], tz, &created, err) < 0 ||
+			    st_table_get_time(&t, r, idx[2], tz, &nersc, err) < 0 ||
+			    st_table_get_time(&t, r, idx[3], tz, &created, err) < 0 ||
 			    (corr >= 0 && *st_table_get(&t, r, corr) &&
 			     st_table_get_double(&t, r, corr, &cs, err) < 0))
 				goto next;
@@ -378,7 +390,7 @@ static int add_created(const st_timeline_input *in, struct slices *s,
 
 			if (!*st_table_get(&t, r, rc[k]))
 				continue;
-			if (get_time(&t, r, rc[k], NULL, &at, err) < 0 ||
+			if (st_table_get_time(&t, r, rc[k], NULL, &at, err) < 0 ||
 			    !(sl = slice_new(s, err)))
 				goto out;
 			sl->stage = ST_STAGE_RECEIVERS;
@@ -618,7 +630,7 @@ static int emit_events(FILE *out, struct slices *s, int pid_base, size_t *n,
 		if (emit(out, meta("process_name", pid_base + p + 1, -1, "name",
 				   json_string(stage_names[p])), n, err) < 0 ||
 		    emit(out, meta("process_sort_index", pid_base + p + 1, -1,
-				   "sort_index", json_integer(pid_base + p)), n,
+				   "sort_index", json_integer(pid_base + p + 1)), n,
 			 err) < 0)
 			goto out;
 	for (long k = 0; k < nkeys; k++) {

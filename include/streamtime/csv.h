@@ -89,6 +89,16 @@ int st_table_get_int(const st_table *t, size_t row, int col, int64_t *out,
 int st_table_get_double(const st_table *t, size_t row, int col, double *out,
 			st_error *err);
 
+struct st_tz;
+
+/* Cell (ROW, COL) as an instant (st_time_parse; naive times in TZ, NULL:
+ * UTC); anything else is st_table_cell_error. */
+int st_table_get_time(const st_table *t, size_t row, int col,
+		      const struct st_tz *tz, int64_t *out, st_error *err);
+
+/* Is S a time sacct leaves unset: empty, "Unknown" or "None"? */
+bool st_time_unset(const char *s);
+
 /* Write one CSV record of N fields to F, quoting a field only when it holds a
  * comma, quote, CR or LF, or starts or ends with a blank (which the reader
  * would trim); quotes are doubled; terminated by "\n".  A NULL field is

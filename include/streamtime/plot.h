@@ -189,6 +189,13 @@ int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 
 /* Render FIG as FMT into PATH, atomically (atomic.h).  Errors: 73 when the
  * file cannot be created, 74 as st_plot_write. */
+/* The same into AF, complete on disk but not yet in place: the caller
+ * publishes it with st_atomic_commit (or drops it with st_atomic_abort),
+ * so that a set of files appears together or not at all. */
+struct st_atomic_file;
+int st_plot_save_prepared(const st_plot_fig *fig, enum st_plot_format fmt,
+			  const char *path, struct st_atomic_file *af,
+			  st_error *err);
 int st_plot_save(const st_plot_fig *fig, enum st_plot_format fmt,
 		 const char *path, st_error *err);
 

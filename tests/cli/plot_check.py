@@ -262,6 +262,27 @@ def main():
         if r.returncode == 0:
             check_figures(efigs, "empty", False)
 
+        # values at the ends of the double range: figures, no crash (the
+        # bins are capped; ASan once saw a heap overflow here)
+        huge = os.path.join(tmp, "huge")
+        shutil.copytree(res, huge)
+        st128 = os.path.join(huge, "streaming", "streaming_times_128.csv")
+        with open(st128) as f:
+            head = f.readline()
+        cols = head.strip().split(",")
+        with open(st128, "w") as f:
+            f.write(head)
+            for v in ("-1.7e308", "1.7e308", "4.0"):
+                row = {"distiller_id": "1", "scan_number": "2709",
+                       "nersc_write_time": "2023-10-13T16:45:14+00:00",
+                       "ncem_created_time": "2023-10-13T16:45:09+00:00",
+                       "time_difference_seconds": v, "latency_seconds": v}
+                f.write(",".join(row.get(c, "") for c in cols) + "\n")
+        r = run(exe, "plot", "--results", huge, "--data", paper,
+                "--out-dir", os.path.join(tmp, "hfigs"))
+        check(r.returncode == 0, f"extreme values: exit {r.returncode}: "
+              f"{r.stderr[-300:]!r}")
+
         # a missing input: 66, named, nothing written
         gone = os.path.join(tmp, "gone")
         shutil.copytree(res, gone)

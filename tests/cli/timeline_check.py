@@ -182,6 +182,32 @@ def test_edges(tmp):
     with open(os.path.join(tmp, "neg.json"), "w") as f:
         f.write(p.stdout)
     verify(os.path.join(tmp, "neg.json"))
+    # sacct's unset times: a job that never started has no slices, one
+    # that never ended has its queue slice only (stats queue's rule)
+    with open(os.path.join(res, "file_transfer", "merged_job_info.csv"),
+              "w") as f:
+        f.write("Job Name,Job ID,Timelimit,Elapsed,Submit,Start,End,ReqNodes,"
+                "QOS,User,ExitCode,id,elapsed,size\n"
+                "a,1,1:00,0:10,2023-01-01T00:00:00,Unknown,Unknown,4,q,u,0:0,"
+                "5,00:00:10,128\n"
+                "b,2,1:00,0:10,2023-01-01T00:00:00,2023-01-01T00:00:02,None,"
+                "4,q,u,0:0,6,00:00:10,128\n")
+    p = st("timeline", "--results", res, "--out", "-")
+    doc = json.loads(p.stdout) if p.returncode == 0 else {"traceEvents": []}
+    xs = [(e["pid"], e["args"]["job_id"]) for e in doc["traceEvents"]
+          if e["ph"] == "X"]
+    check(p.returncode == 0 and xs == [(3, 2)],
+          "unset Start/End: %d %s %s" % (p.returncode, xs, p.stderr))
+    # a size that is no size: 65 naming the cell
+    with open(os.path.join(res, "file_transfer", "merged_job_info.csv"),
+              "w") as f:
+        f.write("Job Name,Job ID,Timelimit,Elapsed,Submit,Start,End,ReqNodes,"
+                "QOS,User,ExitCode,id,elapsed,size\n"
+                "a,1,1:00,0:10,2023-01-01T00:00:00,2023-01-01T00:00:02,"
+                "2023-01-01T00:00:09,4,q,u,0:0,5,00:00:10,4294967424\n")
+    p = st("timeline", "--results", res, "--out", "-")
+    check(p.returncode == 65 and "size" in p.stderr,
+          "bad size: %d %s" % (p.returncode, p.stderr))
     p = st("timeline")
     check(p.returncode == 64, "no --results: %d" % p.returncode)
 
