@@ -22,12 +22,30 @@
 
 #define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
 
-/* *A += B, wrapping instead of undefined on overflow: ts and dur are
- * bounded by the reader (|x| <= 2^53), but a sum over billions of events
- * of a hostile trace is not. */
-static inline void add64(int64_t *a, int64_t b)
+/* *A += B for sums of bytes and times (A, B >= 0), stopping at INT64_MAX
+ * and setting *SAT instead of wrapping: one event's ts and dur are bounded
+ * by the reader (|x| <= 2^53), but its bytes are not, nor is a sum over
+ * billions of events of a hostile trace.  Every term is >= 0, so a capped
+ * sum is INT64_MAX however the terms were split between threads. */
+static inline void sadd(int64_t *a, int64_t b, bool *sat)
 {
-	*a = (int64_t)((uint64_t)*a + (uint64_t)b);
+	if (b > INT64_MAX - *a) {
+		*a = INT64_MAX;
+		*sat = true;
+	} else {
+		*a += b;
+	}
+}
+
+/* The same for the values of the pair maps (A <= INT64_MAX). */
+static inline void uadd(uint64_t *a, uint64_t b, bool *sat)
+{
+	if (b > (uint64_t)INT64_MAX - *a) {
+		*a = (uint64_t)INT64_MAX;
+		*sat = true;
+	} else {
+		*a += b;
+	}
 }
 
 /* ---- intervals ------------------------------------------------------- */
@@ -497,6 +515,22 @@ static uint64_t *pmap_get(struct pmap *m, uint64_t a, uint64_t b, bool *added)
 	}
 }
 
+/* The value of (A, B), or NULL when it has none. */
+static const uint64_t *pmap_find(const struct pmap *m, uint64_t a, uint64_t b)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t j = pmap_hash(a, b) & (m->cap - 1);;
+	     j = (j + 1) & (m->cap - 1)) {
+		const struct pent *e = &m->e[j];
+
+		if (!e->used)
+			return NULL;
+		if (e->a == a && e->b == b)
+			return &e->v;
+	}
+}
+
 static void pmap_release(struct pmap *m)
 {
 	free(m->e);
@@ -537,6 +571,7 @@ struct agg {
 	uint64_t events;
 	int64_t first, end;
 	int64_t host_none;      /* the id of "" in tab[D_HOST], -1 */
+	bool saturated;         /* a sum stopped at INT64_MAX */
 	/* one-entry caches */
 	uint32_t last_host, last_proc;
 	int64_t last_pid, last_tid;
@@ -758,16 +793,16 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 		g->end = end;
 	a = &g->acc[D_NAME][name];
 	a->count++;
-	add64(&a->dur, ev->dur);
+	sadd(&a->dur, ev->dur, &g->saturated);
 	if (ev->bytes >= 0) {
-		add64(&a->bytes, ev->bytes);
+		sadd(&a->bytes, ev->bytes, &g->saturated);
 		if (!(v = pmap_get(&g->sizes, name, (uint64_t)ev->bytes, NULL)))
 			return -1;
 		(*v)++;
 	}
 	a = &g->acc[D_CAT][cat];
 	a->count++;
-	add64(&a->dur, ev->dur);
+	sadd(&a->dur, ev->dur, &g->saturated);
 	if (!o->no_overlap && ev->dur > 0) {
 		if (a->io && ivec_push(&pr->io, ev->ts, end) < 0)
 			return -1;
@@ -796,12 +831,12 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 			return -1;
 		a = &g->acc[D_GROUP][gid];
 		a->count++;
-		add64(&a->dur, ev->dur);
+		sadd(&a->dur, ev->dur, &g->saturated);
 		if (ev->bytes > 0)
-			add64(&a->bytes, ev->bytes);
+			sadd(&a->bytes, ev->bytes, &g->saturated);
 		if (!(v = pmap_get(&g->gproc, gid, (uint64_t)p, NULL)))
 			return -1;
-		*v += (uint64_t)ev->dur;
+		uadd(v, (uint64_t)ev->dur, &g->saturated);
 	}
 	if (o->granularity_us > 0) {
 		int64_t b = floor_div(ev->ts, o->granularity_us);
@@ -812,7 +847,7 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 		if (ev->bytes > 0) {
 			if (!(v = pmap_get(&g->bins, (uint64_t)b, 1, NULL)))
 				return -1;
-			*v += (uint64_t)ev->bytes;
+			uadd(v, (uint64_t)ev->bytes, &g->saturated);
 		}
 	}
 	return 0;
@@ -1113,8 +1148,8 @@ static int agg_merge(struct agg *a, struct agg *b)
 			x = &a->acc[d][k];
 			y = &b->acc[d][i];
 			x->count += y->count;
-			add64(&x->dur, y->dur);
-			add64(&x->bytes, y->bytes);
+			sadd(&x->dur, y->dur, &a->saturated);
+			sadd(&x->bytes, y->bytes, &a->saturated);
 		}
 	}
 	if (!(trp = malloc((b->nprocs + 1) * sizeof(*trp))))
@@ -1154,7 +1189,7 @@ static int agg_merge(struct agg *a, struct agg *b)
 		if (!(v = pmap_get(&a->gproc, tr[D_GROUP][e->a], trp[e->b],
 				   NULL)))
 			goto out;
-		*v += e->v;
+		uadd(v, e->v, &a->saturated);
 	}
 	for (size_t i = 0; i < b->bins.cap; i++) {
 		struct pent *e = &b->bins.e[i];
@@ -1164,7 +1199,7 @@ static int agg_merge(struct agg *a, struct agg *b)
 			continue;
 		if (!(v = pmap_get(&a->bins, e->a, e->b, NULL)))
 			goto out;
-		*v += e->v;
+		uadd(v, e->v, &a->saturated);
 	}
 	if (b->events) {
 		if (!a->events || b->first < a->first)
@@ -1173,6 +1208,7 @@ static int agg_merge(struct agg *a, struct agg *b)
 			a->end = b->end;
 		a->events += b->events;
 	}
+	a->saturated |= b->saturated;
 	a->have_last = a->have_thread = false;
 	rc = 0;
 out:
@@ -1232,8 +1268,40 @@ static int stats_of(st_trace_summary *s, struct agg *g, int d,
 	return 0;
 }
 
-/* Quartiles of every name's sizes (nearest rank) from the (name, bytes)
- * counts; V is indexed by name id. */
+/* The K-th (0-based) of the values E[I..J) hold, E[x] = (name, value,
+ * how many times), ascending. */
+static uint64_t nth_value(uint64_t (*e)[3], size_t i, size_t j, uint64_t k)
+{
+	uint64_t cum = 0;
+
+	for (size_t x = i; x < j; x++) {
+		cum += e[x][2];
+		if (k < cum)
+			return e[x][1];
+	}
+	return e[j - 1][1];
+}
+
+/* Quantile P of the TOTAL values E[I..J) hold: SPEC 5.7's definition, as
+ * st_stats_quantile_sorted computes it on the values written out (linear
+ * interpolation at position (n-1)p of the sorted values), without writing
+ * them out. */
+static double quantile_counted(uint64_t (*e)[3], size_t i, size_t j,
+			       uint64_t total, double p)
+{
+	double pos = (double)(total - 1) * p, frac, a, b;
+	uint64_t lo = (uint64_t)floor(pos);
+
+	a = (double)nth_value(e, i, j, lo);
+	if (lo >= total - 1)
+		return a;
+	frac = pos - (double)lo;
+	b = (double)nth_value(e, i, j, lo + 1);
+	return a + (b - a) * frac;
+}
+
+/* Quartiles of every name's sizes from the (name, bytes) counts; V is
+ * indexed by name id. */
 static int quartiles(struct agg *g, st_trace_stat *v)
 {
 	size_t n = g->sizes.n, k = 0;
@@ -1251,31 +1319,15 @@ static int quartiles(struct agg *g, st_trace_stat *v)
 	qsort(e, n, sizeof(*e), cmp_u64pair);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
-		uint64_t total = 0, cum = 0;
+		uint64_t total = 0;
 		st_trace_stat *st = &v[e[i][0]];
-		uint64_t rank[3];
-		int q = 0;
 
 		while (j < n && e[j][0] == e[i][0])
 			total += e[j++][2];
 		st->sized = total;
-		rank[0] = (total + 3) / 4;
-		rank[1] = (total + 1) / 2;
-		rank[2] = (3 * total + 3) / 4;
-		for (size_t x = i; x < j && q < 3; x++) {
-			cum += e[x][2];
-			while (q < 3 && cum >= rank[q]) {
-				int64_t val = (int64_t)e[x][1];
-
-				if (q == 0)
-					st->q1 = val;
-				else if (q == 1)
-					st->median = val;
-				else
-					st->q3 = val;
-				q++;
-			}
-		}
+		st->q1 = quantile_counted(e, i, j, total, 0.25);
+		st->median = quantile_counted(e, i, j, total, 0.5);
+		st->q3 = quantile_counted(e, i, j, total, 0.75);
 		i = j;
 	}
 	free(e);
@@ -1300,7 +1352,7 @@ static int bins_add(struct agg *g, int64_t gran, const st_trace_iv *v,
 
 			if (!x)
 				return -2;
-			*x += (uint64_t)(hi - lo);
+			uadd(x, (uint64_t)(hi - lo), &g->saturated);
 		}
 	}
 	return 0;
@@ -1413,10 +1465,10 @@ static int finish(st_trace_summary *s, struct agg *g, st_error *err)
 		comp = st_trace_iv_length(p->comp.v, p->comp.n);
 		both = st_trace_iv_overlap(p->io.v, p->io.n, p->comp.v,
 					   p->comp.n);
-		add64(&s->io_us, io);
-		add64(&s->compute_us, comp);
-		add64(&s->io_unoverlapped_us, io - both);
-		add64(&s->compute_unoverlapped_us, comp - both);
+		sadd(&s->io_us, io, &g->saturated);
+		sadd(&s->compute_us, comp, &g->saturated);
+		sadd(&s->io_unoverlapped_us, io - both, &g->saturated);
+		sadd(&s->compute_unoverlapped_us, comp - both, &g->saturated);
 		if (io > s->io_max_us)
 			s->io_max_us = io;
 		if (comp > s->compute_max_us)
@@ -1465,6 +1517,7 @@ static int finish(st_trace_summary *s, struct agg *g, st_error *err)
 	if (o->granularity_us > 0 && bins_collect(s, g, o->granularity_us,
 						  err) < 0)
 		return -1;
+	s->saturated = g->saturated;
 	qsort(s->procs, s->n_procs, sizeof(*s->procs), cmp_proc);
 	qsort(s->by_cat, s->n_cat, sizeof(*s->by_cat), cmp_stat);
 	qsort(s->by_name, s->n_name, sizeof(*s->by_name), cmp_stat);
@@ -1617,6 +1670,228 @@ void st_trace_summary_release(st_trace_summary *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* ---- lanes ----------------------------------------------------------- */
+
+/* A slice to be given a lane: [s, e) on TRACK, the SEQ-th slice written. */
+struct lrec {
+	int64_t s, e;
+	uint32_t track, seq;
+};
+
+/* By track, start, the longer first (so that an equal start nests), then
+ * the order of writing. */
+static int cmp_lrec(const void *x, const void *y)
+{
+	const struct lrec *a = x, *b = y;
+
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	if (a->s != b->s)
+		return a->s < b->s ? -1 : 1;
+	if (a->e != b->e)
+		return a->e > b->e ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* First fit over the lanes of one track.  Each lane is a stack of the
+ * ends of its open slices (non-increasing upwards: a slice goes on a lane
+ * only when it ends within the top one).  A slice [s, e) fits a lane when,
+ * after the slices that ended by s are closed, the lane has none open or
+ * the innermost ends at e or later.  A max tree over the lanes of that
+ * room (the innermost open end, INT64_MAX when none) finds the first lane
+ * that fits in O(log lanes); a min heap of the ends pushed closes slices
+ * as the starts advance.  Unused leaves are INT64_MAX, so a slice that
+ * fits no lane lands on the next new one. */
+struct lstack {
+	int64_t *v;
+	size_t n, cap;
+};
+
+struct hent {
+	int64_t e;
+	uint32_t lane;
+};
+
+struct laner {
+	int64_t *tree;            /* [1, 2 * leaves): max of the room */
+	size_t leaves;            /* a power of two, > nlanes */
+	struct lstack *st;        /* leaves of them */
+	size_t nlanes;
+	struct hent *heap;
+	size_t nheap, heap_cap;
+};
+
+static void laner_set(struct laner *L, size_t lane, int64_t room)
+{
+	size_t i = L->leaves + lane;
+
+	L->tree[i] = room;
+	for (i /= 2; i >= 1; i /= 2)
+		L->tree[i] = L->tree[2 * i] > L->tree[2 * i + 1]
+			     ? L->tree[2 * i] : L->tree[2 * i + 1];
+}
+
+/* Room for twice the leaves (or the first 16). */
+static int laner_grow(struct laner *L)
+{
+	size_t leaves = L->leaves ? L->leaves * 2 : 16;
+	int64_t *tree = malloc(2 * leaves * sizeof(*tree));
+	struct lstack *st = realloc(L->st, leaves * sizeof(*st));
+
+	if (st)
+		L->st = st;
+	if (!tree || !st) {
+		free(tree);
+		return -1;
+	}
+	memset(st + L->leaves, 0, (leaves - L->leaves) * sizeof(*st));
+	for (size_t i = 0; i < leaves; i++)
+		tree[leaves + i] = i < L->leaves ? L->tree[L->leaves + i]
+						 : INT64_MAX;
+	for (size_t i = leaves - 1; i >= 1; i--)
+		tree[i] = tree[2 * i] > tree[2 * i + 1] ? tree[2 * i]
+							: tree[2 * i + 1];
+	free(L->tree);
+	L->tree = tree;
+	L->leaves = leaves;
+	return 0;
+}
+
+/* A new track: every lane empty. */
+static void laner_reset(struct laner *L)
+{
+	for (size_t l = 0; l < L->nlanes; l++) {
+		L->st[l].n = 0;
+		laner_set(L, l, INT64_MAX);
+	}
+	L->nlanes = 0;
+	L->nheap = 0;
+}
+
+static void laner_release(struct laner *L)
+{
+	for (size_t l = 0; l < L->leaves; l++)
+		free(L->st[l].v);
+	free(L->st);
+	free(L->tree);
+	free(L->heap);
+	memset(L, 0, sizeof(*L));
+}
+
+static int heap_push(struct laner *L, int64_t e, uint32_t lane)
+{
+	size_t i;
+
+	if (L->nheap == L->heap_cap) {
+		size_t cap = L->heap_cap ? L->heap_cap * 2 : 64;
+		struct hent *h = realloc(L->heap, cap * sizeof(*h));
+
+		if (!h)
+			return -1;
+		L->heap = h;
+		L->heap_cap = cap;
+	}
+	for (i = L->nheap++; i > 0 && L->heap[(i - 1) / 2].e > e;
+	     i = (i - 1) / 2)
+		L->heap[i] = L->heap[(i - 1) / 2];
+	L->heap[i] = (struct hent){ e, lane };
+	return 0;
+}
+
+static struct hent heap_pop(struct laner *L)
+{
+	struct hent top = L->heap[0], last = L->heap[--L->nheap];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= L->nheap)
+			break;
+		if (c + 1 < L->nheap && L->heap[c + 1].e < L->heap[c].e)
+			c++;
+		if (last.e <= L->heap[c].e)
+			break;
+		L->heap[i] = L->heap[c];
+		i = c;
+	}
+	if (L->nheap)
+		L->heap[i] = last;
+	return top;
+}
+
+/* The lane of [S, E), the slices coming in cmp_lrec's order; -1 when
+ * memory runs out. */
+static int64_t laner_place(struct laner *L, int64_t s, int64_t e)
+{
+	struct lstack *st;
+	size_t i;
+
+	/* close what ended by s (a pop closes the innermost slices first:
+	 * those above an ended one end no later) */
+	while (L->nheap && L->heap[0].e <= s) {
+		uint32_t l = heap_pop(L).lane;
+
+		st = &L->st[l];
+		if (!st->n || st->v[st->n - 1] > s)
+			continue;       /* closed already */
+		while (st->n && st->v[st->n - 1] <= s)
+			st->n--;
+		laner_set(L, l, st->n ? st->v[st->n - 1] : INT64_MAX);
+	}
+	if (L->nlanes + 1 >= L->leaves && laner_grow(L) < 0)
+		return -1;
+	for (i = 1; i < L->leaves;)
+		i = L->tree[2 * i] >= e ? 2 * i : 2 * i + 1;
+	i -= L->leaves;
+	if (i == L->nlanes)
+		L->nlanes++;
+	st = &L->st[i];
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 8;
+		int64_t *v = realloc(st->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		st->v = v;
+		st->cap = cap;
+	}
+	st->v[st->n++] = e;
+	laner_set(L, i, e);
+	if (heap_push(L, e, (uint32_t)i) < 0)
+		return -1;
+	return (int64_t)i;
+}
+
+int64_t st_trace_lanes(const st_trace_iv *v, size_t n, uint32_t *lane)
+{
+	struct lrec *r;
+	struct laner L = { 0 };
+	int64_t nl = 0;
+
+	if (n == 0)
+		return 0;
+	if (n > UINT32_MAX || !(r = malloc(n * sizeof(*r))))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct lrec){ v[i].s, v[i].e, 0, (uint32_t)i };
+	qsort(r, n, sizeof(*r), cmp_lrec);
+	for (size_t i = 0; i < n; i++) {
+		int64_t l = laner_place(&L, r[i].s, r[i].e);
+
+		if (l < 0) {
+			nl = -1;
+			break;
+		}
+		lane[r[i].seq] = (uint32_t)l;
+	}
+	if (nl == 0)
+		nl = (int64_t)L.nlanes;
+	laner_release(&L);
+	free(r);
+	return nl;
+}
+
 /* ---- timeline -------------------------------------------------------- */
 
 /* Output through a buffer of our own: millions of small writes. */
@@ -1729,8 +2004,80 @@ struct tl {
 	struct obuf ob;
 	uint64_t k;               /* events seen, for sampling */
 	bool first;
+	bool writing;             /* pass 3; pass 2 only gathers lrecs */
 	st_log *log;
+	/* pass 2: the slices to be written, and their tracks */
+	struct lrec *rec;
+	size_t nrec, rec_cap;
+	struct pmap tracks;       /* (trace pid, tid) -> track + 1 */
+	struct track {
+		int64_t tid;
+		uint32_t nlanes;
+		size_t first;     /* its lanes in lane_tid */
+	} *trk;
+	size_t ntrk, trk_cap;
+	uint64_t last_pid;        /* one-entry cache of tracks */
+	int64_t last_tid;
+	uint32_t last_trk;
+	bool have_last;
+	/* pass 3 */
+	uint32_t *slot;           /* by slice: its track's first + lane */
+	int64_t *lane_tid;        /* by slot: the tid written */
+	uint64_t seq;             /* slices so far */
+	uint64_t nmeta;           /* M events written */
 };
+
+/* The track of (PID, TID), added when new; -1 when memory runs out. */
+static int64_t tl_track(struct tl *t, uint64_t pid, int64_t tid)
+{
+	bool added;
+	uint64_t *v;
+
+	if (t->have_last && t->last_pid == pid && t->last_tid == tid)
+		return t->last_trk;
+	if (!(v = pmap_get(&t->tracks, pid, (uint64_t)tid, &added)))
+		return -1;
+	if (added) {
+		if (t->ntrk == t->trk_cap) {
+			size_t cap = t->trk_cap ? t->trk_cap * 2 : 64;
+			struct track *k = realloc(t->trk, cap * sizeof(*k));
+
+			if (!k)
+				return -1;
+			t->trk = k;
+			t->trk_cap = cap;
+		}
+		t->trk[t->ntrk] = (struct track){ tid, 1, 0 };
+		*v = ++t->ntrk;
+	}
+	t->have_last = true;
+	t->last_pid = pid;
+	t->last_tid = tid;
+	t->last_trk = (uint32_t)(*v - 1);
+	return t->last_trk;
+}
+
+/* Pass 2 keeps the slice [TS, TS + DUR) of track TRK. */
+static int tl_gather(struct tl *t, uint32_t trk, int64_t ts, int64_t dur,
+		     st_error *err)
+{
+	if (t->nrec == UINT32_MAX)
+		return st_error_set(err, ST_EXIT_USAGE, "more than %" PRIu32
+				    " slices: lower --max-events", UINT32_MAX);
+	if (t->nrec == t->rec_cap) {
+		size_t cap = t->rec_cap ? t->rec_cap * 2 : 4096;
+		struct lrec *r = realloc(t->rec, cap * sizeof(*r));
+
+		if (!r)
+			return OOM(err);
+		t->rec = r;
+		t->rec_cap = cap;
+	}
+	t->rec[t->nrec] = (struct lrec){ ts, ts + dur, trk,
+					 (uint32_t)t->nrec };
+	t->nrec++;
+	return 0;
+}
 
 static int64_t correct(struct tl *t, uint32_t host, const char *name,
 		       int64_t ts, st_trace_timeline_counts *c)
@@ -1809,7 +2156,8 @@ static int tl_file(struct tl *t, const char *path, st_trace_timeline_counts *c,
 			       scaled(t->k, o->max_events, s->events);
 		}
 		t->k++;
-		c->events++;
+		if (t->writing)
+			c->events++;
 		if (!keep)
 			continue;
 		/* the host's index, through a per-reader cache */
@@ -1849,6 +2197,21 @@ static int tl_file(struct tl *t, const char *path, st_trace_timeline_counts *c,
 		if (!pid || !*pid)
 			continue;   /* appeared after a damaged stream */
 		ts = correct(t, hid, host, ev.ts, c);
+		if (!t->writing) {
+			int64_t trk = tl_track(t, *pid, ev.tid);
+
+			if (trk < 0) {
+				ret = OOM(err);
+				break;
+			}
+			if (tl_gather(t, (uint32_t)trk, ts, ev.dur, err) < 0) {
+				ret = -1;
+				break;
+			}
+			continue;
+		}
+		if (t->seq >= t->nrec)
+			continue;   /* cannot be: the same events as pass 2 */
 		ob_str(&t->ob, t->first ? "\n" : ",\n");
 		t->first = false;
 		ob_str(&t->ob, "{\"name\":");
@@ -1860,7 +2223,7 @@ static int tl_file(struct tl *t, const char *path, st_trace_timeline_counts *c,
 		ob_str(&t->ob, ",\"ph\":\"X\",\"pid\":");
 		ob_int(&t->ob, (int64_t)*pid);
 		ob_str(&t->ob, ",\"tid\":");
-		ob_int(&t->ob, ev.tid);
+		ob_int(&t->ob, t->lane_tid[t->slot[t->seq++]]);
 		ob_str(&t->ob, ",\"ts\":");
 		ob_int(&t->ob, ts);
 		ob_str(&t->ob, ",\"dur\":");
@@ -1887,6 +2250,129 @@ static int tl_file(struct tl *t, const char *path, st_trace_timeline_counts *c,
 	return ret;
 }
 
+/* Pass 2's slices sorted and given lanes: T->slot and T->lane_tid (lane
+ * 0 of each track filled in; the others by tl_meta_threads). */
+static int tl_lanes(struct tl *t, st_error *err)
+{
+	struct laner L = { 0 };
+	size_t first = 0, start = 0;
+	int rc = -1;
+
+	if (t->nrec)
+		qsort(t->rec, t->nrec, sizeof(*t->rec), cmp_lrec);
+	if (!(t->slot = malloc((t->nrec + 1) * sizeof(*t->slot))))
+		return OOM(err);
+	/* the tracks are numbered densely in the order they appeared and
+	 * each has a slice: the runs come in track order */
+	for (size_t i = 0; i <= t->nrec; i++) {
+		int64_t l;
+
+		if (i == t->nrec || (i && t->rec[i].track !=
+				     t->rec[i - 1].track)) {
+			struct track *k = &t->trk[t->rec[start].track];
+
+			k->nlanes = (uint32_t)L.nlanes;
+			k->first = first;
+			first += L.nlanes;
+			laner_reset(&L);
+			start = i;
+			if (i == t->nrec)
+				break;
+		}
+		if ((l = laner_place(&L, t->rec[i].s, t->rec[i].e)) < 0) {
+			OOM(err);
+			goto out;
+		}
+		t->slot[t->rec[i].seq] = (uint32_t)(first + (size_t)l);
+	}
+	if (!(t->lane_tid = calloc(first + 1, sizeof(*t->lane_tid)))) {
+		OOM(err);
+		goto out;
+	}
+	for (size_t k = 0; k < t->ntrk; k++)
+		t->lane_tid[t->trk[k].first] = t->trk[k].tid;
+	rc = 0;
+out:
+	laner_release(&L);
+	free(t->rec);
+	t->rec = NULL;
+	t->rec_cap = 0;
+	return rc;
+}
+
+static void tl_meta(struct tl *t, const char *what, int64_t pid, int64_t tid,
+		    const char *key, const char *text, int64_t num)
+{
+	ob_meta(&t->ob, &t->first, what, pid, tid, key, text, num);
+	t->nmeta++;
+}
+
+/* The next tid for a lane of a process whose threads are TIDS[0..N)
+ * (sorted): *C upwards, skipping them (*J: where the skipping is). */
+static int64_t free_tid(const int64_t *tids, size_t n, int64_t *c, size_t *j)
+{
+	for (;;) {
+		while (*j < n && tids[*j] < *c)
+			(*j)++;
+		if (*j < n && tids[*j] == *c) {
+			(*c)++;
+			continue;
+		}
+		return (*c)++;
+	}
+}
+
+/* Process I's (trace pid I + 1) names and its threads' and lanes', each
+ * extra lane given a tid above the process's largest (from 0 upwards
+ * between them if that would overflow). */
+static void tl_meta_threads(struct tl *t, size_t i)
+{
+	const st_trace_process *p = &t->s->procs[i];
+	int64_t pid = (int64_t)i + 1, c = 0, sort = 0;
+	uint64_t extra = 0;
+	size_t j = 0;
+	char name[512];
+
+	snprintf(name, sizeof(name), "%s pid %" PRId64,
+		 *p->host ? p->host : "(unknown host)", p->pid);
+	tl_meta(t, "process_name", pid, 0, "name", name, 0);
+	tl_meta(t, "process_sort_index", pid, 0, "sort_index", NULL, pid);
+	for (size_t k = 0; k < p->ntids; k++) {
+		const uint64_t *v = pmap_find(&t->tracks, (uint64_t)pid,
+					      (uint64_t)p->tids[k]);
+
+		if (v)
+			extra += t->trk[*v - 1].nlanes - 1;
+	}
+	if (extra && p->ntids) {
+		int64_t mx = p->tids[p->ntids - 1];
+
+		if (mx < 0 || (uint64_t)(INT64_MAX - mx) > extra)
+			c = mx + 1;
+	}
+	for (size_t k = 0; k < p->ntids; k++) {
+		int64_t tid = p->tids[k];
+		const uint64_t *v = pmap_find(&t->tracks, (uint64_t)pid,
+					      (uint64_t)tid);
+		const struct track *tr = v ? &t->trk[*v - 1] : NULL;
+
+		snprintf(name, sizeof(name), "tid %" PRId64, tid);
+		tl_meta(t, "thread_name", pid, tid, "name", name, 0);
+		tl_meta(t, "thread_sort_index", pid, tid, "sort_index", NULL,
+			sort++);
+		for (uint32_t l = 1; tr && l < tr->nlanes; l++) {
+			int64_t lt = free_tid(p->tids, p->ntids, &c, &j);
+
+			t->lane_tid[tr->first + l] = lt;
+			snprintf(name, sizeof(name), "tid %" PRId64 " (%" PRIu32
+				 ")", tid, l + 1);
+			tl_meta(t, "thread_name", pid, lt, "name", name, 0);
+			tl_meta(t, "thread_sort_index", pid, lt, "sort_index",
+				NULL, sort++);
+		}
+	}
+}
+
 int st_trace_timeline_write(const char *const *paths, size_t n,
 			    const st_trace_timeline_opts *o, FILE *out,
 			    st_trace_summary *s, st_trace_timeline_counts *c,
@@ -1906,8 +2392,10 @@ int st_trace_timeline_write(const char *const *paths, size_t n,
 	if (st_trace_summarize(paths, n, &so, s, err) < 0)
 		return -1;
 	if (o->progress) {
-		/* the second pass reads it all again */
-		o->progress->total_bytes *= 2;
+		/* passes 2 and 3 read it all again; the meter reads this
+		 * from its thread */
+		atomic_store(&o->progress->total_bytes,
+			     3 * atomic_load(&o->progress->total_bytes));
 	}
 	if (!(t = calloc(1, sizeof(*t))))
 		return OOM(err);
@@ -1921,13 +2409,11 @@ int st_trace_timeline_write(const char *const *paths, size_t n,
 		OOM(err);
 		goto out;
 	}
-	ob_str(&t->ob, "{\"traceEvents\":[");
 	for (size_t i = 0; i < s->n_procs; i++) {
 		const st_trace_process *p = &s->procs[i];
 		int64_t h = st_strtab_intern(&t->hosts, p->host,
 					     strlen(p->host), NULL);
 		uint64_t *v;
-		char name[512];
 
 		if (h < 0 || !(v = pmap_get(&t->pids, (uint64_t)h,
 					    (uint64_t)p->pid, NULL))) {
@@ -1935,33 +2421,33 @@ int st_trace_timeline_write(const char *const *paths, size_t n,
 			goto out;
 		}
 		*v = i + 1;
-		snprintf(name, sizeof(name), "%s pid %" PRId64,
-			 *p->host ? p->host : "(unknown host)", p->pid);
-		ob_meta(&t->ob, &t->first, "process_name", (int64_t)i + 1, 0,
-			"name", name, 0);
-		ob_meta(&t->ob, &t->first, "process_sort_index",
-			(int64_t)i + 1, 0, "sort_index", NULL, (int64_t)i + 1);
-		for (size_t k = 0; k < p->ntids; k++) {
-			snprintf(name, sizeof(name), "tid %" PRId64,
-				 p->tids[k]);
-			ob_meta(&t->ob, &t->first, "thread_name",
-				(int64_t)i + 1, p->tids[k], "name", name, 0);
-		}
 	}
+	/* pass 2: the slices' tracks and times, for the lanes */
+	for (size_t i = 0; i < n; i++)
+		if (tl_file(t, paths[i], c, err) < 0)
+			goto out;
+	if (tl_lanes(t, err) < 0)
+		goto out;
+	ob_str(&t->ob, "{\"traceEvents\":[");
+	for (size_t i = 0; i < s->n_procs; i++)
+		tl_meta_threads(t, i);
+	/* pass 3: the same events again, written */
+	t->writing = true;
+	t->k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (tl_file(t, paths[i], c, err) < 0)
 			goto out;
 	c->processes = s->n_procs;
 	c->sampled = o->max_events && s->events > o->max_events;
+	for (size_t k = 0; k < t->ntrk; k++)
+		c->extra_lanes += t->trk[k].nlanes - 1;
 	ob_flush(&t->ob);
 	ne = t->first ? 0 : 1;   /* st_timeline_append only needs "any" */
 	if (o->experiment) {
 		st_timeline_counts tc = { 0 };
 		size_t before;
 
-		ne = (size_t)(c->written + s->n_procs * 2);
-		for (size_t i = 0; i < s->n_procs; i++)
-			ne += s->procs[i].ntids;
+		ne = (size_t)(c->written + t->nmeta);
 		before = ne;
 		if (fflush(out) != 0 ||
 		    st_timeline_append(o->experiment, out, (int)s->n_procs, &ne,
@@ -1985,6 +2471,8 @@ int st_trace_timeline_write(const char *const *paths, size_t n,
 	}
 	ob_str(&t->ob, ",\"clock_corrected_hosts\":");
 	ob_int(&t->ob, (int64_t)c->corrected_hosts);
+	ob_str(&t->ob, ",\"overlap_lanes\":");
+	ob_int(&t->ob, (int64_t)c->extra_lanes);
 	ob_str(&t->ob, "}}\n");
 	ob_flush(&t->ob);
 	if (t->ob.failed || ferror(out)) {
@@ -1996,7 +2484,12 @@ int st_trace_timeline_write(const char *const *paths, size_t n,
 out:
 	st_strtab_release(&t->hosts);
 	pmap_release(&t->pids);
+	pmap_release(&t->tracks);
 	free(t->fix);
+	free(t->rec);
+	free(t->trk);
+	free(t->slot);
+	free(t->lane_tid);
 	free(t);
 	return rc;
 }

@@ -21,6 +21,8 @@
  *   unoverlapped  the I/O union minus the compute union (and the other way
  *               round), exactly, per process, summed;
  *   group max   a group's dur summed per process, the largest process.
+ * Sums (bytes, dur, time) stop at INT64_MAX instead of wrapping, and
+ * st_trace_summary.saturated says that one did.
  */
 #ifndef STREAMTIME_TRACE_H
 #define STREAMTIME_TRACE_H
@@ -114,11 +116,14 @@ size_t st_trace_prefix_len(const char *path, size_t len, int depth);
 
 /* ---- summary --------------------------------------------------------- */
 
-/* Counters a progress meter may read while st_trace_* runs. */
+/* Counters a progress meter may read while st_trace_* runs: all of them
+ * atomic, since the meter's thread reads them while the readers (and, for
+ * total_bytes, st_trace_timeline_write) change them. */
 typedef struct st_trace_progress {
 	_Atomic uint64_t bytes;     /* input bytes consumed (compressed) */
 	_Atomic uint64_t events;
-	uint64_t total_bytes;       /* set by the caller */
+	_Atomic uint64_t total_bytes;  /* set by the caller; the timeline
+					* multiplies it by its passes (3) */
 } st_trace_progress;
 
 typedef struct st_trace_opts {
@@ -146,7 +151,10 @@ typedef struct st_trace_stat {
 	int64_t dur_us, bytes;
 	int64_t max_proc_dur_us;  /* groups: the largest process's dur */
 	uint64_t sized;           /* events with bytes */
-	int64_t q1, median, q3;   /* their bytes, nearest rank; 0 if none */
+	double q1, median, q3;    /* their bytes' quartiles, interpolated
+				   * linearly at (n-1)p of the sorted values
+				   * (SPEC 5.7, as st_stats_quantile_sorted);
+				   * 0 if none */
 } st_trace_stat;
 
 typedef struct st_trace_bin {
@@ -195,6 +203,8 @@ typedef struct st_trace_summary {
 	size_t n_files;
 	st_trace_bad *bad;                  /* the first max_bad, in order */
 	size_t n_bad;
+	bool saturated;    /* a sum of bytes or time passed INT64_MAX and is
+			    * INT64_MAX (capped, never wrapped) */
 	st_strtab strings;                  /* the keys */
 } st_trace_summary;
 
@@ -227,19 +237,37 @@ typedef struct st_trace_timeline_counts {
 	uint64_t processes;
 	uint64_t experiment_events;
 	uint64_t corrected_hosts;
+	uint64_t extra_lanes;     /* tracks added for overlapping slices */
 	bool sampled;
 } st_trace_timeline_counts;
 
+/* Give each of the N slices V[i] = [s, e) of one track a lane, LANE[i],
+ * so that the slices of a lane nest: sorted by start (the longer first on
+ * ties), each ends within the slice that encloses it.  Greedy, in that
+ * order: a slice goes on the first lane whose open slices all enclose it
+ * (or that has none open), so properly nested slices stay on their
+ * parent's lane and only partial overlaps open new ones.  O(n log n);
+ * the result depends only on the intervals.  Returns the number of lanes
+ * (0 for no slices), or -1 when memory runs out. */
+int64_t st_trace_lanes(const st_trace_iv *v, size_t n, uint32_t *lane);
+
 /* Write one Chrome trace (object form) of PATHS to OUT: a process per
  * (host, pid), pids 1..P in (host, pid) order, named "HOST pid PID", a
- * track per thread, an X slice per event (args: file, bytes).  When there
- * are more than max_events events, every k-th is kept (evenly, exactly
- * max_events of them) and otherData.sampled says so.  With offsets, each
- * host's ts is corrected by its nearest measurement (a host never measured
- * is left alone, with a warning to LOG).  With experiment, its stages
- * follow as processes P+1..P+6 (st_timeline_append).  S receives the first
- * pass's summary (files, corrupt lines) and must be released.  Error 74
- * on a write error, 65/66 from the experiment's inputs. */
+ * track per thread (tid as read, named "tid T"), an X slice per event
+ * (args: file, bytes).  Slices of a thread that overlap without nesting
+ * go on extra tracks of its process, "tid T (2)", "tid T (3)", ... (lanes
+ * by st_trace_lanes; their tids are free numbers above the process's
+ * largest tid), kept next to it by thread_sort_index; every track nests.
+ * This reads the files three times (counts; the slices' tracks and times;
+ * writing) and holds 24 bytes per slice written while giving lanes, 4
+ * while writing.  When there are more than max_events events, every k-th
+ * is kept (evenly, exactly max_events of them) and otherData.sampled says
+ * so.  With offsets, each host's ts is corrected by its nearest
+ * measurement (a host never measured is left alone, with a warning to
+ * LOG).  With experiment, its stages follow as processes P+1..P+6
+ * (st_timeline_append).  S receives the first pass's summary (files,
+ * corrupt lines) and must be released.  Error 74 on a write error, 65/66
+ * from the experiment's inputs, 64 beyond 2^32-1 slices. */
 int st_trace_timeline_write(const char *const *paths, size_t n,
 			    const st_trace_timeline_opts *o, FILE *out,
 			    st_trace_summary *s, st_trace_timeline_counts *c,

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +45,10 @@ static const char summary_usage[] =
 	"                       before the operator negates; FIELD is name,\n"
 	"                       cat, host, file, pid or tid (pid, tid: = only).\n"
 	"                       e.g. cat=POSIX,name~write,file^/p/lustre\n"
-	"  --io-cat LIST        categories that are I/O (default POSIX,STDIO)\n"
-	"  --compute-cat LIST   categories that are compute (default compute)\n"
+	"  --io-cat LIST        categories that are I/O (default POSIX,STDIO;\n"
+	"                       '' for none)\n"
+	"  --compute-cat LIST   categories that are compute (default compute;\n"
+	"                       '' for none)\n"
 	"  --time-granularity US  also a table of time bins US microseconds\n"
 	"                       wide: events, bytes, I/O and compute time (bins\n"
 	"                       that hold nothing are left out)\n"
@@ -65,7 +68,8 @@ static const char timeline_usage[] =
 	"\n"
 	"One Chrome trace (open it in https://ui.perfetto.dev) of DFTracer\n"
 	"traces: a process per (host, pid), a track per thread, a slice per\n"
-	"event (args: file, bytes).\n"
+	"event (args: file, bytes).  Slices of a thread that overlap without\n"
+	"nesting go on extra tracks next to it, \"tid T (2)\", ...\n"
 	"\n"
 	"  --out FILE           the trace ('-' for stdout)\n"
 	"  --max-events N       at most N slices (default 1000000; 0: all):\n"
@@ -204,7 +208,25 @@ static int default_jobs(void)
 	return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (int)n;
 }
 
-/* "A,B,C" into a list of pointers into S (modified); "" is no category. */
+/* Is S, the argument of OPT, a list split_list takes: "" (no category)
+ * or names joined by commas, none of them empty?  Else a usage message
+ * naming OPT: "," or "POSIX," must not quietly mean the default. */
+static bool list_ok(const char *prog, const char *opt, const char *s,
+		    int *rc)
+{
+	size_t len = strlen(s);
+
+	if (len && (s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,"))) {
+		*rc = st_msg_usage(prog, "%s '%s': an empty category in the "
+				   "list (NAME[,NAME...], or '' for none)",
+				   opt, s);
+		return false;
+	}
+	return true;
+}
+
+/* "A,B,C" (checked by list_ok) into a list of pointers into S (modified);
+ * "" is no category. */
 static int split_list(char *s, const char ***v, size_t *n)
 {
 	*v = NULL;
@@ -251,14 +273,14 @@ static void *meter_main(void *arg)
 		if (el >= 1.0) {
 			uint64_t b = atomic_load(&m->p->bytes);
 			uint64_t e = atomic_load(&m->p->events);
-			double pct = m->p->total_bytes
-				? 100.0 * (double)b / (double)m->p->total_bytes
-				: 0;
+			uint64_t total = atomic_load(&m->p->total_bytes);
+			double pct = total ? 100.0 * (double)b / (double)total
+					   : 0;
 
 			fprintf(stderr, "\rstreamtime: %s: %5.1f%%  %.1f of "
 				"%.1f MB  %.2f M events  %.2f M events/s ",
 				m->what, pct > 100 ? 100 : pct, (double)b / 1e6,
-				(double)m->p->total_bytes / 1e6, (double)e / 1e6,
+				(double)total / 1e6, (double)e / 1e6,
 				(double)e / 1e6 / el);
 			m->shown = true;
 		}
@@ -287,7 +309,7 @@ static void meter_start(struct meter *m, st_trace_progress *p,
 		struct stat sb;
 
 		if (stat(files[i], &sb) == 0)
-			p->total_bytes += (uint64_t)sb.st_size;
+			atomic_fetch_add(&p->total_bytes, (uint64_t)sb.st_size);
 	}
 	if (!isatty(STDERR_FILENO) || st_verbosity < 0)
 		return;
@@ -497,6 +519,13 @@ static void list_text(const char *const *v, size_t n, char *buf, size_t size,
 		snprintf(buf, size, "none");
 }
 
+/* A quartile of bytes: whole, or with the two decimals that a quarter
+ * needs (interpolation at (n-1)p, p a multiple of 1/4). */
+static void quartile_text(char *buf, size_t size, double q)
+{
+	snprintf(buf, size, q == floor(q) ? "%.0f" : "%.2f", q);
+}
+
 static int summary_text(FILE *f, const st_trace_summary *s,
 			const st_trace_opts *o, const char *group)
 {
@@ -553,10 +582,13 @@ static int summary_text(FILE *f, const st_trace_summary *s,
 		secs(a, sizeof(a), p[i]->dur_us);
 		fprintf(f, "%-*s %12" PRIu64 " %16s %16" PRId64, w, p[i]->key,
 			p[i]->count, a, p[i]->bytes);
-		if (p[i]->sized)
-			fprintf(f, "  %" PRId64 " / %" PRId64 " / %" PRId64
-				" (%" PRIu64 " calls)", p[i]->q1, p[i]->median,
-				p[i]->q3, p[i]->sized);
+		if (p[i]->sized) {
+			quartile_text(a, sizeof(a), p[i]->q1);
+			quartile_text(b, sizeof(b), p[i]->median);
+			quartile_text(c, sizeof(c), p[i]->q3);
+			fprintf(f, "  %s / %s / %s (%" PRIu64 " calls)", a, b,
+				c, p[i]->sized);
+		}
 		fputc('\n', f);
 	}
 	free(p);
@@ -673,6 +705,9 @@ static int cmd_trace_summary(int argc, char **argv)
 		rc = st_msg_usage(prog, "no trace file given");
 		goto out;
 	}
+	if ((io_arg && !list_ok(prog, "--io-cat", io_arg, &rc)) ||
+	    (comp_arg && !list_ok(prog, "--compute-cat", comp_arg, &rc)))
+		goto out;
 	if (!*out) {
 		rc = st_msg_usage(prog, "--out needs a file name or '-'");
 		goto out;
@@ -700,6 +735,10 @@ static int cmd_trace_summary(int argc, char **argv)
 	}
 	meter_stop(&m);
 	data_rc = report_inputs(&s);
+	if (s.saturated)
+		st_msg_warn("trace summary: a total of bytes or time passed "
+			    "%" PRId64 " and is shown as that (capped, not "
+			    "wrapped)", INT64_MAX);
 	if (st_atomic_open(&af, out, &err) < 0) {
 		rc = st_msg_fail(&err);
 		goto out;
@@ -902,6 +941,10 @@ static int cmd_trace_timeline(int argc, char **argv)
 			    "--max-events: every k-th kept, %" PRIu64
 			    " written (otherData.sampled says so)", n.events,
 			    n.written);
+	if (n.extra_lanes)
+		st_msg_verbose("trace timeline: %" PRIu64 " extra tracks for "
+			       "slices that overlap without nesting",
+			       n.extra_lanes);
 	st_msg_info("trace timeline: %" PRIu64 " processes, %" PRIu64
 		    " slices%s%s in %s", n.processes, n.written,
 		    exp_dir ? " and the experiment's stages" : "",

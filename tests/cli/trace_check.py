@@ -708,6 +708,174 @@ def test_timeline(tmp):
           "experiment pids above the trace's: %s" % pn)
 
 
+def x_events(path):
+    return [e for e in json.load(open(path))["traceEvents"] if e["ph"] == "X"]
+
+
+def thread_names(path):
+    return {(e["pid"], e["tid"]): e["args"]["name"]
+            for e in json.load(open(path))["traceEvents"]
+            if e["ph"] == "M" and e["name"] == "thread_name"}
+
+
+def test_timeline_lanes(tmp):
+    # small.pfw: reads of tid 19 that overlap without nesting ([10,60)
+    # and [40,90)) go on a second track "tid 19 (2)"; nested ones stay
+    out = os.path.join(tmp, "tl-small.json")
+    p = st("trace", "timeline", SMALL, "--out", out)
+    check(p.returncode == 0, "timeline small.pfw: %s" % p.stderr)
+    got = verify(out)
+    check(sum(got.values()) == 12, "small.pfw: 12 slices: %s" % got)
+    names = thread_names(out)
+    xs = x_events(out)
+    lane2 = sorted((e["ts"], e["ts"] + e["dur"]) for e in xs
+                   if names.get((e["pid"], e["tid"])) == "tid 19 (2)")
+    check(lane2 == [(40, 90), (140, 185), (189, 193)],
+          "small.pfw: the partial overlaps on 'tid 19 (2)': %s %s"
+          % (lane2, sorted(set(names.values()))))
+    check(sorted(set(names.values())) == ["tid 19", "tid 19 (2)"],
+          "small.pfw: two tracks named: %s" % names)
+    check(json.load(open(out))["otherData"].get("overlap_lanes") == 1,
+          "otherData.overlap_lanes")
+    # the three fixtures together
+    out = os.path.join(tmp, "tl-three.json")
+    p = st("trace", "timeline", OLD, NEW, SMALL, "--out", out)
+    check(p.returncode == 0, "timeline of three: %s" % p.stderr)
+    got = verify(out)
+    check(sum(got.values()) == 1012 + 8082 + 12,
+          "three fixtures: every slice: %s" % got)
+    # random slices that overlap a lot, on few threads of a few
+    # processes; the name holds the thread, so every slice can be traced
+    # back to its thread's track
+    import random
+    rnd = random.Random(5)
+    paths = []
+    for k in range(3):
+        path = os.path.join(tmp, "overlap-%d.pfw" % k)
+        with open(path, "w") as f:
+            f.write("[\n")
+            for i in range(700):
+                pid, tid = rnd.choice(((1, 7), (1, 8), (2, 7), (3, 2**40)))
+                ts = rnd.randrange(0, 3000)
+                dur = rnd.choice((0, 1, rnd.randrange(1, 400)))
+                f.write(json.dumps({
+                    "name": "op-%d-%d-%d-%d" % (pid, tid, k, i),
+                    "cat": "POSIX", "pid": pid, "tid": tid, "ts": ts,
+                    "dur": dur, "ph": "X",
+                    "args": {"hostname": "h%d" % (pid % 2)}}) + "\n")
+            # a nest and a staircase
+            for j in range(5):
+                f.write(json.dumps({
+                    "name": "nest-%d-%d" % (k, j), "cat": "POSIX", "pid": 4,
+                    "tid": 1, "ts": 10000 + 10 * j, "dur": 1000 - 20 * j,
+                    "ph": "X"}) + "\n")
+                f.write(json.dumps({
+                    "name": "stair-%d-%d" % (k, j), "cat": "POSIX",
+                    "pid": 4, "tid": 2, "ts": 10000 + 10 * j + k,
+                    "dur": 100, "ph": "X"}) + "\n")
+            f.write("]\n")
+        paths.append(path)
+    outs = []
+    for j in ("1", "3"):
+        out = os.path.join(tmp, "tl-overlap-j%s.json" % j)
+        p = st("trace", "timeline", *paths, "--out", out, "-j", j)
+        check(p.returncode == 0, "timeline of overlaps -j %s: %s"
+              % (j, p.stderr))
+        verify(out)
+        outs.append(open(out).read())
+    check(outs[0] == outs[1], "timeline of overlaps: -j 1 = -j 3, bytes")
+    xs = x_events(out)
+    names = thread_names(out)
+    ref = sum((read_events(q)[0] for q in paths), [])
+    check(sorted((e["ts"], e["dur"], e["name"]) for e in xs) ==
+          sorted((e["ts"], e["dur"], e["name"]) for e in ref),
+          "overlaps: every slice once, ts and dur as read")
+    wrong = [e["name"] for e in xs if e["name"].startswith("op-") and
+             not re.fullmatch(r"tid %s( \(\d+\))?" % e["name"].split("-")[2],
+                              names.get((e["pid"], e["tid"]), ""))]
+    check(not wrong, "overlaps: each slice on a track of its thread: %s"
+          % wrong[:5])
+    nest = {names.get((e["pid"], e["tid"])) for e in xs
+            if e["name"].startswith("nest-")}
+    check(nest == {"tid 1"}, "nested slices share one track: %s" % nest)
+    named = [(e["pid"], e["tid"]) for e in json.load(open(out))["traceEvents"]
+             if e["ph"] == "M" and e["name"] == "thread_name"]
+    check(len(named) == len(set(named)), "a tid names one track")
+    check(any(n.endswith(" (2)") for n in names.values()),
+          "overlaps: some extra tracks")
+    # sampled, and clock-corrected: still nested
+    out = os.path.join(tmp, "tl-overlap-sampled.json")
+    offs = os.path.join(tmp, "offsets-h1.csv")
+    with open(offs, "w") as f:
+        f.write("measured_at,reference,target,offset_ms,delay_ms,bound_ms,"
+                "samples,method\n"
+                "1970-01-01T00:00:00Z,ref,h1,0.25,0.1,0.05,8,udp\n")
+    p = st("trace", "timeline", *paths, "--out", out, "--max-events", "900",
+           "--clock-offsets", offs)
+    check(p.returncode == 0, "sampled overlaps: %s" % p.stderr)
+    got = verify(out)
+    check(sum(got.values()) == 900, "sampled overlaps: 900 slices: %s" % got)
+
+
+def test_review_edges(tmp):
+    # byte totals stop at INT64_MAX, with one warning, instead of wrapping
+    big = os.path.join(tmp, "big.pfw")
+    with open(big, "w") as f:
+        for i, ret in enumerate((2**63 - 1, 2**63 - 1, 5)):
+            f.write(json.dumps({"name": "read", "cat": "POSIX", "pid": 1,
+                                "tid": 1, "ts": i, "dur": 1, "ph": "X",
+                                "args": {"ret": ret}}) + "\n")
+    for j in ("1", "2"):
+        got, p = summary(big, "--group-by", "name", "-j", j)
+        check(got.get("by_name", {}).get("read", {}).get("bytes") ==
+              2**63 - 1 and got["groups"]["read"]["bytes"] == 2**63 - 1,
+              "bytes capped at 2^63-1, not wrapped: %s" % got.get("by_name"))
+        check(p.stderr.count("capped") == 1,
+              "one warning says the total was capped: %s" % p.stderr)
+    got, p = summary(OLD)
+    check("capped" not in p.stderr, "no cap warning when the sums fit")
+    check(set(got) == {"events", "bad_lines", "hosts", "processes",
+                       "threads", "files", "span_us", "by_cat", "by_name",
+                       "io_us", "compute_us", "io_unoverlapped_us",
+                       "compute_unoverlapped_us"} and
+          all(set(v) == {"count", "dur_us", "bytes"}
+              for v in got["by_name"].values()),
+          "the issue's JSON shape: %s" % sorted(got))
+    # quartiles: linear interpolation at (n-1)p (SPEC 5.7)
+    q = os.path.join(tmp, "quart.pfw")
+    with open(q, "w") as f:
+        for i, ret in enumerate((400, 100, 500, 300)):
+            f.write(json.dumps({"name": "read", "cat": "POSIX", "pid": 1,
+                                "tid": 1, "ts": i, "dur": 1, "ph": "X",
+                                "args": {"ret": ret}}) + "\n")
+    p = st("trace", "summary", q)
+    check(p.returncode == 0 and "250 / 350 / 425 (4 calls)" in p.stdout,
+          "quartiles of 100 300 400 500: 250 / 350 / 425: %s" % p.stdout)
+    with open(q, "a") as f:
+        f.write(json.dumps({"name": "read", "cat": "POSIX", "pid": 1,
+                            "tid": 1, "ts": 9, "dur": 1, "ph": "X",
+                            "args": {"ret": 101}}) + "\n")
+    p = st("trace", "summary", q)
+    check("101 / 300 / 400 (5 calls)" in p.stdout,
+          "quartiles of 100 101 300 400 500: %s" % p.stdout)
+    with open(q, "w") as f:
+        for i, ret in enumerate((1, 2)):
+            f.write(json.dumps({"name": "read", "cat": "POSIX", "pid": 1,
+                                "tid": 1, "ts": i, "dur": 1, "ph": "X",
+                                "args": {"ret": ret}}) + "\n")
+    p = st("trace", "summary", q)
+    check("1.25 / 1.50 / 1.75 (2 calls)" in p.stdout,
+          "quartiles of 1 2: 1.25 / 1.50 / 1.75: %s" % p.stdout)
+    # an empty category in --io-cat/--compute-cat is a usage error
+    for opt in ("--io-cat", "--compute-cat"):
+        for val in (",", ",,", "POSIX,", ",POSIX", "POSIX,,STDIO"):
+            p = st("trace", "summary", OLD, opt, val)
+            check(p.returncode == 64 and opt in p.stderr and
+                  "empty category" in p.stderr,
+                  "%s '%s': exit 64 naming it: %d %s"
+                  % (opt, val, p.returncode, p.stderr))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="st-trace-")
     try:
@@ -718,6 +886,8 @@ def main():
         test_edges(tmp)
         test_groups_filters()
         test_timeline(tmp)
+        test_timeline_lanes(tmp)
+        test_review_edges(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d checks, %d failed" % (CHECKS[0], len(FAILS)))

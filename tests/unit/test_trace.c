@@ -1,7 +1,9 @@
 /* Unit tests: exact interval unions and overlaps (hand-made cases and a
  * brute-force count), path prefixes, --group-by and --filter parsing and
  * matching, and summaries of small traces: the same for any -j, max over
- * processes, quartiles, time bins. */
+ * processes, quartiles (linear interpolation, against st_stats), time
+ * bins, sums capped at INT64_MAX; timeline lanes (hand-made, and random
+ * slices against a brute-force first fit). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "streamtime/atomic.h"
+#include "streamtime/stats.h"
 #include "streamtime/trace.h"
 
 static char dir[64];
@@ -32,6 +35,13 @@ static int teardown(void **state)
 	(void)state;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
 }
 
 static int64_t union_len(st_trace_iv *v, size_t n, size_t *k)
@@ -345,10 +355,10 @@ static void test_summary(void **state)
 	assert_int_equal(st->count, 4);
 	assert_int_equal(st->dur_us, 80);
 	assert_int_equal(st->bytes, 1300);
-	/* nearest rank of 100 300 400 500 */
-	assert_int_equal(st->q1, 100);
-	assert_int_equal(st->median, 300);
-	assert_int_equal(st->q3, 400);
+	/* 100 300 400 500 interpolated at 0.75, 1.5, 2.25 */
+	assert_true(st->q1 == 250.0);
+	assert_true(st->median == 350.0);
+	assert_true(st->q3 == 425.0);
 	st = stat_of(s.by_name, s.n_name, "fopen");
 	assert_int_equal(st->bytes, 0);
 	assert_int_equal(st->sized, 0);
@@ -394,7 +404,8 @@ static void test_jobs_same(void **state)
 		for (size_t i = 0; i < s.n_name; i++) {
 			assert_string_equal(s.by_name[i].key, s1.by_name[i].key);
 			assert_int_equal(s.by_name[i].dur_us, s1.by_name[i].dur_us);
-			assert_int_equal(s.by_name[i].median, s1.by_name[i].median);
+			assert_true(s.by_name[i].median ==
+				    s1.by_name[i].median);
 		}
 		assert_int_equal(s.n_groups, s1.n_groups);
 		for (size_t i = 0; i < s.n_groups; i++) {
@@ -469,6 +480,266 @@ static void test_summary_errors(void **state)
 	free(a);
 }
 
+/* Do the slices V[0..N) on lane L nest (sorted by start, the longer first
+ * on ties, each ends within the slice that encloses it)?  The check of
+ * tests/tools/trace_verify, by brute force. */
+static bool lane_nests(const st_trace_iv *v, const uint32_t *lane, size_t n,
+		       uint32_t l)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (lane[i] != l)
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			if (j == i || lane[j] != l)
+				continue;
+			/* partial overlap: j starts inside i, ends after */
+			if (v[j].s >= v[i].s && v[j].s < v[i].e &&
+			    v[j].e > v[i].e &&
+			    !(v[j].s == v[i].s && v[j].e > v[i].e))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Does [s, e) fit lane L, given the slices of V on it that come before it
+ * in the lane order (i.e. not partially overlapping any of them)? */
+static bool fits(const st_trace_iv *v, const uint32_t *lane, size_t n,
+		 size_t x, uint32_t l)
+{
+	for (size_t j = 0; j < n; j++) {
+		bool before = v[j].s < v[x].s || (v[j].s == v[x].s &&
+			       (v[j].e > v[x].e || (v[j].e == v[x].e && j < x)));
+
+		if (j == x || lane[j] != l || !before)
+			continue;
+		if (v[x].s < v[j].e && v[x].e > v[j].e)
+			return false;
+	}
+	return true;
+}
+
+static void test_lanes_hand(void **state)
+{
+	/* small.pfw's slices of pid 0, tid 19 */
+	st_trace_iv v[] = { { 10, 70 }, { 10, 60 }, { 40, 90 }, { 40, 50 },
+			    { 110, 190 }, { 120, 180 }, { 140, 185 },
+			    { 160, 180 }, { 189, 193 }, { 210, 250 },
+			    { 220, 225 }, { 230, 240 } };
+	const uint32_t want[] = { 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0 };
+	uint32_t lane[12];
+
+	(void)state;
+	assert_int_equal(st_trace_lanes(v, 12, lane), 2);
+	for (size_t i = 0; i < 12; i++)
+		assert_int_equal(lane[i], want[i]);
+	/* nested properly (also equal slices, zero-length ones, touching
+	 * ones): one lane */
+	{
+		st_trace_iv w[] = { { 0, 100 }, { 0, 100 }, { 10, 20 },
+				    { 20, 20 }, { 20, 30 }, { 30, 100 },
+				    { 100, 100 }, { 100, 200 }, { 5, 5 } };
+		uint32_t l[9];
+
+		assert_int_equal(st_trace_lanes(w, 9, l), 1);
+		for (size_t i = 0; i < 9; i++)
+			assert_int_equal(l[i], 0);
+	}
+	/* a staircase: every slice overlaps the previous ones partially */
+	{
+		st_trace_iv w[5];
+		uint32_t l[5];
+
+		for (int i = 0; i < 5; i++)
+			w[i] = (st_trace_iv){ i, i + 10 };
+		assert_int_equal(st_trace_lanes(w, 5, l), 5);
+		for (uint32_t i = 0; i < 5; i++)
+			assert_int_equal(l[i], i);
+	}
+	assert_int_equal(st_trace_lanes(v, 0, lane), 0);
+}
+
+/* Random slices: every lane nests, each slice is on the first lane it
+ * fits (first fit, brute force), and the input order does not matter. */
+static void test_lanes_random(void **state)
+{
+	enum { N = 300 };
+	st_trace_iv v[N], w[N];
+	uint32_t lane[N], lane2[N];
+	size_t perm[N];
+
+	(void)state;
+	srand(7);
+	for (int round = 0; round < 60; round++) {
+		size_t n = 1 + (size_t)rand() % N;
+		int span = 1 + rand() % 400, len = 1 + rand() % 80;
+		int64_t nl;
+
+		for (size_t i = 0; i < n; i++) {
+			int64_t s = rand() % span;
+
+			v[i] = (st_trace_iv){ s, s + rand() % len };
+			perm[i] = i;
+		}
+		nl = st_trace_lanes(v, n, lane);
+		assert_true(nl >= 1);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(lane[i] < (uint32_t)nl);
+			assert_true(fits(v, lane, n, i, lane[i]));
+			for (uint32_t l = 0; l < lane[i]; l++)
+				assert_false(fits(v, lane, n, i, l));
+		}
+		for (uint32_t l = 0; l < (uint32_t)nl; l++)
+			assert_true(lane_nests(v, lane, n, l));
+		/* shuffled: each slice (or one equal to it) on the same lane */
+		for (size_t i = n; i > 1; i--) {
+			size_t j = (size_t)rand() % i, t = perm[i - 1];
+
+			perm[i - 1] = perm[j];
+			perm[j] = t;
+		}
+		for (size_t i = 0; i < n; i++)
+			w[i] = v[perm[i]];
+		assert_int_equal(st_trace_lanes(w, n, lane2), nl);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(lane2[i], lane[perm[i]]);
+	}
+}
+
+/* Quartiles by linear interpolation at (n-1)p (SPEC 5.7), on hand-made
+ * sizes and against st_stats_quantile_sorted on random ones. */
+static void test_quartiles(void **state)
+{
+	/* 10 20 20 40 100 (+ a call with no size) */
+	char *a = put("q.pfw",
+		      EV("write", "POSIX", "h", 1, 1, 0, 1, "/f", 40)
+		      EV("write", "POSIX", "h", 1, 1, 1, 1, "/f", 20)
+		      EV("write", "POSIX", "h", 1, 1, 2, 1, "/f", 100)
+		      EV("write", "POSIX", "h", 1, 1, 3, 1, "/f", 10)
+		      EV("write", "POSIX", "h", 1, 1, 4, 1, "/f", -1)
+		      EV("write", "POSIX", "h", 1, 1, 5, 1, "/f", 20));
+	const char *paths[] = { a };
+	st_trace_summary s;
+	const st_trace_stat *st;
+
+	(void)state;
+	summarize(paths, 1, 1, ST_TRACE_GROUP_NONE, 0, 0, &s);
+	st = stat_of(s.by_name, s.n_name, "write");
+	assert_int_equal(st->sized, 5);
+	/* positions 1, 2, 3 of 10 20 20 40 100 */
+	assert_true(st->q1 == 20.0);
+	assert_true(st->median == 20.0);
+	assert_true(st->q3 == 40.0);
+	st_trace_summary_release(&s);
+	free(a);
+	/* 4 values: positions 0.75, 1.5, 2.25 */
+	{
+		char *b = put("q4.pfw",
+			      EV("read", "POSIX", "h", 1, 1, 0, 1, "/f", 400)
+			      EV("read", "POSIX", "h", 1, 1, 0, 1, "/f", 100)
+			      EV("read", "POSIX", "h", 1, 1, 0, 1, "/f", 500)
+			      EV("read", "POSIX", "h", 1, 1, 0, 1, "/f", 300));
+		const char *p[] = { b };
+
+		summarize(p, 1, 1, ST_TRACE_GROUP_NONE, 0, 0, &s);
+		st = stat_of(s.by_name, s.n_name, "read");
+		assert_true(st->q1 == 250.0);
+		assert_true(st->median == 350.0);
+		assert_true(st->q3 == 425.0);
+		st_trace_summary_release(&s);
+		free(b);
+	}
+	/* random multisets, split over files and threads */
+	srand(11);
+	for (int round = 0; round < 20; round++) {
+		size_t n = 1 + (size_t)rand() % 60;
+		double vals[60];
+		char *text = malloc(n * 300 + 1), *f1 = NULL, *f2;
+		size_t k = 0, half = n / 2;
+		const char *p[2];
+
+		assert_non_null(text);
+		text[0] = '\0';
+		for (size_t i = 0; i < n; i++) {
+			int64_t b = 1 + rand() % (round % 2 ? 5 : 100000);
+
+			vals[i] = (double)b;
+			if (i == half) {
+				f1 = put("r1.pfw", text);
+				k = 0;
+				text[0] = '\0';
+			}
+			k += (size_t)sprintf(text + k, "{\"name\":\"read\",\"cat\":"
+					     "\"POSIX\",\"pid\":1,\"tid\":1,"
+					     "\"ts\":%zu,\"dur\":1,\"ph\":\"X\","
+					     "\"args\":{\"ret\":%lld}}\n", i,
+					     (long long)b);
+		}
+		if (half == 0)
+			f1 = put("r1.pfw", "");
+		f2 = put("r2.pfw", text);
+		p[0] = f1;
+		p[1] = f2;
+		qsort(vals, n, sizeof(double), cmp_double);
+		for (int j = 1; j <= 2; j++) {
+			summarize(p, 2, j, ST_TRACE_GROUP_NONE, 0, 0, &s);
+			st = stat_of(s.by_name, s.n_name, "read");
+			assert_int_equal(st->sized, n);
+			assert_true(st->q1 ==
+				    st_stats_quantile_sorted(vals, n, 0.25));
+			assert_true(st->median ==
+				    st_stats_quantile_sorted(vals, n, 0.5));
+			assert_true(st->q3 ==
+				    st_stats_quantile_sorted(vals, n, 0.75));
+			st_trace_summary_release(&s);
+		}
+		free(text);
+		free(f1);
+		free(f2);
+	}
+}
+
+/* Sums of bytes stop at INT64_MAX and say so, for any split over
+ * threads; sums that fit are exact and say nothing. */
+static void test_saturation(void **state)
+{
+	char *a = put("big1.pfw",
+		      EV("read", "POSIX", "h", 1, 1, 0, 1, "/f",
+			 9223372036854775807)
+		      EV("read", "POSIX", "h", 1, 1, 1, 1, "/f",
+			 9223372036854775807));
+	char *b = put("big2.pfw",
+		      EV("read", "POSIX", "h", 1, 1, 2, 1, "/f", 5));
+	char *c = put("small1.pfw",
+		      EV("read", "POSIX", "h", 1, 1, 2, 1, "/f",
+			 9223372036854775806)
+		      EV("read", "POSIX", "h", 1, 1, 3, 1, "/f", 1));
+	const char *paths[] = { a, b };
+	const char *one[] = { c };
+	st_trace_summary s;
+
+	(void)state;
+	for (int j = 1; j <= 2; j++) {
+		summarize(paths, 2, j, ST_TRACE_GROUP_FILE, 0, 1000, &s);
+		assert_int_equal(s.events, 3);
+		assert_true(s.saturated);
+		assert_true(stat_of(s.by_name, s.n_name, "read")->bytes ==
+			    INT64_MAX);
+		assert_true(stat_of(s.groups, s.n_groups, "/f")->bytes ==
+			    INT64_MAX);
+		assert_int_equal(s.n_bins, 1);
+		assert_true(s.bins[0].bytes == INT64_MAX);
+		st_trace_summary_release(&s);
+	}
+	summarize(one, 1, 1, ST_TRACE_GROUP_NONE, 0, 0, &s);
+	assert_false(s.saturated);
+	assert_true(stat_of(s.by_name, s.n_name, "read")->bytes == INT64_MAX);
+	st_trace_summary_release(&s);
+	free(a);
+	free(b);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +751,10 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_jobs_same),
 		cmocka_unit_test(test_summary_errors),
+		cmocka_unit_test(test_lanes_hand),
+		cmocka_unit_test(test_lanes_random),
+		cmocka_unit_test(test_quartiles),
+		cmocka_unit_test(test_saturation),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
