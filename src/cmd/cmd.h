@@ -71,6 +71,12 @@ int st_parse_size_path(const char *s, int64_t *size, const char **path);
 struct st_size_range;
 int st_push_size_range(struct st_size_range **v, size_t *n, const char *arg);
 
+/* The experiments: CONFIG, else DATA/experiments.json when DATA (may be
+ * NULL) has one, else the paper's, built in; -v says which.  Returns 0 or
+ * -1 with ERR set. */
+int st_load_experiments(const char *config, const char *data,
+			st_experiments *ex, st_error *err);
+
 /* The secret (token, key) in the file at PATH, trailing CR/LF removed, or
  * NULL with ERR set (66 missing, 74 unreadable, 65 empty).  Wipe it with
  * explicit_bzero before free. */

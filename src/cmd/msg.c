@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "streamtime/atomic.h"
 #include "streamtime/csv.h"
 #include "streamtime/merge.h"
 #include "streamtime/num.h"
@@ -220,6 +221,26 @@ int st_push_size_range(st_size_range **v, size_t *n, const char *arg)
 		return -1;
 	(*n)++;
 	return 0;
+}
+
+int st_load_experiments(const char *config, const char *data,
+			st_experiments *ex, st_error *err)
+{
+	char *auto_config = NULL;
+	int rc;
+
+	if (!config && data) {
+		auto_config = st_path_join(data, "experiments.json");
+		if (auto_config && st_path_is_file(auto_config))
+			config = auto_config;
+	}
+	rc = config ? st_experiments_load(ex, config, err)
+		    : st_experiments_default(ex, err);
+	if (rc == 0)
+		st_msg_verbose("experiments: %s", config ? config :
+			       "the paper's (built in)");
+	free(auto_config);
+	return rc;
 }
 
 char *st_secret_read(const char *path, st_error *err)

@@ -76,7 +76,6 @@ int cmd_plot(int argc, char **argv)
 	const char *prog = "streamtime plot";
 	const char *results = NULL, *data = NULL, *config = NULL, *outdir = NULL;
 	unsigned formats = ST_PLOT_PNG | ST_PLOT_SVG;
-	char *auto_config = NULL;
 	st_experiments ex = { 0 };
 	st_figures *set;
 	st_error err;
@@ -110,17 +109,8 @@ int cmd_plot(int argc, char **argv)
 	if (!results || !data || !outdir)
 		return st_msg_usage(prog, "--results, --data and --out-dir are "
 				    "required");
-	if (!config) {
-		auto_config = st_path_join(data, "experiments.json");
-		if (auto_config && st_path_is_file(auto_config))
-			config = auto_config;
-	}
-	if (config ? st_experiments_load(&ex, config, &err)
-		   : st_experiments_default(&ex, &err)) {
-		free(auto_config);
+	if (st_load_experiments(config, data, &ex, &err) < 0)
 		return st_msg_fail(&err);
-	}
-	st_msg_verbose("experiments: %s", config ? config : "the paper's (built in)");
 	set = st_figures_build(&(st_figures_input){ results, data, &ex }, &err);
 	if (!set) {
 		rc = st_msg_fail(&err);
@@ -139,6 +129,5 @@ int cmd_plot(int argc, char **argv)
 	st_figures_free(set);
 out:
 	st_experiments_release(&ex);
-	free(auto_config);
 	return st_finish_stdout(rc);
 }

@@ -232,7 +232,6 @@ int cmd_reproduce(int argc, char **argv)
 	};
 	const char *prog = "streamtime reproduce";
 	const char *data = ST_DEFAULT_DATA, *config = NULL, *out = "out";
-	char *auto_config = NULL;
 	st_experiments ex = { 0 };
 	struct paths p;
 	st_error err;
@@ -256,17 +255,8 @@ int cmd_reproduce(int argc, char **argv)
 	}
 	if (optind < argc)
 		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
-	if (!config) {
-		auto_config = st_path_join(data, "experiments.json");
-		if (auto_config && st_path_is_file(auto_config))
-			config = auto_config;
-	}
-	if (config ? st_experiments_load(&ex, config, &err)
-		   : st_experiments_default(&ex, &err)) {
-		free(auto_config);
+	if (st_load_experiments(config, data, &ex, &err) < 0)
 		return st_msg_fail(&err);
-	}
-	st_msg_verbose("experiments: %s", config ? config : "the paper's (built in)");
 	if (paths_init(&p, data, out) < 0) {
 		st_error_set(&err, ST_EXIT_IOERR, "out of memory");
 		rc = st_msg_fail(&err);
@@ -277,6 +267,5 @@ int cmd_reproduce(int argc, char **argv)
 	}
 	paths_release(&p);
 	st_experiments_release(&ex);
-	free(auto_config);
 	return st_finish_stdout(rc);
 }

@@ -40,7 +40,7 @@ int cmd_timeline(int argc, char **argv)
 	const char *prog = "streamtime timeline";
 	const char *results = NULL, *data = NULL, *config = NULL, *out = NULL;
 	char *merged = NULL, *stdir = NULL, *wt = NULL, *created = NULL;
-	char *auto_config = NULL, *auto_out = NULL;
+	char *auto_out = NULL;
 	st_experiments ex = { 0 };
 	st_timeline_input in = { 0 };
 	st_timeline_counts n;
@@ -67,16 +67,8 @@ int cmd_timeline(int argc, char **argv)
 		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
 	if (!results || !*results)
 		return st_msg_usage(prog, "--results is required");
-	if (!config && data) {
-		auto_config = st_path_join(data, "experiments.json");
-		if (auto_config && st_path_is_file(auto_config))
-			config = auto_config;
-	}
-	if (config ? st_experiments_load(&ex, config, &err)
-		   : st_experiments_default(&ex, &err)) {
-		free(auto_config);
+	if (st_load_experiments(config, data, &ex, &err) < 0)
 		return st_msg_fail(&err);
-	}
 	merged = st_path_join(results, "file_transfer/merged_job_info.csv");
 	stdir = st_path_join(results, "streaming");
 	if (!out)
@@ -111,7 +103,6 @@ out:
 	free(stdir);
 	free(wt);
 	free(created);
-	free(auto_config);
 	free(auto_out);
 	st_experiments_release(&ex);
 	return rc;

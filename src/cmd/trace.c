@@ -795,7 +795,6 @@ static int cmd_trace_timeline(int argc, char **argv)
 	const char *out = NULL, *offsets_path = NULL, *exp_dir = NULL;
 	const char *data = NULL, *config = NULL;
 	char *merged = NULL, *stdir = NULL, *wt = NULL, *created = NULL;
-	char *auto_config = NULL;
 	st_trace_filter filter = { 0 };
 	st_trace_timeline_opts o = { 0 };
 	st_trace_timeline_counts n;
@@ -885,13 +884,7 @@ static int cmd_trace_timeline(int argc, char **argv)
 		o.offsets = &offs;
 	}
 	if (exp_dir) {
-		if (!config && data) {
-			auto_config = st_path_join(data, "experiments.json");
-			if (auto_config && st_path_is_file(auto_config))
-				config = auto_config;
-		}
-		if (config ? st_experiments_load(&ex, config, &err)
-			   : st_experiments_default(&ex, &err)) {
+		if (st_load_experiments(config, data, &ex, &err) < 0) {
 			rc = st_msg_fail(&err);
 			goto out;
 		}
@@ -962,7 +955,6 @@ out:
 	free(stdir);
 	free(wt);
 	free(created);
-	free(auto_config);
 	return rc;
 }
 
