@@ -641,6 +641,7 @@ static void limits(const st_plot_axes *ax, struct frame *f)
 	struct bounds b = data_bounds(ax);
 
 	f->has_data = b.any;
+	f->out_of_range = false;
 	if (!b.any) {
 		b.x0 = b.y0 = 0;
 		b.x1 = b.y1 = 1;
@@ -1291,7 +1292,7 @@ static void place(const st_plot_fig *fig, const st_plot_axes *ax,
 static void draw_axes(cairo_t *cr, const st_plot_fig *fig,
 		      const st_plot_axes *ax)
 {
-	struct frame f;
+	struct frame f = { 0 };
 	struct tick xt[MAX_TICKS], yt[MAX_TICKS];
 	size_t nx, ny;
 	double tick_pt, tick_len, spacing;
