@@ -50,8 +50,6 @@ static const char jobs_usage[] =
 
 /* One output file per size, and the rows counted into it. */
 struct outputs {
-	const char *dir;
-	const st_distiller_query *q;
 	st_atomic_file *files;
 	size_t *rows;
 };
@@ -293,8 +291,6 @@ static int distiller_jobs(int argc, char **argv)
 		rc = st_msg_fail(&err);
 		goto out;
 	}
-	out.dir = dir;
-	out.q = &q;
 	out.files = calloc(q.n_sizes, sizeof(*out.files));
 	out.rows = calloc(q.n_sizes, sizeof(*out.rows));
 	if (!out.files || !out.rows) {
