@@ -1,5 +1,6 @@
 /* merge.c - merge transfer, merge offload, merge streaming (SPEC 5.6). */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +24,13 @@ int64_t st_db_size_from_name(const char *path)
 	base = base ? base + 1 : path;
 	if (!isdigit((unsigned char)*base))
 		return 0;
+	errno = 0;
 	a = strtoll(base, &end, 10);
-	if (*end != '_' || !isdigit((unsigned char)end[1]))
+	if (errno || *end != '_' || !isdigit((unsigned char)end[1]))
 		return 0;
 	b = strtoll(end + 1, &end, 10);
-	if (a != b || a <= 0 || strcmp(end, ".csv") != 0)
+	/* strtoll saturates: "99999999999999999999" is no size, not INT64_MAX */
+	if (errno || a != b || a <= 0 || strcmp(end, ".csv") != 0)
 		return 0;
 	return a;
 }

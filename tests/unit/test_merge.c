@@ -62,6 +62,20 @@ static void test_db_size_from_name(void **state)
 	assert_int_equal(st_db_size_from_name("0_0.csv"), 0);
 }
 
+/* Issue 13 item 15: strtoll saturates, so a name of two overflowing equal
+ * numbers read as size INT64_MAX (found by fuzz_db_size). */
+static void test_db_size_overflowing_name_is_no_size(void **state)
+{
+	(void)state;
+	assert_int_equal(st_db_size_from_name(
+		"99999999999999999999_99999999999999999999.csv"), 0);
+	assert_int_equal(st_db_size_from_name(
+		"9223372036854775808_9223372036854775808.csv"), 0);
+	assert_int_equal(st_db_size_from_name(
+		"9223372036854775807_9223372036854775807.csv"), INT64_MAX);
+	assert_int_equal(st_db_size_from_name("007_7.csv"), 7);
+}
+
 static void test_transfer_join_order_and_filters(void **state)
 {
 	st_table jobs, d128, d256;
@@ -282,6 +296,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_db_size_from_name),
+		cmocka_unit_test(test_db_size_overflowing_name_is_no_size),
 		cmocka_unit_test(test_transfer_join_order_and_filters),
 		cmocka_unit_test(test_transfer_size_column),
 		cmocka_unit_test(test_transfer_errors_name_file_line_column),
