@@ -8,8 +8,10 @@
 #include "streamtime/merge.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/num.h"
+#include "streamtime/slurm.h"
 
 #define NJOBCOLS 11
+_Static_assert(NJOBCOLS == ST_SLURM_NFIELDS, "job_cols follows st_slurm_field");
 static const char *const job_cols[NJOBCOLS] = {
 	"Job Name", "Job ID", "Timelimit", "Elapsed", "Submit", "Start", "End",
 	"ReqNodes", "QOS", "User", "ExitCode",
@@ -119,6 +121,23 @@ fail:
 	return -1;
 }
 
+/* The sacct values of job row R (columns JC in st_slurm_field order) that
+ * later steps compute with must be good (st_slurm_job_check): a bad one is
+ * error 65 naming the jobs file, line and column, not a later step's own
+ * intermediate file. */
+static int check_job(const st_table *jobs, size_t r, const int *jc,
+		     st_error *err)
+{
+	const char *f[ST_SLURM_NFIELDS];
+	char why[200];
+	int k;
+
+	for (int c = 0; c < ST_SLURM_NFIELDS; c++)
+		f[c] = st_table_get(jobs, r, jc[c]);
+	k = st_slurm_job_check(f, why, sizeof(why));
+	return k < 0 ? 0 : st_table_cell_error(jobs, r, jc[k], why, err);
+}
+
 int st_merge_transfer(const st_table *jobs, const st_db_table *db, size_t ndb,
 		      st_duration max_elapsed, FILE *out, size_t *rows,
 		      st_error *err)
@@ -154,6 +173,9 @@ int st_merge_transfer(const st_table *jobs, const st_db_table *db, size_t ndb,
 			else
 				hi = mid;
 		}
+		if (lo < nindex && index[lo].slurm_id == jobid &&
+		    check_job(jobs, r, jc, err) < 0)
+			goto out;
 		for (; lo < nindex && index[lo].slurm_id == jobid; lo++) {
 			const struct db_entry *e = &index[lo];
 			int ec = e->elapsed_col, ic = e->id_col;
@@ -167,6 +189,14 @@ int st_merge_transfer(const st_table *jobs, const st_db_table *db, size_t ndb,
 				continue;
 			if (st_duration_parse(el, &d, &perr) < 0) {
 				st_table_cell_error(e->t, e->row, ec, perr.text, err);
+				goto out;
+			}
+			if (d < 0) {
+				char what[120];
+
+				snprintf(what, sizeof(what), "'%.60s' is negative (a "
+					 "job's run time)", el);
+				st_table_cell_error(e->t, e->row, ec, what, err);
 				goto out;
 			}
 			if (d > max_elapsed)
