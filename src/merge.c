@@ -299,6 +299,18 @@ static int check_fix(const st_table *t, int nrc, const st_clock_fix *fix,
 	return 0;
 }
 
+/* *OUT = A - B - C in ns, or error 65 naming line ROW of T: instants more
+ * than 292 years apart do not fit in an int64 count of nanoseconds. */
+static int span(const st_table *t, size_t row, st_instant a, st_instant b,
+		st_duration c, st_duration *out, st_error *err)
+{
+	if (!__builtin_sub_overflow(a, b, out) &&
+	    !__builtin_sub_overflow(*out, c, out))
+		return 0;
+	return st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: the times are more "
+			    "than 292 years apart", t->name, t->lines[row]);
+}
+
 int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 		     size_t nranges, const st_clock_fix *fix, FILE *out,
 		     FILE *per_scan, st_error *err)
@@ -327,6 +339,7 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 	for (size_t r = 0; r < wt->nrows; r++) {
 		int64_t scan;
 		st_instant first, last;
+		st_duration d;
 		double off = 0, corr = 0, bnd = 0;
 		bool parsed = false;
 
@@ -342,9 +355,11 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 						      NULL, err) < 0 ||
 				    cell_time(wt, r, idx[1], NULL, &last, NULL, err) < 0)
 					goto out;
-				off = st_duration_seconds(last - first);
+				if (span(wt, r, last, first, 0, &d, err) < 0)
+					goto out;
+				off = st_duration_seconds(d);
 				if (fix) {
-					st_duration b = 0, b2 = 0, raw = last - first;
+					st_duration b = 0, b2 = 0, raw = d;
 
 					if (min_receiver_time(wt, r, rc, nrc, fix, &first,
 							      &b, err) < 0)
@@ -356,8 +371,12 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 						goto out;
 					}
 					/* in ns, so the correction is exact */
-					corr = st_duration_seconds(last - first - raw);
-					off = st_duration_seconds(last - first);
+					if (span(wt, r, last, first, raw, &d, err) < 0)
+						goto out;
+					corr = st_duration_seconds(d);
+					if (span(wt, r, last, first, 0, &d, err) < 0)
+						goto out;
+					off = st_duration_seconds(d);
 					bnd = st_duration_seconds(b + b2);
 				}
 				parsed = true;
@@ -501,14 +520,15 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 		for (; lo < created->nrows && index[lo].scan == scan; lo++) {
 			char nbuf[40], cbuf[40], dbuf[32], lbuf[32];
 			st_instant first, fixed_nersc = nersc;
-			st_duration b = 0, b2 = 0, raw = 0;
+			st_duration b = 0, b2 = 0, raw = 0, d;
 			double lat;
 
 			if (min_receiver_time(created, index[lo].row, rc, nrc, NULL,
 					      &first, NULL, err) < 0)
 				goto out;
 			if (fix) {
-				raw = nersc - first;
+				if (span(h5, i, nersc, first, 0, &raw, err) < 0)
+					goto out;
 				if (min_receiver_time(created, index[lo].row, rc, nrc,
 						      fix, &first, &b, err) < 0)
 					goto out;
@@ -519,7 +539,9 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 					goto out;
 				}
 			}
-			lat = st_duration_seconds(fixed_nersc - first);
+			if (span(h5, i, fixed_nersc, first, 0, &d, err) < 0)
+				goto out;
+			lat = st_duration_seconds(d);
 			if (lat < 0)
 				r.negative++;
 			st_time_format_utc(fixed_nersc, nbuf, sizeof(nbuf));
@@ -532,8 +554,9 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 			if (fix) {
 				char cb[32], bb[32];
 
-				st_num_format(st_duration_seconds(fixed_nersc - first - raw),
-					      cb, sizeof(cb));
+				if (span(h5, i, fixed_nersc, first, raw, &d, err) < 0)
+					goto out;
+				st_num_format(st_duration_seconds(d), cb, sizeof(cb));
 				st_num_format(st_duration_seconds(b + b2), bb, sizeof(bb));
 				if (fprintf(out, ",%s,%s", cb, bb) < 0)
 					goto io;

@@ -366,6 +366,42 @@ static void test_streaming_dst_overlap_warns(void **state)
 	st_tz_free(la);
 }
 
+/* Issue 13 item 10 (the merges): times more than 292 years apart
+ * overflowed the int64 ns difference (undefined behaviour, then garbage
+ * offload and latency values). */
+static void test_merges_time_span_overflow_is_65(void **state)
+{
+	st_table wt, created, h5;
+	struct capture c;
+	st_error err;
+	st_size_range r[] = { { 128, { 1, 2 } } };
+
+	(void)state;
+	parse(&wt, "write_times.csv", "scan_number,time0,time_last_written\n"
+	      "1,2023-10-16T10:00:00+00:00,2023-10-16T10:00:03+00:00\n"
+	      "2,1700-01-01T00:00:00+00:00,2260-01-01T00:00:00+00:00\n");
+	assert_int_equal(st_merge_offload(&wt, r, 1, NULL, cap_open(&c), NULL,
+					  &err), -1);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(err.text, "write_times.csv:3:"));
+	fclose(c.f);
+	free(c.buf);
+	st_table_release(&wt);
+
+	parse(&created, "created.csv", "scan_number,time0\n"
+	      "5,1700-01-01T00:00:00+00:00\n");
+	parse(&h5, "h5.csv", "distiller_id,scan_number,datetime\n"
+	      "00042,5,2260-01-01 00:00:00\n");
+	assert_int_equal(st_merge_streaming(&created, &h5, NULL, NULL, NULL,
+					    cap_open(&c), NULL, NULL, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(err.text, "h5.csv:2:"));
+	fclose(c.f);
+	free(c.buf);
+	st_table_release(&created);
+	st_table_release(&h5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_offload_means_and_missing_receiver),
 		cmocka_unit_test(test_streaming_time_zones_and_sign),
 		cmocka_unit_test(test_streaming_dst_overlap_warns),
+		cmocka_unit_test(test_merges_time_span_overflow_is_65),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
