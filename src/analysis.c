@@ -40,9 +40,14 @@ static int write_file(const char *outdir, const char *name, write_fn fn,
 	return rc;
 }
 
+/* V as a CSV cell.  NaN is a statistic the group does not define (every
+ * one with no value, std with one): an empty cell, as pandas writes it. */
 static const char *fmt(double v, char buf[32])
 {
-	st_num_format(v, buf, 32);
+	if (isnan(v))
+		buf[0] = '\0';
+	else
+		st_num_format(v, buf, 32);
 	return buf;
 }
 
@@ -160,6 +165,7 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 		const char *sub = st_table_get(merged, r, idx[0]);
 		const char *sta = st_table_get(merged, r, idx[1]);
 		st_instant ts, tq;
+		st_duration dq;
 		st_error e;
 		char local[40];
 		struct day *d = &q.days[n];
@@ -174,7 +180,12 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 			st_table_cell_error(merged, r, idx[1], e.text, err);
 			goto out;
 		}
-		v[n] = st_duration_seconds(tq - ts);
+		if (__builtin_sub_overflow(tq, ts, &dq)) {
+			st_table_cell_error(merged, r, idx[1], "more than 292 years "
+					    "after Submit: no queue time", err);
+			goto out;
+		}
+		v[n] = st_duration_seconds(dq);
 		st_time_format_naive(ts, tz, local, sizeof(local));
 		memcpy(d->date, local, 10);
 		d->date[10] = '\0';
@@ -190,6 +201,12 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 		if (k == (size_t)-1 ||
 		    st_stats_summarize(kept, k, &q.res.without_outliers) < 0)
 			goto oom;
+	}
+	if (!st_summary_finite(&q.res.with_outliers) ||
+	    !st_summary_finite(&q.res.without_outliers)) {
+		st_error_set(err, ST_EXIT_DATAERR, "%s: the queue-time statistics "
+			     "are not finite numbers", merged->name);
+		goto out;
 	}
 	/* group by date: sort the per-job entries, then fold equal dates */
 	qsort(q.days, n, sizeof(*q.days), cmp_day_date);
@@ -291,17 +308,46 @@ static int write_table_csv(FILE *f, const void *data)
 	return 0;
 }
 
+/* "MEAN PM STD" with one decimal, the numbers inside MATH ("$" in TeX, ""
+ * in Markdown).  A group without values is "no data" and the standard
+ * deviation of one value "n/a", never "nan". */
+static const char *mean_pm(double mean, double std, const char *pm,
+			   const char *math, char *buf, size_t size)
+{
+	if (isnan(mean))
+		snprintf(buf, size, "no data");
+	else if (isnan(std))
+		snprintf(buf, size, "%s%.1f%s %s n/a", math, mean, math, pm);
+	else
+		snprintf(buf, size, "%s%.1f %s %.1f%s", math, mean, pm, std, math);
+	return buf;
+}
+
+static const char *ratio(double v, char *buf, size_t size)
+{
+	if (isnan(v))
+		snprintf(buf, size, "no data");
+	else
+		snprintf(buf, size, "%.1f", v);
+	return buf;
+}
+
 int st_compare_write_md(FILE *f, const st_compare_row *rows, size_t n)
 {
 	if (fputs("| size | file transfer (s) | streaming (s) | enhancement |\n"
 		  "|---|---|---|---|\n", f) < 0)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (fprintf(f, "| %" PRId64 " | %.1f ± %.1f | %.1f ± %.1f | %.1f |\n",
-			    rows[i].size, rows[i].ft_mean, rows[i].ft_std,
-			    rows[i].st_mean, rows[i].st_std,
-			    rows[i].enhancement) < 0)
+	for (size_t i = 0; i < n; i++) {
+		char ft[64], st[64], en[32];
+
+		if (fprintf(f, "| %" PRId64 " | %s | %s | %s |\n", rows[i].size,
+			    mean_pm(rows[i].ft_mean, rows[i].ft_std, "±", "", ft,
+				    sizeof(ft)),
+			    mean_pm(rows[i].st_mean, rows[i].st_std, "±", "", st,
+				    sizeof(st)),
+			    ratio(rows[i].enhancement, en, sizeof(en))) < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -331,11 +377,16 @@ static int write_table_tex(FILE *f, const void *data)
 		return -1;
 	for (size_t i = 0; i < t->n; i++) {
 		const st_compare_row *r = &t->rows[i];
+		char ft[64], st[64], en[32];
 
 		if (fprintf(f, "%" PRId64 " x %" PRId64 " x 576 x 576 & %d GB & "
-			    "$%.1f \\pm %.1f$ & $%.1f \\pm %.1f$ & %.1f \\\\\n",
-			    r->size, r->size, (int)r->data_gb, r->ft_mean,
-			    r->ft_std, r->st_mean, r->st_std, r->enhancement) < 0)
+			    "%s & %s & %s \\\\\n", r->size, r->size,
+			    (int)r->data_gb,
+			    mean_pm(r->ft_mean, r->ft_std, "\\pm", "$", ft,
+				    sizeof(ft)),
+			    mean_pm(r->st_mean, r->st_std, "\\pm", "$", st,
+				    sizeof(st)),
+			    ratio(r->enhancement, en, sizeof(en))) < 0)
 			return -1;
 	}
 	return fputs("\\bottomrule\n\\end{tabular}\n"
@@ -413,9 +464,59 @@ int st_transfer_job_times(const st_table *merged, const st_table *save_stats,
 			looked_up = true;
 		}
 		/* SPEC 5.7: job run time + offload - 2 x the HDF5 save overhead */
-		out[(*n)++] = st_duration_seconds(d) + offload - 2.0 * (real - blank);
+		out[*n] = st_duration_seconds(d) + offload - 2.0 * (real - blank);
+		if (!isfinite(out[*n]))
+			return st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: the "
+					    "file-transfer time of size %" PRId64
+					    " is not a finite number (Elapsed + "
+					    "offload_time - 2 x save_time of %s "
+					    "overflows)", merged->name,
+					    merged->lines[r], size, save_stats->name);
+		(*n)++;
 	}
 	return 0;
+}
+
+/* The index of the value of V (N > 0) farthest from zero: where a sum that
+ * overflowed most likely went wrong. */
+static size_t largest(const double *v, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (fabs(v[i]) > fabs(v[k]))
+			k = i;
+	return k;
+}
+
+/* Line of the K-th row (0-based) of MERGED whose column SC holds SIZE. */
+static size_t size_row_line(const st_table *merged, int sc, int64_t size,
+			    size_t k)
+{
+	for (size_t r = 0; r < merged->nrows; r++) {
+		int64_t s;
+
+		if (st_num_parse_int(st_table_get(merged, r, sc), &s) == 0 &&
+		    s == size && k-- == 0)
+			return merged->lines[r];
+	}
+	return 0;
+}
+
+/* Error 65 for a group of SIZE whose statistics are not finite: the values
+ * are finite, so they are too large for their sum or spread.  FILE:LINE
+ * names the largest, VALUE; HOW (may be "") says where it comes from. */
+static int not_finite(const char *file, size_t line, const char *group,
+		      int64_t size, double value, const char *how,
+		      st_error *err)
+{
+	char b[32];
+
+	st_num_format(value, b, sizeof(b));
+	return st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: the %s statistics of "
+			    "size %" PRId64 " are not finite numbers: values "
+			    "like %s%s are too large to add up", file, line,
+			    group, size, b, how);
 }
 
 /* Compute the statistics of one size; no output is written here. */
@@ -459,12 +560,29 @@ static int size_statistics(const st_transfers_input *in, int64_t size,
 	}
 	if (summarize_both(v, n, &out->s_with, &out->s_without) < 0)
 		goto oom;
+	if (!st_summary_finite(&out->s_with) || !st_summary_finite(&out->s_without)) {
+		size_t k = largest(v, n);
+
+		not_finite(path, st.lines[k], "streaming", size, v[k], "", err);
+		goto out;
+	}
 
 	if (st_transfer_job_times(in->merged, in->save_stats, size, offload, v,
 				  &n, err) < 0)
 		goto out;
 	if (summarize_both(v, n, &out->o_with, &out->o_without) < 0)
 		goto oom;
+	if (!st_summary_finite(&out->o_with) || !st_summary_finite(&out->o_without)) {
+		size_t k = largest(v, n);
+		char how[512];
+
+		snprintf(how, sizeof(how), " (Elapsed + offload_time of %s - 2 x "
+			 "save_time of %s)", in->offload->name,
+			 in->save_stats->name);
+		not_finite(in->merged->name, size_row_line(in->merged, mc[0], size, k),
+			   "file-transfer", size, v[k], how, err);
+		goto out;
+	}
 	rc = 0;
 	goto out;
 oom:
@@ -526,6 +644,18 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 		cr[i].st_mean = ss[i].s_without.mean;
 		cr[i].st_std = ss[i].s_without.std;
 		cr[i].enhancement = cr[i].ft_mean / cr[i].st_mean;
+		/* NaN is "no data" (a group without values); inf is not */
+		if (isinf(cr[i].enhancement)) {
+			char b[32];
+
+			st_num_format(cr[i].st_mean, b, sizeof(b));
+			st_error_set(err, ST_EXIT_DATAERR, "streaming_times_%" PRId64
+				     ".csv in %s: the mean streaming time of size %"
+				     PRId64 " is %s s, so the enhancement (file "
+				     "transfer / streaming) is not a finite number",
+				     size, in->streaming_dir, size, b);
+			goto out;
+		}
 	}
 	if (st_mkdir_p(outdir, err) < 0)
 		goto out;

@@ -157,6 +157,21 @@ static bool plain_line(const char *s, size_t *n)
 	return !memchr(s, '"', *n) && !memchr(s, '\r', *n);
 }
 
+int st_text_check_nul(const char *name, const char *buf, size_t len,
+		      st_error *err)
+{
+	const char *nul = memchr(buf, '\0', len);
+	size_t line = 1;
+
+	if (!nul)
+		return 0;
+	for (const char *p = buf; (p = memchr(p, '\n', (size_t)(nul - p))); p++)
+		line++;
+	return st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: a NUL byte (binary "
+			    "data, not text): refused rather than cut the "
+			    "value short there", name, line);
+}
+
 int st_table_parse(st_table *t, const char *name, const char *buf, size_t len,
 		   st_error *err)
 {
@@ -172,6 +187,9 @@ int st_table_parse_ex(st_table *t, const char *name, const char *buf,
 	int rc = -1;
 
 	st_table_release(t);
+	/* both libcsv and the fast path would end the field at a NUL */
+	if (st_text_check_nul(name, buf, len, err) < 0)
+		return -1;
 	t->name = strdup(name);
 	t->arena = malloc(2 * len + 2);
 	if (!t->name || !t->arena)

@@ -156,6 +156,13 @@ int st_experiments_load(st_experiments *ex, const char *path, st_error *err)
 			     "duration string like \"29:00\"", path);
 		goto out;
 	}
+	if (ex->max_elapsed < 0) {
+		/* would keep no job at all, and every statistic be "no data" */
+		st_error_set(err, ST_EXIT_CONFIG, "%s: 'max_elapsed' \"%s\" is "
+			     "negative: no job would be kept", path,
+			     json_string_value(v));
+		goto out;
+	}
 	list = json_object_get(root, "experiments");
 	if (!json_is_array(list) || json_array_size(list) == 0) {
 		st_error_set(err, ST_EXIT_CONFIG, "%s: 'experiments' must be a "

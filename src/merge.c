@@ -1,5 +1,6 @@
 /* merge.c - merge transfer, merge offload, merge streaming (SPEC 5.6). */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,8 +8,10 @@
 #include "streamtime/merge.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/num.h"
+#include "streamtime/slurm.h"
 
 #define NJOBCOLS 11
+_Static_assert(NJOBCOLS == ST_SLURM_NFIELDS, "job_cols follows st_slurm_field");
 static const char *const job_cols[NJOBCOLS] = {
 	"Job Name", "Job ID", "Timelimit", "Elapsed", "Submit", "Start", "End",
 	"ReqNodes", "QOS", "User", "ExitCode",
@@ -23,11 +26,13 @@ int64_t st_db_size_from_name(const char *path)
 	base = base ? base + 1 : path;
 	if (!isdigit((unsigned char)*base))
 		return 0;
+	errno = 0;
 	a = strtoll(base, &end, 10);
-	if (*end != '_' || !isdigit((unsigned char)end[1]))
+	if (errno || *end != '_' || !isdigit((unsigned char)end[1]))
 		return 0;
 	b = strtoll(end + 1, &end, 10);
-	if (a != b || a <= 0 || strcmp(end, ".csv") != 0)
+	/* strtoll saturates: "99999999999999999999" is no size, not INT64_MAX */
+	if (errno || a != b || a <= 0 || strcmp(end, ".csv") != 0)
 		return 0;
 	return a;
 }
@@ -116,6 +121,23 @@ fail:
 	return -1;
 }
 
+/* The sacct values of job row R (columns JC in st_slurm_field order) that
+ * later steps compute with must be good (st_slurm_job_check): a bad one is
+ * error 65 naming the jobs file, line and column, not a later step's own
+ * intermediate file. */
+static int check_job(const st_table *jobs, size_t r, const int *jc,
+		     st_error *err)
+{
+	const char *f[ST_SLURM_NFIELDS];
+	char why[200];
+	int k;
+
+	for (int c = 0; c < ST_SLURM_NFIELDS; c++)
+		f[c] = st_table_get(jobs, r, jc[c]);
+	k = st_slurm_job_check(f, why, sizeof(why));
+	return k < 0 ? 0 : st_table_cell_error(jobs, r, jc[k], why, err);
+}
+
 int st_merge_transfer(const st_table *jobs, const st_db_table *db, size_t ndb,
 		      st_duration max_elapsed, FILE *out, size_t *rows,
 		      st_error *err)
@@ -151,6 +173,9 @@ int st_merge_transfer(const st_table *jobs, const st_db_table *db, size_t ndb,
 			else
 				hi = mid;
 		}
+		if (lo < nindex && index[lo].slurm_id == jobid &&
+		    check_job(jobs, r, jc, err) < 0)
+			goto out;
 		for (; lo < nindex && index[lo].slurm_id == jobid; lo++) {
 			const struct db_entry *e = &index[lo];
 			int ec = e->elapsed_col, ic = e->id_col;
@@ -164,6 +189,14 @@ int st_merge_transfer(const st_table *jobs, const st_db_table *db, size_t ndb,
 				continue;
 			if (st_duration_parse(el, &d, &perr) < 0) {
 				st_table_cell_error(e->t, e->row, ec, perr.text, err);
+				goto out;
+			}
+			if (d < 0) {
+				char what[120];
+
+				snprintf(what, sizeof(what), "'%.60s' is negative (a "
+					 "job's run time)", el);
+				st_table_cell_error(e->t, e->row, ec, what, err);
 				goto out;
 			}
 			if (d > max_elapsed)
@@ -266,6 +299,18 @@ static int check_fix(const st_table *t, int nrc, const st_clock_fix *fix,
 	return 0;
 }
 
+/* *OUT = A - B - C in ns, or error 65 naming line ROW of T: instants more
+ * than 292 years apart do not fit in an int64 count of nanoseconds. */
+static int span(const st_table *t, size_t row, st_instant a, st_instant b,
+		st_duration c, st_duration *out, st_error *err)
+{
+	if (!__builtin_sub_overflow(a, b, out) &&
+	    !__builtin_sub_overflow(*out, c, out))
+		return 0;
+	return st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: the times are more "
+			    "than 292 years apart", t->name, t->lines[row]);
+}
+
 int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 		     size_t nranges, const st_clock_fix *fix, FILE *out,
 		     FILE *per_scan, st_error *err)
@@ -294,6 +339,7 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 	for (size_t r = 0; r < wt->nrows; r++) {
 		int64_t scan;
 		st_instant first, last;
+		st_duration d;
 		double off = 0, corr = 0, bnd = 0;
 		bool parsed = false;
 
@@ -309,9 +355,11 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 						      NULL, err) < 0 ||
 				    cell_time(wt, r, idx[1], NULL, &last, NULL, err) < 0)
 					goto out;
-				off = st_duration_seconds(last - first);
+				if (span(wt, r, last, first, 0, &d, err) < 0)
+					goto out;
+				off = st_duration_seconds(d);
 				if (fix) {
-					st_duration b = 0, b2 = 0, raw = last - first;
+					st_duration b = 0, b2 = 0, raw = d;
 
 					if (min_receiver_time(wt, r, rc, nrc, fix, &first,
 							      &b, err) < 0)
@@ -323,8 +371,12 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 						goto out;
 					}
 					/* in ns, so the correction is exact */
-					corr = st_duration_seconds(last - first - raw);
-					off = st_duration_seconds(last - first);
+					if (span(wt, r, last, first, raw, &d, err) < 0)
+						goto out;
+					corr = st_duration_seconds(d);
+					if (span(wt, r, last, first, 0, &d, err) < 0)
+						goto out;
+					off = st_duration_seconds(d);
 					bnd = st_duration_seconds(b + b2);
 				}
 				parsed = true;
@@ -468,14 +520,15 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 		for (; lo < created->nrows && index[lo].scan == scan; lo++) {
 			char nbuf[40], cbuf[40], dbuf[32], lbuf[32];
 			st_instant first, fixed_nersc = nersc;
-			st_duration b = 0, b2 = 0, raw = 0;
+			st_duration b = 0, b2 = 0, raw = 0, d;
 			double lat;
 
 			if (min_receiver_time(created, index[lo].row, rc, nrc, NULL,
 					      &first, NULL, err) < 0)
 				goto out;
 			if (fix) {
-				raw = nersc - first;
+				if (span(h5, i, nersc, first, 0, &raw, err) < 0)
+					goto out;
 				if (min_receiver_time(created, index[lo].row, rc, nrc,
 						      fix, &first, &b, err) < 0)
 					goto out;
@@ -486,7 +539,9 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 					goto out;
 				}
 			}
-			lat = st_duration_seconds(fixed_nersc - first);
+			if (span(h5, i, fixed_nersc, first, 0, &d, err) < 0)
+				goto out;
+			lat = st_duration_seconds(d);
 			if (lat < 0)
 				r.negative++;
 			st_time_format_utc(fixed_nersc, nbuf, sizeof(nbuf));
@@ -499,8 +554,9 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 			if (fix) {
 				char cb[32], bb[32];
 
-				st_num_format(st_duration_seconds(fixed_nersc - first - raw),
-					      cb, sizeof(cb));
+				if (span(h5, i, fixed_nersc, first, raw, &d, err) < 0)
+					goto out;
+				st_num_format(st_duration_seconds(d), cb, sizeof(cb));
 				st_num_format(st_duration_seconds(b + b2), bb, sizeof(bb));
 				if (fprintf(out, ",%s,%s", cb, bb) < 0)
 					goto io;

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "streamtime/csv.h"
 #include "streamtime/sacct.h"
 #include "streamtime/time.h"
 #include "streamtime/tz.h"
@@ -93,12 +94,32 @@ static char *next_line(const char *buf, size_t len, size_t *pos)
 	return line;
 }
 
+/* st_slurm_job_check on the row V at LINE of the dump NAME (NULL: of live
+ * sacct output): error 65 naming the place and the column. */
+static int check_row(const char *const v[ST_SLURM_NFIELDS], const char *name,
+		     size_t line, st_error *err)
+{
+	char why[200];
+	int k = st_slurm_job_check(v, why, sizeof(why));
+
+	if (k < 0)
+		return 0;
+	if (!name)
+		return st_error_set(err, ST_EXIT_DATAERR, "sacct output line %zu: "
+				    "column '%s': %s", line,
+				    st_slurm_sacct_names[k], why);
+	return st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: column '%s': %s",
+			    name, line, st_slurm_sacct_names[k], why);
+}
+
 int st_sacct_parse_live(const char *buf, size_t len, const char *delim,
 			st_slurm_jobs *out, st_error *err)
 {
 	size_t pos = 0, lineno = 0, first = out->n;
 	char *line;
 
+	if (st_text_check_nul("sacct output", buf, len, err) < 0)
+		return -1;
 	while ((line = next_line(buf, len, &pos)) != NULL) {
 		char *f[ST_SLURM_NFIELDS];
 		const char *v[ST_SLURM_NFIELDS];
@@ -129,7 +150,8 @@ int st_sacct_parse_live(const char *buf, size_t len, const char *delim,
 		n = split(line, delim, f, ST_SLURM_NFIELDS);
 		for (size_t i = 0; i < n; i++)
 			v[live_order[i]] = f[i];
-		if (st_slurm_jobs_add(out, v, err) < 0) {
+		if (check_row(v, NULL, lineno, err) < 0 ||
+		    st_slurm_jobs_add(out, v, err) < 0) {
 			free(line);
 			return -1;
 		}
@@ -147,6 +169,10 @@ int st_sacct_parse_dump(const char *buf, size_t len, const char *name,
 	bool trailing = false, name_last;
 	int rc = -1;
 
+	if (st_text_check_nul(name, buf, len, err) < 0) {
+		free(header);
+		return -1;
+	}
 	if (!header || !*header) {
 		free(header);
 		return st_error_set(err, ST_EXIT_DATAERR, "%s: empty (a header line "
@@ -227,7 +253,8 @@ int st_sacct_parse_dump(const char *buf, size_t len, const char *name,
 			}
 			v[k] = s;
 		}
-		if (st_slurm_jobs_add(out, v, err) < 0) {
+		if (check_row(v, name, lineno, err) < 0 ||
+		    st_slurm_jobs_add(out, v, err) < 0) {
 			free(line);
 			goto out;
 		}

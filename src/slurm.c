@@ -1,4 +1,5 @@
 /* slurm.c - accounting rows, the paper's filters, the output CSV. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 
 #include "streamtime/csv.h"
 #include "streamtime/slurm.h"
+#include "streamtime/time.h"
 
 const char *const st_slurm_header[ST_SLURM_NFIELDS] = {
 	"Job Name", "Job ID", "Timelimit", "Elapsed", "Submit", "Start", "End",
@@ -42,6 +44,55 @@ int st_slurm_jobs_add(st_slurm_jobs *js, const char *const f[ST_SLURM_NFIELDS],
 	}
 	js->n++;
 	return 0;
+}
+
+/* Is S a time as sacct prints it: a timestamp, or its words for unset? */
+static int check_time(const char *s, char *why, size_t size)
+{
+	st_instant t;
+	st_error e;
+
+	if (!*s) {
+		snprintf(why, size, "empty (sacct prints Unknown or None for an "
+			 "unset time)");
+		return -1;
+	}
+	if (strcmp(s, "Unknown") == 0 || strcmp(s, "None") == 0)
+		return 0;
+	if (st_time_parse(s, NULL, &t, NULL, &e) == 0)
+		return 0;
+	snprintf(why, size, "%s", e.text);
+	return -1;
+}
+
+int st_slurm_job_check(const char *const f[ST_SLURM_NFIELDS], char *why,
+		       size_t size)
+{
+	static const enum st_slurm_field times[] = {
+		ST_SLURM_SUBMIT, ST_SLURM_START, ST_SLURM_END,
+	};
+	const char *id = f[ST_SLURM_ID] ? f[ST_SLURM_ID] : "";
+	const char *el = f[ST_SLURM_ELAPSED] ? f[ST_SLURM_ELAPSED] : "";
+	st_duration d;
+	st_error e;
+
+	if (!isdigit((unsigned char)id[0])) {
+		snprintf(why, size, "'%.60s' is not a job id (N, N.step, N_T or "
+			 "N+K)", id);
+		return ST_SLURM_ID;
+	}
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+		if (check_time(f[times[i]] ? f[times[i]] : "", why, size) < 0)
+			return (int)times[i];
+	if (st_duration_parse(el, &d, &e) < 0) {
+		snprintf(why, size, "%s", e.text);
+		return ST_SLURM_ELAPSED;
+	}
+	if (d < 0) {
+		snprintf(why, size, "'%.60s' is negative", el);
+		return ST_SLURM_ELAPSED;
+	}
+	return -1;
 }
 
 static void job_free(st_slurm_job *j)

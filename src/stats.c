@@ -59,6 +59,16 @@ int st_stats_summarize(const double *v, size_t n, st_summary *out)
 	return 0;
 }
 
+bool st_summary_finite(const st_summary *s)
+{
+	if (s->n == 0)
+		return true;
+	if (s->n > 1 && !isfinite(s->std))
+		return false;
+	return isfinite(s->mean) && isfinite(s->median) && isfinite(s->min) &&
+	       isfinite(s->max) && isfinite(s->q25) && isfinite(s->q75);
+}
+
 size_t st_stats_remove_outliers(const double *v, size_t n, double *out)
 {
 	double *s, q1, q3, iqr, lo, hi;

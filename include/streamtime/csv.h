@@ -39,7 +39,8 @@ void st_table_release(st_table *t);
  * The first record is the header.  Errors (ERR set, -1 returned):
  *   66  the file is missing or unreadable,
  *   65  the file is empty (no header), a record has a different number of
- *       fields than the header (named by line), or the CSV is malformed. */
+ *       fields than the header (named by line), the CSV is malformed, or
+ *       it holds a NUL byte (named by line). */
 int st_table_read(st_table *t, const char *path, st_error *err);
 
 /* The whole of PATH ("-" is stdin) in a new NUL-terminated buffer of *LEN
@@ -47,7 +48,14 @@ int st_table_read(st_table *t, const char *path, st_error *err);
  * a read error or when memory runs out. */
 char *st_file_read(const char *path, size_t *len, st_error *err);
 
-/* Like st_table_read, from memory; NAME is used in messages. */
+/* Text input holds no NUL byte: C strings would end there and silently cut
+ * a value short.  Returns 0, or -1 with error 65 "NAME:LINE: a NUL byte"
+ * (LINE of the first one). */
+int st_text_check_nul(const char *name, const char *buf, size_t len,
+		      st_error *err);
+
+/* Like st_table_read, from memory; NAME is used in messages.  A NUL byte
+ * anywhere is error 65 naming the line (st_text_check_nul). */
 int st_table_parse(st_table *t, const char *name, const char *buf, size_t len,
 		   st_error *err);
 

@@ -5,7 +5,7 @@
  *
  *   { "tz": "America/Los_Angeles",          zone of naive NERSC (H5) times
  *     "slurm_tz": "UTC",                    zone of sacct's naive times
- *     "max_elapsed": "29:00",               merge transfer's elapsed limit
+ *     "max_elapsed": "29:00",               merge transfer's elapsed limit (>= 0)
  *     "experiments": [
  *       { "size": 128, "offload": [4858, 4887], "streaming": [2709, 3688],
  *         "h5": "scan_times_2709_3688.csv" }, ... ] }

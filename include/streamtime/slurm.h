@@ -46,6 +46,18 @@ int st_slurm_jobs_add(st_slurm_jobs *js, const char *const f[ST_SLURM_NFIELDS],
 
 void st_slurm_jobs_release(st_slurm_jobs *js);
 
+/* Check the values F of one row of sacct's output (live or a saved dump)
+ * before anything uses them.  Bad data, whatever the filters would do:
+ *   Job ID   empty or not starting with a digit (N, N.step, N_T, N+K);
+ *   Submit, Start, End   empty or not a timestamp, "Unknown"/"None" aside
+ *            (sacct's unset: the Start filter drops such jobs later);
+ *   Elapsed  not a duration, or negative.
+ * The other fields are text that only the filters look at.  Returns -1
+ * when the row is good, else the st_slurm_field of the first bad value,
+ * with WHY (SIZE bytes) saying what is wrong. */
+int st_slurm_job_check(const char *const f[ST_SLURM_NFIELDS], char *why,
+		       size_t size);
+
 /* The paper's filters; a NULL or "" member is not applied. */
 typedef struct st_slurm_filter {
 	const char *name_contains;   /* default "distiller-count" */

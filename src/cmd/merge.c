@@ -56,6 +56,12 @@ static int merge_transfer(int argc, char **argv)
 				free(db);
 				return st_msg_usage(prog, "--max-elapsed: %s", err.text);
 			}
+			if (max_elapsed < 0) {
+				free(db);
+				return st_msg_usage(prog, "--max-elapsed: '%s' is "
+						    "negative: no job would be "
+						    "kept", optarg);
+			}
 			break;
 		case 'h':
 			free(db);

@@ -159,6 +159,72 @@ def test_dumps(tmp):
             check(a.read() == b.read(), "paper file round trip: " + p.stderr)
 
 
+def test_bad_values(tmp):
+    """Issue 13 items 9 and 11: bad values in a dump are refused where they
+    are read, naming the dump's file, line and column, not passed on for a
+    later step to trip over in its own intermediate file."""
+    d = os.path.join(tmp, "bad.txt")
+    out = os.path.join(tmp, "bad_out.csv")
+    hdr = ("JobID|JobName|Timelimit|Elapsed|Submit|Start|End|ReqNodes|QOS|"
+           "User|ExitCode\n")
+    good = "1|distiller-count-1|00:30:00|00:01:00|%s|4|realtime_a|u|0:0\n" % T
+    cases = [
+        ("NaN Submit", "2|distiller-count-2|00:30:00|00:01:00|NaN|"
+         "2022-08-26T16:00:15|2022-08-26T16:10:55|4|realtime_a|u|0:0\n", "'Submit'"),
+        ("empty Submit", "2|distiller-count-2|00:30:00|00:01:00||"
+         "2022-08-26T16:00:15|2022-08-26T16:10:55|4|realtime_a|u|0:0\n", "'Submit'"),
+        ("NaN Start", "2|distiller-count-2|00:30:00|00:01:00|2022-08-26T16:00:07|"
+         "NaN|2022-08-26T16:10:55|4|realtime_a|u|0:0\n", "'Start'"),
+        ("empty Start", "2|distiller-count-2|00:30:00|00:01:00|2022-08-26T16:00:07|"
+         "|2022-08-26T16:10:55|4|realtime_a|u|0:0\n", "'Start'"),
+        ("empty Job ID", "|distiller-count-2|00:30:00|00:01:00|%s|4|realtime_a|u|0:0\n"
+         % T, "'JobID'"),
+        ("negative Elapsed", "2|distiller-count-2|00:30:00|-00:01:00|%s|4|"
+         "realtime_a|u|0:0\n" % T, "'Elapsed'"),
+        ("NUL in a name", "2|disti\0ller-count-2003|00:30:00|00:01:00|%s|4|"
+         "realtime_a|u|0:0\n" % T, "NUL"),
+    ]
+    for what, row, col in cases:
+        write(d, hdr + good + row)
+        if os.path.exists(out):
+            os.unlink(out)
+        p = run("--input", d, "--out", out)
+        check(p.returncode == 65 and "%s:3:" % d in p.stderr and col in p.stderr
+              and not os.path.exists(out),
+              "bad dump value (%s) not refused with 65 naming %s:3 and %s: %d %s"
+              % (what, d, col, p.returncode, p.stderr))
+    # sacct's words for an unset Start are rows for the Start filter
+    write(d, hdr + good + "2|distiller-count-2|00:30:00|00:00:00|%s|Unknown|"
+          "Unknown|4|realtime_a|u|0:0\n" % T.split("|")[0])
+    p = run("--input", d, "--out", "-")
+    check(p.returncode == 0 and [r[1] for r in rows(p.stdout)[1:]] == ["1"],
+          "Start Unknown is filtered, not an error: %s" % p.stderr)
+    p = run("--input", d, "--out", "-", "--any-start")
+    check(p.returncode == 0 and [r[1] for r in rows(p.stdout)[1:]] == ["1", "2"],
+          "--any-start keeps Start Unknown: %s" % p.stderr)
+
+    # reproduce over a jobs file with a NaN Submit: the message names that
+    # file and line, not reproduce's own merged_job_info.csv
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data")
+    data = os.path.join(tmp, "data")
+    shutil.copytree(src, data)
+    jobs = os.path.join(data, "file_transfer", "slurm_job_info.csv")
+    with open(jobs, newline="") as f:
+        table = list(csv.reader(f))
+    col = table[0].index("Submit")
+    for r in table[1:]:
+        r[col] = "NaN"
+    with open(jobs, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(table)
+    p = subprocess.run([BIN, "reproduce", "--data", data, "--out",
+                        os.path.join(tmp, "repro")], capture_output=True,
+                       text=True, timeout=120)
+    check(p.returncode == 65 and "slurm_job_info.csv:" in p.stderr and
+          "'Submit'" in p.stderr and "merged_job_info" not in p.stderr,
+          "reproduce with a NaN Submit names the jobs file: %d %s"
+          % (p.returncode, p.stderr))
+
+
 FAKE = r'''#!/bin/sh
 # FAKE sacct for tests: logs its arguments, refuses windows wider than
 # $FAKE_MAX_DAYS days like slurmdbd's MaxQueryTimeRange, prints one job per
@@ -277,6 +343,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="st-slurm-")
     try:
         test_dumps(tmp)
+        test_bad_values(tmp)
         test_fake_sacct(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

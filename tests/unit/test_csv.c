@@ -312,6 +312,38 @@ static void test_csv_too_many_fields_names_line(void **state)
 	assert_location(err.text, "g.csv", 3);
 }
 
+/* Issue 13 item 9: a NUL byte in a field cut it short without a word
+ * ("distiller-count-2003" read as "disti"), on the fast path and through
+ * libcsv (quoted fields) alike. */
+static void test_csv_nul_byte_in_field_is_65_naming_line(void **state)
+{
+	static const char plain[] = "Job Name,Job ID\nx,1\ndisti\0ller-count-2003,2\n";
+	static const char quoted[] = "a,b\n1,2\n3,4\n\"x\ny\0z\",5\n";
+	static const char header[] = "a\0b,c\n1,2\n";
+	st_table t;
+	st_error err;
+
+	(void)state;
+	parse_bad("jobs.csv", plain, sizeof(plain) - 1, ST_EXIT_DATAERR, &err);
+	assert_location(err.text, "jobs.csv", 3);
+	assert_contains(err.text, "NUL");
+	/* a NUL on the continuation line of a quoted field: its own line */
+	parse_bad("q.csv", quoted, sizeof(quoted) - 1, ST_EXIT_DATAERR, &err);
+	assert_location(err.text, "q.csv", 5);
+	parse_bad("h.csv", header, sizeof(header) - 1, ST_EXIT_DATAERR, &err);
+	assert_location(err.text, "h.csv", 1);
+	for (unsigned flags = 0; flags <= ST_CSV_LIBCSV_ONLY; flags++) {
+		st_table_init(&t);
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(st_table_parse_ex(&t, "jobs.csv", plain,
+						   sizeof(plain) - 1, flags,
+						   &err), -1);
+		assert_int_equal(err.code, ST_EXIT_DATAERR);
+		assert_location(err.text, "jobs.csv", 3);
+		st_table_release(&t);
+	}
+}
+
 static void test_csv_unterminated_quote(void **state)
 {
 	st_error err;
@@ -718,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_csv_empty_file),
 		cmocka_unit_test(test_csv_too_few_fields_names_line),
 		cmocka_unit_test(test_csv_too_many_fields_names_line),
+		cmocka_unit_test(test_csv_nul_byte_in_field_is_65_naming_line),
 		cmocka_unit_test(test_csv_unterminated_quote),
 		cmocka_unit_test(test_csv_stray_quote_is_malformed),
 		cmocka_unit_test(test_csv_reparse_same_table),

@@ -126,6 +126,19 @@ static void test_bad_configs(void **state)
 	expect_bad("{\"tz\": ", path);
 }
 
+/* Issue 13 item 12: max_elapsed "-29:00" was accepted; merge transfer then
+ * kept no job and the table read "nan ± nan". */
+static void test_negative_max_elapsed_is_78(void **state)
+{
+	(void)state;
+	expect_bad("{\"max_elapsed\": \"-29:00\", \"experiments\": [{\"size\":"
+		   " 128, \"offload\": [1, 2], \"streaming\": [3, 4], \"h5\":"
+		   " \"x.csv\"}]}", "'max_elapsed' \"-29:00\" is negative");
+	expect_bad("{\"max_elapsed\": \"-1 days +23:00:00\", \"experiments\":"
+		   " [{\"size\": 128, \"offload\": [1, 2], \"streaming\": [3, 4],"
+		   " \"h5\": \"x.csv\"}]}", "is negative");
+}
+
 static void test_missing_file_is_66(void **state)
 {
 	st_experiments ex;
@@ -162,6 +175,7 @@ int main(void)
 		cmocka_unit_test(test_load_full),
 		cmocka_unit_test(test_defaults_for_optional_keys),
 		cmocka_unit_test(test_bad_configs),
+		cmocka_unit_test(test_negative_max_elapsed_is_78),
 		cmocka_unit_test(test_missing_file_is_66),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

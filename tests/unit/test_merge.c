@@ -62,6 +62,20 @@ static void test_db_size_from_name(void **state)
 	assert_int_equal(st_db_size_from_name("0_0.csv"), 0);
 }
 
+/* Issue 13 item 15: strtoll saturates, so a name of two overflowing equal
+ * numbers read as size INT64_MAX (found by fuzz_db_size). */
+static void test_db_size_overflowing_name_is_no_size(void **state)
+{
+	(void)state;
+	assert_int_equal(st_db_size_from_name(
+		"99999999999999999999_99999999999999999999.csv"), 0);
+	assert_int_equal(st_db_size_from_name(
+		"9223372036854775808_9223372036854775808.csv"), 0);
+	assert_int_equal(st_db_size_from_name(
+		"9223372036854775807_9223372036854775807.csv"), INT64_MAX);
+	assert_int_equal(st_db_size_from_name("007_7.csv"), 7);
+}
+
 static void test_transfer_join_order_and_filters(void **state)
 {
 	st_table jobs, d128, d256;
@@ -151,6 +165,80 @@ static void test_transfer_errors_name_file_line_column(void **state)
 	free(c.buf);
 	st_table_release(&d);
 	st_table_release(&jobs);
+}
+
+/* Issue 13 item 12: a negative Distiller `elapsed` passed the limit test
+ * (-00:05:00 <= 29:00) and was written as a job's run time. */
+static void test_transfer_negative_distiller_elapsed_is_65(void **state)
+{
+	st_table jobs, d;
+	struct capture c;
+	st_error err;
+	st_db_table db[] = { { 128, &d } };
+
+	(void)state;
+	parse(&jobs, "jobs.csv", JOBS_HDR JOB("30") JOB("40"));
+	parse(&d, "128_128.csv", "id,slurm_id,elapsed\n1,30,00:01:00\n"
+	      "2,40,-00:05:00\n");
+	assert_int_equal(st_merge_transfer(&jobs, db, 1, 29 * 60 * ST_NS_PER_SEC,
+					   cap_open(&c), NULL, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(err.text, "128_128.csv:3: column 'elapsed': "
+			       "'-00:05:00' is negative"));
+	fclose(c.f);
+	free(c.buf);
+	st_table_release(&d);
+	/* pandas' form of a negative interval too */
+	parse(&d, "128_128.csv", "id,slurm_id,elapsed\n2,40,-1 days +23:59:00\n");
+	assert_int_equal(st_merge_transfer(&jobs, db, 1, 29 * 60 * ST_NS_PER_SEC,
+					   cap_open(&c), NULL, &err), -1);
+	assert_non_null(strstr(err.text, "128_128.csv:2: column 'elapsed'"));
+	fclose(c.f);
+	free(c.buf);
+	st_table_release(&d);
+	st_table_release(&jobs);
+}
+
+/* Issue 13 item 11: a job row with a NaN Submit (or empty Start, negative
+ * Elapsed) went into merged_job_info.csv, and `stats queue` then named that
+ * intermediate file.  merge transfer names the jobs file's line. */
+static void test_transfer_bad_job_values_name_jobs_file(void **state)
+{
+	static const struct { const char *row, *col; } bad[] = {
+		{ "distiller-count-1,30,00:30:00,00:01:00,NaN,"
+		  "2023-10-13T09:00:05,2023-10-13T09:01:05,4,realtime_x,u,0:0\n",
+		  "column 'Submit'" },
+		{ "distiller-count-1,30,00:30:00,00:01:00,2023-10-13T09:00:00,,"
+		  "2023-10-13T09:01:05,4,realtime_x,u,0:0\n", "column 'Start'" },
+		{ "distiller-count-1,30,00:30:00,-00:01:00,2023-10-13T09:00:00,"
+		  "2023-10-13T09:00:05,2023-10-13T09:01:05,4,realtime_x,u,0:0\n",
+		  "column 'Elapsed'" },
+	};
+	st_table d;
+
+	(void)state;
+	parse(&d, "128_128.csv", "id,slurm_id,elapsed\n1,30,00:01:00\n");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		st_db_table db[] = { { 128, &d } };
+		char text[512];
+		st_table jobs;
+		struct capture c;
+		st_error err;
+
+		snprintf(text, sizeof(text), "%s%s%s", JOBS_HDR, JOB("20"),
+			 bad[i].row);
+		parse(&jobs, "jobs.csv", text);
+		assert_int_equal(st_merge_transfer(&jobs, db, 1, INT64_MAX,
+						   cap_open(&c), NULL, &err), -1);
+		assert_int_equal(err.code, ST_EXIT_DATAERR);
+		if (!strstr(err.text, "jobs.csv:3: ") ||
+		    !strstr(err.text, bad[i].col))
+			fail_msg("case %zu: %s", i, err.text);
+		fclose(c.f);
+		free(c.buf);
+		st_table_release(&jobs);
+	}
+	st_table_release(&d);
 }
 
 static void test_offload_means_and_missing_receiver(void **state)
@@ -278,16 +366,56 @@ static void test_streaming_dst_overlap_warns(void **state)
 	st_tz_free(la);
 }
 
+/* Issue 13 item 10 (the merges): times more than 292 years apart
+ * overflowed the int64 ns difference (undefined behaviour, then garbage
+ * offload and latency values). */
+static void test_merges_time_span_overflow_is_65(void **state)
+{
+	st_table wt, created, h5;
+	struct capture c;
+	st_error err;
+	st_size_range r[] = { { 128, { 1, 2 } } };
+
+	(void)state;
+	parse(&wt, "write_times.csv", "scan_number,time0,time_last_written\n"
+	      "1,2023-10-16T10:00:00+00:00,2023-10-16T10:00:03+00:00\n"
+	      "2,1700-01-01T00:00:00+00:00,2260-01-01T00:00:00+00:00\n");
+	assert_int_equal(st_merge_offload(&wt, r, 1, NULL, cap_open(&c), NULL,
+					  &err), -1);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(err.text, "write_times.csv:3:"));
+	fclose(c.f);
+	free(c.buf);
+	st_table_release(&wt);
+
+	parse(&created, "created.csv", "scan_number,time0\n"
+	      "5,1700-01-01T00:00:00+00:00\n");
+	parse(&h5, "h5.csv", "distiller_id,scan_number,datetime\n"
+	      "00042,5,2260-01-01 00:00:00\n");
+	assert_int_equal(st_merge_streaming(&created, &h5, NULL, NULL, NULL,
+					    cap_open(&c), NULL, NULL, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(err.text, "h5.csv:2:"));
+	fclose(c.f);
+	free(c.buf);
+	st_table_release(&created);
+	st_table_release(&h5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_db_size_from_name),
+		cmocka_unit_test(test_db_size_overflowing_name_is_no_size),
 		cmocka_unit_test(test_transfer_join_order_and_filters),
 		cmocka_unit_test(test_transfer_size_column),
 		cmocka_unit_test(test_transfer_errors_name_file_line_column),
+		cmocka_unit_test(test_transfer_negative_distiller_elapsed_is_65),
+		cmocka_unit_test(test_transfer_bad_job_values_name_jobs_file),
 		cmocka_unit_test(test_offload_means_and_missing_receiver),
 		cmocka_unit_test(test_streaming_time_zones_and_sign),
 		cmocka_unit_test(test_streaming_dst_overlap_warns),
+		cmocka_unit_test(test_merges_time_span_overflow_is_65),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

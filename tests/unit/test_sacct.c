@@ -50,6 +50,124 @@ static void test_live(void **state)
 	assert_int_equal(js.n, 0);
 }
 
+/* Parse the dump TEXT as "jobs.txt": expect error 65 naming LOC ("jobs.txt:3")
+ * and the column COL. */
+static void dump_bad(const char *text, const char *loc, const char *col)
+{
+	st_slurm_jobs js = { 0 };
+	st_error err;
+	char want[64];
+
+	memset(&err, 0, sizeof(err));
+	if (st_sacct_parse_dump(text, strlen(text), "jobs.txt", NULL, &js,
+				&err) != -1)
+		fail_msg("accepted: %s", text);
+	st_slurm_jobs_release(&js);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	if (!strstr(err.text, loc))
+		fail_msg("'%s' does not name %s", err.text, loc);
+	snprintf(want, sizeof(want), "'%s'", col);
+	if (!strstr(err.text, want))
+		fail_msg("'%s' does not name column %s", err.text, col);
+}
+
+#define DUMP_HDR "JobID|JobName|Timelimit|Elapsed|Submit|Start|End|ReqNodes|" \
+		 "QOS|User|ExitCode\n"
+#define DUMP_OK "1|distiller-count-1|00:30:00|00:10:40|2022-08-26T16:00:07|" \
+		"2022-08-26T16:00:15|2022-08-26T16:10:55|4|realtime_a|u|0:0\n"
+
+/* Issue 13 item 11: `slurm jobs --input` let NaN or empty Submit/Start, an
+ * empty Job ID and a negative Elapsed through, and `reproduce` failed later
+ * naming its own intermediate file.  Now the dump's file, line and column
+ * are named; Start "Unknown"/"None" stays a row for the Start filter. */
+static void test_sacct_dump_bad_values_name_file_line(void **state)
+{
+	static const char unset[] = DUMP_HDR DUMP_OK
+		"2|distiller-count-2|00:30:00|00:00:00|2022-08-26T16:00:07|"
+		"Unknown|Unknown|4|realtime_a|u|0:0\n"
+		"3|distiller-count-3|00:30:00|00:00:00|None|None|None|4|"
+		"realtime_a|u|0:0\n";
+	st_slurm_jobs js = { 0 };
+	st_error err;
+
+	(void)state;
+	dump_bad(DUMP_HDR DUMP_OK "2|distiller-count-2|00:30:00|00:10:40|NaN|"
+		 "2022-08-26T16:00:15|2022-08-26T16:10:55|4|realtime_a|u|0:0\n",
+		 "jobs.txt:3", "Submit");
+	dump_bad(DUMP_HDR DUMP_OK DUMP_OK "2|distiller-count-2|00:30:00|00:10:40|"
+		 "|2022-08-26T16:00:15|2022-08-26T16:10:55|4|realtime_a|u|0:0\n",
+		 "jobs.txt:4", "Submit");
+	dump_bad(DUMP_HDR "2|distiller-count-2|00:30:00|00:10:40|"
+		 "2022-08-26T16:00:07|NaN|2022-08-26T16:10:55|4|realtime_a|u|0:0\n",
+		 "jobs.txt:2", "Start");
+	dump_bad(DUMP_HDR "2|distiller-count-2|00:30:00|00:10:40|"
+		 "2022-08-26T16:00:07||2022-08-26T16:10:55|4|realtime_a|u|0:0\n",
+		 "jobs.txt:2", "Start");
+	dump_bad(DUMP_HDR DUMP_OK "|distiller-count-2|00:30:00|00:10:40|"
+		 "2022-08-26T16:00:07|2022-08-26T16:00:15|2022-08-26T16:10:55|4|"
+		 "realtime_a|u|0:0\n", "jobs.txt:3", "JobID");
+	dump_bad(DUMP_HDR DUMP_OK "2|distiller-count-2|00:30:00|-00:10:40|"
+		 "2022-08-26T16:00:07|2022-08-26T16:00:15|2022-08-26T16:10:55|4|"
+		 "realtime_a|u|0:0\n", "jobs.txt:3", "Elapsed");
+	dump_bad(DUMP_HDR DUMP_OK "2|distiller-count-2|00:30:00|-29:00|"
+		 "2022-08-26T16:00:07|2022-08-26T16:00:15|2022-08-26T16:10:55|4|"
+		 "realtime_a|u|0:0\n", "jobs.txt:3", "Elapsed");
+	dump_bad(DUMP_HDR DUMP_OK "2|distiller-count-2|00:30:00|00:10:40|"
+		 "2022-08-26T16:00:07|2022-08-26T16:00:15|NaN|4|"
+		 "realtime_a|u|0:0\n", "jobs.txt:3", "End");
+	/* sacct's own words for unset times are rows, not errors */
+	assert_int_equal(st_sacct_parse_dump(unset, strlen(unset), "jobs.txt",
+					     NULL, &js, &err), 0);
+	assert_int_equal(js.n, 3);
+	assert_string_equal(js.v[1].f[ST_SLURM_START], "Unknown");
+	assert_string_equal(js.v[2].f[ST_SLURM_SUBMIT], "None");
+	st_slurm_jobs_release(&js);
+}
+
+/* The same checks on live sacct output, named by its line. */
+static void test_sacct_live_bad_values_name_line(void **state)
+{
+	static const char out[] =
+		"11" D "00:30:00" D "00:10:40" D "2022-08-26T16:00:07" D
+		"2022-08-26T16:00:15" D "2022-08-26T16:10:55" D "4" D "realtime_a"
+		D "u" D "0:0" D "distiller-count-1\n"
+		"12" D "00:30:00" D "-00:00:05" D "2022-08-26T16:00:07" D
+		"2022-08-26T16:00:15" D "2022-08-26T16:10:55" D "4" D "realtime_a"
+		D "u" D "0:0" D "distiller-count-2\n";
+	st_slurm_jobs js = { 0 };
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_sacct_parse_live(out, strlen(out), D, &js, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(err.text, "sacct output line 2"));
+	assert_non_null(strstr(err.text, "'Elapsed'"));
+	st_slurm_jobs_release(&js);
+}
+
+/* Issue 13 item 9, for dumps: a NUL byte cut "distiller-count-2003" short. */
+static void test_sacct_dump_nul_byte_is_65_naming_line(void **state)
+{
+	static const char text[] = DUMP_HDR DUMP_OK
+		"2003|disti\0ller-count-2003|00:30:00|00:10:40|2022-08-26T16:00:07|"
+		"2022-08-26T16:00:15|2022-08-26T16:10:55|4|realtime_a|u|0:0\n";
+	st_slurm_jobs js = { 0 };
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_sacct_parse_dump(text, sizeof(text) - 1, "jobs.txt",
+					     NULL, &js, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(err.text, "jobs.txt:3"));
+	st_slurm_jobs_release(&js);
+	assert_int_equal(st_sacct_parse_live(text + sizeof(DUMP_HDR) - 1,
+					     sizeof(text) - sizeof(DUMP_HDR),
+					     "|", &js, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(err.text, ":2"));
+	st_slurm_jobs_release(&js);
+}
+
 static void add(st_slurm_jobs *js, const char *name, const char *id,
 		const char *start, const char *nodes, const char *qos,
 		const char *exit, const char *user)
@@ -116,6 +234,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_live),
+		cmocka_unit_test(test_sacct_dump_bad_values_name_file_line),
+		cmocka_unit_test(test_sacct_live_bad_values_name_line),
+		cmocka_unit_test(test_sacct_dump_nul_byte_is_65_naming_line),
 		cmocka_unit_test(test_filter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

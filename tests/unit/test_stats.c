@@ -192,6 +192,29 @@ static void test_summarize_large_mean_no_cancellation(void **state)
 	assert_near(s.std, 1.0);
 }
 
+/* Issue 13 item 10: finite values whose sum or spread overflows give a
+ * summary that is not finite, which the callers refuse; the NaNs of groups
+ * too small for a statistic are not counted against it. */
+static void test_summary_finite_catches_overflowing_sums(void **state)
+{
+	static const double big[] = { 1e308, 1e308 };
+	static const double spread[] = { 1e308, -1e308 };
+	static const double fine[] = { 1.0, 2.0, 4.0 };
+	st_summary s;
+
+	(void)state;
+	assert_int_equal(st_stats_summarize(big, 2, &s), 0);
+	assert_false(st_summary_finite(&s));
+	assert_int_equal(st_stats_summarize(spread, 2, &s), 0);
+	assert_false(st_summary_finite(&s));
+	assert_int_equal(st_stats_summarize(fine, 3, &s), 0);
+	assert_true(st_summary_finite(&s));
+	assert_int_equal(st_stats_summarize(fine, 1, &s), 0);
+	assert_true(st_summary_finite(&s));     /* std NaN: undefined for one */
+	assert_int_equal(st_stats_summarize(NULL, 0, &s), 0);
+	assert_true(st_summary_finite(&s));     /* no data is not an overflow */
+}
+
 /* ---- outliers -------------------------------------------------------------- */
 
 static void test_outliers_iqr_rule(void **state)
@@ -326,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_summarize_single_value_std_nan),
 		cmocka_unit_test(test_summarize_two_values),
 		cmocka_unit_test(test_summarize_large_mean_no_cancellation),
+		cmocka_unit_test(test_summary_finite_catches_overflowing_sums),
 		cmocka_unit_test(test_outliers_iqr_rule),
 		cmocka_unit_test(test_outliers_keep_input_order),
 		cmocka_unit_test(test_outliers_low_side),
