@@ -29,6 +29,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import setup_rule  # noqa: E402
 from sshd_helper import free_port  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
@@ -36,6 +37,7 @@ FAILS, CHECKS = [], [0]
 KEY = "k3y-Sekret-0a1b2c"
 TOKEN = "t0ken-Sekret-9z8y"
 STDERRS = []
+MISSING = []        # parts skipped for want of a tool (setup_rule)
 
 # ---- the fixture ----
 
@@ -455,12 +457,16 @@ def test_https(tmp):
     # https with a self-signed certificate: trusted through --cacert only
     cert, keyf = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
     if not shutil.which("openssl"):
-        print("https: no openssl, skipped", file=sys.stderr)
+        MISSING.append("https: no openssl to make a certificate")
         return
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048",
-                    "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout",
-                    keyf, "-out", cert], check=True, capture_output=True)
+    p = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048",
+                        "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1", "-keyout",
+                        keyf, "-out", cert], capture_output=True, text=True)
+    check(p.returncode == 0, "https: cannot set up a certificate: openssl "
+          "exited %d: %s" % (p.returncode, p.stderr[-500:]))
+    if p.returncode != 0:
+        return
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, keyf)
     st = State(require={"X-API-KEY": KEY})
@@ -490,7 +496,11 @@ def main():
     check(not any(KEY in s or TOKEN in s for s in STDERRS),
           "a secret was printed")
     print("distiller rest: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS else 0)
+    if FAILS or not CHECKS[0]:
+        sys.exit(1)
+    if MISSING:
+        setup_rule.missing("cli-distiller-rest", "; ".join(MISSING))
+    sys.exit(0)
 
 
 if __name__ == "__main__":
