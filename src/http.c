@@ -251,9 +251,9 @@ int st_http_get(st_http_client *cl, const char *path_query, const char *shown,
 			     shown, CURL_MAX_HTTP_HEADER / 1024);
 	else if (ret < 0 && out_of_time)
 		st_error_set(err, ST_EXIT_UNAVAILABLE, "%s at %s gave no "
-			     "complete answer within the timeout of %.3g s "
+			     "complete answer within the timeout of %ld s "
 			     "(%d attempt%s): %s", cl->service, shown,
-			     cl->timeout_ms / 1000.0, attempt + 1,
+			     cl->timeout_ms / 1000, attempt + 1,
 			     attempt ? "s" : "",
 			     cl->errbuf[0] ? cl->errbuf : curl_easy_strerror(rc));
 	else if (ret < 0)
