@@ -187,7 +187,6 @@ int st_http_get(st_http_client *cl, const char *path_query, const char *shown,
 	char *url = NULL, cap[32];
 	CURLcode rc = CURLE_OK;
 	long long deadline = cl->timeout_ms > 0 ? now_ms() + cl->timeout_ms : 0;
-	bool out_of_time = false;
 	int ret = -1, attempt;
 
 	if (asprintf(&url, "%s%s", cl->base, path_query) < 0)
@@ -224,15 +223,11 @@ int st_http_get(st_http_client *cl, const char *path_query, const char *shown,
 		    attempt >= cl->retries)
 			break;
 		/* no attempt that the deadline would cut short anyway */
-		if (deadline && now_ms() + backoff_ms(attempt) >= deadline) {
-			out_of_time = rc != CURLE_OK;
+		if (deadline && now_ms() + backoff_ms(attempt) >= deadline)
 			break;
-		}
 		sleep_ms(backoff_ms(attempt));
 	}
 	size_text(cl->max_body, cap, sizeof(cap));
-	if (rc == CURLE_OPERATION_TIMEDOUT && deadline)
-		out_of_time = true;
 	if (ret < 0 && rc == CURLE_OK)
 		ret = 0;                /* a 5xx: the caller reports it */
 	else if (ret < 0 && cl->nomem)
@@ -249,7 +244,7 @@ int st_http_get(st_http_client *cl, const char *path_query, const char *shown,
 		st_error_set(err, ST_EXIT_UNAVAILABLE, "the response of %s has "
 			     "a header larger than libcurl accepts (%d KiB)",
 			     shown, CURL_MAX_HTTP_HEADER / 1024);
-	else if (ret < 0 && out_of_time)
+	else if (ret < 0 && rc == CURLE_OPERATION_TIMEDOUT && deadline)
 		st_error_set(err, ST_EXIT_UNAVAILABLE, "%s at %s gave no "
 			     "complete answer within the timeout of %ld s "
 			     "(%d attempt%s): %s", cl->service, shown,
