@@ -102,6 +102,8 @@ static int elapsed_read(const struct conv *c, json_t *v, st_duration *out)
 	s = json_number_value(v);
 	if (!(fabs(s) <= MAX_ELAPSED_S))
 		return bad_field(c, "elapsed", "is out of range");
+	if (s < 0)
+		return bad_field(c, "elapsed", "is negative");
 	us = round(s * 1e6);
 	*out = (st_duration)us * 1000;
 	return 0;
@@ -343,21 +345,35 @@ static int http_error(const st_http_client *h, const char *shown,
 	return ret;
 }
 
+int st_distiller_api_parse_total(const char *s, size_t len, int64_t *out)
+{
+	int64_t v = 0;
+
+	if (len < 1 || len > 18)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
 /* X-Total-Count as a count: *TOTAL, or -1 when the header is absent. */
 static int total_read(const st_http_client *h, const char *shown,
 		      long long *total, st_error *err)
 {
-	char *end;
+	int64_t v;
 
 	*total = -1;
 	if (!h->kept)
 		return 0;
-	errno = 0;
-	*total = strtoll(h->kept, &end, 10);
-	if (errno || end == h->kept || *end || *total < 0)
+	if (st_distiller_api_parse_total(h->kept, strlen(h->kept), &v) < 0)
 		return st_error_set(err, ST_EXIT_DATAERR, "%s response of %s: "
 				    "X-Total-Count is not a count", SERVICE,
 				    shown);
+	*total = v;
 	return 0;
 }
 
@@ -427,6 +443,15 @@ static int fetch_jobs(struct fetch *f, st_error *err)
 			rc = st_error_set(err, ST_EXIT_DATAERR, "%s answered "
 					  "the same page again for %s (is skip "
 					  "ignored?)", SERVICE, shown);
+		/* the count of this very page is trusted (jobs deleted
+		 * meanwhile lower it), but an empty page while it still
+		 * promises more is a server that lost rows */
+		if (rc == 0 && !pg.n_jobs && total >= 0 &&
+		    skip < (size_t)total)
+			rc = st_error_set(err, ST_EXIT_DATAERR, "%s announced "
+					  "%lld jobs (X-Total-Count) and gave "
+					  "%zu: %s is empty", SERVICE, total,
+					  skip, shown);
 		free(shown);
 		if (rc < 0)
 			goto out;
@@ -526,6 +551,7 @@ static int client_init(struct fetch *f, st_error *err)
 		.service = SERVICE, .url = o->url, .headers = hd,
 		.cacert = o->cacert, .timeout_s = o->timeout_s,
 		.retries = o->retries, .keep_header = "X-Total-Count",
+		.max_body = o->max_body,
 	};
 	char *bearer = NULL;
 	int rc;

@@ -1,4 +1,5 @@
 /* http.c - the libcurl GET client of the REST sources. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *ud)
 	st_http_client *cl = ud;
 	size_t add = size * nmemb;
 
-	if (add > ST_HTTP_MAX_BODY - cl->body_len) {
+	if (add > cl->max_body - cl->body_len) {
 		cl->too_big = true;
 		return 0;
 	}
@@ -84,6 +85,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
 static bool curl_retryable(CURLcode rc)
 {
 	switch (rc) {
+	case CURLE_FILESIZE_EXCEEDED:
 	case CURLE_UNSUPPORTED_PROTOCOL:
 	case CURLE_URL_MALFORMAT:
 	case CURLE_NOT_BUILT_IN:
@@ -100,27 +102,106 @@ static bool curl_retryable(CURLcode rc)
 	}
 }
 
-/* Sleep before retry ATTEMPT+1: 0.25 s, 0.5 s, 1 s, ... at most 8 s. */
-static void backoff(int attempt)
+/* The pause before retry ATTEMPT+1: 0.25 s, 0.5 s, 1 s, ... at most 8 s. */
+static long backoff_ms(int attempt)
 {
-	long ms = attempt < 5 ? 250L << attempt : 8000;
+	return attempt < 5 ? 250L << attempt : 8000;
+}
+
+static void sleep_ms(long ms)
+{
 	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
 
 	while (nanosleep(&ts, &ts) < 0)
 		;
 }
 
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Describe a size in messages: "256 MiB", "64 KiB", "100 bytes". */
+static void size_text(size_t n, char *buf, size_t len)
+{
+	if (n >= (1 << 20) && n % (1 << 20) == 0)
+		snprintf(buf, len, "%zu MiB", n >> 20);
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(buf, len, "%zu KiB", n >> 10);
+	else
+		snprintf(buf, len, "%zu bytes", n);
+}
+
+int st_http_parse_size(const char *s, size_t *out)
+{
+	unsigned long long v = 0, unit = 1;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (unsigned long long)(*p - '0');
+		if (v > (1ULL << 40))
+			return -1;
+	}
+	switch (*p) {
+	case '\0': break;
+	case 'k': case 'K': unit = 1ULL << 10; p++; break;
+	case 'm': case 'M': unit = 1ULL << 20; p++; break;
+	case 'g': case 'G': unit = 1ULL << 30; p++; break;
+	default: return -1;
+	}
+	if (*p || v == 0 || v > (1ULL << 40) / unit || v * unit > SIZE_MAX)
+		return -1;
+	*out = (size_t)(v * unit);
+	return 0;
+}
+
+bool st_http_url_password(const char *url, size_t *off, size_t *len)
+{
+	const char *auth = strstr(url, "://"), *end, *at = NULL, *colon;
+
+	if (!auth)
+		return false;
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	for (const char *p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (!at)
+		return false;
+	colon = memchr(auth, ':', (size_t)(at - auth));
+	if (!colon || colon + 1 == at)
+		return false;
+	*off = (size_t)(colon + 1 - url);
+	*len = (size_t)(at - colon - 1);
+	return true;
+}
+
 int st_http_get(st_http_client *cl, const char *path_query, const char *shown,
 		st_error *err)
 {
-	char *url = NULL;
+	char *url = NULL, cap[32];
 	CURLcode rc = CURLE_OK;
-	int ret = -1;
+	long long deadline = cl->timeout_ms > 0 ? now_ms() + cl->timeout_ms : 0;
+	int ret = -1, attempt;
 
 	if (asprintf(&url, "%s%s", cl->base, path_query) < 0)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	curl_easy_setopt(cl->h, CURLOPT_URL, url);
-	for (int attempt = 0;; attempt++) {
+	for (attempt = 0;; attempt++) {
+		if (deadline) {
+			long long left = deadline - now_ms();
+
+			if (left < 1)
+				left = 1;
+			curl_easy_setopt(cl->h, CURLOPT_TIMEOUT_MS, (long)left);
+			curl_easy_setopt(cl->h, CURLOPT_CONNECTTIMEOUT_MS,
+					 (long)left);
+		}
 		cl->body_len = 0;
 		if (cl->body)
 			cl->body[0] = '\0';
@@ -130,9 +211,7 @@ int st_http_get(st_http_client *cl, const char *path_query, const char *shown,
 		cl->errbuf[0] = '\0';
 		cl->status = 0;
 		rc = curl_easy_perform(cl->h);
-		if (rc == CURLE_OK)
-			curl_easy_getinfo(cl->h, CURLINFO_RESPONSE_CODE,
-					  &cl->status);
+		curl_easy_getinfo(cl->h, CURLINFO_RESPONSE_CODE, &cl->status);
 		if (rc == CURLE_OK &&
 		    (cl->status < 500 ||
 		     (cl->accept_5xx && cl->accept_5xx(cl->body ? cl->body : "",
@@ -143,17 +222,35 @@ int st_http_get(st_http_client *cl, const char *path_query, const char *shown,
 		if ((rc != CURLE_OK && !curl_retryable(rc)) ||
 		    attempt >= cl->retries)
 			break;
-		backoff(attempt);
+		/* no attempt that the deadline would cut short anyway */
+		if (deadline && now_ms() + backoff_ms(attempt) >= deadline)
+			break;
+		sleep_ms(backoff_ms(attempt));
 	}
+	size_text(cl->max_body, cap, sizeof(cap));
 	if (ret < 0 && rc == CURLE_OK)
 		ret = 0;                /* a 5xx: the caller reports it */
 	else if (ret < 0 && cl->nomem)
 		st_error_set(err, ST_EXIT_IOERR, "out of memory reading %s",
 			     shown);
-	else if (ret < 0 && cl->too_big)
-		st_error_set(err, ST_EXIT_UNAVAILABLE, "response of %s is "
-			     "larger than %zu MiB", shown,
-			     ST_HTTP_MAX_BODY >> 20);
+	else if (ret < 0 && (cl->too_big || rc == CURLE_FILESIZE_EXCEEDED))
+		st_error_set(err, ST_EXIT_UNAVAILABLE, "the response of %s is "
+			     "larger than the limit of %s (--max-response-size)",
+			     shown, cap);
+	else if (ret < 0 && rc == CURLE_OUT_OF_MEMORY && cl->status > 0 &&
+		 !cl->body_len)
+		/* libcurl refuses a header line over CURL_MAX_HTTP_HEADER
+		 * with this code, after the status line, before any body */
+		st_error_set(err, ST_EXIT_UNAVAILABLE, "the response of %s has "
+			     "a header larger than libcurl accepts (%d KiB)",
+			     shown, CURL_MAX_HTTP_HEADER / 1024);
+	else if (ret < 0 && rc == CURLE_OPERATION_TIMEDOUT && deadline)
+		st_error_set(err, ST_EXIT_UNAVAILABLE, "%s at %s gave no "
+			     "complete answer within the timeout of %ld s "
+			     "(%d attempt%s): %s", cl->service, shown,
+			     cl->timeout_ms / 1000, attempt + 1,
+			     attempt ? "s" : "",
+			     cl->errbuf[0] ? cl->errbuf : curl_easy_strerror(rc));
 	else if (ret < 0)
 		st_error_set(err, ST_EXIT_UNAVAILABLE, "cannot reach %s at %s: "
 			     "%s", cl->service, shown,
@@ -239,6 +336,8 @@ int st_http_client_init(st_http_client *cl, const st_http_opts *o,
 	memset(cl, 0, sizeof(*cl));
 	cl->service = o->service ? o->service : "the server";
 	cl->retries = o->retries;
+	cl->timeout_ms = o->timeout_s > 0 ? o->timeout_s * 1000 : 0;
+	cl->max_body = o->max_body ? o->max_body : ST_HTTP_DEFAULT_MAX_BODY;
 	cl->accept_5xx = o->accept_5xx;
 	if (!o->url || !*o->url)
 		return st_error_set(err, ST_EXIT_USAGE, "no URL for %s",
@@ -278,10 +377,9 @@ int st_http_client_init(st_http_client *cl, const st_http_opts *o,
 	curl_easy_setopt(cl->h, CURLOPT_PROTOCOLS,
 			 (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-	if (o->timeout_s > 0) {
-		curl_easy_setopt(cl->h, CURLOPT_TIMEOUT, o->timeout_s);
-		curl_easy_setopt(cl->h, CURLOPT_CONNECTTIMEOUT, o->timeout_s);
-	}
+	/* a declared Content-Length over the cap fails before any byte */
+	curl_easy_setopt(cl->h, CURLOPT_MAXFILESIZE_LARGE,
+			 (curl_off_t)cl->max_body);
 	if (o->cacert)
 		curl_easy_setopt(cl->h, CURLOPT_CAINFO, o->cacert);
 	return 0;

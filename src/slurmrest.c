@@ -704,6 +704,7 @@ static int client_init(struct client *cl, const st_slurmrest_opts *o,
 		.service = "slurmrestd", .url = o->url, .headers = hd,
 		.cacert = o->cacert, .timeout_s = o->timeout_s,
 		.retries = o->retries, .accept_5xx = body_is_empty_result,
+		.max_body = o->max_body,
 	};
 
 	memset(cl, 0, sizeof(*cl));
@@ -761,6 +762,20 @@ static int detect_version(struct client *cl, int64_t since,
 		free(full);
 		if (rc < 0)
 			return -1;
+		/* a 5xx after the retries says nothing of the version, and
+		 * asking again would only repeat it */
+		if (cl->http.status >= 500 &&
+		    !body_is_empty_result(cl->http.body, cl->http.body_len)) {
+			char *shown_full = NULL;
+
+			if (asprintf(&shown_full, "%s/slurmdb/%s/jobs",
+				     cl->http.shown_base, versions[i]) < 0)
+				return st_error_set(err, ST_EXIT_IOERR,
+						    "out of memory");
+			http_error(cl, shown_full, err);
+			free(shown_full);
+			return -1;
+		}
 		if (cl->http.status != 404) {
 			*version = versions[i];
 			return 0;

@@ -90,14 +90,17 @@ typedef struct st_distiller_api_opts {
 	const char *api_key_header; /* NULL: "X-API-KEY" */
 	const char *token;        /* Authorization: Bearer TOKEN; or NULL */
 	const char *cacert;       /* CA bundle for https, may be NULL */
-	long timeout_s;           /* per request, <= 0: none */
+	long timeout_s;           /* per request, its retries included, <= 0:
+				   * none */
 	int retries;              /* extra attempts on connection errors, 5xx */
+	size_t max_body;          /* bytes per response, 0: http.h's default */
 	long page_size;           /* limit= of /jobs, <= 0: 100 */
 } st_distiller_api_opts;
 
 /* Select Q's rows through the REST API and pass them to SINK: pages of
  * GET /api/v1/jobs?job_type=T&skip=S&limit=L until X-Total-Count jobs (or an
- * empty page), GET /api/v1/scans/{id} once per scan id met, rows sorted by
+ * empty page; an empty page while its X-Total-Count promises more is error
+ * 65), GET /api/v1/scans/{id} once per scan id met, rows sorted by
  * (job id, scan id) before the first is passed on.  Returns 0, or -1 with
  * ERR set: 69 unreachable, timeout, HTTP error (401/403 say the credentials
  * were refused, never showing them); 65 a malformed response; 74 allocation

@@ -46,12 +46,17 @@ typedef struct st_distiller_api_page {
 /* Free the jobs of JS and reset it.  JS may be NULL. */
 void st_distiller_api_jobs_release(st_distiller_api_jobs *js);
 
+/* Parse an X-Total-Count header value, S of LEN bytes (blanks trimmed
+ * already), into *OUT: 1 to 18 ASCII digits, nothing else (no sign, no
+ * blank).  0, or -1 when S is not such a count. */
+int st_distiller_api_parse_total(const char *s, size_t len, int64_t *out);
+
 /* Parse one /api/v1/jobs page, BODY of LEN bytes (SHOWN, its URL, names
  * it in messages), appending to OUT the jobs whose job_type is JOB_TYPE
  * (NULL: every job).  PAGE (may be NULL) gets what the page held.
  * "id" and "job_type" are required; "slurm_id" (an integer) and "elapsed"
- * (a number of seconds, at most 9e9 either way) must be present and may be
- * null; "scan_ids" an array of integers (null: none).
+ * (a number of seconds, 0 to 9e9: a negative one is refused) must be
+ * present and may be null; "scan_ids" an array of integers (null: none).
  * Returns 0, or -1 with ERR set and OUT as it was: 65 not JSON, not an
  * array, a field missing or of the wrong type (the job and field named);
  * 74 allocation failure. */

@@ -3,9 +3,14 @@
  *
  * A client is a base URL, fixed request headers (which may hold a token or
  * an API key: copied once, wiped when the client is released, never put in
- * a message), timeouts and a retry count.  Each GET goes to base + path;
- * connection errors and 5xx answers are tried again with exponential
- * backoff (0.25 s, 0.5 s, ... at most 8 s).  Redirects are not followed (a
+ * a message), a timeout, a retry count and a cap on the response body.
+ * Each GET goes to base + path; connection errors and 5xx answers are tried
+ * again with exponential backoff (0.25 s, 0.5 s, ... at most 8 s), but the
+ * whole GET -- every attempt and every pause -- ends within the timeout: a
+ * silent server costs one timeout per GET, never (retries + 1) of them.  A
+ * body over the cap (a declared Content-Length or the bytes as they come,
+ * an endless chunked answer too) ends the GET at once, without a retry.
+ * Redirects are not followed (a
  * redirect would carry the secret headers elsewhere) and only http and
  * https are spoken.  Messages name the service ("cannot reach slurmrestd at
  * URL: ...") and the URL the caller chose to show, never a header.
@@ -19,8 +24,9 @@
 
 #include "streamtime/error.h"
 
-/* The most a response body may hold: a larger one is error 69. */
-#define ST_HTTP_MAX_BODY ((size_t)1 << 30)
+/* The most a response body may hold unless st_http_opts.max_body says
+ * otherwise: a larger one is error 69. */
+#define ST_HTTP_DEFAULT_MAX_BODY ((size_t)256 << 20)
 
 /* One request header.  VALUE may be a secret. */
 typedef struct st_http_header {
@@ -40,8 +46,10 @@ typedef struct st_http_opts {
 					 * application/json", in order */
 	size_t n_headers;
 	const char *cacert;     /* CA bundle for https, may be NULL */
-	long timeout_s;         /* connect and whole request, <= 0: none */
+	long timeout_s;         /* the whole GET, retries and pauses
+				 * included, <= 0: none */
 	int retries;            /* extra attempts on connection errors, 5xx */
+	size_t max_body;        /* bytes, 0: ST_HTTP_DEFAULT_MAX_BODY */
 	const char *keep_header;        /* a response header whose value to
 					 * keep ("X-Total-Count"), or NULL */
 	st_http_accept_fn accept_5xx;   /* or NULL */
@@ -62,6 +70,8 @@ typedef struct st_http_client {
 	/* ---- */
 	const char *service;
 	int retries;
+	long timeout_ms;
+	size_t max_body;
 	st_http_accept_fn accept_5xx;
 	char *keep_name;
 	struct curl_slist *headers;
@@ -72,6 +82,15 @@ typedef struct st_http_client {
 
 /* No CR, LF or other control character: a header value cannot be split. */
 bool st_http_header_safe(const char *s);
+
+/* Parse a size "N", "NK", "NM" or "NG" (binary units, N a positive
+ * integer) into *OUT bytes.  0, or -1 when S is none or over 1 TiB. */
+int st_http_parse_size(const char *s, size_t *out);
+
+/* Where the password of URL's userinfo ("scheme://user:PASSWORD@host")
+ * starts (*OFF) and how long it is (*LEN).  False when URL holds none (no
+ * userinfo, or no ':' in it, or an empty password). */
+bool st_http_url_password(const char *url, size_t *off, size_t *len);
 
 /* Set up CL from O (O and its strings need not outlive the call, but for
  * O->service, which messages keep using).
@@ -87,10 +106,11 @@ void st_http_client_release(st_http_client *cl);
 
 /* GET base + PATH_QUERY into cl->status, cl->body, cl->kept, retrying
  * connection errors and 5xx (unless accept_5xx takes the body) with
- * backoff.  SHOWN is the URL for messages.  Returns 0 when a response
- * came, whatever its status (a 5xx after the last retry too: the caller
- * reports it); -1 with ERR set when none did: 69 unreachable, timed out, a
- * body over ST_HTTP_MAX_BODY; 74 allocation failure. */
+ * backoff while the timeout lasts.  SHOWN is the URL for messages (never
+ * with credentials).  Returns 0 when a response came, whatever its status
+ * (a 5xx after the last retry too: the caller reports it); -1 with ERR set
+ * when none did: 69 unreachable, no answer within the timeout, a body over
+ * the cap, a header line over libcurl's 100 KiB; 74 allocation failure. */
 int st_http_get(st_http_client *cl, const char *path_query, const char *shown,
 		st_error *err);
 

@@ -37,8 +37,11 @@ typedef struct st_slurmrest_opts {
 				 * put in a message */
 	const char *version;    /* "v0.0.38".."v0.0.41", NULL: auto-detect */
 	const char *cacert;     /* CA bundle for https, may be NULL */
-	long timeout_s;         /* per request, <= 0: none */
+	long timeout_s;         /* per request, its retries included, <= 0:
+				 * none */
 	int retries;            /* extra attempts on connection errors, 5xx */
+	size_t max_body;        /* bytes per response, 0: the default of
+				 * http.h */
 	const struct st_tz *tz; /* zone of the printed times and of the query's
 				 * start_time/end_time (NULL: UTC); must be
 				 * slurmrestd's zone, as for sacct -S/-E */
@@ -52,7 +55,8 @@ typedef struct st_slurmrest_opts {
  * .38 whose jobs endpoint does not answer 404.  A job running across a
  * window boundary comes once per window; st_slurm_filter_apply keeps the
  * first.  Connection errors and 5xx are retried O->retries times with
- * exponential backoff (0.25 s, 0.5 s, ...).
+ * exponential backoff (0.25 s, 0.5 s, ...) while O->timeout_s lasts: each
+ * request, retries included, ends within it.
  * Returns 0, or -1 with ERR set and OUT as it was: 64 bad options, 69
  * slurmrestd unreachable or HTTP error (status and errors[].description),
  * 65 a malformed response, 74 allocation failure.  Warnings go to LOG. */

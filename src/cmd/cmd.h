@@ -82,6 +82,13 @@ int st_load_experiments(const char *config, const char *data,
  * explicit_bzero before free. */
 char *st_secret_read(const char *path, st_error *err);
 
+/* The URL given to option OPT as ARG (a string of argv), as a new copy
+ * (NULL: out of memory; wipe with explicit_bzero before free).  When ARG
+ * holds a password ("http://user:PW@host"), it is overwritten with '*' in
+ * ARG, so that the process list shows it no more, and a warning says to
+ * use INSTEAD ("a token file"). */
+char *st_url_arg_take(const char *opt, char *arg, const char *instead);
+
 /* Append V to a growable array of strings. */
 int st_strv_push(const char ***v, size_t *n, const char *s);
 

@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "streamtime/atomic.h"
 #include "streamtime/distiller.h"
+#include "streamtime/http.h"
 #include "streamtime/num.h"
 
 static const char jobs_usage[] =
@@ -17,7 +18,7 @@ static const char jobs_usage[] =
 	"                                 [--dsn DSN] [--schema auto|legacy|current]\n"
 	"                                 [--api URL [--api-key-header H]\n"
 	"                                 [--token-file F] [--cacert F] [--retries N]\n"
-	"                                 [--page-size N]]\n"
+	"                                 [--page-size N] [--max-response-size SIZE]]\n"
 	"                                 [--job-type T] [--timeout S]\n"
 	"\n"
 	"Writes DIR/{N}_{N}.csv with `id,slurm_id,elapsed` for every scan/job pair\n"
@@ -37,15 +38,18 @@ static const char jobs_usage[] =
 	"  --schema S         legacy (jobs.scan_id), current (scan_job_table) or\n"
 	"                     auto (default: read from the catalog)\n"
 	"  --timeout S        connect timeout for PostgreSQL (when neither DSN nor\n"
-	"                     $PGCONNECT_TIMEOUT sets one), per request for the API\n"
-	"                     (default 30)\n"
+	"                     $PGCONNECT_TIMEOUT sets one); for the API the most one\n"
+	"                     request may take, its retries included (default 30)\n"
 	"  --api URL          the Distiller REST API instead (GET URL/api/v1/jobs,\n"
-	"                     paged, and URL/api/v1/scans/ID once per scan)\n"
+	"                     paged, and URL/api/v1/scans/ID once per scan).  No\n"
+	"                     password in URL: the process list shows it\n"
 	"  --api-key-header H header for $DISTILLER_API_KEY (default X-API-KEY)\n"
 	"  --token-file F     bearer token file (else $DISTILLER_TOKEN)\n"
 	"  --cacert F         CA bundle for https\n"
 	"  --retries N        extra attempts on connection errors and 5xx (default 3)\n"
 	"  --page-size N      jobs per page (default 100)\n"
+	"  --max-response-size SIZE  the largest answer taken, e.g. 512M or 2G\n"
+	"                     (default 256M); a larger one fails the run\n"
 	"  -q, --quiet / -v, --verbose / -h, --help\n";
 
 /* One output file per size, and the rows counted into it. */
@@ -118,6 +122,7 @@ static int distiller_jobs(int argc, char **argv)
 		{ "cacert", required_argument, NULL, 'C' },
 		{ "retries", required_argument, NULL, 'r' },
 		{ "page-size", required_argument, NULL, 'p' },
+		{ "max-response-size", required_argument, NULL, 'M' },
 		ST_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -130,7 +135,7 @@ static int distiller_jobs(int argc, char **argv)
 	st_distiller_query q = { 0 };
 	struct outputs out = { 0 };
 	int64_t *sizes = NULL, x;
-	char *token = NULL, *dsn = NULL;
+	char *token = NULL, *dsn = NULL, *url = NULL;
 	size_t opened = 0;
 	bool made_dir = false;
 	st_duration tmo;
@@ -194,7 +199,29 @@ static int distiller_jobs(int argc, char **argv)
 			}
 			po.timeout_s = ao.timeout_s = (long)(tmo / ST_NS_PER_SEC);
 			break;
-		case 'A': ao.url = optarg; break;
+		case 'A':
+			if (url) {
+				explicit_bzero(url, strlen(url));
+				free(url);
+			}
+			if (!(url = st_url_arg_take("--api", optarg, "give an "
+						    "API key in "
+						    "$DISTILLER_API_KEY or a "
+						    "token in --token-file or "
+						    "$DISTILLER_TOKEN"))) {
+				rc = st_msg_usage(prog, "out of memory");
+				goto out;
+			}
+			ao.url = url;
+			break;
+		case 'M':
+			if (st_http_parse_size(optarg, &ao.max_body) < 0) {
+				rc = st_msg_usage(prog, "--max-response-size '%s': "
+						  "expected a size such as "
+						  "65536, 64K, 256M or 1G", optarg);
+				goto out;
+			}
+			break;
 		case 'H':
 			if (!*optarg || strpbrk(optarg, ": \t\r\n")) {
 				rc = st_msg_usage(prog, "--api-key-header '%s': "
@@ -248,9 +275,10 @@ static int distiller_jobs(int argc, char **argv)
 		goto out;
 	}
 	if (!ao.url && (ao.api_key_header || token_file || ao.cacert ||
-			ao.page_size)) {
-		rc = st_msg_usage(prog, "--api-key-header, --token-file, --cacert "
-				  "and --page-size need --api URL");
+			ao.page_size || ao.max_body)) {
+		rc = st_msg_usage(prog, "--api-key-header, --token-file, --cacert, "
+				  "--page-size and --max-response-size need "
+				  "--api URL");
 		goto out;
 	}
 	if (q.n_sizes) {
@@ -363,6 +391,10 @@ out:
 	if (dsn) {
 		explicit_bzero(dsn, strlen(dsn));
 		free(dsn);
+	}
+	if (url) {
+		explicit_bzero(url, strlen(url));
+		free(url);
 	}
 	free(out.files);
 	free(out.rows);

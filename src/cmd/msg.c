@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "streamtime/atomic.h"
 #include "streamtime/csv.h"
+#include "streamtime/http.h"
 #include "streamtime/merge.h"
 #include "streamtime/num.h"
 
@@ -271,4 +272,20 @@ int st_strv_push(const char ***v, size_t *n, const char *s)
 	nv[(*n)++] = s;
 	*v = nv;
 	return 0;
+}
+
+char *st_url_arg_take(const char *opt, char *arg, const char *instead)
+{
+	char *copy = strdup(arg);
+	size_t off, len;
+
+	if (copy && st_http_url_password(arg, &off, &len)) {
+		/* out of the process list (ps, /proc/PID/cmdline) from now
+		 * on; it was there until here */
+		memset(arg + off, '*', len);
+		st_msg_warn("%s holds a password, which other local users "
+			    "could read in the process list: %s instead", opt,
+			    instead);
+	}
+	return copy;
 }

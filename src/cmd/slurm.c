@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "streamtime/atomic.h"
 #include "streamtime/csv.h"
+#include "streamtime/http.h"
 #include "streamtime/num.h"
 #include "streamtime/sacct.h"
 #include "streamtime/slurm.h"
@@ -19,7 +20,8 @@ static const char jobs_usage[] =
 	"usage: streamtime slurm jobs --out FILE [--since T] [--until T]\n"
 	"                             [--window-days N] [--input FILE [--delimiter D]]\n"
 	"                             [--rest URL [--token-file F] [--cacert F]\n"
-	"                             [--api-version V]]\n"
+	"                             [--api-version V] [--timeout S]\n"
+	"                             [--max-response-size SIZE]]\n"
 	"                             [--tz ZONE] [--user U | -a] [filters]\n"
 	"\n"
 	"Slurm accounting rows with the header of the paper's slurm_job_info.csv:\n"
@@ -43,9 +45,16 @@ static const char jobs_usage[] =
 	"                        header)\n"
 	"  --rest URL            query slurmrestd instead (GET /slurmdb/vX/jobs per\n"
 	"                        window); token from $SLURM_JWT or --token-file,\n"
-	"                        user from --rest-user or $USER; never printed\n"
+	"                        user from --rest-user or $USER; never printed.\n"
+	"                        No password in URL: the process list shows it\n"
 	"  --api-version V       v0.0.38..v0.0.41 (default: detected)\n"
 	"  --cacert FILE         CA bundle for https\n"
+	"  --timeout S           the most one request to slurmrestd may take, its\n"
+	"                        3 retries (connection errors, 5xx) included\n"
+	"                        (default 60): a silent server fails the run after\n"
+	"                        S seconds\n"
+	"  --max-response-size SIZE  the largest answer taken, e.g. 512M or 2G\n"
+	"                        (default 256M); a larger one fails the run\n"
 	"filters (the paper's defaults; an empty value turns one off):\n"
 	"  --name-contains S     default 'distiller-count'\n"
 	"  --req-nodes N         default 4\n"
@@ -87,6 +96,8 @@ static int slurm_jobs(int argc, char **argv)
 		{ "cacert", required_argument, NULL, 'C' },
 		{ "api-version", required_argument, NULL, 'V' },
 		{ "rest-user", required_argument, NULL, 'U' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "max-response-size", required_argument, NULL, 'M' },
 		ST_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -94,7 +105,9 @@ static int slurm_jobs(int argc, char **argv)
 	const char *out = NULL, *since = NULL, *until = NULL, *input = NULL;
 	const char *delim = NULL, *zone = "UTC", *token_file = NULL;
 	st_slurmrest_opts ro = { .timeout_s = 60, .retries = 3 };
-	char *token = NULL;
+	char *token = NULL, *url = NULL;
+	bool rest_opts = false;
+	st_duration tmo;
 	st_slurm_filter f = {
 		.name_contains = "distiller-count", .req_nodes = "4",
 		.qos_contains = "realtime_", .exit_code = "0:0", .need_start = true,
@@ -122,8 +135,10 @@ static int slurm_jobs(int argc, char **argv)
 		case 'a': so.all_users = true; break;
 		case 'i': input = optarg; break;
 		case 'd':
-			if (!*optarg)
-				return st_msg_usage(prog, "--delimiter: empty");
+			if (!*optarg) {
+				rc = st_msg_usage(prog, "--delimiter: empty");
+				goto out;
+			}
 			delim = optarg;
 			break;
 		case 'n': f.name_contains = optarg; break;
@@ -131,46 +146,91 @@ static int slurm_jobs(int argc, char **argv)
 		case 'Q': f.qos_contains = optarg; break;
 		case 'x': f.exit_code = optarg; break;
 		case 'A': f.need_start = false; break;
-		case 'R': ro.url = optarg; break;
+		case 'R':
+			if (url) {
+				explicit_bzero(url, strlen(url));
+				free(url);
+			}
+			if (!(url = st_url_arg_take("--rest", optarg, "give a "
+						    "token in $SLURM_JWT or "
+						    "--token-file"))) {
+				rc = st_msg_usage(prog, "out of memory");
+				goto out;
+			}
+			ro.url = url;
+			break;
+		case 't':
+			if (st_parse_seconds(optarg, false, 86400, &tmo) < 0 ||
+			    tmo % ST_NS_PER_SEC) {
+				rc = st_msg_usage(prog, "--timeout '%s': expected "
+						  "whole seconds, 1 to 86400",
+						  optarg);
+				goto out;
+			}
+			ro.timeout_s = (long)(tmo / ST_NS_PER_SEC);
+			rest_opts = true;
+			break;
+		case 'M':
+			if (st_http_parse_size(optarg, &ro.max_body) < 0) {
+				rc = st_msg_usage(prog, "--max-response-size '%s': "
+						  "expected a size such as "
+						  "65536, 64K, 256M or 1G", optarg);
+				goto out;
+			}
+			rest_opts = true;
+			break;
 		case 'T': token_file = optarg; break;
 		case 'C': ro.cacert = optarg; break;
 		case 'V': ro.version = optarg; break;
 		case 'U': ro.user = optarg; break;
 		case 'w':
 			if (st_num_parse_int(optarg, &days) < 0 || strchr(optarg, '.') ||
-			    days < 1 || days > 3660)
-				return st_msg_usage(prog, "--window-days '%s': expected "
-						    "1 to 3660", optarg);
+			    days < 1 || days > 3660) {
+				rc = st_msg_usage(prog, "--window-days '%s': "
+						  "expected 1 to 3660", optarg);
+				goto out;
+			}
 			break;
 		case 'h':
 			fputs(jobs_usage, stdout);
-			return st_finish_stdout(ST_EXIT_OK);
+			rc = st_finish_stdout(ST_EXIT_OK);
+			goto out;
 		default:
 			if (st_common_option(c))
 				break;
-			return st_msg_usage(prog, "bad option");
+			rc = st_msg_usage(prog, "bad option");
+			goto out;
 		}
 	}
 	if (optind < argc)
-		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
-	if (!out)
-		return st_msg_usage(prog, "--out is required");
-	if (so.user && so.all_users)
-		return st_msg_usage(prog, "--user and --allusers exclude each other");
-	if (input && (since || until || so.all_users || ro.url))
-		return st_msg_usage(prog, "--input reads a dump: --since, --until, "
-				    "--allusers and --rest are for live queries");
-	if (!ro.url && (token_file || ro.cacert || ro.version || ro.user))
-		return st_msg_usage(prog, "--token-file, --cacert, --api-version and "
-				    "--rest-user need --rest URL");
-	if (ro.url && so.all_users)
-		return st_msg_usage(prog, "--allusers is for sacct; slurmrestd "
-				    "returns what the token may see");
+		rc = st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
+	else if (!out)
+		rc = st_msg_usage(prog, "--out is required");
+	else if (so.user && so.all_users)
+		rc = st_msg_usage(prog, "--user and --allusers exclude each other");
+	else if (input && (since || until || so.all_users || ro.url))
+		rc = st_msg_usage(prog, "--input reads a dump: --since, --until, "
+				  "--allusers and --rest are for live queries");
+	else if (!ro.url && (token_file || ro.cacert || ro.version || ro.user ||
+			     rest_opts))
+		rc = st_msg_usage(prog, "--token-file, --cacert, --api-version, "
+				  "--rest-user, --timeout and "
+				  "--max-response-size need --rest URL");
+	else if (ro.url && so.all_users)
+		rc = st_msg_usage(prog, "--allusers is for sacct; slurmrestd "
+				  "returns what the token may see");
+	else
+		rc = ST_EXIT_OK;
+	if (rc != ST_EXIT_OK)
+		goto out;
+	rc = ST_EXIT_USAGE;
 	st_log_stderr(&log);
 	st_log_verbose(&notes);
 	tz = st_tz_load(zone, &err);
-	if (!tz)
-		return st_msg_fail(&err);
+	if (!tz) {
+		rc = st_msg_fail(&err);
+		goto out;
+	}
 	if (input) {
 		size_t len;
 		char *buf = st_file_read(input, &len, &err);
@@ -249,6 +309,10 @@ static int slurm_jobs(int argc, char **argv)
 		    fetched - dropped, strcmp(out, "-") ? out : "stdout");
 	rc = st_finish_stdout(ST_EXIT_OK);
 out:
+	if (url) {
+		explicit_bzero(url, strlen(url));
+		free(url);
+	}
 	if (token) {
 		/* wipe the secret before the memory goes back */
 		explicit_bzero(token, strlen(token));

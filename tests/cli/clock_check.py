@@ -26,6 +26,7 @@ import time
 faulthandler.dump_traceback_later(int(os.environ.get("ST_TEST_DUMP", "900")), exit=True)
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import setup_rule  # noqa: E402
 import sshd_helper  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
@@ -185,8 +186,31 @@ def test_paths(tmp):
         stop(srv)
 
 
+def start_sshd(tmp):
+    """A throwaway sshd that accepts connections, or exit: missing
+    programs per setup_rule, an sshd that does not come up a failure."""
+    for prog in ("ssh", "ssh-keygen"):
+        if not shutil.which(prog):
+            setup_rule.missing("cli-clock-ssh", "no %s (apt-get install "
+                               "openssh-client)" % prog)
+    if not (shutil.which("sshd") or os.path.exists("/usr/sbin/sshd")):
+        setup_rule.missing("cli-clock-ssh", "no sshd (apt-get install "
+                           "openssh-server)")
+    try:
+        d = sshd_helper.Sshd(tmp)
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
+        setup_rule.broken("cli-clock-ssh", "a throwaway sshd", str(e))
+    try:
+        socket.create_connection(("127.0.0.1", d.port), 2).close()
+    except OSError as e:
+        d.stop()
+        setup_rule.broken("cli-clock-ssh", "a throwaway sshd",
+                          "nothing listens on 127.0.0.1:%d: %s" % (d.port, e))
+    return d
+
+
 def test_ssh(tmp):
-    d = sshd_helper.Sshd(tmp)
+    d = start_sshd(tmp)
     try:
         ssh = " ".join(d.ssh_argv())
         errs = {"ssh": [], "ssh-date": []}
@@ -447,7 +471,17 @@ def test_merge(tmp):
                                      r["clock_bound_seconds"]))
 
 
+def have_faketime():
+    """shifted.sh's test: libfaketime where it looks for it."""
+    p = subprocess.run([SHIFTED, "+0", "true"], capture_output=True, text=True)
+    return p.returncode == 0, p.stderr.strip()
+
+
 def main():
+    if MODE != "faults":
+        ok, why = have_faketime()
+        if not ok:
+            setup_rule.missing("cli-clock-" + MODE, why)
     tmp = tempfile.mkdtemp(prefix="st-clock-")
     try:
         {"local": test_local, "paths": test_paths, "ssh": test_ssh,
@@ -462,7 +496,7 @@ def main():
                 proc.wait()
         shutil.rmtree(tmp, ignore_errors=True)
     print("%s: %d checks, %d failed" % (MODE, CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS else 0)
+    sys.exit(1 if FAILS or not CHECKS[0] else 0)
 
 
 if __name__ == "__main__":

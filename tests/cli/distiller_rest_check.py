@@ -29,6 +29,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import setup_rule  # noqa: E402
 from sshd_helper import free_port  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
@@ -36,6 +37,7 @@ FAILS, CHECKS = [], [0]
 KEY = "k3y-Sekret-0a1b2c"
 TOKEN = "t0ken-Sekret-9z8y"
 STDERRS = []
+MISSING = []        # parts skipped for want of a tool (setup_rule)
 
 # ---- the fixture ----
 
@@ -127,6 +129,8 @@ class State:
         self.ignore_type = False    # no server-side job_type filter
         self.total = True           # send X-Total-Count
         self.redirect = False
+        self.announce = None        # X-Total-Count to send instead
+        self.cap = None             # the most jobs per page, whatever limit
         self.__dict__.update(kw)
         self.log = []               # (path, headers)
         self.lock = threading.Lock()
@@ -175,8 +179,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if "job_type" in q and not st.ignore_type:
                 jobs = [j for j in jobs if j[1] == q["job_type"][0]]
             skip, limit = int(q["skip"][0]), int(q["limit"][0])
+            if st.cap:
+                limit = min(limit, st.cap)
             page = [job_json(j) for j in jobs[skip:skip + limit]]
-            hdr = [("X-Total-Count", str(len(jobs)))] if st.total else []
+            total = st.announce if st.announce is not None else len(jobs)
+            hdr = [("X-Total-Count", str(total))] if st.total else []
             return self.send(200, json.dumps(page), hdr)
         if u.path.startswith("/api/v1/scans/"):
             i = int(u.path.rsplit("/", 1)[1])
@@ -455,12 +462,16 @@ def test_https(tmp):
     # https with a self-signed certificate: trusted through --cacert only
     cert, keyf = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
     if not shutil.which("openssl"):
-        print("https: no openssl, skipped", file=sys.stderr)
+        MISSING.append("https: no openssl to make a certificate")
         return
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048",
-                    "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout",
-                    keyf, "-out", cert], check=True, capture_output=True)
+    p = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048",
+                        "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1", "-keyout",
+                        keyf, "-out", cert], capture_output=True, text=True)
+    check(p.returncode == 0, "https: cannot set up a certificate: openssl "
+          "exited %d: %s" % (p.returncode, p.stderr[-500:]))
+    if p.returncode != 0:
+        return
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, keyf)
     st = State(require={"X-API-KEY": KEY})
@@ -478,6 +489,112 @@ def test_https(tmp):
               (p.returncode, p.stderr))
 
 
+def test_limits(tmp):
+    """Servers that never answer, never stop, send a giant header, promise
+    rows they do not give; a password in --api (issue 13, items 12, 16, 18,
+    20)."""
+    import bad_http
+
+    def api(url, d, *extra):
+        t0 = time.monotonic()
+        p = run(url, d, *extra, timeout=120)
+        return p, time.monotonic() - t0
+
+    # a silent server: one request, the run over after --timeout (it was
+    # --timeout per attempt, 4 attempts and the pauses between)
+    with bad_http.BadServer("silent") as srv:
+        d = os.path.join(tmp, "silent")
+        p, took = api(srv.url(), d, "--timeout", "2", "--retries", "3")
+        check(p.returncode == 69 and took < 8 and srv.requests == 1 and
+              "within the timeout of 2 s" in p.stderr and files(d) == [],
+              "silent server, --timeout bounds the retries: exit %d in %.1f"
+              " s, %d requests: %s" % (p.returncode, took, srv.requests,
+                                       p.stderr))
+
+    # an endless chunked answer was buffered up to 1 GiB
+    with bad_http.BadServer("chunked") as srv:
+        d = os.path.join(tmp, "chunked")
+        p, took = api(srv.url("bob:Pw-s3cret"), d, "--max-response-size",
+                      "64K")
+        check(p.returncode == 69 and took < 10 and "larger than the limit "
+              "of 64 KiB" in p.stderr and "127.0.0.1:%d/api/v1/jobs" %
+              srv.port in p.stderr and "Pw-s3cret" not in p.stderr and
+              files(d) == [], "endless chunked response buffered up to 1 "
+              "GiB (64K cap): exit %d in %.1f s: %s"
+              % (p.returncode, took, p.stderr))
+        p, took = api(srv.url(), d)
+        check(p.returncode == 69 and "larger than the limit of 256 MiB" in
+              p.stderr, "endless chunked response buffered up to 1 GiB "
+              "(default cap): exit %d in %.1f s: %s"
+              % (p.returncode, took, p.stderr))
+
+    # a 200 KB header was "Out of memory"
+    with bad_http.BadServer("bighdr") as srv:
+        d = os.path.join(tmp, "bighdr")
+        p, _ = api(srv.url(), d)
+        check(p.returncode == 69 and "has a header larger than" in p.stderr
+              and "127.0.0.1:%d/api/v1/jobs" % srv.port in p.stderr and
+              "Out of memory" not in p.stderr,
+              "200 KB HTTP header reported as Out of memory: %d %s"
+              % (p.returncode, p.stderr))
+
+    # X-Total-Count: 1000000, then an empty page: was exit 0 with the rows
+    # of the first page
+    st = State(announce=1000000)
+    with Server(st) as srv:
+        d = os.path.join(tmp, "announced")
+        p = run("http://127.0.0.1:%d" % srv.port, d)
+    check(p.returncode == 65 and "announced 1000000 jobs" in p.stderr and
+          "gave 9" in p.stderr and "skip=9" in p.stderr and files(d) == [],
+          "X-Total-Count 1000000 then an empty page: %d %s"
+          % (p.returncode, p.stderr))
+    # ... but a server that gives fewer per page than asked is fine
+    st = State(cap=4)
+    with Server(st) as srv:
+        d = os.path.join(tmp, "capped")
+        p = run("http://127.0.0.1:%d" % srv.port, d, "--page-size", "100")
+    check(p.returncode == 0 and jobs_requests(st) ==
+          ["/api/v1/jobs?skip=%d&limit=100" % k for k in (0, 4, 8)],
+          "pages shorter than asked: %d %s %s"
+          % (p.returncode, jobs_requests(st), p.stderr))
+    check_output(d, None, "pages shorter than asked")
+
+    # a negative elapsed from the API was written as it came
+    st = State(jobs_body=json.dumps([dict(job_json(JOBS[0]),
+                                          elapsed=-29.5)]))
+    with Server(st) as srv:
+        d = os.path.join(tmp, "negative")
+        p = run("http://127.0.0.1:%d" % srv.port, d)
+    check(p.returncode == 65 and "job 1: 'elapsed' is negative" in p.stderr
+          and files(d) == [], "negative Distiller elapsed from the API: "
+          "%d %s" % (p.returncode, p.stderr))
+
+    # a password in --api stayed in /proc/PID/cmdline
+    with bad_http.BadServer("silent") as srv:
+        d = os.path.join(tmp, "cmdline")
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("DISTILLER_API_KEY", "DISTILLER_TOKEN")}
+        cmd, rc, err, _ = bad_http.cmdline_while_running(
+            [BIN, "distiller", "jobs", "--api", srv.url("bob:Pw-s3cret"),
+             "--timeout", "4", "--out-dir", d], env=env)
+        check(cmd is not None and "Pw-s3cret" not in cmd and "--api" in cmd
+              and "bob:" in cmd, "password in --api URL stays in "
+              "/proc/PID/cmdline: %r" % cmd)
+        check(rc == 69 and "password" in err and "--token-file" in err and
+              "Pw-s3cret" not in err,
+              "password in --api: a warning, never shown: %d %s" % (rc, err))
+
+    # --max-response-size: a size, and only with --api
+    for args in (["--api", "http://127.0.0.1:9", "--max-response-size", "0"],
+                 ["--api", "http://127.0.0.1:9", "--max-response-size", "1T"],
+                 ["--max-response-size", "1M"]):
+        p = subprocess.run([BIN, "distiller", "jobs", "--out-dir",
+                            os.path.join(tmp, "usage"), *args],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 64, "usage %s: %d %s" % (args, p.returncode,
+                                                       p.stderr))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="st-distiller-rest-")
     try:
@@ -485,12 +602,17 @@ def main():
         test_auth(tmp)
         test_failures(tmp)
         test_https(tmp)
+        test_limits(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     check(not any(KEY in s or TOKEN in s for s in STDERRS),
           "a secret was printed")
     print("distiller rest: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS else 0)
+    if FAILS or not CHECKS[0]:
+        sys.exit(1)
+    if MISSING:
+        setup_rule.missing("cli-distiller-rest", "; ".join(MISSING))
+    sys.exit(0)
 
 
 if __name__ == "__main__":

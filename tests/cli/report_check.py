@@ -19,8 +19,10 @@ Usage: report_check.py STREAMTIME PAPER_DATA
 4. Headless Chromium, offline (a fresh network namespace when root, a proxy
    that goes nowhere in any case): a screenshot that is not blank and a
    --dump-dom that holds the comparison table.  Chromium is installed from
-   Debian when missing and we are root; otherwise this part is skipped
-   (exit 77 once everything else passed), saying why.
+   Debian when missing and we are root; when it cannot be had this part is
+   skipped (exit 77 once everything else passed, saying why) only off CI
+   and not as root: under CI=true, as root, or when the install or the
+   browser fails, the test fails (tests/cli/setup_rule.py).
 
 Set REPORT_SCREENSHOT=PATH to keep the screenshot.
 """
@@ -35,6 +37,9 @@ import sys
 import tempfile
 import zlib
 from html.parser import HTMLParser
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import setup_rule  # noqa: E402
 
 failures = []
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
@@ -373,21 +378,25 @@ SVG = """<?xml version="1.0" encoding="UTF-8"?>
 # ---- the browser ------------------------------------------------------
 
 def find_chromium():
+    """(path, None), or (None, why) with why[0] True when it is missing
+    and we may not install it, False when installing it failed."""
     for name in ("chromium", "chromium-browser"):
         p = shutil.which(name)
         if p:
             return p, None
     if os.geteuid() != 0:
-        return None, "chromium is not installed and we are not root to install it"
+        return None, (True, "chromium is not installed and we are not "
+                      "root to install it")
     try:
         r = subprocess.run("apt-get update -qq && DEBIAN_FRONTEND=noninteractive "
                            "apt-get install -y -qq chromium", shell=True,
                            capture_output=True, text=True, timeout=420)
     except subprocess.TimeoutExpired:
-        return None, "apt-get install chromium timed out"
+        return None, (False, "apt-get install chromium timed out")
     p = shutil.which("chromium")
     if not p:
-        return None, f"apt-get install chromium failed: {r.stderr.strip()[-300:]}"
+        return None, (False, "apt-get install chromium failed: "
+                      f"{r.stderr.strip()[-300:]}")
     return p, None
 
 
@@ -469,8 +478,7 @@ def check_in_browser(page, tmp, sizes):
 def main():
     exe, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     if not os.path.isdir(data):
-        print(f"skip: no paper data at {data}")
-        return 77
+        setup_rule.missing("cli-report", f"no paper data at {data}")
     tmp = tempfile.mkdtemp(prefix="st-report-")
     try:
         return body(exe, data, tmp)
@@ -610,9 +618,10 @@ def body(exe, data, tmp):
     if failures:
         print("\n".join(failures[:40]))
         return 1
+    if why and why[0]:
+        setup_rule.missing("cli-report", f"the browser part: {why[1]}")
     if why:
-        print(f"skip: the browser part: {why}")
-        return 77
+        setup_rule.broken("cli-report", "headless Chromium", why[1])
     return 0
 
 

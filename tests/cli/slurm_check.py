@@ -21,6 +21,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 BIN = os.path.abspath(sys.argv[1])
 PAPER = sys.argv[2]
@@ -339,12 +340,96 @@ def test_fake_sacct(tmp):
     check(p.returncode == 64, "--input with --since: 64")
 
 
+def test_rest_limits(tmp):
+    """slurm jobs --rest against stand-in servers that misbehave
+    (tests/cli/bad_http.py): bounded time, bounded memory, clear messages,
+    no password left in the process list (issue 13, items 16, 18, 20)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import bad_http
+    env = {k: v for k, v in os.environ.items() if k != "SLURM_JWT"}
+    span = ["--since", "2023-03-01", "--until", "2023-03-02", "--out", "-"]
+
+    def rest(url, *extra, timeout=120):
+        t0 = time.monotonic()
+        p = subprocess.run([BIN, "slurm", "jobs", "--rest", url, *span,
+                            *extra], capture_output=True, text=True,
+                           timeout=timeout, env=env)
+        return p, time.monotonic() - t0
+
+    # a silent slurmrestd took 242 s per window (60 s x 4 attempts): with
+    # --timeout 2 the whole run ends after about 2 s, one request made
+    with bad_http.BadServer("silent") as srv:
+        p, took = rest(srv.url(), "--timeout", "2")
+        check(p.returncode == 69 and took < 8 and "within the timeout of "
+              "2 s" in p.stderr and srv.requests == 1,
+              "silent slurmrestd took 242 s per window: exit %d in %.1f s, "
+              "%d requests: %s" % (p.returncode, took, srv.requests,
+                                   p.stderr))
+    # retries stay, inside the same bound: 503 four times (0.25+0.5+1 s
+    # of pauses), then the status is reported
+    with bad_http.BadServer("status5xx") as srv:
+        p, took = rest(srv.url(), "--timeout", "5")
+        check(p.returncode == 69 and took < 10 and srv.requests == 4 and
+              "HTTP 503" in p.stderr,
+              "retries bounded by --timeout: exit %d in %.1f s, %d requests:"
+              " %s" % (p.returncode, took, srv.requests, p.stderr))
+
+    # an endless chunked answer was buffered up to 1 GiB: now it stops at
+    # --max-response-size, and at 256 MiB by default
+    with bad_http.BadServer("chunked") as srv:
+        p, took = rest(srv.url("alice:Pw-s3cret"), "--max-response-size",
+                       "1M")
+        check(p.returncode == 69 and took < 10 and "larger than the limit "
+              "of 1 MiB" in p.stderr and "127.0.0.1:%d/slurmdb/" % srv.port
+              in p.stderr and "Pw-s3cret" not in p.stderr,
+              "endless chunked response buffered up to 1 GiB (1M cap): exit "
+              "%d in %.1f s: %s" % (p.returncode, took, p.stderr))
+        p, took = rest(srv.url())
+        check(p.returncode == 69 and "larger than the limit of 256 MiB"
+              in p.stderr, "endless chunked response buffered up to 1 GiB "
+              "(default cap): exit %d in %.1f s: %s"
+              % (p.returncode, took, p.stderr))
+
+    # a 200 KB header was reported as "Out of memory"
+    with bad_http.BadServer("bighdr") as srv:
+        p, _ = rest(srv.url())
+        check(p.returncode == 69 and "has a header larger than" in p.stderr
+              and "127.0.0.1:%d/slurmdb/" % srv.port in p.stderr and
+              "Out of memory" not in p.stderr,
+              "200 KB HTTP header reported as Out of memory: %d %s"
+              % (p.returncode, p.stderr))
+
+    # a password in --rest stayed in /proc/PID/cmdline
+    with bad_http.BadServer("silent") as srv:
+        cmd, rc, err, _ = bad_http.cmdline_while_running(
+            [BIN, "slurm", "jobs", "--rest", srv.url("alice:Pw-s3cret"),
+             "--timeout", "4", *span], env=env)
+        check(cmd is not None and "Pw-s3cret" not in cmd and "--rest" in cmd
+              and "alice:" in cmd, "password in --rest URL stays in "
+              "/proc/PID/cmdline: %r" % cmd)
+        check(rc == 69 and "password" in err and "$SLURM_JWT" in err and
+              "Pw-s3cret" not in err,
+              "password in --rest: a warning, never shown: %d %s" % (rc, err))
+
+    # the new options: their values, and only with --rest
+    for args in (["--rest", "http://127.0.0.1:9", "--timeout", "0"],
+                 ["--rest", "http://127.0.0.1:9", "--timeout", "1.5"],
+                 ["--rest", "http://127.0.0.1:9", "--max-response-size", "0"],
+                 ["--rest", "http://127.0.0.1:9", "--max-response-size",
+                  "12X"],
+                 ["--timeout", "5"], ["--max-response-size", "1M"]):
+        p = run(*args, *span)
+        check(p.returncode == 64, "usage %s: %d %s" % (args, p.returncode,
+                                                       p.stderr))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="st-slurm-")
     try:
         test_dumps(tmp)
         test_bad_values(tmp)
         test_fake_sacct(tmp)
+        test_rest_limits(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("slurm: %d checks, %d failed" % (CHECKS[0], len(FAILS)))

@@ -33,7 +33,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "cli"))
 import pgserver  # noqa: E402
+import setup_rule  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.abspath(sys.argv[2])
@@ -42,6 +44,7 @@ PAPER = os.path.join(os.path.abspath(sys.argv[3]), "file_transfer",
 SIZES = (128, 256, 512, 1024)
 HEADER = "id,slurm_id,elapsed\n"
 FAILS, CHECKS = [], [0]
+MISSING = []        # parts not run for want of their input (setup_rule)
 
 
 def check(cond, what):
@@ -294,6 +297,7 @@ def load_paper(pg, db, schema):
 def test_paper(pg, tmp):
     if not os.path.isdir(PAPER):
         print("paper: SKIPPED, no %s" % PAPER)
+        MISSING.append("no paper data at %s" % PAPER)
         return
     outs = {}
     for schema in ("legacy", "current"):
@@ -540,16 +544,28 @@ def test_errors(pg, tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o755)
-        pg = pgserver.PgServer(tmp)
         try:
-            pg.start()
+            pg = pgserver.PgServer(tmp)
+        except pgserver.Missing as e:
+            setup_rule.missing("db-distiller", str(e))
+        try:
+            try:
+                pg.start()
+            except pgserver.Broken as e:
+                # not a pass: no check ran
+                setup_rule.broken("db-distiller", "a PostgreSQL server",
+                                  str(e))
             test_synthetic(pg, tmp)
             test_paper(pg, tmp)
             test_errors(pg, tmp)
         finally:
             pg.stop()
     print("distiller db: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+    if FAILS or not CHECKS[0]:
+        return 1
+    if MISSING:
+        setup_rule.missing("db-distiller", "; ".join(MISSING))
+    return 0
 
 
 if __name__ == "__main__":

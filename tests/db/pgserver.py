@@ -14,8 +14,19 @@ import subprocess
 import tempfile
 
 
+class Missing(RuntimeError):
+    """No PostgreSQL server is installed."""
+
+
+class Broken(RuntimeError):
+    """The server is installed but did not come up; the message says why."""
+
+
 def bindir():
-    """The newest /usr/lib/postgresql/N/bin holding pg_ctl, or None."""
+    """$ST_PG_BINDIR (for tests of this module), else the newest
+    /usr/lib/postgresql/N/bin holding pg_ctl, or None."""
+    if os.environ.get("ST_PG_BINDIR"):
+        return os.environ["ST_PG_BINDIR"]
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"),
                    key=lambda p: int(p.split("/")[4]) if
                    p.split("/")[4].isdigit() else 0)
@@ -29,36 +40,61 @@ class PgServer:
     def __init__(self, parent=None):
         self.bin = bindir()
         if not self.bin:
-            raise RuntimeError("no PostgreSQL server (apt-get install "
-                               "postgresql)")
+            raise Missing("no PostgreSQL server (apt-get install "
+                          "postgresql)")
         self.dir = tempfile.mkdtemp(prefix="st-pg-", dir=parent)
         self.data = os.path.join(self.dir, "data")
         self.port = 5432
         self.root = os.geteuid() == 0
         os.chmod(self.dir, 0o755)
-        if self.root:
-            shutil.chown(self.dir, "postgres", "postgres")
         self.started = False
+        if self.root:
+            try:
+                shutil.chown(self.dir, "postgres", "postgres")
+            except LookupError:
+                shutil.rmtree(self.dir, ignore_errors=True)
+                raise Missing("no user postgres to run the server as "
+                              "(apt-get install postgresql)")
 
     def _run(self, argv, **kw):
         if self.root:
             argv = ["runuser", "-u", "postgres", "--"] + argv
         return subprocess.run(argv, **kw)
 
+    def _step(self, what, argv, **kw):
+        """Run ARGV; Broken naming WHAT, its status and output on failure."""
+        try:
+            p = self._run(argv, capture_output=True, text=True, **kw)
+        except OSError as e:
+            raise Broken("%s: %s" % (what, e))
+        if p.returncode != 0:
+            raise Broken("%s exited %d: %s%s" % (what, p.returncode,
+                                                 p.stdout[-1000:],
+                                                 p.stderr[-2000:]))
+
     def start(self):
-        self._run([os.path.join(self.bin, "initdb"), "-D", self.data,
-                   "-U", "postgres", "-A", "trust", "-E", "UTF8",
-                   "--locale=C"], check=True, capture_output=True)
+        """initdb and start; Broken saying which step failed."""
+        self._step("initdb", [os.path.join(self.bin, "initdb"), "-D",
+                              self.data, "-U", "postgres", "-A", "trust",
+                              "-E", "UTF8", "--locale=C"])
         with open(os.path.join(self.data, "pg_hba.conf"), "w") as f:
             f.write("local all postgres trust\n"
                     "local all all scram-sha-256\n")
         log = os.path.join(self.dir, "server.log")
         # -w: return once the server accepts connections; the log file
         # keeps the server's output off the test's pipes
-        self._run([os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-w",
-                   "-l", log, "-o", "-k %s -h '' -p %d -c fsync=off" %
-                   (self.dir, self.port), "start"],
-                  check=True, capture_output=True, stdin=subprocess.DEVNULL)
+        try:
+            self._step("pg_ctl start", [
+                os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-w",
+                "-l", log, "-o", "-k %s -h '' -p %d -c fsync=off" %
+                (self.dir, self.port), "start"], stdin=subprocess.DEVNULL)
+        except Broken as e:
+            try:
+                with open(log, errors="replace") as f:
+                    tail = f.read()[-2000:]
+            except OSError:
+                tail = ""
+            raise Broken("%s; server log: %s" % (e, tail))
         self.started = True
         return self
 

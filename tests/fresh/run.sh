@@ -16,19 +16,32 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
+# Cannot run is a skip (77) only off CI; under CI=true it is a failure, and
+# so is anything that does not come up (tests/cli/setup_rule.py's rule).
+on_ci() { case "${CI:-}" in "" | 0 | false | no) return 1 ;; esac; }
 if [ "$(id -u)" -ne 0 ]; then
+	if on_ci; then
+		echo "tests/fresh: FAIL: needs root (debootstrap, chroot) and CI=$CI allows no skip" >&2
+		exit 1
+	fi
 	echo "tests/fresh: needs root (debootstrap, chroot): skipped" >&2
 	exit 77
 fi
 if ! command -v debootstrap >/dev/null; then
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >&2
+	{ apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >&2; } || {
+		echo "tests/fresh: FAIL: cannot install debootstrap" >&2
+		exit 1
+	}
 fi
 base=${ST_FRESH_BASE:-/var/tmp/streamtime-bookworm-base}
 if [ ! -x "$base/bin/sh" ]; then
 	rm -rf "$base"
 	debootstrap --variant=minbase bookworm "$base" \
-		http://deb.debian.org/debian >&2
+		http://deb.debian.org/debian >&2 || {
+		echo "tests/fresh: FAIL: cannot set up the root: debootstrap failed" >&2
+		exit 1
+	}
 fi
 
 work=$(mktemp -d /var/tmp/st-fresh.XXXXXX)

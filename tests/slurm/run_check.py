@@ -9,7 +9,9 @@ real jobs (submit_jobs.sh: 4-node distiller-count-N jobs in QOS
 realtime_test, one that exits 1, a cancelled pending one, one on 2 nodes,
 an array, a name with a '|'), then checks that `slurm jobs` over sacct and
 over slurmrestd return exactly the expected rows, and stops it all.
-Needs root (daemons run as munge, mysql and slurm); otherwise skipped (77).
+Needs root (daemons run as munge, mysql and slurm); otherwise skipped (77),
+but never under CI=true (tests/cli/setup_rule.py).  A Slurm that does not
+come up (a port taken, a daemon failing) is a failure, never a pass.
 """
 import csv
 import io
@@ -20,6 +22,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "cli"))
+import setup_rule  # noqa: E402
+
 BIN = os.path.abspath(sys.argv[1])
 FAILS, CHECKS = [], [0]
 
@@ -42,109 +47,125 @@ def read_env(path):
     return env
 
 
+class SetupFailed(Exception):
+    pass
+
+
+def setup(state):
+    """slurm_up.sh and submit_jobs.sh in STATE; SetupFailed saying which
+    failed and how."""
+    for script in ("slurm_up.sh", "submit_jobs.sh"):
+        try:
+            p = subprocess.run([os.path.join(HERE, script), state],
+                               capture_output=True, text=True, timeout=600)
+        except subprocess.TimeoutExpired:
+            raise SetupFailed("%s did not finish in 600 s" % script)
+        if p.returncode != 0:
+            raise SetupFailed("%s exited %d:\n%s%s" % (
+                script, p.returncode, p.stdout[-2000:], p.stderr[-4000:]))
+
+
 def main():
     if os.geteuid() != 0:
-        print("skipped: the Slurm daemons need root")
-        sys.exit(77)
+        setup_rule.missing("slurm-real", "the Slurm daemons need root")
     state = tempfile.mkdtemp(prefix="st-slurm-")
     os.rmdir(state)     # slurm_up.sh wants a new or its own directory
     try:
-        up = subprocess.run([os.path.join(HERE, "slurm_up.sh"), state],
-                            capture_output=True, text=True, timeout=600)
-        if up.returncode != 0:
-            print(up.stdout, up.stderr, file=sys.stderr)
-            check(False, "slurm_up.sh failed")
-            return
-        sub = subprocess.run([os.path.join(HERE, "submit_jobs.sh"), state],
-                             capture_output=True, text=True, timeout=600)
-        if sub.returncode != 0:
-            print(sub.stdout, sub.stderr, file=sys.stderr)
-            check(False, "submit_jobs.sh failed")
-            return
-        env = read_env(os.path.join(state, "env"))
-        win = dict(l.strip().split("=", 1) for l in open(os.path.join(state,
-                                                                  "window.txt")))
-        expected = [l.strip() for l in open(os.path.join(state,
-                                                         "expected_jobs.txt"))
-                    if l.strip()]
-        # the machine's zone, which sacct and slurmrestd print times in
-        tz = os.environ.get("TZ") or "UTC"
-        common = ["--since", win["since"], "--until", win["until"], "--tz", tz,
-                  "--qos-contains", "realtime_test", "--out", "-"]
-
-        def jobs(*extra):
-            p = subprocess.run([BIN, "slurm", "jobs", *common, *extra],
-                               capture_output=True, text=True, timeout=120,
-                               env=env)
-            rows = list(csv.reader(io.StringIO(p.stdout)))
-            return p, rows
-
-        p, sacct_rows = jobs()
-        check(p.returncode == 0, "over sacct: %d %s" % (p.returncode, p.stderr))
-        got = [r[1] for r in sacct_rows[1:]]
-        check(sorted(got) == sorted(expected),
-              "sacct rows %s, expected %s" % (got, expected))
-        names = {r[1]: r[0] for r in sacct_rows[1:]}
-        check("distiller-count-7|pipe" in names.values(),
-              "the name with a '|' arrives whole: %s" % names)
-        check(all(r[7] == "4" and r[8] == "realtime_test" and r[10] == "0:0"
-                  for r in sacct_rows[1:]), "filter columns: %s" % sacct_rows)
-
-        # one-day windows: the same rows (the windows meet without a gap)
-        p, rows = jobs("--window-days", "1")
-        check(sorted(r[1] for r in rows[1:]) == sorted(expected),
-              "1-day windows: %s" % [r[1] for r in rows[1:]])
-
-        # slurmrestd: Debian 12 serves v0.0.36-38 only, so auto-detection
-        # must land on v0.0.38.  Its exit codes are known to be wrong (a job
-        # that exited 1 reads SUCCESS/0): the warning must say so, and that
-        # job is the one extra row.
-        tok = env.pop("SLURM_JWT")
-        tokfile = os.path.join(state, "token")
-        with open(tokfile, "w") as f:
-            f.write(tok + "\n")
-        os.chmod(tokfile, 0o600)
-        p, rest_rows = jobs("--rest", env["SLURM_REST_URL"], "--token-file",
-                            tokfile, "--rest-user", "root")
-        check(p.returncode == 0, "over REST: %d %s" % (p.returncode, p.stderr))
-        check(tok not in p.stdout + p.stderr, "the token is never printed")
-        check("exit" in p.stderr.lower() and "v0.0.38" in p.stderr,
-              "the v0.0.38 exit-code warning: %s" % p.stderr)
-        all_jobs = {}
-        for line in open(os.path.join(state, "all_jobs.txt")):
-            parts = line.split()
-            if parts:
-                all_jobs[parts[0]] = " ".join(parts[1:])
-        failed = [j for j, label in all_jobs.items() if " exit 1 " in label]
-        rest_ids = [r[1] for r in rest_rows[1:]]
-        check(sorted(rest_ids) == sorted(expected + failed),
-              "REST rows %s, expected %s plus the failed job %s"
-              % (rest_ids, expected, failed))
-        # and every other value agrees with sacct's, field by field
-        by_id = {r[1]: r for r in rest_rows[1:]}
-        for r in sacct_rows[1:]:
-            check(by_id.get(r[1]) == r, "REST row of %s: %s, sacct: %s"
-                  % (r[1], by_id.get(r[1]), r))
-        env["SLURM_JWT"] = tok
-        p, rows = jobs("--rest", env["SLURM_REST_URL"], "--rest-user", "root")
-        check(p.returncode == 0 and len(rows) == len(rest_rows),
-              "token from $SLURM_JWT: %s" % p.stderr)
-        p, _ = jobs("--rest", env["SLURM_REST_URL"], "--rest-user", "root",
-                    "--api-version", "v0.0.41")
-        check(p.returncode == 69, "a version the server lacks: %d %s"
-              % (p.returncode, p.stderr))
-        env["SLURM_JWT"] = "not-a-token"
-        p, _ = jobs("--rest", env["SLURM_REST_URL"], "--rest-user", "root")
-        check(p.returncode == 69 and "not-a-token" not in p.stderr,
-              "a bad token: %d %s" % (p.returncode, p.stderr))
-        print("sacct: %d rows %s; REST: %d rows" % (len(got), sorted(got),
-                                                   len(rest_ids)))
+        setup(state)
+        checks(state)
+    except SetupFailed as e:
+        # not a pass: the checks below never ran
+        setup_rule.broken("slurm-real", "a real Slurm", str(e))
     finally:
         subprocess.run([os.path.join(HERE, "slurm_down.sh"), state],
                        capture_output=True, timeout=120)
         shutil.rmtree(state, ignore_errors=True)
     print("slurm: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS else 0)
+    sys.exit(1 if FAILS or not CHECKS[0] else 0)
+
+
+def checks(state):
+    env = read_env(os.path.join(state, "env"))
+    win = dict(l.strip().split("=", 1) for l in open(os.path.join(state,
+                                                              "window.txt")))
+    expected = [l.strip() for l in open(os.path.join(state,
+                                                     "expected_jobs.txt"))
+                if l.strip()]
+    if not expected:
+        raise SetupFailed("submit_jobs.sh expected no job: nothing to "
+                          "check against")
+    # the machine's zone, which sacct and slurmrestd print times in
+    tz = os.environ.get("TZ") or "UTC"
+    common = ["--since", win["since"], "--until", win["until"], "--tz", tz,
+              "--qos-contains", "realtime_test", "--out", "-"]
+
+    def jobs(*extra):
+        p = subprocess.run([BIN, "slurm", "jobs", *common, *extra],
+                           capture_output=True, text=True, timeout=120,
+                           env=env)
+        rows = list(csv.reader(io.StringIO(p.stdout)))
+        return p, rows
+
+    p, sacct_rows = jobs()
+    check(p.returncode == 0, "over sacct: %d %s" % (p.returncode, p.stderr))
+    got = [r[1] for r in sacct_rows[1:]]
+    check(sorted(got) == sorted(expected),
+          "sacct rows %s, expected %s" % (got, expected))
+    names = {r[1]: r[0] for r in sacct_rows[1:]}
+    check("distiller-count-7|pipe" in names.values(),
+          "the name with a '|' arrives whole: %s" % names)
+    check(all(r[7] == "4" and r[8] == "realtime_test" and r[10] == "0:0"
+              for r in sacct_rows[1:]), "filter columns: %s" % sacct_rows)
+
+    # one-day windows: the same rows (the windows meet without a gap)
+    p, rows = jobs("--window-days", "1")
+    check(sorted(r[1] for r in rows[1:]) == sorted(expected),
+          "1-day windows: %s" % [r[1] for r in rows[1:]])
+
+    # slurmrestd: Debian 12 serves v0.0.36-38 only, so auto-detection
+    # must land on v0.0.38.  Its exit codes are known to be wrong (a job
+    # that exited 1 reads SUCCESS/0): the warning must say so, and that
+    # job is the one extra row.
+    tok = env.pop("SLURM_JWT")
+    tokfile = os.path.join(state, "token")
+    with open(tokfile, "w") as f:
+        f.write(tok + "\n")
+    os.chmod(tokfile, 0o600)
+    p, rest_rows = jobs("--rest", env["SLURM_REST_URL"], "--token-file",
+                        tokfile, "--rest-user", "root")
+    check(p.returncode == 0, "over REST: %d %s" % (p.returncode, p.stderr))
+    check(tok not in p.stdout + p.stderr, "the token is never printed")
+    check("exit" in p.stderr.lower() and "v0.0.38" in p.stderr,
+          "the v0.0.38 exit-code warning: %s" % p.stderr)
+    all_jobs = {}
+    for line in open(os.path.join(state, "all_jobs.txt")):
+        parts = line.split()
+        if parts:
+            all_jobs[parts[0]] = " ".join(parts[1:])
+    failed = [j for j, label in all_jobs.items() if " exit 1 " in label]
+    rest_ids = [r[1] for r in rest_rows[1:]]
+    check(sorted(rest_ids) == sorted(expected + failed),
+          "REST rows %s, expected %s plus the failed job %s"
+          % (rest_ids, expected, failed))
+    # and every other value agrees with sacct's, field by field
+    by_id = {r[1]: r for r in rest_rows[1:]}
+    for r in sacct_rows[1:]:
+        check(by_id.get(r[1]) == r, "REST row of %s: %s, sacct: %s"
+              % (r[1], by_id.get(r[1]), r))
+    env["SLURM_JWT"] = tok
+    p, rows = jobs("--rest", env["SLURM_REST_URL"], "--rest-user", "root")
+    check(p.returncode == 0 and len(rows) == len(rest_rows),
+          "token from $SLURM_JWT: %s" % p.stderr)
+    p, _ = jobs("--rest", env["SLURM_REST_URL"], "--rest-user", "root",
+                "--api-version", "v0.0.41")
+    check(p.returncode == 69, "a version the server lacks: %d %s"
+          % (p.returncode, p.stderr))
+    env["SLURM_JWT"] = "not-a-token"
+    p, _ = jobs("--rest", env["SLURM_REST_URL"], "--rest-user", "root")
+    check(p.returncode == 69 and "not-a-token" not in p.stderr,
+          "a bad token: %d %s" % (p.returncode, p.stderr))
+    print("sacct: %d rows %s; REST: %d rows" % (len(got), sorted(got),
+                                               len(rest_ids)))
 
 
 if __name__ == "__main__":

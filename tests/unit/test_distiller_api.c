@@ -95,10 +95,10 @@ static void test_jobs_edges(void **state)
 	assert_int_equal(js.n, 0);
 	assert_int_equal(pg.n_jobs, 0);
 	assert_int_equal(pg.last_id, 0);
-	/* negative and tiny durations, the largest accepted */
+	/* zero and tiny durations, the largest accepted */
 	assert_int_equal(parse_jobs(
 		"[{\"id\": 1, \"job_type\": \"t\", \"slurm_id\": -1,"
-		"  \"elapsed\": -1.5, \"scan_ids\": [-2]},"
+		"  \"elapsed\": -0.0, \"scan_ids\": [-2]},"
 		" {\"id\": 2, \"job_type\": \"t\", \"slurm_id\": 0,"
 		"  \"elapsed\": 4e-7, \"scan_ids\": []},"
 		" {\"id\": 3, \"job_type\": \"t\", \"slurm_id\": 0,"
@@ -107,7 +107,7 @@ static void test_jobs_edges(void **state)
 		"  \"elapsed\": 1.0000004, \"scan_ids\": []}]",
 		NULL, &js, NULL, &err), 0);
 	assert_int_equal(js.n, 4);
-	assert_int_equal(js.v[0].elapsed, -(SEC + SEC / 2));
+	assert_int_equal(js.v[0].elapsed, 0);
 	assert_int_equal(js.v[0].slurm_id, -1);
 	assert_int_equal(js.v[0].scan_ids[0], -2);
 	assert_int_equal(js.v[1].elapsed, 0);
@@ -147,6 +147,54 @@ static void test_jobs_type(void **state)
 	st_distiller_api_jobs_release(&js);
 }
 
+/* issue 13: a job whose elapsed is negative was written as it came; now
+ * the page fails naming the job, and nothing of it is kept. */
+static void test_negative_elapsed_refused(void **state)
+{
+	st_distiller_api_jobs js = { 0 };
+	st_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(parse_jobs(
+		"[{\"id\": 8, \"job_type\": \"count\", \"slurm_id\": 1,"
+		"  \"elapsed\": 3, \"scan_ids\": [1]},"
+		" {\"id\": 7, \"job_type\": \"count\", \"slurm_id\": 2,"
+		"  \"elapsed\": -29.5, \"scan_ids\": [1]}]",
+		NULL, &js, NULL, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(err.text, "job 7: 'elapsed' is negative"));
+	assert_int_equal(js.n, 0);
+	st_distiller_api_jobs_release(&js);
+}
+
+/* X-Total-Count: digits only (it was strtoll: "+5", " 5" and 19-digit
+ * values went through). */
+static void test_total_count_parse(void **state)
+{
+	static const struct {
+		const char *s;
+		int ok;
+		int64_t v;
+	} cases[] = {
+		{ "0", 1, 0 }, { "7", 1, 7 }, { "1000000", 1, 1000000 },
+		{ "007", 1, 7 }, { "999999999999999999", 1, INT64_C(999999999999999999) },
+		{ "", 0, 0 }, { "+5", 0, 0 }, { "-1", 0, 0 }, { " 5", 0, 0 },
+		{ "5 ", 0, 0 }, { "5x", 0, 0 }, { "0x10", 0, 0 }, { "1e3", 0, 0 },
+		{ "1000000000000000000", 0, 0 }, { "9223372036854775808", 0, 0 },
+	};
+	int64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = -1;
+		assert_int_equal(st_distiller_api_parse_total(
+			cases[i].s, strlen(cases[i].s), &v), cases[i].ok ? 0 : -1);
+		if (cases[i].ok)
+			assert_int_equal(v, cases[i].v);
+	}
+	assert_int_equal(st_distiller_api_parse_total("12\0003", 4, &v), -1);
+}
+
 static void test_jobs_errors(void **state)
 {
 	static const struct {
@@ -175,6 +223,11 @@ static void test_jobs_errors(void **state)
 		  "\"scan_ids\":[]}", "job 5: 'elapsed' is out of range" },
 		{ "\"job_type\":\"count\",\"slurm_id\":1,\"elapsed\":-1e10,"
 		  "\"scan_ids\":[]}", "job 5: 'elapsed' is out of range" },
+		/* issue 13: a negative elapsed from the API was kept */
+		{ "\"job_type\":\"count\",\"slurm_id\":1,\"elapsed\":-1.5,"
+		  "\"scan_ids\":[]}", "job 5: 'elapsed' is negative" },
+		{ "\"job_type\":\"count\",\"slurm_id\":1,\"elapsed\":-1e-7,"
+		  "\"scan_ids\":[]}", "job 5: 'elapsed' is negative" },
 		{ "\"job_type\":\"count\",\"slurm_id\":1,\"elapsed\":1}",
 		  "job 5: 'scan_ids' is missing" },
 		{ "\"job_type\":\"count\",\"slurm_id\":1,\"elapsed\":1,"
@@ -391,6 +444,8 @@ int main(void)
 		cmocka_unit_test(test_jobs_type),
 		cmocka_unit_test(test_scan_odd_metadata),
 		cmocka_unit_test(test_jobs_errors),
+		cmocka_unit_test(test_negative_elapsed_refused),
+		cmocka_unit_test(test_total_count_parse),
 		cmocka_unit_test(test_scan_size),
 		cmocka_unit_test(test_scan_errors),
 	};

@@ -1,0 +1,45 @@
+"""What a test does when it cannot set up the real component it tests.
+
+A test that did not run its checks must not pass.  The one rule, for every
+suite that starts a real server or tool (tests/slurm, tests/db, the sshd of
+cli-clock-ssh, Chromium in cli-report, openssl in cli-distiller-rest,
+tests/docker, tests/fresh):
+
+  * the component is MISSING and cannot be had (not installed, and we are
+    not root to install it): skipped, exit 77 -- but only off CI and not
+    as root; under CI=true, or as root (who could have installed it), it
+    is a failure, exit 1;
+  * the component is there but does not come up (a port taken, initdb or a
+    daemon failing, an install that fails as root): always a failure,
+    exit 1, saying what failed.
+"""
+import os
+import sys
+
+
+def on_ci():
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+def may_skip():
+    """Whether a missing component may be a skip (77): not CI, not root."""
+    return not on_ci() and os.geteuid() != 0
+
+
+def missing(test, why):
+    """The component cannot be had: exit 77 when may_skip(), else 1."""
+    if may_skip():
+        print("%s: skipped: %s" % (test, why))
+        sys.exit(77)
+    print("%s: FAIL: %s (%s: a skip is not allowed here)" %
+          (test, why, "CI=%s" % os.environ.get("CI") if on_ci() else "root"),
+          file=sys.stderr)
+    sys.exit(1)
+
+
+def broken(test, what, detail=""):
+    """The component is there but did not come up: exit 1."""
+    print("%s: FAIL: cannot set up %s%s" % (test, what,
+                                          (": " + detail) if detail else ""),
+          file=sys.stderr)
+    sys.exit(1)
