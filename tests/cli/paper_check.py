@@ -14,6 +14,9 @@ import os
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import setup_rule  # noqa: E402
 import tempfile
 from datetime import datetime, timezone
 from zoneinfo import ZoneInfo
@@ -88,8 +91,7 @@ def hms_seconds(s):
 def main():
     exe, data = sys.argv[1], sys.argv[2]
     if not os.path.isdir(data):
-        print(f"paper data not found at {data}: skipped")
-        return 77
+        setup_rule.data_missing("cli-paper", data)
     out = tempfile.mkdtemp(prefix="st-paper-")
     p = subprocess.run([exe, "reproduce", "--data", data, "--out", out],
                        capture_output=True, text=True)

@@ -18,6 +18,9 @@ import shutil
 import struct
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import setup_rule  # noqa: E402
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -215,8 +218,7 @@ def write_headers_only(src, dst):
 def main():
     exe, paper = sys.argv[1], sys.argv[2]
     if not os.path.isdir(paper):
-        print(f"skip: no paper data at {paper}")
-        return 77
+        setup_rule.data_missing("cli-plot", paper)
     tmp = tempfile.mkdtemp(prefix="st-plot-")
     try:
         res = os.path.join(tmp, "res")
