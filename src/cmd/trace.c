@@ -397,6 +397,8 @@ static int report_inputs(const st_trace_summary *s, const char *what)
 			    " in all)", s->bad_lines - shown, s->bad_lines);
 	for (size_t i = 0; i < s->n_files; i++) {
 		const st_trace_file *f = &s->files_in[i];
+		const char *name = strcmp(f->path, "-") ? f->path
+							: "standard input";
 		int code = f->err_code;
 
 		if (code) {
@@ -407,17 +409,17 @@ static int report_inputs(const st_trace_summary *s, const char *what)
 				rc = code;
 		} else if (f->not_trace) {
 			if (f->st.lines == 0)
-				st_msg_error("%s: not a DFTracer trace: the "
-					     "file is empty", f->path);
+				st_msg_error("%s: not a DFTracer trace: it is "
+					     "empty", name);
 			else
 				st_msg_error("%s: not a DFTracer trace: none "
 					     "of its %" PRIu64 " lines is an "
-					     "event", f->path, f->st.lines);
+					     "event", name, f->st.lines);
 			if (!rc)
 				rc = ST_EXIT_DATAERR;
 		} else if (f->st.events == 0) {
 			st_msg_warn("%s: no X events (only metadata or other "
-				    "phases)", f->path);
+				    "phases)", name);
 		}
 		st_msg_verbose("%s: %" PRIu64 " lines, %" PRIu64 " X events, %"
 			       PRIu64 " M, %" PRIu64 " other, %" PRIu64

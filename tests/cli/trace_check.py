@@ -536,6 +536,12 @@ def test_edges(tmp):
           "issue 13 item 17, trace summary on an empty file exits 0: want "
           "65 naming it, nothing written: %d %r %s"
           % (p.returncode, p.stdout[:100], p.stderr))
+    p = subprocess.run([BIN, "trace", "summary", "-"], input=b"",
+                       capture_output=True)
+    check(p.returncode == 65 and p.stdout == b"" and
+          b"standard input: not a DFTracer trace" in p.stderr,
+          "issue 13 item 17, an empty standard input: 65: %d %s"
+          % (p.returncode, p.stderr))
     brackets = os.path.join(tmp, "brackets.pfw.gz")
     with gzip.open(brackets, "wb") as f:
         f.write(b"[\n]\n")
