@@ -1094,7 +1094,7 @@ static int read_file(struct worker *w, size_t fi)
 	progress_add(o->progress, &seen, r, &pending);
 	tf->st = *st_pfw_stats_get(r);
 	tf->not_trace = tf->st.events == 0 && tf->st.meta == 0 &&
-			tf->st.bad > 0;
+			tf->st.other == 0;
 out:
 	rmap_release(&m);
 	st_pfw_close(r);
@@ -2269,11 +2269,15 @@ static int tl_lanes(struct tl *t, st_error *err)
 
 		if (i == t->nrec || (i && t->rec[i].track !=
 				     t->rec[i - 1].track)) {
-			struct track *k = &t->trk[t->rec[start].track];
+			/* the run rec[start..i); none when there is no
+			 * slice at all (an empty timeline) */
+			if (i > start) {
+				struct track *k = &t->trk[t->rec[start].track];
 
-			k->nlanes = (uint32_t)L.nlanes;
-			k->first = first;
-			first += L.nlanes;
+				k->nlanes = (uint32_t)L.nlanes;
+				k->first = first;
+				first += L.nlanes;
+			}
 			laner_reset(&L);
 			start = i;
 			if (i == t->nrec)
@@ -2373,17 +2377,12 @@ static void tl_meta_threads(struct tl *t, size_t i)
 	}
 }
 
-int st_trace_timeline_write(const char *const *paths, size_t n,
-			    const st_trace_timeline_opts *o, FILE *out,
-			    st_trace_summary *s, st_trace_timeline_counts *c,
-			    st_log *log, st_error *err)
+int st_trace_timeline_scan(const char *const *paths, size_t n,
+			   const st_trace_timeline_opts *o,
+			   st_trace_summary *s, st_error *err)
 {
 	st_trace_opts so = { 0 };
-	struct tl *t;
-	size_t ne;
-	int rc = -1;
 
-	memset(c, 0, sizeof(*c));
 	so.filter = o->filter;
 	so.no_overlap = true;
 	so.jobs = o->jobs;
@@ -2397,6 +2396,20 @@ int st_trace_timeline_write(const char *const *paths, size_t n,
 		atomic_store(&o->progress->total_bytes,
 			     3 * atomic_load(&o->progress->total_bytes));
 	}
+	return 0;
+}
+
+int st_trace_timeline_write(const char *const *paths, size_t n,
+			    const st_trace_timeline_opts *o,
+			    const st_trace_summary *s, FILE *out,
+			    st_trace_timeline_counts *c, st_log *log,
+			    st_error *err)
+{
+	struct tl *t;
+	size_t ne;
+	int rc = -1;
+
+	memset(c, 0, sizeof(*c));
 	if (!(t = calloc(1, sizeof(*t))))
 		return OOM(err);
 	t->o = o;

@@ -179,7 +179,9 @@ typedef struct st_trace_file {
 	st_pfw_stats st;
 	int err_code;             /* 65 damaged gzip, 66, 74; 0 none */
 	char *err_text;           /* owned */
-	bool not_trace;           /* no event, but corrupt lines */
+	bool not_trace;           /* read to its end and no line is an
+				   * event of any phase: empty, only "["
+				   * and "]", or only corrupt lines */
 } st_trace_file;
 
 typedef struct st_trace_bad {
@@ -251,26 +253,37 @@ typedef struct st_trace_timeline_counts {
  * (0 for no slices), or -1 when memory runs out. */
 int64_t st_trace_lanes(const st_trace_iv *v, size_t n, uint32_t *lane);
 
-/* Write one Chrome trace (object form) of PATHS to OUT: a process per
+/* The timeline's first pass: summarise PATHS as st_trace_timeline_write
+ * needs it (O's filter, no unions) into S, which must be released.  S's
+ * files_in say which inputs are missing, damaged or not a trace at all,
+ * so that the caller can refuse them before it creates any output.
+ * Returns 0, or -1 with ERR set when memory runs out. */
+int st_trace_timeline_scan(const char *const *paths, size_t n,
+			   const st_trace_timeline_opts *o,
+			   st_trace_summary *s, st_error *err);
+
+/* Write one Chrome trace (object form) of PATHS to OUT, S being what
+ * st_trace_timeline_scan gave for the same PATHS and O: a process per
  * (host, pid), pids 1..P in (host, pid) order, named "HOST pid PID", a
  * track per thread (tid as read, named "tid T"), an X slice per event
  * (args: file, bytes).  Slices of a thread that overlap without nesting
  * go on extra tracks of its process, "tid T (2)", "tid T (3)", ... (lanes
  * by st_trace_lanes; their tids are free numbers above the process's
  * largest tid), kept next to it by thread_sort_index; every track nests.
- * This reads the files three times (counts; the slices' tracks and times;
- * writing) and holds 24 bytes per slice written while giving lanes, 4
- * while writing.  When there are more than max_events events, every k-th
- * is kept (evenly, exactly max_events of them) and otherData.sampled says
- * so.  With offsets, each host's ts is corrected by its nearest
- * measurement (a host never measured is left alone, with a warning to
- * LOG).  With experiment, its stages follow as processes P+1..P+6
- * (st_timeline_append).  S receives the first pass's summary (files,
- * corrupt lines) and must be released.  Error 74 on a write error, 65/66
- * from the experiment's inputs, 64 beyond 2^32-1 slices. */
+ * No event (none read, or none the filter keeps) is a valid trace with
+ * no slice.  With the scan, this reads the files three times (counts;
+ * the slices' tracks and times; writing) and holds 24 bytes per slice
+ * written while giving lanes, 4 while writing.  When there are more than
+ * max_events events, every k-th is kept (evenly, exactly max_events of
+ * them) and otherData.sampled says so.  With offsets, each host's ts is
+ * corrected by its nearest measurement (a host never measured is left
+ * alone, with a warning to LOG).  With experiment, its stages follow as
+ * processes P+1..P+6 (st_timeline_append).  Error 74 on a write error,
+ * 65/66 from the experiment's inputs, 64 beyond 2^32-1 slices. */
 int st_trace_timeline_write(const char *const *paths, size_t n,
-			    const st_trace_timeline_opts *o, FILE *out,
-			    st_trace_summary *s, st_trace_timeline_counts *c,
-			    st_log *log, st_error *err);
+			    const st_trace_timeline_opts *o,
+			    const st_trace_summary *s, FILE *out,
+			    st_trace_timeline_counts *c, st_log *log,
+			    st_error *err);
 
 #endif

@@ -57,9 +57,11 @@ static const char summary_usage[] =
 	"  -q, --quiet / -v, --verbose / -h, --help\n"
 	"\n"
 	"Corrupt lines are counted and skipped (the first ten named on stderr).\n"
-	"Exit 0; 65 when an input is not a trace or its gzip stream is damaged\n"
-	"(the summary still covers what was read); 66 an input missing; 74 a\n"
-	"read error.\n";
+	"Exit 0, also when the filter keeps no event (a zero summary); 65 when\n"
+	"an input is not a trace (empty, no event, only corrupt lines) or its\n"
+	"gzip stream is damaged; 66 an input missing or unreadable; 74 a read\n"
+	"error.  On 65, 66 and 74 nothing is written (--out FILE is left as\n"
+	"it was).\n";
 
 static const char timeline_usage[] =
 	"usage: streamtime trace timeline FILE... --out FILE [--max-events N]\n"
@@ -85,7 +87,10 @@ static const char timeline_usage[] =
 	"                       `streamtime timeline`)\n"
 	"  --filter F           as for `trace summary`\n"
 	"  -j, --jobs N         files read in parallel by the first pass\n"
-	"  -q, --quiet / -v, --verbose / -h, --help\n";
+	"  -q, --quiet / -v, --verbose / -h, --help\n"
+	"\n"
+	"Exit status as for `trace summary`: no event kept by the filter is an\n"
+	"empty trace (0); on 65, 66 and 74 --out FILE is left as it was.\n";
 
 /* ---- inputs ---------------------------------------------------------- */
 
@@ -127,42 +132,71 @@ static void inputs_release(struct inputs *in)
 	free(in->v);
 }
 
-/* Every FILE argument, a directory replaced by its traces (sorted).  Exit
- * 66 when one is missing or unreadable, 0 when all are there. */
+/* Can PATH, an input file, be read?  Exit 66 naming it when it is
+ * missing, unreadable, a directory (DIR_MEMBER: found in a directory given,
+ * which is not searched further) or a symbolic link that leads nowhere or
+ * in a circle (ELOOP, said as such); 0 when it opens.  A pipe or device is
+ * not opened here: the reader says what it finds. */
+static int input_check(const char *path, bool dir_member)
+{
+	struct stat sb;
+	int fd;
+
+	if (stat(path, &sb) < 0) {
+		if (errno == ELOOP)
+			st_msg_error("cannot read %s: a loop of symbolic links "
+				     "(%s)", path, strerror(errno));
+		else
+			st_msg_error("cannot read %s: %s", path,
+				     strerror(errno));
+		return ST_EXIT_NOINPUT;
+	}
+	if (S_ISDIR(sb.st_mode) && dir_member) {
+		st_msg_error("cannot read %s: a directory, not a trace "
+			     "file", path);
+		return ST_EXIT_NOINPUT;
+	}
+	if (!S_ISREG(sb.st_mode))
+		return 0;
+	if ((fd = open(path, O_RDONLY)) < 0) {
+		st_msg_error("cannot read %s: %s", path, strerror(errno));
+		return ST_EXIT_NOINPUT;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Every FILE argument, a directory replaced by its traces (sorted), each
+ * checked by input_check before anything is read or written.  Exit 66
+ * when one is missing or unreadable (every such input is named), 0 when
+ * all are there. */
 static int inputs_collect(struct inputs *in, char **args, size_t n)
 {
+	int rc = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		struct stat sb;
 		DIR *d;
 		struct dirent *de;
 		size_t first = in->n;
-		int fd;
 
 		if (strcmp(args[i], "-") == 0) {
 			if (inputs_add(in, args[i]) < 0)
 				goto oom;
 			continue;
 		}
-		if (stat(args[i], &sb) < 0) {
-			st_msg_error("cannot read %s: %s", args[i],
-				     strerror(errno));
-			return ST_EXIT_NOINPUT;
-		}
-		if (!S_ISDIR(sb.st_mode)) {
-			if ((fd = open(args[i], O_RDONLY)) < 0) {
-				st_msg_error("cannot read %s: %s", args[i],
-					     strerror(errno));
-				return ST_EXIT_NOINPUT;
-			}
-			close(fd);
-			if (inputs_add(in, args[i]) < 0)
+		if (stat(args[i], &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+			if (input_check(args[i], false))
+				rc = ST_EXIT_NOINPUT;
+			else if (inputs_add(in, args[i]) < 0)
 				goto oom;
 			continue;
 		}
 		if (!(d = opendir(args[i]))) {
 			st_msg_error("cannot read %s: %s", args[i],
 				     strerror(errno));
-			return ST_EXIT_NOINPUT;
+			rc = ST_EXIT_NOINPUT;
+			continue;
 		}
 		while ((de = readdir(d))) {
 			char *p;
@@ -181,11 +215,15 @@ static int inputs_collect(struct inputs *in, char **args, size_t n)
 		if (in->n == first) {
 			st_msg_error("%s: no .pfw or .pfw.gz file in it",
 				     args[i]);
-			return ST_EXIT_NOINPUT;
+			rc = ST_EXIT_NOINPUT;
+			continue;
 		}
 		qsort(in->v + first, in->n - first, sizeof(*in->v), cmp_str);
+		for (size_t k = first; k < in->n; k++)
+			if (input_check(in->v[k], true))
+				rc = ST_EXIT_NOINPUT;
 	}
-	return 0;
+	return rc;
 oom:
 	st_msg_error("out of memory");
 	return ST_EXIT_IOERR;
@@ -335,10 +373,17 @@ static void meter_stop(struct meter *m)
 
 /* ---- messages about the inputs --------------------------------------- */
 
-/* Warn about corrupt lines and damaged files; the exit status they call
- * for: 74 a read error, 66 a file gone, 65 a damaged gzip stream or a file
- * that is not a trace, else 0. */
-static int report_inputs(const st_trace_summary *s)
+/* The one rule of every trace command about its inputs (README, trace):
+ * corrupt lines are counted and named as warnings, never fatal; an input
+ * that was not read to its end (74 a read error, 66 gone or unreadable,
+ * 65 a damaged or cut gzip stream) or that is not a trace at all (no line
+ * is an event: empty, only "[" and "]", only corrupt lines; 65) is an
+ * error, said here naming the file.  Returns the exit status (74 before 66
+ * before 65), 0 when every input is a trace read to its end.  The caller
+ * checks it after reading and before it opens its output, and writes
+ * nothing when it is not 0; an input with events that the filter all
+ * drops is fine (an empty result). */
+static int report_inputs(const st_trace_summary *s, const char *what)
 {
 	int rc = 0;
 	size_t shown = s->n_bad;
@@ -352,25 +397,29 @@ static int report_inputs(const st_trace_summary *s)
 			    " in all)", s->bad_lines - shown, s->bad_lines);
 	for (size_t i = 0; i < s->n_files; i++) {
 		const st_trace_file *f = &s->files_in[i];
+		const char *name = strcmp(f->path, "-") ? f->path
+							: "standard input";
 		int code = f->err_code;
 
 		if (code) {
-			st_msg_warn("%s%s", f->err_text ? f->err_text : f->path,
-				    code == ST_EXIT_DATAERR
-				    ? ": what came before is counted" : "");
+			st_msg_error("%s", f->err_text ? f->err_text : f->path);
 			if (code == ST_EXIT_IOERR ||
 			    (code == ST_EXIT_NOINPUT && rc != ST_EXIT_IOERR) ||
 			    (code == ST_EXIT_DATAERR && !rc))
 				rc = code;
-		}
-		if (f->not_trace) {
-			st_msg_warn("%s: not a DFTracer trace: none of its %"
-				    PRIu64 " lines is an event", f->path,
-				    f->st.lines);
+		} else if (f->not_trace) {
+			if (f->st.lines == 0)
+				st_msg_error("%s: not a DFTracer trace: it is "
+					     "empty", name);
+			else
+				st_msg_error("%s: not a DFTracer trace: none "
+					     "of its %" PRIu64 " lines is an "
+					     "event", name, f->st.lines);
 			if (!rc)
 				rc = ST_EXIT_DATAERR;
-		} else if (!code && f->st.events == 0) {
-			st_msg_warn("%s: no events", f->path);
+		} else if (f->st.events == 0) {
+			st_msg_warn("%s: no X events (only metadata or other "
+				    "phases)", name);
 		}
 		st_msg_verbose("%s: %" PRIu64 " lines, %" PRIu64 " X events, %"
 			       PRIu64 " M, %" PRIu64 " other, %" PRIu64
@@ -378,6 +427,9 @@ static int report_inputs(const st_trace_summary *s)
 			       f->path, f->st.lines, f->st.events, f->st.meta,
 			       f->st.other, f->st.bad, f->st.fast);
 	}
+	if (rc)
+		st_msg_error("%s: nothing written (an output file is left as "
+			     "it was)", what);
 	return rc;
 }
 
@@ -650,7 +702,7 @@ static int cmd_trace_summary(int argc, char **argv)
 	struct meter m = { 0 };
 	st_atomic_file af = { 0 };
 	st_error err;
-	int c, rc = ST_EXIT_OK, jobs = default_jobs(), data_rc;
+	int c, rc = ST_EXIT_OK, jobs = default_jobs();
 	int64_t v;
 
 	o.group = ST_TRACE_GROUP_NONE;
@@ -734,7 +786,8 @@ static int cmd_trace_summary(int argc, char **argv)
 		goto out;
 	}
 	meter_stop(&m);
-	data_rc = report_inputs(&s);
+	if ((rc = report_inputs(&s, "trace summary")))
+		goto out;
 	if (s.saturated)
 		st_msg_warn("trace summary: a total of bytes or time passed "
 			    "%" PRId64 " and is shown as that (capped, not "
@@ -765,7 +818,7 @@ static int cmd_trace_summary(int argc, char **argv)
 		rc = st_msg_fail(&err);
 		goto out;
 	}
-	rc = st_finish_stdout(data_rc);
+	rc = st_finish_stdout(ST_EXIT_OK);
 out:
 	st_trace_summary_release(&s);
 	st_trace_filter_release(&filter);
@@ -809,7 +862,7 @@ static int cmd_trace_timeline(int argc, char **argv)
 	st_atomic_file af = { 0 };
 	st_log log;
 	st_error err;
-	int c, rc = ST_EXIT_OK, jobs = default_jobs(), data_rc;
+	int c, rc = ST_EXIT_OK, jobs = default_jobs();
 	int64_t v;
 
 	st_table_init(&otab);
@@ -900,6 +953,13 @@ static int cmd_trace_timeline(int argc, char **argv)
 			rc = ST_EXIT_IOERR;
 			goto out;
 		}
+		/* missing: said before the output is touched */
+		if (input_check(merged, false) ||
+		    (wt && input_check(wt, false)) ||
+		    (created && input_check(created, false))) {
+			rc = ST_EXIT_NOINPUT;
+			goto out;
+		}
 		tin = (st_timeline_input){ .merged = merged, .write_times = wt,
 					   .created = created,
 					   .streaming_dir = stdir, .ex = &ex };
@@ -910,21 +970,31 @@ static int cmd_trace_timeline(int argc, char **argv)
 	o.max_bad = st_verbosity > 0 ? 1000 : 10;
 	o.progress = &prog_c;
 	st_log_stderr(&log);
-	if (st_atomic_open(&af, out, &err) < 0) {
+	meter_start(&m, &prog_c, "trace timeline", in.v, in.n);
+	if (st_trace_timeline_scan((const char *const *)in.v, in.n, &o, &s,
+				   &err) < 0) {
+		meter_stop(&m);
 		rc = st_msg_fail(&err);
 		goto out;
 	}
-	meter_start(&m, &prog_c, "trace timeline", in.v, in.n);
-	if (st_trace_timeline_write((const char *const *)in.v, in.n, &o, af.fp,
-				    &s, &n, &log, &err) < 0) {
+	/* every input a whole trace before the output is touched */
+	if ((rc = report_inputs(&s, "trace timeline"))) {
+		meter_stop(&m);
+		goto out;
+	}
+	if (st_atomic_open(&af, out, &err) < 0) {
+		meter_stop(&m);
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	if (st_trace_timeline_write((const char *const *)in.v, in.n, &o, &s,
+				    af.fp, &n, &log, &err) < 0) {
 		meter_stop(&m);
 		st_atomic_abort(&af);
-		report_inputs(&s);
 		rc = st_msg_fail(&err);
 		goto out;
 	}
 	meter_stop(&m);
-	data_rc = report_inputs(&s);
 	if (st_atomic_commit(&af, &err) < 0) {
 		rc = st_msg_fail(&err);
 		goto out;
@@ -943,7 +1013,7 @@ static int cmd_trace_timeline(int argc, char **argv)
 		    exp_dir ? " and the experiment's stages" : "",
 		    offsets_path ? ", clock-corrected" : "",
 		    strcmp(out, "-") ? out : "stdout");
-	rc = st_finish_stdout(data_rc);
+	rc = st_finish_stdout(ST_EXIT_OK);
 out:
 	st_trace_summary_release(&s);
 	st_trace_filter_release(&filter);

@@ -11,8 +11,9 @@ args.image_size, I/O and compute as exact unions of [ts, ts+dur) per
 
 Cases: the three fixtures alone and together, -j 1 = -j 2 (text and JSON)
 on many files, corrupt lines (control character, truncated JSON, missing
-ts, a pid that is no number), a truncated .gz (warning, partial summary,
-exit 65), an empty file, a file that is not a trace, a missing file,
+ts, a pid that is no number), a truncated .gz (exit 65, nothing written),
+an empty file, a file that is not a trace, a missing file, link loops
+(the rule of issue 13: 65/66 said before any output is replaced),
 --group-by (every kind, prefix:2), --filter, --time-granularity, usage
 errors, and trace timeline (trace_verify, counts, --max-events sampling,
 --clock-offsets, --experiment with a reproduce results dir).
@@ -504,17 +505,16 @@ def test_damaged(tmp):
     cut = os.path.join(tmp, "cut.pfw.gz")
     with open(cut, "wb") as f:
         f.write(data[:len(data) // 2])
-    got, p = summary(cut, want_rc=65)
-    want = reference([cut])
-    check(0 < got.get("events", 0) < 8082, "a partial summary: %s events"
-          % got.get("events"))
-    same(got, want, "truncated gzip: the lines before the cut")
+    p = st("trace", "summary", "--json", cut)
+    check(p.returncode == 65 and p.stdout == "",
+          "truncated gzip: exit 65, no summary (one rule: a damaged input "
+          "writes nothing): %d %r" % (p.returncode, p.stdout[:200]))
     check("damaged gzip data" in p.stderr and "cut.pfw.gz" in p.stderr,
-          "truncated gzip: a warning naming it: %s" % p.stderr)
-    # with a good file beside it: both counted, still 65
-    got, p = summary(cut, OLD, want_rc=65)
-    check(got.get("events") == want["events"] + 1012,
-          "the damaged file does not stop the others")
+          "truncated gzip: an error naming it: %s" % p.stderr)
+    # with a good file beside it: still 65, still nothing
+    p = st("trace", "summary", "--json", cut, OLD)
+    check(p.returncode == 65 and p.stdout == "",
+          "a damaged file beside a good one: 65, nothing written")
     # garbage in the middle of a gzip stream
     bad = bytearray(data)
     for i in range(2000, 2400):
@@ -530,20 +530,41 @@ def test_damaged(tmp):
 def test_edges(tmp):
     empty = os.path.join(tmp, "empty.pfw")
     open(empty, "w").close()
-    got, p = summary(empty)
-    check(got.get("events") == 0 and got.get("span_us") == 0 and
-          "no events" in p.stderr, "an empty file: 0 events, a warning")
+    p = st("trace", "summary", "--json", empty)
+    check(p.returncode == 65 and p.stdout == "" and "empty.pfw" in p.stderr
+          and "empty" in p.stderr,
+          "issue 13 item 17, trace summary on an empty file exits 0: want "
+          "65 naming it, nothing written: %d %r %s"
+          % (p.returncode, p.stdout[:100], p.stderr))
+    p = subprocess.run([BIN, "trace", "summary", "-"], input=b"",
+                       capture_output=True)
+    check(p.returncode == 65 and p.stdout == b"" and
+          b"standard input: not a DFTracer trace" in p.stderr,
+          "issue 13 item 17, an empty standard input: 65: %d %s"
+          % (p.returncode, p.stderr))
     brackets = os.path.join(tmp, "brackets.pfw.gz")
     with gzip.open(brackets, "wb") as f:
         f.write(b"[\n]\n")
-    got, p = summary(brackets)
-    check(got.get("events") == 0 and got.get("bad_lines") == 0,
-          "only brackets: an empty trace")
+    p = st("trace", "summary", "--json", brackets)
+    check(p.returncode == 65 and p.stdout == "" and
+          "none of its 2 lines is an event" in p.stderr,
+          "only brackets: no event, not a trace (65): %d %s"
+          % (p.returncode, p.stderr))
+    meta = os.path.join(tmp, "meta-only.pfw")
+    with open(meta, "w") as f:
+        f.write('[\n{"name":"HH","cat":"dftracer","ph":"M","pid":1,"tid":1,'
+                '"args":{"name":"h","value":7}}\n]\n')
+    got, p = summary(meta)
+    check(got.get("events") == 0 and "no X events" in p.stderr,
+          "only M events: a trace with no X events, exit 0, a warning: %s"
+          % p.stderr)
     csv = os.path.join(tmp, "table.pfw")
     with open(csv, "w") as f:
         f.write("a,b,c\n1,2,3\n4,5,6\n")
-    got, p = summary(csv, want_rc=65)
-    check("not a DFTracer trace" in p.stderr and got.get("bad_lines") == 3,
+    p = st("trace", "summary", "--json", csv)
+    check(p.returncode == 65 and p.stdout == "" and
+          "not a DFTracer trace" in p.stderr and
+          "none of its 3 lines" in p.stderr,
           "a CSV: not a trace, exit 65: %s" % p.stderr)
     p = st("trace", "summary", os.path.join(tmp, "missing.pfw"))
     check(p.returncode == 66 and "missing.pfw" in p.stderr,
@@ -876,6 +897,111 @@ def test_review_edges(tmp):
                   % (opt, val, p.returncode, p.stderr))
 
 
+def temporaries(d, name):
+    return [f for f in os.listdir(d) if f.startswith("." + name + ".")]
+
+
+def test_no_output_replaced(tmp):
+    """Issue 13 items 1 and 17: one rule for every trace command.  An
+    input that is not a trace (65) or is missing/unreadable (66) is said
+    before any output is replaced: the old --out file stays, no temporary
+    is left.  Events that the filter all drops are an empty result."""
+    d = os.path.join(tmp, "rule")
+    os.mkdir(d)
+    empty = os.path.join(d, "e.pfw")
+    open(empty, "w").close()
+    junk = os.path.join(d, "junk.pfw.gz")
+    with open(junk, "wb") as f:
+        f.write(b"\x1f\x8b\x08\x00garbage, not a gzip stream\n")
+    cut = os.path.join(d, "cut.pfw.gz")
+    with open(cut, "wb") as f:
+        data = open(NEW, "rb").read()
+        f.write(data[:len(data) // 2])
+    cycle = os.path.join(d, "cycle")
+    os.mkdir(cycle)
+    shutil.copy(SMALL, cycle)
+    os.symlink("b.pfw", os.path.join(cycle, "a.pfw"))
+    os.symlink("a.pfw", os.path.join(cycle, "b.pfw"))
+    dirlink = os.path.join(d, "dirlink")
+    os.mkdir(dirlink)
+    shutil.copy(SMALL, dirlink)
+    os.symlink(".", os.path.join(dirlink, "loop.pfw"))
+    dotloop = os.path.join(d, "dotloop")
+    os.mkdir(dotloop)
+    shutil.copy(SMALL, dotloop)
+    os.symlink(".", os.path.join(dotloop, "loop"))
+    selfloop = os.path.join(d, "self.pfw")
+    os.symlink("self.pfw", selfloop)
+    cases = (
+        ("empty file", [empty], 65, "e.pfw"),
+        ("an empty file beside a good one", [SMALL, empty], 65, "e.pfw"),
+        ("not gzip-valid", [junk], 65, "junk.pfw.gz"),
+        ("gzip cut short", [cut], 65, "cut.pfw.gz"),
+        ("missing", [os.path.join(d, "nope.pfw")], 66, "nope.pfw"),
+        ("a link cycle a->b->a in a directory", [cycle], 66,
+         "cycle/a.pfw: a loop of symbolic links"),
+        ("a link to itself", [selfloop], 66,
+         "self.pfw: a loop of symbolic links"),
+        ("a looped directory link named .pfw", [dirlink], 66,
+         "dirlink/loop.pfw: a directory"),
+    )
+    for what, inputs, rc, named in cases:
+        for cmd in ("summary", "timeline"):
+            out = os.path.join(d, "out-%s.json" % cmd)
+            with open(out, "w") as f:
+                f.write("the old output\n")
+            p = st("trace", cmd, *inputs, "--out", out, timeout=60)
+            check(p.returncode == rc and named in p.stderr,
+                  "issue 13 item 17, trace %s on %s: exit %d naming %r, "
+                  "got %d: %s" % (cmd, what, rc, named, p.returncode,
+                                  p.stderr))
+            check(open(out).read() == "the old output\n" and
+                  not temporaries(d, os.path.basename(out)),
+                  "issue 13 item 17, trace %s on %s replaces the output or "
+                  "leaves a temporary: %r %s" % (
+                      cmd, what, open(out).read()[:80],
+                      temporaries(d, os.path.basename(out))))
+    # the SIGSEGV of item 1: an empty file, exit 65 and not a crash
+    out = os.path.join(d, "t.json")
+    p = st("trace", "timeline", empty, "--out", out)
+    check(p.returncode == 65 and not os.path.exists(out) and
+          not temporaries(d, "t.json"),
+          "issue 13 item 1, trace timeline of an empty .pfw dies with "
+          "SIGSEGV and leaves .t.json.XXXXXX: %d %s %s"
+          % (p.returncode, p.stderr, temporaries(d, "t.json")))
+    # item 1: events that the filter all drops: a valid, empty timeline
+    p = st("trace", "timeline", SMALL, "--filter", "cat=NONE", "--out", out)
+    check(p.returncode == 0 and os.path.exists(out) and
+          not temporaries(d, "t.json"),
+          "issue 13 item 1, trace timeline --filter cat=NONE dies with "
+          "SIGSEGV: %d %s" % (p.returncode, p.stderr))
+    if os.path.exists(out):
+        check(verify(out) == {} and x_events(out) == [] and
+              json.load(open(out))["otherData"]["written"] == 0,
+              "--filter cat=NONE: a Chrome trace with no slice")
+    got, p = summary(SMALL, "--filter", "cat=NONE")
+    check(got.get("events") == 0 and got.get("processes") == 0 and
+          got.get("by_cat") == {},
+          "summary --filter cat=NONE: a zero summary, exit 0: %s" % got)
+    # a link '.' that is no trace name is not followed: no hang, exit 0
+    p = st("trace", "timeline", dotloop, "--out", out, timeout=60)
+    check(p.returncode == 0 and sum(verify(out).values()) == 12,
+          "a directory holding 'loop -> .': its trace, the link left "
+          "alone: %d %s" % (p.returncode, p.stderr))
+    # an unreadable trace in a directory: 66 before anything
+    if os.geteuid() != 0:
+        locked = os.path.join(d, "locked")
+        os.mkdir(locked)
+        shutil.copy(SMALL, locked)
+        os.chmod(os.path.join(locked, "small.pfw"), 0)
+        with open(out, "w") as f:
+            f.write("the old output\n")
+        p = st("trace", "timeline", locked, "--out", out)
+        check(p.returncode == 66 and "small.pfw" in p.stderr and
+              open(out).read() == "the old output\n",
+              "an unreadable trace: 66, the output left: %s" % p.stderr)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="st-trace-")
     try:
@@ -888,6 +1014,7 @@ def main():
         test_timeline(tmp)
         test_timeline_lanes(tmp)
         test_review_edges(tmp)
+        test_no_output_replaced(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d checks, %d failed" % (CHECKS[0], len(FAILS)))

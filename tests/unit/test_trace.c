@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "streamtime/atomic.h"
 #include "streamtime/stats.h"
 #include "streamtime/trace.h"
@@ -480,6 +482,131 @@ static void test_summary_errors(void **state)
 	free(a);
 }
 
+/* Issue 13 item 17: a file with no event of any phase (empty, only "["
+ * and "]", only corrupt lines) is not a trace; one with events of which
+ * none is an X event (M only), or that a filter all drops, is. */
+static void test_not_trace_empty_file(void **state)
+{
+	char *e = put("empty.pfw", ""), *br = put("brackets.pfw", "[\n]\n");
+	char *bad = put("bad.pfw", "a,b\n1,2\n");
+	char *m = put("meta.pfw", "{\"name\":\"HH\",\"cat\":\"dftracer\","
+		      "\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{"
+		      "\"name\":\"h\",\"value\":7}}\n");
+	char *a = put("a.pfw", trace_a);
+	const char *paths[] = { e, br, bad, m, a };
+	st_trace_filter f = { 0 };
+	st_trace_opts o = { 0 };
+	st_trace_summary s;
+	st_error err;
+
+	(void)state;
+	summarize(paths, 5, 2, ST_TRACE_GROUP_NONE, 0, 0, &s);
+	assert_true(s.files_in[0].not_trace);
+	assert_true(s.files_in[1].not_trace);
+	assert_true(s.files_in[2].not_trace);
+	assert_false(s.files_in[3].not_trace);
+	assert_false(s.files_in[4].not_trace);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(s.files_in[i].err_code, 0);
+	st_trace_summary_release(&s);
+	/* a filter that drops every event: still a trace, a zero summary */
+	assert_int_equal(st_trace_filter_parse(&f, "cat=NONE", &err), 0);
+	o.filter = &f;
+	o.jobs = 1;
+	o.max_bad = 10;
+	assert_int_equal(st_trace_summarize(paths + 4, 1, &o, &s, &err), 0);
+	assert_false(s.files_in[0].not_trace);
+	assert_int_equal(s.events, 0);
+	assert_int_equal(s.n_procs, 0);
+	st_trace_summary_release(&s);
+	st_trace_filter_release(&f);
+	free(e);
+	free(br);
+	free(bad);
+	free(m);
+	free(a);
+}
+
+/* The timeline of PATHS[0..N) with FILTER (may be NULL) as text; new. */
+static char *timeline_text(const char *const *paths, size_t n,
+			   const char *filter, st_trace_timeline_counts *c)
+{
+	st_trace_timeline_opts o = { 0 };
+	st_trace_filter f = { 0 };
+	st_trace_summary s;
+	st_log log = { 0 };
+	st_error err;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	assert_non_null(out);
+	if (filter) {
+		assert_int_equal(st_trace_filter_parse(&f, filter, &err), 0);
+		o.filter = &f;
+	}
+	o.jobs = 1;
+	o.max_bad = 10;
+	assert_int_equal(st_trace_timeline_scan(paths, n, &o, &s, &err), 0);
+	assert_int_equal(st_trace_timeline_write(paths, n, &o, &s, out, c,
+						 &log, &err), 0);
+	assert_int_equal(fclose(out), 0);
+	st_trace_summary_release(&s);
+	st_trace_filter_release(&f);
+	return buf;
+}
+
+/* How many X events TEXT, a Chrome trace, holds (-1: not one). */
+static int x_slices(const char *text)
+{
+	json_t *j = json_loads(text, 0, NULL);
+	json_t *ev = json_object_get(j, "traceEvents"), *v;
+	size_t i;
+	int n = 0;
+
+	if (!json_is_array(ev)) {
+		json_decref(j);
+		return -1;
+	}
+	json_array_foreach(ev, i, v) {
+		const char *ph = json_string_value(json_object_get(v, "ph"));
+
+		if (ph && strcmp(ph, "X") == 0)
+			n++;
+	}
+	json_decref(j);
+	return n;
+}
+
+/* Issue 13 item 1: no event selected (an empty file, a filter that drops
+ * every event) crashed in tl_lanes on a NULL array; it is a valid Chrome
+ * trace with no slice. */
+static void test_timeline_no_slices_segv(void **state)
+{
+	char *e = put("empty.pfw", ""), *a = put("a.pfw", trace_a);
+	const char *one[] = { e }, *two[] = { a };
+	st_trace_timeline_counts c;
+	char *text;
+
+	(void)state;
+	text = timeline_text(one, 1, NULL, &c);
+	assert_int_equal(x_slices(text), 0);
+	assert_int_equal(c.written, 0);
+	assert_int_equal(c.processes, 0);
+	free(text);
+	text = timeline_text(two, 1, "cat=NONE", &c);
+	assert_int_equal(x_slices(text), 0);
+	assert_int_equal(c.events, 0);
+	free(text);
+	/* and a filter that keeps some, for contrast */
+	text = timeline_text(two, 1, "name=read", &c);
+	assert_int_equal(x_slices(text), 3);
+	assert_int_equal(c.written, 3);
+	free(text);
+	free(e);
+	free(a);
+}
+
 /* Do the slices V[0..N) on lane L nest (sorted by start, the longer first
  * on ties, each ends within the slice that encloses it)?  The check of
  * tests/tools/trace_verify, by brute force. */
@@ -751,6 +878,8 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_jobs_same),
 		cmocka_unit_test(test_summary_errors),
+		cmocka_unit_test(test_not_trace_empty_file),
+		cmocka_unit_test(test_timeline_no_slices_segv),
 		cmocka_unit_test(test_lanes_hand),
 		cmocka_unit_test(test_lanes_random),
 		cmocka_unit_test(test_quartiles),
