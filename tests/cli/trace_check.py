@@ -27,6 +27,9 @@ import re
 import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import setup_rule  # noqa: E402
 import tempfile
 import zlib
 
@@ -708,8 +711,7 @@ def test_timeline(tmp):
     check(p.returncode == 64, "timeline without --out: 64")
     # --experiment: a reproduce results dir of the paper's data
     if not os.path.isdir(PAPER):
-        print("skip --experiment: no %s" % PAPER)
-        return
+        setup_rule.data_missing("cli-trace --experiment", PAPER)
     res = os.path.join(tmp, "res")
     p = st("reproduce", "--data", PAPER, "--out", res, "-q")
     check(p.returncode == 0, "reproduce: %s" % p.stderr)
