@@ -160,18 +160,29 @@ int st_http_parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+/* The userinfo of URL's authority: from *AUTH (just after "://") to *AT
+ * (its last '@' before the path).  False when there is none. */
+static bool userinfo_span(const char *url, const char **auth, const char **at)
+{
+	const char *a = strstr(url, "://"), *end;
+
+	if (!a)
+		return false;
+	a += 3;
+	end = a + strcspn(a, "/?#");
+	*at = NULL;
+	for (const char *p = a; p < end; p++)
+		if (*p == '@')
+			*at = p;
+	*auth = a;
+	return *at != NULL;
+}
+
 bool st_http_url_password(const char *url, size_t *off, size_t *len)
 {
-	const char *auth = strstr(url, "://"), *end, *at = NULL, *colon;
+	const char *auth, *at, *colon;
 
-	if (!auth)
-		return false;
-	auth += 3;
-	end = auth + strcspn(auth, "/?#");
-	for (const char *p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (!at)
+	if (!userinfo_span(url, &auth, &at))
 		return false;
 	colon = memchr(auth, ':', (size_t)(at - auth));
 	if (!colon || colon + 1 == at)
@@ -309,17 +320,10 @@ static int add_header(st_http_client *cl, const st_http_header *hd,
  * "http://h/"): a password in a URL must not reach a message. */
 static char *strip_userinfo(const char *base)
 {
-	const char *auth = strstr(base, "://"), *end, *at = NULL;
+	const char *auth, *at;
 	char *s;
 
-	if (!auth)
-		return strdup(base);
-	auth += 3;
-	end = auth + strcspn(auth, "/?#");
-	for (const char *p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (!at)
+	if (!userinfo_span(base, &auth, &at))
 		return strdup(base);
 	if (!(s = malloc(strlen(base) + 1)))
 		return NULL;
