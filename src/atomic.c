@@ -439,6 +439,34 @@ fail:
 	return -1;
 }
 
+int st_atomic_append_check_header(const st_atomic_append *ap,
+				  const char *header, const char *what,
+				  st_error *err)
+{
+	const char *nl = memchr(ap->data, '\n', ap->len);
+	size_t hlen = strlen(header), n;
+
+	if (ap->len == 0)
+		return 0;
+	if (!nl) {
+		/* only a first write cut short is ours: HEADER "\n" starts so */
+		if (ap->len <= hlen && memcmp(ap->data, header, ap->len) == 0)
+			return 0;
+		n = ap->len;
+	} else {
+		n = (size_t)(nl - ap->data);
+		if (n && ap->data[n - 1] == '\r')
+			n--;
+		if (n == hlen && memcmp(ap->data, header, n) == 0)
+			return 0;
+	}
+	return st_error_set(err, ST_EXIT_DATAERR,
+			    "%s:1: header '%.*s%s' is not '%s': not %s "
+			    "(nothing was changed)", ap->path,
+			    (int)(n > 100 ? 100 : n), ap->data, n > 100 ? "..." : "",
+			    header, what);
+}
+
 int st_atomic_append_repair(st_atomic_append *ap,
 			    bool (*whole)(const char *line, size_t len, void *ctx),
 			    void *ctx, st_error *err)

@@ -86,6 +86,17 @@ typedef struct st_atomic_append {
 int st_atomic_append_open(st_atomic_append *ap, const char *path, bool wait,
 			  st_error *err);
 
+/* Does the file AP holds start with HEADER, so that it can be ours?  An
+ * empty file does; a file with a whole first line when that line (less a
+ * trailing CR) is HEADER; a file with no whole line yet only when all it
+ * holds is a prefix of HEADER and its newline (a first write cut short).
+ * Anything else (a foreign file, whose last line without a newline must not
+ * be "repaired") is error 65 naming the file and line 1; WHAT says what
+ * kind of file was expected.  Check this before st_atomic_append_repair. */
+int st_atomic_append_check_header(const st_atomic_append *ap,
+				  const char *header, const char *what,
+				  st_error *err);
+
 /* Repair a torn last line (see above).  Error 74. */
 int st_atomic_append_repair(st_atomic_append *ap,
 			    bool (*whole)(const char *line, size_t len, void *ctx),

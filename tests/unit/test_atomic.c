@@ -344,6 +344,52 @@ static void test_lock_is_exclusive(void **state)
 	free(path);
 }
 
+/* bug: a foreign file whose only line lacks a newline was "repaired" as a
+ * torn line (cut to nothing); only a prefix of our header may be cut */
+static void test_append_foreign_last_line_is_not_torn(void **state)
+{
+	static const struct {
+		const char *text;
+		bool ours;
+	} cases[] = {
+		{ "", true },
+		{ "a,b", true },                /* our header, newline missing */
+		{ "a,", true },                 /* cut inside it */
+		{ "a,b\n1,", true },
+		{ "a,b\r\n1,2\n", true },
+		{ "precious notes", false },
+		{ "a,bc", false },
+		{ "a,b,c\n", false },
+		{ "x,y\n1,2\n", false },
+		{ "a,b,", false },
+	};
+	char *path = st_path_join(dir, "foreign.csv");
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		st_atomic_append ap;
+		st_error err;
+		int rc;
+
+		write_file(path, cases[i].text);
+		assert_int_equal(st_atomic_append_open(&ap, path, false, &err), 0);
+		rc = st_atomic_append_check_header(&ap, "a,b", "an a,b file", &err);
+		st_atomic_append_close(&ap);
+		if (cases[i].ours) {
+			assert_int_equal(rc, 0);
+		} else {
+			assert_int_equal(rc, -1);
+			assert_int_equal(err.code, ST_EXIT_DATAERR);
+			assert_non_null(strstr(err.text, "foreign.csv:1: "));
+			assert_non_null(strstr(err.text, "an a,b file"));
+		}
+		/* the check alone never changes the file */
+		assert_string_equal(slurp(path), cases[i].text);
+	}
+	unlink(path);
+	free(path);
+}
+
 static void test_symlinks_and_devices(void **state)
 {
 	st_atomic_file af;
@@ -416,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_append_file_is_its_own_lock),
 		cmocka_unit_test(test_lock_is_exclusive),
 		cmocka_unit_test(test_symlinks_and_devices),
+		cmocka_unit_test(test_append_foreign_last_line_is_not_torn),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
