@@ -300,9 +300,13 @@ void st_atomic_abort(st_atomic_file *af)
 
 int st_mkdir_p(const char *path, st_error *err)
 {
-	char *p = strdup(path);
+	char *p;
 	struct stat st;
 
+	if (!*path)
+		return st_error_set(err, ST_EXIT_CANTCREAT, "cannot create "
+				    "directory '': the name is empty");
+	p = strdup(path);
 	if (!p)
 		return st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", path);
 	for (char *s = p + 1;; s++) {

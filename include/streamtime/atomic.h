@@ -110,7 +110,8 @@ int st_atomic_append_write(st_atomic_append *ap, const char *buf, size_t len,
 /* Close (dropping the lock) and free.  Safe on a zeroed AP. */
 void st_atomic_append_close(st_atomic_append *ap);
 
-/* Create directory PATH and its parents (mode 0777 & ~umask).  Error 73. */
+/* Create directory PATH and its parents (mode 0777 & ~umask).  Error 73,
+ * also for an empty PATH. */
 int st_mkdir_p(const char *path, st_error *err);
 
 /* "DIR/NAME" in a new string (malloc); NULL on allocation failure. */

@@ -74,10 +74,23 @@ def test_clock_foreign(tmp):
           % (p.returncode, p.stderr, lines))
 
 
+def test_empty_out_dir(tmp):
+    """bug: `stats queue --out-dir ""` overflowed st_mkdir_p's buffer."""
+    p = run("reproduce", "--data", DATA, "--out", os.path.join(tmp, "m"))
+    check(p.returncode == 0, "reproduce for a merged file: %s" % p.stderr)
+    merged = os.path.join(tmp, "m", "file_transfer", "merged_job_info.csv")
+    p = run("stats", "queue", "--merged", merged, "--out-dir", "", cwd=tmp)
+    check(p.returncode in (64, 73) and "empty" in p.stderr and
+          "Sanitizer" not in p.stderr and "runtime error" not in p.stderr,
+          "st_mkdir_p(\"\") overflow: stats queue --out-dir '': %d %s"
+          % (p.returncode, p.stderr))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="st-outputs-")
     try:
         test_clock_foreign(tmp)
+        test_empty_out_dir(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("outputs: %d checks, %d failed" % (CHECKS, len(FAILS)))

@@ -390,6 +390,19 @@ static void test_append_foreign_last_line_is_not_torn(void **state)
 	free(path);
 }
 
+/* bug: st_mkdir_p("") read past its buffer (ASan heap overflow through
+ * `stats queue --out-dir ""`); an empty name is error 73 */
+static void test_mkdir_p_empty_path(void **state)
+{
+	st_error err;
+
+	(void)state;
+	err.code = 0;
+	assert_int_equal(st_mkdir_p("", &err), -1);
+	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
+	assert_non_null(strstr(err.text, "empty"));
+}
+
 static void test_symlinks_and_devices(void **state)
 {
 	st_atomic_file af;
@@ -462,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_append_file_is_its_own_lock),
 		cmocka_unit_test(test_lock_is_exclusive),
 		cmocka_unit_test(test_symlinks_and_devices),
+		cmocka_unit_test(test_mkdir_p_empty_path),
 		cmocka_unit_test(test_append_foreign_last_line_is_not_torn),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
