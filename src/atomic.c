@@ -46,34 +46,61 @@ static char *dir_of(const char *path)
 	return d;
 }
 
-/* Temporaries not yet renamed or removed, for the signal handler.  A slot
- * is filled after the file exists and emptied before the name is freed. */
-#define MAX_PENDING 64
-static char *volatile pending[MAX_PENDING];
+/* Temporaries not yet renamed or removed, for the signal handler: a list
+ * that only grows, of nodes that are never freed, each holding its own copy
+ * of a name.  A node is claimed (FREE -> CLAIMED) with a compare-and-swap,
+ * filled, then marked LIVE; the handler unlinks the names of LIVE nodes.
+ * Threads open outputs at the same time (plot writes figures in parallel),
+ * and a new node is pushed at the head with a compare-and-swap, so the
+ * handler always walks a list whose links and names stay valid: no fixed
+ * cap, no lock, nothing freed under it. */
+enum { NODE_FREE, NODE_CLAIMED, NODE_LIVE };
 
-/* Threads open outputs at the same time (plot writes figures in
- * parallel): a slot is claimed with a compare-and-swap. */
-static void track(char *tmp)
+struct pending {
+	struct pending *next;   /* set before the node is published */
+	int state;
+	size_t cap;             /* bytes of NAME */
+	char name[];
+};
+
+static struct pending *pending_head;
+
+/* Register the temporary TMP; the node to untrack, or NULL when memory ran
+ * out (then the caller must not create the file). */
+static struct pending *track(const char *tmp)
 {
-	for (size_t i = 0; i < MAX_PENDING; i++) {
-		char *expected = NULL;
+	size_t len = strlen(tmp) + 1;
+	struct pending *n;
 
-		if (__atomic_compare_exchange_n((char **)&pending[i], &expected,
-						tmp, false, __ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST))
-			return;
+	for (n = __atomic_load_n(&pending_head, __ATOMIC_ACQUIRE); n; n = n->next) {
+		int expected = NODE_FREE;
+
+		if (n->cap < len ||
+		    !__atomic_compare_exchange_n(&n->state, &expected, NODE_CLAIMED,
+						 false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			continue;
+		memcpy(n->name, tmp, len);
+		__atomic_store_n(&n->state, NODE_LIVE, __ATOMIC_RELEASE);
+		return n;
 	}
+	n = malloc(sizeof(*n) + (len < 256 ? 256 : len));
+	if (!n)
+		return NULL;
+	n->cap = len < 256 ? 256 : len;
+	memcpy(n->name, tmp, len);
+	n->state = NODE_LIVE;
+	n->next = __atomic_load_n(&pending_head, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&pending_head, &n->next, n, true,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+	return n;
 }
 
-static void untrack(const char *tmp)
+static void untrack(struct pending *n)
 {
-	for (size_t i = 0; tmp && i < MAX_PENDING; i++) {
-		char *expected = (char *)tmp;
-
-		__atomic_compare_exchange_n((char **)&pending[i], &expected, NULL,
-					    false, __ATOMIC_SEQ_CST,
-					    __ATOMIC_SEQ_CST);
-	}
+	if (n)
+		__atomic_store_n(&n->state, NODE_FREE, __ATOMIC_RELEASE);
 }
 
 /* The process's umask, read once: umask() can only be read by setting it,
@@ -91,9 +118,10 @@ static void read_umask(void)
 static void on_fatal_signal(int sig)
 {
 	/* unlink() is async-signal-safe; then die of the signal as before */
-	for (size_t i = 0; i < MAX_PENDING; i++)
-		if (pending[i])
-			unlink(pending[i]);
+	for (struct pending *n = __atomic_load_n(&pending_head, __ATOMIC_ACQUIRE);
+	     n; n = n->next)
+		if (__atomic_load_n(&n->state, __ATOMIC_ACQUIRE) == NODE_LIVE)
+			unlink(n->name);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -166,7 +194,13 @@ int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 		st_atomic_abort(af);
 		return -1;
 	}
-	track(af->tmp);
+	af->node = track(af->tmp);
+	if (!af->node) {
+		close(fd);
+		st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", path);
+		st_atomic_abort(af);
+		return -1;
+	}
 	/* mkstemp makes 0600; outputs are ordinary files */
 	{
 		mode_t um;
@@ -274,7 +308,8 @@ int st_atomic_commit(st_atomic_file *af, st_error *err)
 		st_atomic_abort(af);
 		return rc;
 	}
-	untrack(af->tmp);
+	untrack(af->node);
+	af->node = NULL;
 	free(af->tmp);
 	af->tmp = NULL;
 	if (sync_dir(af->path) != 0)
@@ -292,7 +327,7 @@ void st_atomic_abort(st_atomic_file *af)
 		fclose(af->fp);
 	if (af->tmp)
 		unlink(af->tmp);
-	untrack(af->tmp);
+	untrack(af->node);
 	free(af->tmp);
 	free(af->path);
 	memset(af, 0, sizeof(*af));

@@ -20,6 +20,7 @@ typedef struct st_atomic_file {
 	bool is_stdout;
 	bool direct;       /* PATH is a device or FIFO: written in place */
 	bool prepared;     /* st_atomic_prepare done: complete on disk */
+	void *node;        /* private: the signal handler's record of TMP */
 } st_atomic_file;
 
 /* Open PATH for atomic writing.  Error 73 when the temporary cannot be
