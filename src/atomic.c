@@ -1,4 +1,5 @@
 /* atomic.c - temp + fsync + rename output files, directories and paths. */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "streamtime/atomic.h"
@@ -177,13 +179,16 @@ int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 	if (!dir || !copy)
 		goto oom;
 	base = basename(copy);
-	af->tmp = malloc(strlen(dir) + strlen(base) + 16);
+	af->tmp = malloc(strlen(dir) + strlen(base) + 40);
 	if (!af->tmp)
 		goto oom;
-	sprintf(af->tmp, "%s/.%s.XXXXXX", dir, base);
+	sprintf(af->tmp, "%s/.%s.%ld.XXXXXX", dir, base, (long)getpid());
 	free(copy);
 	free(dir);
 	fd = mkostemp(af->tmp, O_CLOEXEC);
+	/* locked for as long as it is ours, so no later run takes it for stale */
+	while (fd >= 0 && flock(fd, LOCK_EX) != 0 && errno == EINTR)
+		;
 	if (fd < 0) {
 		int e = errno;
 
@@ -265,22 +270,116 @@ int st_atomic_prepare(st_atomic_file *af, st_error *err)
 		af->prepared = true;
 		return 0;
 	}
+	/* the file stays open: its descriptor holds the lock on the temporary
+	 * until it is renamed or removed */
 	if (fflush(af->fp) != 0 || ferror(af->fp) || fsync(fileno(af->fp)) != 0) {
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
-				  af->path, strerror(errno));
+				  af->path, strerror(errno ? errno : EIO));
 		st_atomic_abort(af);
 		return rc;
 	}
-	if (fclose(af->fp) != 0) {
-		af->fp = NULL;
-		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
-				  af->path, strerror(errno));
-		st_atomic_abort(af);
-		return rc;
-	}
-	af->fp = NULL;
 	af->prepared = true;
 	return 0;
+}
+
+/* Temporaries of another run killed before it could remove them
+ * (SIGKILL, a crash, a power cut) are removed by the next run that
+ * publishes the same target, when they are surely not a live run's:
+ * unlocked (a live run holds a lock on its temporary from creation to
+ * rename) and either named after a process that no longer exists or older
+ * than this (a run between mkstemp and flock, a pid reused, or a name from
+ * before the pid was part of it). */
+#define STALE_GRACE_SEC (15 * 60)
+
+/* Is NAME ".BASE.PID.XXXXXX" (*PID set) or, as written before the pid was
+ * part of it, ".BASE.XXXXXX" (*PID 0)?  XXXXXX: mkstemp's 6 characters. */
+static bool temp_name_of(const char *name, const char *base, long *pid)
+{
+	size_t blen = strlen(base);
+	const char *r, *dot;
+
+	if (name[0] != '.' || strncmp(name + 1, base, blen) != 0 ||
+	    name[1 + blen] != '.')
+		return false;
+	r = name + 2 + blen;
+	dot = strchr(r, '.');
+	*pid = 0;
+	if (dot) {
+		size_t n = (size_t)(dot - r);
+		char *end;
+
+		if (n == 0 || n > 10 || strspn(r, "0123456789") != n)
+			return false;
+		*pid = strtol(r, &end, 10);
+		if (*pid <= 0)
+			return false;
+		r = dot + 1;
+	}
+	return strlen(r) == 6 && strspn(r, "abcdefghijklmnopqrstuvwxyz"
+					"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
+}
+
+/* Remove the stale temporaries (see above) of the target DIR/BASE.  Best
+ * effort: whatever cannot be checked is left alone. */
+static void sweep_stale(const char *dir, const char *base)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *de;
+	time_t now = time(NULL);
+
+	if (!dp)
+		return;
+	while ((de = readdir(dp)) != NULL) {
+		struct stat st, fst;
+		long pid;
+		bool dead;
+		int fd;
+
+		if (!temp_name_of(de->d_name, base, &pid) ||
+		    fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		dead = pid > 0 && pid != (long)getpid() &&
+		       kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+		if (!dead && now - st.st_mtime < STALE_GRACE_SEC)
+			continue;
+		fd = openat(dirfd(dp), de->d_name, O_RDONLY | O_NOFOLLOW |
+			    O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* the lock is held by a live run, and it is the same file */
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &fst) == 0 &&
+		    fst.st_ino == st.st_ino && fst.st_dev == st.st_dev)
+			(void)unlinkat(dirfd(dp), de->d_name, 0);
+		close(fd);
+	}
+	closedir(dp);
+}
+
+/* After the rename of AF's temporary: close it (dropping its lock), make
+ * the rename durable, remove stale temporaries of the same target, and
+ * release AF. */
+static int finish_commit(st_atomic_file *af, st_error *err)
+{
+	int rc = 0;
+
+	if (af->fp && fclose(af->fp) != 0)
+		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
+				  af->path, strerror(errno));
+	af->fp = NULL;
+	if (rc == 0 && sync_dir(af->path) != 0)
+		rc = st_error_set(err, ST_EXIT_IOERR, "cannot sync the directory "
+				  "of %s: %s", af->path, strerror(errno));
+	if (rc == 0) {
+		char *dir = dir_of(af->path), *copy = strdup(af->path);
+
+		if (dir && copy)
+			sweep_stale(dir, basename(copy));
+		free(dir);
+		free(copy);
+	}
+	st_atomic_abort(af);
+	return rc;
 }
 
 int st_atomic_commit(st_atomic_file *af, st_error *err)
@@ -312,11 +411,7 @@ int st_atomic_commit(st_atomic_file *af, st_error *err)
 	af->node = NULL;
 	free(af->tmp);
 	af->tmp = NULL;
-	if (sync_dir(af->path) != 0)
-		rc = st_error_set(err, ST_EXIT_IOERR, "cannot sync the directory of %s: %s",
-				  af->path, strerror(errno));
-	st_atomic_abort(af);
-	return rc;
+	return finish_commit(af, err);
 }
 
 void st_atomic_abort(st_atomic_file *af)

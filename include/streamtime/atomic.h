@@ -1,9 +1,13 @@
 /* atomic.h - output files that appear whole or not at all.
  *
- * st_atomic_open() creates a temporary file beside the target (same
- * directory, so rename() is atomic); st_atomic_commit() flushes, fsyncs,
+ * st_atomic_open() creates a temporary file ".NAME.PID.XXXXXX" beside the
+ * target (same directory, so rename() is atomic) and holds an flock on it
+ * until it is renamed or removed; st_atomic_commit() flushes, fsyncs,
  * renames over the target and fsyncs the directory; st_atomic_abort() removes
  * the temporary.  The path "-" means stdout: no temporary, commit flushes.
+ * A successful commit also removes the temporaries of the same target that
+ * a killed run left: unlocked, and named after a dead process or older than
+ * 15 minutes (also the ".NAME.XXXXXX" of earlier versions).
  */
 #ifndef STREAMTIME_ATOMIC_H
 #define STREAMTIME_ATOMIC_H
@@ -29,10 +33,10 @@ typedef struct st_atomic_file {
  * a pipe) is written in place, never replaced by a regular file. */
 int st_atomic_open(st_atomic_file *af, const char *path, st_error *err);
 
-/* Make the temporary complete on disk (flush, fsync, close) without
- * publishing it, so that several files can all be complete before the
- * first is renamed.  Error 74; then the temporary is removed and AF
- * released. */
+/* Make the temporary complete on disk (flush, fsync) without publishing
+ * it, so that several files can all be complete before the first is
+ * renamed.  It stays open (and locked) until commit or abort.  Error 74;
+ * then the temporary is removed and AF released. */
 int st_atomic_prepare(st_atomic_file *af, st_error *err);
 
 /* Publish the file (st_atomic_prepare first if not done).  Error 74 on a
@@ -41,8 +45,8 @@ int st_atomic_prepare(st_atomic_file *af, st_error *err);
 int st_atomic_commit(st_atomic_file *af, st_error *err);
 
 /* Remove every temporary still open when SIGINT, SIGTERM or SIGHUP ends
- * the process, then die of the signal: a killed run leaves no ".NAME.XXXXXX"
- * behind.  Called once by main(). */
+ * the process, then die of the signal: a killed run leaves no
+ * ".NAME.PID.XXXXXX" behind.  Called once by main(). */
 void st_atomic_cleanup_on_signals(void);
 
 /* Drop the temporary and release AF.  Safe on a released or zeroed AF. */

@@ -86,11 +86,108 @@ def test_empty_out_dir(tmp):
           % (p.returncode, p.stderr))
 
 
+def dot_entries(root):
+    """Every entry below ROOT whose name starts with a dot (temporaries)."""
+    found = []
+    for d, dirs, files in os.walk(root):
+        found += [os.path.join(d, x) for x in dirs + files if x.startswith(".")]
+    return sorted(found)
+
+
+def dead_pid():
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
+
+
+def test_stale_temporaries(tmp):
+    """bug: temporaries left by a SIGKILL were never removed by later runs."""
+    out = os.path.join(tmp, "stale")
+    rng = random.Random(13)
+    p = run("reproduce", "--data", DATA, "--out", out, "-q")
+    check(p.returncode == 0, "reproduce: %s" % p.stderr)
+    t0 = time.monotonic()
+    run("reproduce", "--data", DATA, "--out", out, "-q")
+    took = time.monotonic() - t0
+    left = 0
+    for i in range(12):
+        proc = subprocess.Popen([BIN, "reproduce", "--data", DATA, "--out",
+                                 out, "-q"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0, took))
+        proc.kill()
+        proc.wait()
+        left = max(left, len(dot_entries(out)))
+    print("stale temporaries: at most %d left by 12 SIGKILLs" % left)
+    # planted ones: what may go and what must stay
+    fig = os.path.join(out, "figures")
+    me = os.getpid()
+    old = time.time() - 3600
+    gone = [".report.html.%d.aB3dE9" % dead_pid(),          # dead, unlocked
+            ".report.html.Zx81Qp"]                            # no pid, old
+    stay = [".report.html.%d.Kq2wE1" % me,                    # live, fresh
+            ".report.html.%d.Lq2wE1" % dead_pid(),            # locked
+            ".report.html.Mq2wE1",                            # no pid, fresh
+            ".report.html.bak", "report.html.%d.Nq2wE1" % dead_pid(),
+            ".other.html.%d.Pq2wE1" % dead_pid()]
+    for name in gone + stay:
+        write(os.path.join(out, name), "x")
+    os.utime(os.path.join(out, gone[1]), (old, old))
+    import fcntl
+    holder = open(os.path.join(out, stay[1]))
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    p = run("reproduce", "--data", DATA, "--out", out, "-q")
+    check(p.returncode == 0, "reproduce after kills: %s" % p.stderr)
+    left = [x for x in dot_entries(out)
+            if os.path.basename(x) not in stay]
+    check(left == [], "temporaries left by SIGKILL are removed by the next "
+          "successful run: %s" % left)
+    check(all(os.path.exists(os.path.join(out, n)) for n in stay),
+          "a live run's temporary (locked, or fresh with a live pid) and "
+          "other files are kept: %s" % sorted(os.listdir(out)))
+    holder.close()
+    for n in stay:
+        os.unlink(os.path.join(out, n))
+
+    # a real live run, stopped while it holds temporaries, keeps them
+    # while another run completes, then completes itself
+    stopped = None
+    for attempt in range(40):
+        proc = subprocess.Popen([BIN, "reproduce", "--data", DATA, "--out",
+                                 out, "-q"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        mine = ".%d." % proc.pid
+        while proc.poll() is None:
+            held = [x for x in dot_entries(out)
+                    if mine in os.path.basename(x) and os.path.isfile(x)]
+            if held:
+                proc.send_signal(signal.SIGSTOP)
+                stopped = proc
+                break
+        if stopped:
+            break
+        proc.wait()
+    check(stopped is not None, "caught a run holding a temporary")
+    if stopped:
+        held = [x for x in dot_entries(out)
+                if (".%d." % stopped.pid) in os.path.basename(x)]
+        p = run("reproduce", "--data", DATA, "--out", out, "-q")
+        check(p.returncode == 0, "reproduce beside a stopped run: %s" % p.stderr)
+        check(all(os.path.exists(x) for x in held),
+              "a stopped live run's temporaries are not removed: %s" % held)
+        stopped.send_signal(signal.SIGCONT)
+        _, err = stopped.communicate(timeout=120)
+        check(stopped.returncode == 0,
+              "the stopped run completes: %d %s" % (stopped.returncode, err))
+        check(dot_entries(out) == [], "nothing left: %s" % dot_entries(out))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="st-outputs-")
     try:
         test_clock_foreign(tmp)
         test_empty_out_dir(tmp)
+        test_stale_temporaries(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("outputs: %d checks, %d failed" % (CHECKS, len(FAILS)))
