@@ -56,7 +56,7 @@ static char *dir_of(const char *path)
  * and a new node is pushed at the head with a compare-and-swap, so the
  * handler always walks a list whose links and names stay valid: no fixed
  * cap, no lock, nothing freed under it. */
-enum { NODE_FREE, NODE_CLAIMED, NODE_LIVE };
+enum { NODE_FREE, NODE_CLAIMED, NODE_LIVE, NODE_LIVE_DIR };
 
 struct pending {
 	struct pending *next;   /* set before the node is published */
@@ -67,9 +67,18 @@ struct pending {
 
 static struct pending *pending_head;
 
+static struct pending *track_as(const char *tmp, int live);
+
 /* Register the temporary TMP; the node to untrack, or NULL when memory ran
  * out (then the caller must not create the file). */
 static struct pending *track(const char *tmp)
+{
+	return track_as(tmp, NODE_LIVE);
+}
+
+/* Register TMP as LIVE (NODE_LIVE: a file, NODE_LIVE_DIR: a staging
+ * directory, removed with what it holds). */
+static struct pending *track_as(const char *tmp, int live)
 {
 	size_t len = strlen(tmp) + 1;
 	struct pending *n;
@@ -83,7 +92,7 @@ static struct pending *track(const char *tmp)
 						 __ATOMIC_RELAXED))
 			continue;
 		memcpy(n->name, tmp, len);
-		__atomic_store_n(&n->state, NODE_LIVE, __ATOMIC_RELEASE);
+		__atomic_store_n(&n->state, live, __ATOMIC_RELEASE);
 		return n;
 	}
 	n = malloc(sizeof(*n) + (len < 256 ? 256 : len));
@@ -91,7 +100,7 @@ static struct pending *track(const char *tmp)
 		return NULL;
 	n->cap = len < 256 ? 256 : len;
 	memcpy(n->name, tmp, len);
-	n->state = NODE_LIVE;
+	n->state = live;
 	n->next = __atomic_load_n(&pending_head, __ATOMIC_RELAXED);
 	while (!__atomic_compare_exchange_n(&pending_head, &n->next, n, true,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
@@ -117,13 +126,57 @@ static void read_umask(void)
 	umask(process_umask);
 }
 
+/* Remove the tree at DIRFD/NAME (not following symlinks) with
+ * async-signal-safe calls only (openat, getdents64, unlinkat): for the
+ * signal handler, and DEPTH levels deep at most. */
+static void remove_tree_at(int dirfd, const char *name, int depth)
+{
+	char buf[2048];
+	int fd;
+	long n;
+
+	if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
+		return;
+	if (depth <= 0)
+		return;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* entries are removed while reading: start over until none is left */
+	for (int pass = 0; pass < 64; pass++) {
+		bool any = false;
+
+		lseek(fd, 0, SEEK_SET);
+		while ((n = getdents64(fd, buf, sizeof(buf))) > 0) {
+			for (long off = 0; off < n;) {
+				struct dirent64 *de = (struct dirent64 *)(buf + off);
+
+				off += de->d_reclen;
+				if (strcmp(de->d_name, ".") == 0 ||
+				    strcmp(de->d_name, "..") == 0)
+					continue;
+				any = true;
+				remove_tree_at(fd, de->d_name, depth - 1);
+			}
+		}
+		if (!any)
+			break;
+	}
+	close(fd);
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
 static void on_fatal_signal(int sig)
 {
-	/* unlink() is async-signal-safe; then die of the signal as before */
+	/* async-signal-safe calls only; then die of the signal as before */
 	for (struct pending *n = __atomic_load_n(&pending_head, __ATOMIC_ACQUIRE);
 	     n; n = n->next)
 		if (__atomic_load_n(&n->state, __ATOMIC_ACQUIRE) == NODE_LIVE)
 			unlink(n->name);
+	for (struct pending *n = __atomic_load_n(&pending_head, __ATOMIC_ACQUIRE);
+	     n; n = n->next)
+		if (__atomic_load_n(&n->state, __ATOMIC_ACQUIRE) == NODE_LIVE_DIR)
+			remove_tree_at(AT_FDCWD, n->name, 8);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -357,9 +410,10 @@ static void sweep_stale(const char *dir, const char *base)
 }
 
 /* After the rename of AF's temporary: close it (dropping its lock), make
- * the rename durable, remove stale temporaries of the same target, and
- * release AF. */
-static int finish_commit(st_atomic_file *af, st_error *err)
+ * the rename durable (SYNC: the directory was not synced for an earlier
+ * file already), remove stale temporaries of the same target, and release
+ * AF. */
+static int finish_commit(st_atomic_file *af, bool sync, st_error *err)
 {
 	int rc = 0;
 
@@ -367,7 +421,7 @@ static int finish_commit(st_atomic_file *af, st_error *err)
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
 				  af->path, strerror(errno));
 	af->fp = NULL;
-	if (rc == 0 && sync_dir(af->path) != 0)
+	if (rc == 0 && sync && sync_dir(af->path) != 0)
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot sync the directory "
 				  "of %s: %s", af->path, strerror(errno));
 	if (rc == 0) {
@@ -411,7 +465,7 @@ int st_atomic_commit(st_atomic_file *af, st_error *err)
 	af->node = NULL;
 	free(af->tmp);
 	af->tmp = NULL;
-	return finish_commit(af, err);
+	return finish_commit(af, true, err);
 }
 
 void st_atomic_abort(st_atomic_file *af)
@@ -426,6 +480,358 @@ void st_atomic_abort(st_atomic_file *af)
 	free(af->tmp);
 	free(af->path);
 	memset(af, 0, sizeof(*af));
+}
+
+/* Block the signals whose handler removes temporaries (OLD gets the mask
+ * to restore): a SIGINT or SIGTERM during a set's renames is acted on only
+ * after the last one, so the set is replaced whole. */
+static void block_fatal(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+int st_atomic_set_add(st_atomic_set *set, st_atomic_file *af, st_error *err)
+{
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? 2 * set->cap : 8;
+		st_atomic_file *v = realloc(set->v, cap * sizeof(*v));
+
+		if (!v) {
+			st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", af->path);
+			st_atomic_abort(af);
+			return -1;
+		}
+		set->v = v;
+		set->cap = cap;
+	}
+	if (st_atomic_prepare(af, err) < 0)
+		return -1;
+	set->v[set->n++] = *af;
+	memset(af, 0, sizeof(*af));
+	return 0;
+}
+
+int st_atomic_set_commit(st_atomic_set *set, st_error *err)
+{
+	sigset_t old;
+	size_t done;
+	char *lastdir = NULL;
+	int rc = 0, e = 0;
+
+	/* every file is complete on disk (st_atomic_set_add); now only
+	 * renames, back to back */
+	block_fatal(&old);
+	for (done = 0; done < set->n; done++) {
+		st_atomic_file *af = &set->v[done];
+
+		if (af->direct || af->is_stdout)
+			continue;
+		if (rename(af->tmp, af->path) != 0) {
+			e = errno;
+			break;
+		}
+		untrack(af->node);
+		af->node = NULL;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (done < set->n)
+		rc = st_error_set(err, ST_EXIT_IOERR, "cannot rename %s to %s: %s "
+				  "(%zu of the %zu files of the set were replaced)",
+				  set->v[done].tmp, set->v[done].path, strerror(e),
+				  done, set->n);
+	for (size_t i = 0; i < set->n; i++) {
+		st_atomic_file *af = &set->v[i];
+		char *dir;
+
+		if (i >= done) {
+			st_atomic_abort(af);
+		} else if (af->is_stdout) {
+			memset(af, 0, sizeof(*af));
+		} else if (af->direct) {
+			if (fclose(af->fp) != 0 && rc == 0)
+				rc = st_error_set(err, ST_EXIT_IOERR, "cannot write "
+						  "%s: %s", af->path, strerror(errno));
+			af->fp = NULL;
+			st_atomic_abort(af);
+		} else {
+			/* each directory is synced once */
+			dir = dir_of(af->path);
+			free(af->tmp);
+			af->tmp = NULL;
+			if (finish_commit(af, !dir || !lastdir || strcmp(dir, lastdir),
+					  rc ? NULL : err) < 0 && rc == 0)
+				rc = -1;
+			if (dir) {
+				free(lastdir);
+				lastdir = dir;
+			}
+		}
+	}
+	free(lastdir);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+	return rc;
+}
+
+void st_atomic_set_abort(st_atomic_set *set)
+{
+	if (!set)
+		return;
+	for (size_t i = 0; i < set->n; i++)
+		st_atomic_abort(&set->v[i]);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}
+
+#define STAGE_NAME "streamtime-stage"
+
+/* Remove the stale staging directories of DIR: ".streamtime-stage.PID.XXXXXX"
+ * of runs that died (unlocked, and a dead pid or older than the grace
+ * period), as sweep_stale does for files. */
+static void sweep_stale_stages(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *de;
+	time_t now = time(NULL);
+
+	if (!dp)
+		return;
+	while ((de = readdir(dp)) != NULL) {
+		struct stat st, fst;
+		long pid;
+		bool dead;
+		int fd;
+
+		if (!temp_name_of(de->d_name, STAGE_NAME, &pid) || pid == 0 ||
+		    fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		dead = pid != (long)getpid() && kill((pid_t)pid, 0) != 0 &&
+		       errno == ESRCH;
+		if (!dead && now - st.st_mtime < STALE_GRACE_SEC)
+			continue;
+		fd = openat(dirfd(dp), de->d_name, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &fst) == 0 &&
+		    fst.st_ino == st.st_ino && fst.st_dev == st.st_dev)
+			remove_tree_at(dirfd(dp), de->d_name, 8);
+		close(fd);
+	}
+	closedir(dp);
+}
+
+int st_atomic_stage_open(st_atomic_stage *sg, const char *dir, st_error *err)
+{
+	char name[64];
+
+	memset(sg, 0, sizeof(*sg));
+	sg->fd = -1;
+	if (st_mkdir_p(dir, err) < 0)
+		return -1;
+	snprintf(name, sizeof(name), "." STAGE_NAME ".%ld.XXXXXX", (long)getpid());
+	sg->dir = strdup(dir);
+	sg->path = st_path_join(dir, name);
+	if (!sg->dir || !sg->path) {
+		st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", dir);
+		goto fail;
+	}
+	if (!mkdtemp(sg->path)) {
+		st_error_set(err, ST_EXIT_CANTCREAT, "cannot create a directory in "
+			     "%s: %s", dir, strerror(errno));
+		free(sg->path);
+		sg->path = NULL;
+		goto fail;
+	}
+	sg->node = track_as(sg->path, NODE_LIVE_DIR);
+	sg->fd = open(sg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!sg->node || sg->fd < 0 || flock(sg->fd, LOCK_EX) != 0) {
+		st_error_set(err, ST_EXIT_CANTCREAT, "cannot lock %s: %s", sg->path,
+			     sg->node ? strerror(errno) : "out of memory");
+		goto fail;
+	}
+	return 0;
+fail:
+	st_atomic_stage_abort(sg);
+	return -1;
+}
+
+/* Append the regular files below SG->path/REL (REL "" for the top) to
+ * *V, *N of them, as paths relative to the stage.  Names starting with a
+ * dot (temporaries) are not outputs. */
+static int list_staged(const st_atomic_stage *sg, const char *rel,
+		       char ***v, size_t *n, size_t *cap, int depth,
+		       st_error *err)
+{
+	char *d = rel[0] ? st_path_join(sg->path, rel) : strdup(sg->path);
+	DIR *dp = d ? opendir(d) : NULL;
+	struct dirent *de;
+	int rc = 0;
+
+	if (!dp) {
+		rc = st_error_set(err, ST_EXIT_IOERR, "cannot read %s: %s",
+				  d ? d : sg->path, d ? strerror(errno) :
+				  "out of memory");
+		free(d);
+		return rc;
+	}
+	while (rc == 0 && (de = readdir(dp)) != NULL) {
+		struct stat st;
+		char *sub;
+
+		if (de->d_name[0] == '.' ||
+		    fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		sub = rel[0] ? st_path_join(rel, de->d_name) : strdup(de->d_name);
+		if (!sub) {
+			rc = st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		} else if (S_ISDIR(st.st_mode) && depth < 8) {
+			rc = list_staged(sg, sub, v, n, cap, depth + 1, err);
+		} else if (S_ISREG(st.st_mode)) {
+			if (*n == *cap) {
+				size_t c = *cap ? 2 * *cap : 32;
+				char **nv = realloc(*v, c * sizeof(*nv));
+
+				if (!nv) {
+					rc = st_error_set(err, ST_EXIT_IOERR,
+							  "out of memory");
+					break;
+				}
+				*v = nv;
+				*cap = c;
+			}
+			(*v)[(*n)++] = sub;
+			sub = NULL;
+		}
+		free(sub);
+	}
+	closedir(dp);
+	free(d);
+	return rc;
+}
+
+/* Put the staged file SRC in SET as a file for DST: adopted as it is (a
+ * rename) when DST is missing or a regular file, else copied into a
+ * temporary beside the file a symlink names, or into a device. */
+static int stage_one(st_atomic_set *set, const char *src, const char *dst,
+		     st_error *err)
+{
+	st_atomic_file af;
+	struct stat st;
+
+	if (lstat(dst, &st) != 0 || S_ISREG(st.st_mode)) {
+		memset(&af, 0, sizeof(af));
+		af.tmp = strdup(src);
+		af.path = strdup(dst);
+		af.prepared = true;     /* complete and synced in the stage */
+		if (!af.tmp || !af.path) {
+			free(af.tmp);
+			free(af.path);
+			return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		}
+		if (set->n == set->cap) {
+			size_t cap = set->cap ? 2 * set->cap : 32;
+			st_atomic_file *v = realloc(set->v, cap * sizeof(*v));
+
+			if (!v) {
+				free(af.tmp);
+				free(af.path);
+				return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+			}
+			set->v = v;
+			set->cap = cap;
+		}
+		set->v[set->n++] = af;
+		return 0;
+	}
+	if (S_ISDIR(st.st_mode))
+		return st_error_set(err, ST_EXIT_CANTCREAT, "cannot write %s: it "
+				    "is a directory", dst);
+	{
+		FILE *in = fopen(src, "rb");
+		char buf[65536];
+		size_t k;
+
+		if (!in)
+			return st_error_set(err, ST_EXIT_IOERR, "cannot read %s: %s",
+					    src, strerror(errno));
+		if (st_atomic_open(&af, dst, err) < 0) {
+			fclose(in);
+			return -1;
+		}
+		while ((k = fread(buf, 1, sizeof(buf), in)) > 0)
+			if (fwrite(buf, 1, k, af.fp) != k)
+				break;
+		if (ferror(in) || ferror(af.fp)) {
+			st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s", dst,
+				     strerror(errno ? errno : EIO));
+			fclose(in);
+			st_atomic_abort(&af);
+			return -1;
+		}
+		fclose(in);
+		return st_atomic_set_add(set, &af, err);
+	}
+}
+
+int st_atomic_stage_commit(st_atomic_stage *sg, st_error *err)
+{
+	st_atomic_set set = { 0 };
+	char **rel = NULL;
+	size_t n = 0, cap = 0;
+	int rc = -1;
+
+	if (list_staged(sg, "", &rel, &n, &cap, 0, err) < 0)
+		goto out;
+	/* everything that can fail but a rename happens before the first */
+	for (size_t i = 0; i < n; i++) {
+		char *src = st_path_join(sg->path, rel[i]);
+		char *dst = st_path_join(sg->dir, rel[i]);
+		char *ddir = dst ? dir_of(dst) : NULL;
+		int r = -1;
+
+		if (!src || !dst || !ddir)
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		else if (st_mkdir_p(ddir, err) == 0)
+			r = stage_one(&set, src, dst, err);
+		free(src);
+		free(dst);
+		free(ddir);
+		if (r < 0)
+			goto out;
+	}
+	rc = st_atomic_set_commit(&set, err);
+	if (rc == 0)
+		sweep_stale_stages(sg->dir);
+out:
+	st_atomic_set_abort(&set);
+	for (size_t i = 0; i < n; i++)
+		free(rel[i]);
+	free(rel);
+	st_atomic_stage_abort(sg);
+	return rc;
+}
+
+void st_atomic_stage_abort(st_atomic_stage *sg)
+{
+	if (!sg)
+		return;
+	if (sg->path)
+		remove_tree_at(AT_FDCWD, sg->path, 8);
+	untrack(sg->node);
+	if (sg->path && sg->fd >= 0)
+		close(sg->fd);
+	free(sg->path);
+	free(sg->dir);
+	memset(sg, 0, sizeof(*sg));
+	sg->fd = -1;
 }
 
 int st_mkdir_p(const char *path, st_error *err)

@@ -205,6 +205,7 @@ int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
 {
 	st_table wt;
 	st_atomic_file af = { 0 }, ps = { 0 };
+	st_atomic_set set = { 0 };
 	struct clock_setup cs;
 	int rc = -1;
 
@@ -219,12 +220,15 @@ int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
 	if (st_merge_offload(&wt, ranges, nranges, cs.on ? &cs.fix : NULL, af.fp,
 			     per_scan ? ps.fp : NULL, err) < 0)
 		goto out;
-	if (st_atomic_commit(&af, err) < 0)
+	/* both complete on disk before either is renamed */
+	if (st_atomic_set_add(&set, &af, err) < 0 ||
+	    (per_scan && st_atomic_set_add(&set, &ps, err) < 0))
 		goto out;
-	rc = per_scan ? st_atomic_commit(&ps, err) : 0;
+	rc = st_atomic_set_commit(&set, err);
 out:
 	st_atomic_abort(&af);
 	st_atomic_abort(&ps);
+	st_atomic_set_abort(&set);
 	st_table_release(&wt);
 	clock_release(&cs);
 	return rc;
@@ -239,6 +243,7 @@ int st_run_merge_streaming(const char *created, const st_sized_path *h5,
 	struct clock_setup cs;
 	st_table ct, ht;
 	st_atomic_file *af = calloc(nh5 + 1, sizeof(*af));
+	st_atomic_set set = { 0 };
 	st_streaming_result sum = { 0 };
 	st_tz *tz = NULL;
 	int rc = -1;
@@ -296,16 +301,20 @@ int st_run_merge_streaming(const char *created, const st_sized_path *h5,
 		sum.unmatched += r.unmatched;
 		sum.gaps += r.gaps;
 	}
-	/* every size computed: publish them together */
+	/* every size computed: publish them together, all complete on disk
+	 * before the first rename */
 	for (size_t i = 0; i < nh5; i++)
-		if (st_atomic_commit(&af[i], err) < 0)
+		if (st_atomic_set_add(&set, &af[i], err) < 0)
 			goto out;
+	if (st_atomic_set_commit(&set, err) < 0)
+		goto out;
 	if (res)
 		*res = sum;
 	rc = 0;
 out:
 	for (size_t i = 0; i < nh5; i++)
 		st_atomic_abort(&af[i]);
+	st_atomic_set_abort(&set);
 	free(af);
 	st_tz_free(tz);
 	st_table_release(&ct);

@@ -44,6 +44,54 @@ int st_atomic_prepare(st_atomic_file *af, st_error *err);
  * and AF is released. */
 int st_atomic_commit(st_atomic_file *af, st_error *err);
 
+/* Several files published together: each is complete on disk (flushed,
+ * fsynced) before the first is renamed, and the renames run back to back
+ * with SIGINT, SIGTERM and SIGHUP held off, so such a signal leaves the old
+ * set or the new one whole.  Only a SIGKILL or a crash inside the rename
+ * loop (microseconds) can leave a mix.  Zero-initialise. */
+typedef struct st_atomic_set {
+	st_atomic_file *v;
+	size_t n, cap;
+} st_atomic_set;
+
+/* Prepare AF (st_atomic_prepare) and move it into SET; AF is released
+ * either way.  Error 74. */
+int st_atomic_set_add(st_atomic_set *set, st_atomic_file *af, st_error *err);
+
+/* Rename every file of SET into place, then sync their directories and
+ * release SET.  Error 74 naming the file when a rename fails; the files
+ * not yet renamed are then removed. */
+int st_atomic_set_commit(st_atomic_set *set, st_error *err);
+
+/* Drop every temporary of SET and release it.  NULL is accepted. */
+void st_atomic_set_abort(st_atomic_set *set);
+
+/* A whole directory of outputs published as one set.  Steps that read
+ * each other's outputs write them into a private directory beside them
+ * (DIR/.streamtime-stage.PID.XXXXXX, locked, removed by the signal handler
+ * and, when a run was killed, by the next run's commit); the commit moves
+ * every file into DIR at the same relative path as one st_atomic_set.
+ * Until then DIR is untouched. */
+typedef struct st_atomic_stage {
+	char *dir;         /* the target directory (owned) */
+	char *path;        /* the stage: write the outputs here (owned) */
+	int fd;            /* holds the stage's lock */
+	void *node;        /* private */
+} st_atomic_stage;
+
+/* Create DIR (and parents) and a stage in it.  Error 73. */
+int st_atomic_stage_open(st_atomic_stage *sg, const char *dir, st_error *err);
+
+/* Publish every regular file below SG->path into SG->dir (subdirectories
+ * created), then remove the stage and release SG in every case.  Error 73
+ * when a target is a directory, 74 on a rename or I/O failure; before the
+ * first rename nothing in DIR has changed. */
+int st_atomic_stage_commit(st_atomic_stage *sg, st_error *err);
+
+/* Remove the stage with what it holds and release SG.  Safe on a zeroed
+ * or released SG. */
+void st_atomic_stage_abort(st_atomic_stage *sg);
+
 /* Remove every temporary still open when SIGINT, SIGTERM or SIGHUP ends
  * the process, then die of the signal: a killed run leaves no
  * ".NAME.PID.XXXXXX" behind.  Called once by main(). */

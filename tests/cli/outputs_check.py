@@ -182,12 +182,142 @@ def test_stale_temporaries(tmp):
         check(dot_entries(out) == [], "nothing left: %s" % dot_entries(out))
 
 
+def snapshot(root):
+    """{relative path: (inode, sha256)} of the files below ROOT, without
+    dot entries (temporaries, stages)."""
+    snap = {}
+    for d, dirs, files in os.walk(root):
+        dirs[:] = [x for x in dirs if not x.startswith(".")]
+        for f in files:
+            if f.startswith("."):
+                continue
+            p = os.path.join(d, f)
+            with open(p, "rb") as fh:
+                snap[os.path.relpath(p, root)] = (os.stat(p).st_ino,
+                                                  hashlib.sha256(fh.read())
+                                                  .hexdigest())
+    return snap
+
+
+def ends_whole(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    return data.rstrip().endswith(b"</svg>") or \
+        data.rstrip().endswith(b"</html>")
+
+
+def test_reproduce_all_or_nothing(tmp):
+    """bug: a killed reproduce left OUT with some new files and some old."""
+    base = os.path.join(tmp, "aon")
+    pristine_dir = os.path.join(base, "pristine")
+    os.makedirs(base)
+    p = run("reproduce", "--data", DATA, "--out", pristine_dir, "-q")
+    check(p.returncode == 0, "reproduce: %s" % p.stderr)
+    pristine = snapshot(pristine_dir)
+    names = sorted(pristine)
+    t0 = time.monotonic()
+    run("reproduce", "--data", DATA, "--out", pristine_dir, "-q")
+    took = time.monotonic() - t0
+    rng = random.Random(3)
+    outcome = {"old": 0, "new": 0, "mixed": 0}
+    out = os.path.join(base, "out")
+    trials = 24
+    for i in range(trials):
+        sig = signal.SIGKILL if i % 2 else signal.SIGTERM
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.copytree(pristine_dir, out)
+        # something only the old set has, which must survive either way
+        write(os.path.join(out, "notes.txt"), "mine")
+        old = snapshot(out)
+        proc = subprocess.Popen([BIN, "reproduce", "--data", DATA, "--out",
+                                 out, "-q"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        # most instants over the run, some right at its end (the commit)
+        at = rng.uniform(0, took) if i % 3 else rng.uniform(0.7, 1.1) * took
+        time.sleep(at)
+        proc.send_signal(sig)
+        proc.wait()
+        snap = snapshot(out)
+        olds = [n for n in names if snap.get(n, (0,))[0] == old[n][0]
+                and snap[n][1] == old[n][1]]
+        news = [n for n in names if n in snap and snap[n][0] != old[n][0]]
+        state = "old" if len(olds) == len(names) else \
+            "new" if len(news) == len(names) else "mixed"
+        if state == "new":
+            bad = [n for n in news if not (
+                snap[n][1] == pristine[n][1] or
+                ((n.endswith(".svg") or n.endswith(".html")) and
+                 ends_whole(os.path.join(out, n))))]
+            check(bad == [], "reproduce killed (%s at %.3f s): new files "
+                  "not whole: %s" % (sig.name, at, bad))
+        outcome[state] += 1
+        check(state != "mixed",
+              "reproduce is all-or-nothing: %s at %.3f s of %.3f left %d old "
+              "and %d new files of %d" % (sig.name, at, took, len(olds),
+                                          len(news), len(names)))
+        check(read(os.path.join(out, "notes.txt")) == "mine",
+              "a file not of the set is left alone")
+        if sig == signal.SIGTERM:
+            check(dot_entries(out) == [], "SIGTERM leaves no stage or "
+                  "temporary: %s" % dot_entries(out))
+    print("reproduce killed %d times (SIGKILL and SIGTERM): %d old, %d new, "
+          "%d mixed" % (trials, outcome["old"], outcome["new"],
+                        outcome["mixed"]))
+    # a later successful run removes what the SIGKILLs left
+    p = run("reproduce", "--data", DATA, "--out", out, "-q")
+    check(p.returncode == 0 and dot_entries(out) == [],
+          "a run after kills leaves no stage behind: %s" % dot_entries(out))
+
+    # a full disk: a small tmpfs holding the old set, no room for the new
+    mnt = os.path.join(base, "mnt")
+    os.mkdir(mnt)
+    size = sum(os.path.getsize(os.path.join(pristine_dir, n)) for n in names)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o",
+                              "size=%d" % (size * 3 // 2), "tmpfs", mnt],
+                             capture_output=True).returncode == 0
+    try:
+        if mounted:
+            full = os.path.join(mnt, "out")
+            shutil.copytree(pristine_dir, full)
+            old = snapshot(full)
+            p = run("reproduce", "--data", DATA, "--out", full, "-q")
+            check(p.returncode in (73, 74) and full in p.stderr,
+                  "reproduce on a full disk fails naming the file: %d %s"
+                  % (p.returncode, p.stderr))
+            check(snapshot(full) == old,
+                  "a full disk leaves the old set whole: %s"
+                  % sorted(set(snapshot(full).items()) ^ set(old.items()))[:4])
+            check(dot_entries(full) == [], "a full disk leaves no stage: %s"
+                  % dot_entries(full))
+        else:
+            print("no tmpfs mount (not root?): RLIMIT_FSIZE instead")
+        # a file size limit: writes fail with EFBIG
+        lim = os.path.join(base, "fsize")
+        shutil.copytree(pristine_dir, lim)
+        old = snapshot(lim)
+
+        def limit():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (100000, 100000))
+        p = subprocess.run([BIN, "reproduce", "--data", DATA, "--out", lim,
+                            "-q"], capture_output=True, text=True,
+                           preexec_fn=limit, timeout=120)
+        check(p.returncode == 74 and "File too large" in p.stderr,
+              "reproduce past RLIMIT_FSIZE: %d %s" % (p.returncode, p.stderr))
+        check(snapshot(lim) == old and dot_entries(lim) == [],
+              "a failed write leaves the old set whole and no stage")
+    finally:
+        if mounted:
+            subprocess.run(["umount", mnt])
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="st-outputs-")
     try:
         test_clock_foreign(tmp)
         test_empty_out_dir(tmp)
         test_stale_temporaries(tmp)
+        test_reproduce_all_or_nothing(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("outputs: %d checks, %d failed" % (CHECKS, len(FAILS)))
