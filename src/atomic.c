@@ -193,6 +193,83 @@ void st_atomic_cleanup_on_signals(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+/* The stream of a temporary writes through this, so that the errno of a
+ * failed write is kept for the message ("No space left on device"), even
+ * when the writer only sees that fprintf failed and errno has moved on. */
+struct sink {
+	int fd;
+	int err;        /* errno of the first failed write, 0 if none */
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+{
+	struct sink *s = cookie;
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t k = write(s->fd, buf + done, n - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (!s->err)
+				s->err = k < 0 ? errno : EIO;
+			errno = s->err;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)k;
+	}
+	return (ssize_t)done;
+}
+
+static int sink_close(void *cookie)
+{
+	struct sink *s = cookie;
+	int rc = close(s->fd);
+
+	free(s);
+	return rc;
+}
+
+/* A write stream on FD that records its errors in AF (AF->fd, AF->sink);
+ * NULL when memory runs out (FD is then still open). */
+static FILE *sink_open(st_atomic_file *af, int fd)
+{
+	static const cookie_io_functions_t io = { .write = sink_write,
+						  .close = sink_close };
+	struct sink *s = malloc(sizeof(*s));
+	FILE *f;
+
+	if (!s)
+		return NULL;
+	s->fd = fd;
+	s->err = 0;
+	f = fopencookie(s, "w", io);
+	if (!f) {
+		free(s);
+		return NULL;
+	}
+	af->fd = fd;
+	af->sink = s;
+	return f;
+}
+
+int st_atomic_errno(const st_atomic_file *af)
+{
+	const struct sink *s = af->fp ? af->sink : NULL;
+
+	return s && s->err ? s->err : EIO;
+}
+
+/* The error of a failed write, flush or sync of AF (E: errno just after
+ * it): what the stream recorded, else E, else EIO. */
+static int write_errno(const st_atomic_file *af, int e)
+{
+	const struct sink *s = af->fp ? af->sink : NULL;
+
+	return s && s->err ? s->err : e ? e : EIO;
+}
+
 int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 {
 	char *dir = NULL, *base, *copy = NULL;
@@ -267,7 +344,7 @@ int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 		um = process_umask;
 		(void)fchmod(fd, 0666 & ~um);
 	}
-	af->fp = fdopen(fd, "w");
+	af->fp = sink_open(af, fd);
 	if (!af->fp) {
 		close(fd);
 		st_error_set(err, ST_EXIT_CANTCREAT, "cannot create %s: %s",
@@ -310,10 +387,11 @@ int st_atomic_prepare(st_atomic_file *af, st_error *err)
 		return 0;
 	if (af->direct || af->is_stdout) {
 		/* written in place: nothing to rename, only to flush */
+		errno = 0;
 		if (fflush(af->fp) != 0 || ferror(af->fp)) {
 			rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
 					  af->is_stdout ? "to standard output" :
-					  af->path, strerror(errno));
+					  af->path, strerror(errno ? errno : EIO));
 			if (af->direct)
 				st_atomic_abort(af);
 			else
@@ -325,9 +403,10 @@ int st_atomic_prepare(st_atomic_file *af, st_error *err)
 	}
 	/* the file stays open: its descriptor holds the lock on the temporary
 	 * until it is renamed or removed */
-	if (fflush(af->fp) != 0 || ferror(af->fp) || fsync(fileno(af->fp)) != 0) {
+	errno = 0;
+	if (fflush(af->fp) != 0 || ferror(af->fp) || fsync(af->fd) != 0) {
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
-				  af->path, strerror(errno ? errno : EIO));
+				  af->path, strerror(write_errno(af, errno)));
 		st_atomic_abort(af);
 		return rc;
 	}
@@ -421,6 +500,7 @@ static int finish_commit(st_atomic_file *af, bool sync, st_error *err)
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
 				  af->path, strerror(errno));
 	af->fp = NULL;
+	af->sink = NULL;
 	if (rc == 0 && sync && sync_dir(af->path) != 0)
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot sync the directory "
 				  "of %s: %s", af->path, strerror(errno));
@@ -891,15 +971,19 @@ static int lock_fd(int fd, const char *path, bool wait, st_error *err)
 
 int st_atomic_lock(const char *path, bool wait, st_error *err)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666), e = errno;
 
-	/* another user's lock file: reading is enough for a local flock */
-	if (fd < 0 && errno == EACCES)
+	/* another user's lock file: reading is enough for a local flock; when
+	 * there is none, what failed is creating it (EACCES, not ENOENT) */
+	if (fd < 0 && e == EACCES) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && errno != ENOENT)
+			e = errno;
+	}
 	if (fd < 0)
 		return st_error_set(err, ST_EXIT_CANTCREAT,
 				    "cannot open lock file %s: %s", path,
-				    strerror(errno));
+				    strerror(e));
 	if (lock_fd(fd, path, wait, err) < 0) {
 		close(fd);
 		return -1;

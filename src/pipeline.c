@@ -109,6 +109,17 @@ fail:
 	return -1;
 }
 
+/* After a merge failed writing to AF (the file PATH): name the file and
+ * the errno ("No space left on device") rather than "write error".  Other
+ * errors are left as they are. */
+static void name_write_error(const st_atomic_file *af, const char *path,
+			     st_error *err)
+{
+	if (af->fp && ferror(af->fp))
+		st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s", path,
+			     strerror(st_atomic_errno(af)));
+}
+
 int st_run_merge_transfer(const char *jobs, const char *const db[], size_t ndb,
 			  st_duration max_elapsed, const char *out,
 			  size_t *rows, st_error *err)
@@ -140,6 +151,7 @@ int st_run_merge_transfer(const char *jobs, const char *const db[], size_t ndb,
 	if (st_atomic_open(&af, out, err) < 0)
 		goto out;
 	if (st_merge_transfer(&jt, dbt, nfiles, max_elapsed, af.fp, rows, err) < 0) {
+		name_write_error(&af, out, err);
 		st_atomic_abort(&af);
 		goto out;
 	}
@@ -218,8 +230,12 @@ int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
 	if (per_scan && st_atomic_open(&ps, per_scan, err) < 0)
 		goto out;
 	if (st_merge_offload(&wt, ranges, nranges, cs.on ? &cs.fix : NULL, af.fp,
-			     per_scan ? ps.fp : NULL, err) < 0)
+			     per_scan ? ps.fp : NULL, err) < 0) {
+		name_write_error(&af, out, err);
+		if (per_scan)
+			name_write_error(&ps, per_scan, err);
 		goto out;
+	}
 	/* both complete on disk before either is renamed */
 	if (st_atomic_set_add(&set, &af, err) < 0 ||
 	    (per_scan && st_atomic_set_add(&set, &ps, err) < 0))
@@ -294,8 +310,10 @@ int st_run_merge_streaming(const char *created, const st_sized_path *h5,
 		}
 		free(path);
 		if (st_merge_streaming(&ct, &ht, tz, range, cs.on ? &cs.fix : NULL,
-				       af[i].fp, &r, log, err) < 0)
+				       af[i].fp, &r, log, err) < 0) {
+			name_write_error(&af[i], af[i].path, err);
 			goto out;
+		}
 		sum.rows += r.rows;
 		sum.negative += r.negative;
 		sum.unmatched += r.unmatched;

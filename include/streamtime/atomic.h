@@ -25,6 +25,8 @@ typedef struct st_atomic_file {
 	bool direct;       /* PATH is a device or FIFO: written in place */
 	bool prepared;     /* st_atomic_prepare done: complete on disk */
 	void *node;        /* private: the signal handler's record of TMP */
+	void *sink;        /* private: FP's write errors */
+	int fd;            /* private: FP's descriptor (holds TMP's lock) */
 } st_atomic_file;
 
 /* Open PATH for atomic writing.  Error 73 when the temporary cannot be
@@ -32,6 +34,11 @@ typedef struct st_atomic_file {
  * file it names is replaced, the link stays.  A device or FIFO (/dev/null,
  * a pipe) is written in place, never replaced by a regular file. */
 int st_atomic_open(st_atomic_file *af, const char *path, st_error *err);
+
+/* The errno of the first write to AF->fp that failed (EIO when none was
+ * seen): for "cannot write FILE: No space left on device" when a writer
+ * only learnt that fprintf failed. */
+int st_atomic_errno(const st_atomic_file *af);
 
 /* Make the temporary complete on disk (flush, fsync) without publishing
  * it, so that several files can all be complete before the first is

@@ -311,6 +311,58 @@ def test_reproduce_all_or_nothing(tmp):
             subprocess.run(["umount", mnt])
 
 
+def test_errors_name_file_and_errno(tmp):
+    """bug: merge transfer on a full disk said only 'write error'; an
+    unwritable lock directory said 'No such file or directory'."""
+    ft = os.path.join(DATA, "file_transfer")
+    args = ["merge", "transfer", "--jobs", os.path.join(ft, "slurm_job_info.csv"),
+            "--db", os.path.join(ft, "distiller_db"), "--out"]
+    mnt = os.path.join(tmp, "full")
+    os.mkdir(mnt)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", mnt],
+                      capture_output=True).returncode == 0:
+        try:
+            out = os.path.join(mnt, "merged.csv")
+            p = run(*args, out)
+            check(p.returncode == 74 and
+                  "cannot write %s: No space left on device" % out in p.stderr
+                  and not os.path.exists(out) and os.listdir(mnt) == [],
+                  "merge transfer on a full disk names file and errno: %d %s"
+                  % (p.returncode, p.stderr))
+        finally:
+            subprocess.run(["umount", mnt])
+    else:
+        print("no tmpfs mount (not root?): full disk not tried")
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    out = os.path.join(tmp, "merged-big.csv")
+    p = subprocess.run([BIN, *args, out], capture_output=True, text=True,
+                       preexec_fn=limit, timeout=60)
+    check(p.returncode == 74 and
+          "cannot write %s: File too large" % out in p.stderr,
+          "merge transfer past RLIMIT_FSIZE names file and errno: %d %s"
+          % (p.returncode, p.stderr))
+
+    # a lock file that cannot be created: EACCES, not ENOENT
+    ro = os.path.join(tmp, "ro")
+    os.mkdir(ro)
+    os.chmod(tmp, 0o755)
+    os.chmod(ro, 0o555)
+    pre = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] \
+        if os.geteuid() == 0 else []
+    counted = os.path.join(DATA, "counted")
+    p = subprocess.run(pre + [BIN, "collect", "h5", counted, "--out",
+                              os.path.join(ro, "s.csv"), "--settle", "0"],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 73 and os.path.join(ro, "s.csv.lock") in p.stderr
+          and "Permission denied" in p.stderr,
+          "an unwritable lock directory is EACCES, named: %d %s"
+          % (p.returncode, p.stderr))
+    os.chmod(ro, 0o755)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="st-outputs-")
     try:
@@ -318,6 +370,7 @@ def main():
         test_empty_out_dir(tmp)
         test_stale_temporaries(tmp)
         test_reproduce_all_or_nothing(tmp)
+        test_errors_name_file_and_errno(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("outputs: %d checks, %d failed" % (CHECKS, len(FAILS)))
