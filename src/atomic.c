@@ -798,15 +798,19 @@ static int list_staged(const st_atomic_stage *sg, const char *rel,
 }
 
 /* Put the staged file SRC in SET as a file for DST: adopted as it is (a
- * rename) when DST is missing or a regular file, else copied into a
- * temporary beside the file a symlink names, or into a device. */
+ * rename) when DST is missing or a regular file on the stage's file system
+ * (DEV), else copied into a temporary beside the file a symlink names (or
+ * beside DST on another file system), or into a device. */
 static int stage_one(st_atomic_set *set, const char *src, const char *dst,
-		     st_error *err)
+		     dev_t dev, st_error *err)
 {
 	st_atomic_file af;
-	struct stat st;
+	struct stat st, ds;
+	char *ddir = dir_of(dst);
+	bool same_fs = ddir && stat(ddir, &ds) == 0 && ds.st_dev == dev;
 
-	if (lstat(dst, &st) != 0 || S_ISREG(st.st_mode)) {
+	free(ddir);
+	if (same_fs && (lstat(dst, &st) != 0 || S_ISREG(st.st_mode))) {
 		memset(&af, 0, sizeof(af));
 		af.tmp = strdup(src);
 		af.path = strdup(dst);
@@ -831,7 +835,7 @@ static int stage_one(st_atomic_set *set, const char *src, const char *dst,
 		set->v[set->n++] = af;
 		return 0;
 	}
-	if (S_ISDIR(st.st_mode))
+	if (stat(dst, &st) == 0 && S_ISDIR(st.st_mode))
 		return st_error_set(err, ST_EXIT_CANTCREAT, "cannot write %s: it "
 				    "is a directory", dst);
 	{
@@ -864,10 +868,16 @@ static int stage_one(st_atomic_set *set, const char *src, const char *dst,
 int st_atomic_stage_commit(st_atomic_stage *sg, st_error *err)
 {
 	st_atomic_set set = { 0 };
+	struct stat sst;
 	char **rel = NULL;
 	size_t n = 0, cap = 0;
 	int rc = -1;
 
+	if (fstat(sg->fd, &sst) != 0) {
+		st_error_set(err, ST_EXIT_IOERR, "cannot stat %s: %s", sg->path,
+			     strerror(errno));
+		goto out;
+	}
 	if (list_staged(sg, "", &rel, &n, &cap, 0, err) < 0)
 		goto out;
 	/* everything that can fail but a rename happens before the first */
@@ -880,7 +890,7 @@ int st_atomic_stage_commit(st_atomic_stage *sg, st_error *err)
 		if (!src || !dst || !ddir)
 			st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		else if (st_mkdir_p(ddir, err) == 0)
-			r = stage_one(&set, src, dst, err);
+			r = stage_one(&set, src, dst, sst.st_dev, err);
 		free(src);
 		free(dst);
 		free(ddir);

@@ -268,6 +268,22 @@ def test_reproduce_all_or_nothing(tmp):
     check(p.returncode == 0 and dot_entries(out) == [],
           "a run after kills leaves no stage behind: %s" % dot_entries(out))
 
+    # the set through symlinks: the file a link names is replaced and the
+    # link stays; a device is written in place
+    links = os.path.join(base, "links")
+    os.makedirs(links)
+    elsewhere = os.path.join(base, "elsewhere.html")
+    write(elsewhere, "old")
+    os.symlink(elsewhere, os.path.join(links, "report.html"))
+    os.symlink("/dev/null", os.path.join(links, "timeline.json"))
+    p = run("reproduce", "--data", DATA, "--out", links, "-q")
+    check(p.returncode == 0 and
+          os.path.islink(os.path.join(links, "report.html")) and
+          os.path.islink(os.path.join(links, "timeline.json")) and
+          ends_whole(elsewhere) and dot_entries(links) == [] and
+          not [x for x in os.listdir(base) if x.startswith(".")],
+          "reproduce through symlinks: %d %s" % (p.returncode, p.stderr))
+
     # a full disk: a small tmpfs holding the old set, no room for the new
     mnt = os.path.join(base, "mnt")
     os.mkdir(mnt)
