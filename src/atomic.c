@@ -55,7 +55,10 @@ static char *dir_of(const char *path)
  * Threads open outputs at the same time (plot writes figures in parallel),
  * and a new node is pushed at the head with a compare-and-swap, so the
  * handler always walks a list whose links and names stay valid: no fixed
- * cap, no lock, nothing freed under it. */
+ * cap, no lock, nothing freed under it.  (One race is left: a node freed and
+ * claimed again by another thread while the handler reads its name gives a
+ * mix of two temporaries' names, which almost surely names no file; that
+ * temporary is then left for the next run to remove.) */
 enum { NODE_FREE, NODE_CLAIMED, NODE_LIVE, NODE_LIVE_DIR };
 
 struct pending {
