@@ -3,6 +3,7 @@
  * Each command computes everything first and writes its files only when all
  * inputs were good, so a bad input leaves no output at all.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,11 +14,12 @@
 #include "streamtime/num.h"
 #include "streamtime/time.h"
 
-/* Writes one file of OUTDIR atomically through FN. */
+/* Writes one file of OUTDIR through FN into SET: complete on disk, and
+ * published with the others of SET by st_atomic_set_commit. */
 typedef int (*write_fn)(FILE *f, const void *data);
 
-static int write_file(const char *outdir, const char *name, write_fn fn,
-		      const void *data, st_error *err)
+static int write_file(st_atomic_set *set, const char *outdir, const char *name,
+		      write_fn fn, const void *data, st_error *err)
 {
 	st_atomic_file af;
 	char *path = st_path_join(outdir, name);
@@ -30,12 +32,13 @@ static int write_file(const char *outdir, const char *name, write_fn fn,
 		return -1;
 	}
 	if (fn(af.fp, data) < 0 || ferror(af.fp)) {
-		st_error_set(err, ST_EXIT_IOERR, "cannot write %s", path);
+		st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s", path,
+			     strerror(errno ? errno : EIO));
 		st_atomic_abort(&af);
 		free(path);
 		return -1;
 	}
-	rc = st_atomic_commit(&af, err);
+	rc = st_atomic_set_add(set, &af, err);
 	free(path);
 	return rc;
 }
@@ -147,6 +150,7 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 		   const char *outdir, st_queue_result *res, st_error *err)
 {
 	static const char *const need[] = { "Submit", "Start" };
+	st_atomic_set set = { 0 };
 	struct queue_out q = { 0 };
 	double *v = NULL, *kept = NULL;
 	size_t n = 0;
@@ -223,15 +227,17 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 	q.res.days = q.ndays;
 
 	if (st_mkdir_p(outdir, err) < 0 ||
-	    write_file(outdir, "queue_time_statistics.csv", write_queue_stats, &q,
-		       err) < 0)
+	    write_file(&set, outdir, "queue_time_statistics.csv",
+		       write_queue_stats, &q, err) < 0)
 		goto out;
 	qsort(q.days, q.ndays, sizeof(*q.days), cmp_day_desc);
-	if (write_file(outdir, "ranked_days.csv", write_ranked_days, &q, err) < 0)
+	if (write_file(&set, outdir, "ranked_days.csv", write_ranked_days, &q,
+		       err) < 0)
 		goto out;
 	qsort(q.days, q.ndays, sizeof(*q.days), cmp_day_month);
-	if (write_file(outdir, "ranked_days_by_month.csv", write_ranked_by_month,
-		       &q, err) < 0)
+	if (write_file(&set, outdir, "ranked_days_by_month.csv",
+		       write_ranked_by_month, &q, err) < 0 ||
+	    st_atomic_set_commit(&set, err) < 0)
 		goto out;
 	if (res)
 		*res = q.res;
@@ -240,6 +246,7 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 oom:
 	st_error_set(err, ST_EXIT_IOERR, "out of memory");
 out:
+	st_atomic_set_abort(&set);
 	free(v);
 	free(kept);
 	free(q.days);
@@ -598,6 +605,7 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 		       st_compare_row *rows, size_t *nrows, st_error *err)
 {
 	static const char *const oneed[] = { "size", "offload_time" };
+	st_atomic_set set = { 0 };
 	int oc[2];
 	size_t n = in->sizes ? in->nsizes : in->offload->nrows;
 	struct size_stats *ss = calloc(n + 1, sizeof(*ss));
@@ -664,12 +672,17 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 
 		snprintf(name, sizeof(name), "statistics_transfers_%" PRId64 ".csv",
 			 ss[i].size);
-		if (write_file(outdir, name, write_size_stats, &ss[i], err) < 0)
+		if (write_file(&set, outdir, name, write_size_stats, &ss[i],
+			       err) < 0)
 			goto out;
 	}
-	if (write_file(outdir, "statistics_table.csv", write_table_csv, &tout, err) < 0 ||
-	    write_file(outdir, "statistics_table.md", write_table_md, &tout, err) < 0 ||
-	    write_file(outdir, "statistics_table.tex", write_table_tex, &tout, err) < 0)
+	if (write_file(&set, outdir, "statistics_table.csv", write_table_csv,
+		       &tout, err) < 0 ||
+	    write_file(&set, outdir, "statistics_table.md", write_table_md,
+		       &tout, err) < 0 ||
+	    write_file(&set, outdir, "statistics_table.tex", write_table_tex,
+		       &tout, err) < 0 ||
+	    st_atomic_set_commit(&set, err) < 0)
 		goto out;
 	if (rows)
 		memcpy(rows, cr, n * sizeof(*cr));
@@ -677,6 +690,7 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 		*nrows = n;
 	rc = 0;
 out:
+	st_atomic_set_abort(&set);
 	free(ss);
 	free(cr);
 	return rc;

@@ -89,26 +89,6 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Is the first line of DATA (LEN bytes of whole lines, LEN > 0) HEADER?
- * Checked before anything in OUT is touched: a file of another shape, or
- * not ours at all, is refused as it is. */
-static int check_header(const char *out, const char *data, size_t len,
-			const char *header, st_error *err)
-{
-	const char *nl = memchr(data, '\n', len);
-	size_t hlen = nl ? (size_t)(nl - data) : len;
-
-	if (hlen && data[hlen - 1] == '\r')
-		hlen--;
-	if (hlen != strlen(header) || memcmp(data, header, hlen) != 0)
-		return st_error_set(err, ST_EXIT_DATAERR,
-				    "%s: header '%.*s' is not '%s'; give each "
-				    "--receivers/--no-data shape its own file "
-				    "(nothing was changed)",
-				    out, (int)(hlen > 200 ? 200 : hlen), data, header);
-	return 0;
-}
-
 /* The scans OUT already holds (DATA, LEN bytes of whole lines after its
  * header), sorted, in *SCANS. */
 static int known_scans(const char *out, const char *data, size_t len,
@@ -244,8 +224,9 @@ int st_collect_receivers(const char *dir, const char *out, bool wait,
 		closedir(d);
 		if (st_atomic_append_open(&ap, out, wait, err) < 0)
 			goto out;
-		if (ap.len > ap.tail &&
-		    check_header(out, ap.data, ap.len - ap.tail, header, err) < 0)
+		if (st_atomic_append_check_header(&ap, header, "a receivers "
+						  "file of this --receivers/--no-data "
+						  "shape", err) < 0)
 			goto out;
 		if (st_atomic_append_repair(&ap, whole_row, &ncols, err) < 0)
 			goto out;
@@ -312,6 +293,103 @@ static bool naive_form(const char *s)
 	       !strchr(s + 10, 'Z');
 }
 
+/* Does S carry a UTC offset ("...Z", "...+HH:MM", "...-HH:MM") after its
+ * date, as every time of the UTC form does? */
+static bool has_offset(const char *s)
+{
+	return strlen(s) >= 19 && strpbrk(s + 10, "+-Z") != NULL;
+}
+
+/* A key and the row it came from, to name both rows of a duplicate. */
+struct h5_seen {
+	st_h5_key key;
+	size_t row;
+};
+
+static int h5_seen_cmp(const void *a, const void *b)
+{
+	const struct h5_seen *x = a, *y = b;
+	int c = st_h5_key_cmp(&x->key, &y->key);
+
+	return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+/* Check that every row of T (an existing `collect h5` output, columns IDX)
+ * is one we could have written: a header of exactly our three columns, a
+ * distiller_id and scan_number of digits only, a datetime in this run's
+ * form (UTC ISO 8601, or naive with --naive), each key once.  The rows are
+ * carried into the new file as they are, so anything else is error 65
+ * naming file and line before the file is touched.  KNOWN (T->nrows) gets
+ * the keys, sorted. */
+static int check_h5_rows(const st_table *t, const int idx[3],
+			 const st_collect_h5_opts *o, st_h5_key *known,
+			 st_error *err)
+{
+	struct h5_seen *seen = NULL;
+	int rc = -1;
+
+	if (t->ncols != 3)
+		return st_error_set(err, ST_EXIT_DATAERR, "%s:1: %zu columns; a "
+				    "collect h5 file has exactly distiller_id,"
+				    "scan_number,datetime (nothing was changed)",
+				    t->name, t->ncols);
+	for (size_t i = 0; i < t->nrows; i++) {
+		const char *dt = st_table_get(t, i, idx[2]);
+		st_instant when;
+
+		for (int c = 0; c < 2; c++) {
+			const char *v = st_table_get(t, i, idx[c]);
+			size_t n = strlen(v);
+
+			if (n == 0 || n > 18 || strspn(v, "0123456789") != n) {
+				char what[160];
+
+				snprintf(what, sizeof(what), "'%.100s' is not a "
+					 "number of digits", v);
+				return st_table_cell_error(t, i, idx[c], what, err);
+			}
+		}
+		st_num_parse_int(st_table_get(t, i, idx[0]), &known[i].id_num);
+		st_num_parse_int(st_table_get(t, i, idx[1]), &known[i].scan);
+		if (st_table_get_time(t, i, idx[2], o->naive ? o->tz : NULL,
+				      &when, err) < 0)
+			return -1;
+		if (o->naive ? !naive_form(dt) : !has_offset(dt))
+			return st_table_cell_error(t, i, idx[2], o->naive ?
+						   "this file holds UTC times; drop --naive "
+						   "or use another file" :
+						   "this file holds naive local times; "
+						   "pass --tz ZONE --naive as before or use "
+						   "another file", err);
+	}
+	if (t->nrows == 0)
+		return 0;
+	seen = malloc(t->nrows * sizeof(*seen));
+	if (!seen)
+		return st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", t->name);
+	for (size_t i = 0; i < t->nrows; i++) {
+		seen[i].key = known[i];
+		seen[i].row = i;
+	}
+	qsort(seen, t->nrows, sizeof(*seen), h5_seen_cmp);
+	for (size_t i = 0; i < t->nrows; i++) {
+		if (i && st_h5_key_cmp(&seen[i - 1].key, &seen[i].key) == 0) {
+			st_error_set(err, ST_EXIT_DATAERR, "%s:%zu: distiller_id %s "
+				     "scan %lld is already on line %zu (nothing was "
+				     "changed)", t->name, t->lines[seen[i].row],
+				     st_table_get(t, seen[i].row, idx[0]),
+				     (long long)seen[i].key.scan,
+				     t->lines[seen[i - 1].row]);
+			goto out;
+		}
+		known[i] = seen[i].key;
+	}
+	rc = 0;
+out:
+	free(seen);
+	return rc;
+}
+
 int st_collect_h5(const char *const *dirs, size_t ndirs, const char *out_arg,
 		  const st_collect_h5_opts *o, st_collect_summary *sum,
 		  st_log *log, st_error *err)
@@ -350,23 +428,9 @@ int st_collect_h5(const char *const *dirs, size_t ndirs, const char *out_arg,
 			if (!known)
 				goto oom;
 		}
-		for (size_t i = 0; i < t.nrows; i++) {
-			if (st_table_get_int(&t, i, idx[0], &known[i].id_num, err) < 0 ||
-			    st_table_get_int(&t, i, idx[1], &known[i].scan, err) < 0)
-				goto out;
-			if (naive_form(st_table_get(&t, i, idx[2])) != o->naive) {
-				st_table_cell_error(&t, i, idx[2], o->naive ?
-						    "this file holds UTC times; drop --naive "
-						    "or use another file" :
-						    "this file holds naive local times; "
-						    "pass --tz ZONE --naive as before or use "
-						    "another file", err);
-				goto out;
-			}
-		}
+		if (check_h5_rows(&t, idx, o, known, err) < 0)
+			goto out;
 		sum->known = t.nrows;
-		if (t.nrows)
-			qsort(known, t.nrows, sizeof(*known), st_h5_key_cmp);
 		opts.h5.skip = known;
 		opts.h5.nskip = t.nrows;
 	}

@@ -1072,6 +1072,7 @@ int st_figures_write(const st_figures *set, const char *outdir,
 		{ ST_PLOT_PNG, ".png" }, { ST_PLOT_SVG, ".svg" },
 	};
 	struct write_pool pool = { 0 };
+	st_atomic_set out_set = { 0 };
 	pthread_t tid[4];
 	size_t nthreads = 0, written = 0;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1133,20 +1134,27 @@ int st_figures_write(const st_figures *set, const char *outdir,
 	}
 	if (rc == -2)
 		rc = -1;
-	/* all or nothing: publish every file only when all were drawn */
+	/* all or nothing: every file complete on disk before the first is
+	 * renamed, the renames back to back */
 	for (size_t i = 0; i < pool.n; i++) {
 		struct write_job *j = &pool.jobs[i];
 
 		if (!j->done || j->rc != 0)
 			continue;
-		if (rc == 0 && st_atomic_commit(&j->af, rc ? NULL : err) == 0)
-			written++;
-		else if (rc == 0)
+		if (rc == 0 && st_atomic_set_add(&out_set, &j->af, err) < 0)
 			rc = -1;
 		else
 			st_atomic_abort(&j->af);
 	}
+	if (rc == 0) {
+		written = out_set.n;
+		if (st_atomic_set_commit(&out_set, err) < 0) {
+			rc = -1;
+			written = 0;
+		}
+	}
 out:
+	st_atomic_set_abort(&out_set);
 	for (size_t i = 0; i < pool.n; i++)
 		free(pool.jobs[i].path);
 	free(pool.jobs);

@@ -109,6 +109,17 @@ fail:
 	return -1;
 }
 
+/* After a merge failed writing to AF (the file PATH): name the file and
+ * the errno ("No space left on device") rather than "write error".  Other
+ * errors are left as they are. */
+static void name_write_error(const st_atomic_file *af, const char *path,
+			     st_error *err)
+{
+	if (af->fp && ferror(af->fp))
+		st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s", path,
+			     strerror(st_atomic_errno(af)));
+}
+
 int st_run_merge_transfer(const char *jobs, const char *const db[], size_t ndb,
 			  st_duration max_elapsed, const char *out,
 			  size_t *rows, st_error *err)
@@ -140,6 +151,7 @@ int st_run_merge_transfer(const char *jobs, const char *const db[], size_t ndb,
 	if (st_atomic_open(&af, out, err) < 0)
 		goto out;
 	if (st_merge_transfer(&jt, dbt, nfiles, max_elapsed, af.fp, rows, err) < 0) {
+		name_write_error(&af, out, err);
 		st_atomic_abort(&af);
 		goto out;
 	}
@@ -205,6 +217,7 @@ int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
 {
 	st_table wt;
 	st_atomic_file af = { 0 }, ps = { 0 };
+	st_atomic_set set = { 0 };
 	struct clock_setup cs;
 	int rc = -1;
 
@@ -217,14 +230,21 @@ int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
 	if (per_scan && st_atomic_open(&ps, per_scan, err) < 0)
 		goto out;
 	if (st_merge_offload(&wt, ranges, nranges, cs.on ? &cs.fix : NULL, af.fp,
-			     per_scan ? ps.fp : NULL, err) < 0)
+			     per_scan ? ps.fp : NULL, err) < 0) {
+		name_write_error(&af, out, err);
+		if (per_scan)
+			name_write_error(&ps, per_scan, err);
 		goto out;
-	if (st_atomic_commit(&af, err) < 0)
+	}
+	/* both complete on disk before either is renamed */
+	if (st_atomic_set_add(&set, &af, err) < 0 ||
+	    (per_scan && st_atomic_set_add(&set, &ps, err) < 0))
 		goto out;
-	rc = per_scan ? st_atomic_commit(&ps, err) : 0;
+	rc = st_atomic_set_commit(&set, err);
 out:
 	st_atomic_abort(&af);
 	st_atomic_abort(&ps);
+	st_atomic_set_abort(&set);
 	st_table_release(&wt);
 	clock_release(&cs);
 	return rc;
@@ -239,6 +259,7 @@ int st_run_merge_streaming(const char *created, const st_sized_path *h5,
 	struct clock_setup cs;
 	st_table ct, ht;
 	st_atomic_file *af = calloc(nh5 + 1, sizeof(*af));
+	st_atomic_set set = { 0 };
 	st_streaming_result sum = { 0 };
 	st_tz *tz = NULL;
 	int rc = -1;
@@ -289,23 +310,29 @@ int st_run_merge_streaming(const char *created, const st_sized_path *h5,
 		}
 		free(path);
 		if (st_merge_streaming(&ct, &ht, tz, range, cs.on ? &cs.fix : NULL,
-				       af[i].fp, &r, log, err) < 0)
+				       af[i].fp, &r, log, err) < 0) {
+			name_write_error(&af[i], af[i].path, err);
 			goto out;
+		}
 		sum.rows += r.rows;
 		sum.negative += r.negative;
 		sum.unmatched += r.unmatched;
 		sum.gaps += r.gaps;
 	}
-	/* every size computed: publish them together */
+	/* every size computed: publish them together, all complete on disk
+	 * before the first rename */
 	for (size_t i = 0; i < nh5; i++)
-		if (st_atomic_commit(&af[i], err) < 0)
+		if (st_atomic_set_add(&set, &af[i], err) < 0)
 			goto out;
+	if (st_atomic_set_commit(&set, err) < 0)
+		goto out;
 	if (res)
 		*res = sum;
 	rc = 0;
 out:
 	for (size_t i = 0; i < nh5; i++)
 		st_atomic_abort(&af[i]);
+	st_atomic_set_abort(&set);
 	free(af);
 	st_tz_free(tz);
 	st_table_release(&ct);

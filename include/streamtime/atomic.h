@@ -1,9 +1,13 @@
 /* atomic.h - output files that appear whole or not at all.
  *
- * st_atomic_open() creates a temporary file beside the target (same
- * directory, so rename() is atomic); st_atomic_commit() flushes, fsyncs,
+ * st_atomic_open() creates a temporary file ".NAME.PID.XXXXXX" beside the
+ * target (same directory, so rename() is atomic) and holds an flock on it
+ * until it is renamed or removed; st_atomic_commit() flushes, fsyncs,
  * renames over the target and fsyncs the directory; st_atomic_abort() removes
  * the temporary.  The path "-" means stdout: no temporary, commit flushes.
+ * A successful commit also removes the temporaries of the same target that
+ * a killed run left: unlocked, and named after a dead process or older than
+ * 15 minutes (also the ".NAME.XXXXXX" of earlier versions).
  */
 #ifndef STREAMTIME_ATOMIC_H
 #define STREAMTIME_ATOMIC_H
@@ -20,6 +24,9 @@ typedef struct st_atomic_file {
 	bool is_stdout;
 	bool direct;       /* PATH is a device or FIFO: written in place */
 	bool prepared;     /* st_atomic_prepare done: complete on disk */
+	void *node;        /* private: the signal handler's record of TMP */
+	void *sink;        /* private: FP's write errors */
+	int fd;            /* private: FP's descriptor (holds TMP's lock) */
 } st_atomic_file;
 
 /* Open PATH for atomic writing.  Error 73 when the temporary cannot be
@@ -28,10 +35,15 @@ typedef struct st_atomic_file {
  * a pipe) is written in place, never replaced by a regular file. */
 int st_atomic_open(st_atomic_file *af, const char *path, st_error *err);
 
-/* Make the temporary complete on disk (flush, fsync, close) without
- * publishing it, so that several files can all be complete before the
- * first is renamed.  Error 74; then the temporary is removed and AF
- * released. */
+/* The errno of the first write to AF->fp that failed (EIO when none was
+ * seen): for "cannot write FILE: No space left on device" when a writer
+ * only learnt that fprintf failed. */
+int st_atomic_errno(const st_atomic_file *af);
+
+/* Make the temporary complete on disk (flush, fsync) without publishing
+ * it, so that several files can all be complete before the first is
+ * renamed.  It stays open (and locked) until commit or abort.  Error 74;
+ * then the temporary is removed and AF released. */
 int st_atomic_prepare(st_atomic_file *af, st_error *err);
 
 /* Publish the file (st_atomic_prepare first if not done).  Error 74 on a
@@ -39,9 +51,57 @@ int st_atomic_prepare(st_atomic_file *af, st_error *err);
  * and AF is released. */
 int st_atomic_commit(st_atomic_file *af, st_error *err);
 
+/* Several files published together: each is complete on disk (flushed,
+ * fsynced) before the first is renamed, and the renames run back to back
+ * with SIGINT, SIGTERM and SIGHUP held off, so such a signal leaves the old
+ * set or the new one whole.  Only a SIGKILL or a crash inside the rename
+ * loop (microseconds) can leave a mix.  Zero-initialise. */
+typedef struct st_atomic_set {
+	st_atomic_file *v;
+	size_t n, cap;
+} st_atomic_set;
+
+/* Prepare AF (st_atomic_prepare) and move it into SET; AF is released
+ * either way.  Error 74. */
+int st_atomic_set_add(st_atomic_set *set, st_atomic_file *af, st_error *err);
+
+/* Rename every file of SET into place, then sync their directories and
+ * release SET.  Error 74 naming the file when a rename fails; the files
+ * not yet renamed are then removed. */
+int st_atomic_set_commit(st_atomic_set *set, st_error *err);
+
+/* Drop every temporary of SET and release it.  NULL is accepted. */
+void st_atomic_set_abort(st_atomic_set *set);
+
+/* A whole directory of outputs published as one set.  Steps that read
+ * each other's outputs write them into a private directory beside them
+ * (DIR/.streamtime-stage.PID.XXXXXX, locked, removed by the signal handler
+ * and, when a run was killed, by the next run's commit); the commit moves
+ * every file into DIR at the same relative path as one st_atomic_set.
+ * Until then DIR is untouched. */
+typedef struct st_atomic_stage {
+	char *dir;         /* the target directory (owned) */
+	char *path;        /* the stage: write the outputs here (owned) */
+	int fd;            /* holds the stage's lock */
+	void *node;        /* private */
+} st_atomic_stage;
+
+/* Create DIR (and parents) and a stage in it.  Error 73. */
+int st_atomic_stage_open(st_atomic_stage *sg, const char *dir, st_error *err);
+
+/* Publish every regular file below SG->path into SG->dir (subdirectories
+ * created), then remove the stage and release SG in every case.  Error 73
+ * when a target is a directory, 74 on a rename or I/O failure; before the
+ * first rename nothing in DIR has changed. */
+int st_atomic_stage_commit(st_atomic_stage *sg, st_error *err);
+
+/* Remove the stage with what it holds and release SG.  Safe on a zeroed
+ * or released SG. */
+void st_atomic_stage_abort(st_atomic_stage *sg);
+
 /* Remove every temporary still open when SIGINT, SIGTERM or SIGHUP ends
- * the process, then die of the signal: a killed run leaves no ".NAME.XXXXXX"
- * behind.  Called once by main(). */
+ * the process, then die of the signal: a killed run leaves no
+ * ".NAME.PID.XXXXXX" behind.  Called once by main(). */
 void st_atomic_cleanup_on_signals(void);
 
 /* Drop the temporary and release AF.  Safe on a released or zeroed AF. */
@@ -86,6 +146,17 @@ typedef struct st_atomic_append {
 int st_atomic_append_open(st_atomic_append *ap, const char *path, bool wait,
 			  st_error *err);
 
+/* Does the file AP holds start with HEADER, so that it can be ours?  An
+ * empty file does; a file with a whole first line when that line (less a
+ * trailing CR) is HEADER; a file with no whole line yet only when all it
+ * holds is a prefix of HEADER and its newline (a first write cut short).
+ * Anything else (a foreign file, whose last line without a newline must not
+ * be "repaired") is error 65 naming the file and line 1; WHAT says what
+ * kind of file was expected.  Check this before st_atomic_append_repair. */
+int st_atomic_append_check_header(const st_atomic_append *ap,
+				  const char *header, const char *what,
+				  st_error *err);
+
 /* Repair a torn last line (see above).  Error 74. */
 int st_atomic_append_repair(st_atomic_append *ap,
 			    bool (*whole)(const char *line, size_t len, void *ctx),
@@ -99,7 +170,8 @@ int st_atomic_append_write(st_atomic_append *ap, const char *buf, size_t len,
 /* Close (dropping the lock) and free.  Safe on a zeroed AP. */
 void st_atomic_append_close(st_atomic_append *ap);
 
-/* Create directory PATH and its parents (mode 0777 & ~umask).  Error 73. */
+/* Create directory PATH and its parents (mode 0777 & ~umask).  Error 73,
+ * also for an empty PATH. */
 int st_mkdir_p(const char *path, st_error *err);
 
 /* "DIR/NAME" in a new string (malloc); NULL on allocation failure. */

@@ -54,7 +54,9 @@ typedef struct st_collect_h5_opts {
 
 /* Run `collect h5` over the NDIRS directories DIRS.  Errors as
  * st_collect_receivers; 65 also when OUT was written in the other time form
- * (naive vs UTC). */
+ * (naive vs UTC) or holds a row we could not have written (other columns,
+ * an id or scan that is not digits, a bad datetime, a key twice), naming
+ * file and line; OUT is then left as it is. */
 int st_collect_h5(const char *const *dirs, size_t ndirs, const char *out,
 		  const st_collect_h5_opts *o, st_collect_summary *sum,
 		  st_log *log, st_error *err);

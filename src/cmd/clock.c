@@ -354,12 +354,10 @@ static int clock_probe(int argc, char **argv)
 		if (st_atomic_append_open(&ap, out, true, &err) < 0) {
 			rc = st_msg_fail(&err);
 		} else {
-			if (ap.len > ap.tail &&
-			    strncmp(ap.data, CLOCK_HEADER "\n", sizeof(CLOCK_HEADER)) != 0) {
-				st_msg_error("%s: not a clock offsets file (its header "
-					     "is not '%s'); nothing was changed", out,
-					     CLOCK_HEADER);
-				rc = ST_EXIT_DATAERR;
+			if (st_atomic_append_check_header(&ap, CLOCK_HEADER,
+							  "a clock offsets file",
+							  &err) < 0) {
+				rc = st_msg_fail(&err);
 			} else if (st_atomic_append_repair(&ap, NULL, NULL, &err) < 0) {
 				rc = st_msg_fail(&err);
 			} else if (ap.len == 0) {

@@ -82,8 +82,108 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The steps, in order.  Returns 0 or -1 with ERR set. */
-static int run(const struct paths *p, const st_experiments *ex,
+/* Messages name files by where they will be, not by the stage they are
+ * written in: "STAGE/x" becomes "OUT/x". */
+struct unstage {
+	const char *stage, *out;
+	st_log *log;            /* where warnings go on */
+};
+
+/* S with every STAGE replaced by OUT, in a new string (NULL: no memory). */
+static char *unstaged(const char *s, const char *stage, const char *out)
+{
+	size_t sl = strlen(stage), ol = strlen(out), n = 0;
+	char *r, *w;
+
+	for (const char *p = strstr(s, stage); p; p = strstr(p + sl, stage))
+		n++;
+	r = malloc(strlen(s) + n * (ol > sl ? ol - sl : 0) + 1);
+	if (!r)
+		return NULL;
+	w = r;
+	for (const char *p; (p = strstr(s, stage)) != NULL; s = p + sl) {
+		memcpy(w, s, (size_t)(p - s));
+		w += p - s;
+		memcpy(w, out, ol);
+		w += ol;
+	}
+	strcpy(w, s);
+	return r;
+}
+
+static void unstage_warn(void *ctx, const char *msg)
+{
+	const struct unstage *u = ctx;
+	char *m = unstaged(msg, u->stage, u->out);
+
+	st_warn(u->log, "%s", m ? m : msg);
+	free(m);
+}
+
+static void unstage_error(st_error *err, const char *stage, const char *out)
+{
+	char *m = unstaged(err->text, stage, out);
+
+	if (m) {
+		snprintf(err->text, sizeof(err->text), "%s", m);
+		free(m);
+	}
+}
+
+/* Write the report on STAGE (the results as they will be in OUT) to F:
+ * it is made in memory first, so that the directory it names is OUT. */
+static int write_report(FILE *f, const char *stage, const char *out,
+			st_report_info *ri, st_error *err)
+{
+	char *page = NULL, *esc_stage = NULL, *esc_out = NULL, *fixed = NULL;
+	size_t len = 0, l1 = 0, l2 = 0;
+	FILE *m = open_memstream(&page, &len);
+	FILE *e1 = open_memstream(&esc_stage, &l1);
+	FILE *e2 = open_memstream(&esc_out, &l2);
+	int rc = -1;
+
+	if (!m || !e1 || !e2) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	if (st_report_write(m, stage, stage, ri, err) < 0)
+		goto out;
+	if (st_report_escape(e1, stage) < 0 || st_report_escape(e2, out) < 0 ||
+	    fclose(m) || fclose(e1) || fclose(e2)) {
+		m = e1 = e2 = NULL;
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	m = e1 = e2 = NULL;
+	fixed = unstaged(page, esc_stage, esc_out);
+	if (!fixed) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	if (fputs(fixed, f) == EOF) {
+		st_error_set(err, ST_EXIT_IOERR, "cannot write the report");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (m)
+		fclose(m);
+	if (e1)
+		fclose(e1);
+	if (e2)
+		fclose(e2);
+	free(page);
+	free(esc_stage);
+	free(esc_out);
+	free(fixed);
+	return rc;
+}
+
+/* The steps, in order, writing into STAGE (P: the paths under it), then
+ * the commit of the whole set; SHOWN are the same paths under OUT, for
+ * messages.  Returns 0 or -1 with ERR set. */
+static int run(st_atomic_stage *stage, const struct paths *p,
+	       const struct paths *shown, const st_experiments *ex,
 	       st_log *log, st_error *err)
 {
 	st_size_range *off = calloc(ex->n, sizeof(*off));
@@ -187,7 +287,7 @@ static int run(const struct paths *p, const st_experiments *ex,
 
 		if (st_atomic_open(&af, p->report, err) < 0)
 			goto step_failed;
-		if (st_report_write(af.fp, p->out, p->out, &ri, err) < 0) {
+		if (write_report(af.fp, p->out, shown->out, &ri, err) < 0) {
 			st_atomic_abort(&af);
 			goto step_failed;
 		}
@@ -197,15 +297,21 @@ static int run(const struct paths *p, const st_experiments *ex,
 			       ri.figures, ri.csvs, now_ms() - t);
 	}
 
+	/* every step done: publish the whole set at once */
+	t = now_ms();
+	if (st_atomic_stage_commit(stage, err) < 0)
+		goto step_failed;
+	st_msg_verbose("commit: %.1f ms", now_ms() - t);
+
 	if (st_compare_write_md(stdout, rows, nrows) < 0) {
 		st_error_set(err, ST_EXIT_IOERR, "cannot write to standard output");
 		goto out;
 	}
 	st_msg_info("reproduce: %zu merged jobs, %zu streaming scans, %zu sizes "
 		    "in %.1f ms; outputs in %s, %s, %s and %s; %s; %s",
-		    nmerged, sres.rows, nrows, now_ms() - t0, p->out_ft,
-		    p->out_st, p->out_stats, p->figures, p->timeline,
-		    p->report);
+		    nmerged, sres.rows, nrows, now_ms() - t0, shown->out_ft,
+		    shown->out_st, shown->out_stats, shown->figures,
+		    shown->timeline, shown->report);
 	rc = 0;
 	goto out;
 step_failed:
@@ -233,7 +339,8 @@ int cmd_reproduce(int argc, char **argv)
 	const char *prog = "streamtime reproduce";
 	const char *data = ST_DEFAULT_DATA, *config = NULL, *out = "out";
 	st_experiments ex = { 0 };
-	struct paths p;
+	st_atomic_stage stage = { .fd = -1 };
+	struct paths p, shown;
 	st_error err;
 	st_log log;
 	int c, rc;
@@ -257,15 +364,35 @@ int cmd_reproduce(int argc, char **argv)
 		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
 	if (st_load_experiments(config, data, &ex, &err) < 0)
 		return st_msg_fail(&err);
-	if (paths_init(&p, data, out) < 0) {
+	if (*out == '\0')
+		return st_msg_usage(prog, "--out: empty directory name");
+	/* the outputs are written into a stage in OUT and published together
+	 * at the end: a run that fails or is killed leaves OUT as it was */
+	memset(&p, 0, sizeof(p));
+	memset(&shown, 0, sizeof(shown));
+	if (st_atomic_stage_open(&stage, out, &err) < 0) {
+		rc = st_msg_fail(&err);
+	} else if (paths_init(&p, data, stage.path) < 0 ||
+		   paths_init(&shown, data, out) < 0) {
 		st_error_set(&err, ST_EXIT_IOERR, "out of memory");
 		rc = st_msg_fail(&err);
-	} else if (run(&p, &ex, &log, &err) < 0) {
-		rc = st_msg_fail(&err);
 	} else {
-		rc = ST_EXIT_OK;
+		struct unstage u = { .stage = stage.path, .out = out, .log = &log };
+		st_log ulog = { .warn = unstage_warn, .ctx = &u };
+		char *stage_path = strdup(stage.path);
+
+		if (run(&stage, &p, &shown, &ex, &ulog, &err) < 0) {
+			if (stage_path)
+				unstage_error(&err, stage_path, out);
+			rc = st_msg_fail(&err);
+		} else {
+			rc = ST_EXIT_OK;
+		}
+		free(stage_path);
 	}
+	st_atomic_stage_abort(&stage);
 	paths_release(&p);
+	paths_release(&shown);
 	st_experiments_release(&ex);
 	return st_finish_stdout(rc);
 }

@@ -349,6 +349,17 @@ def test_correctness(tmp):
     check(p.returncode == 65 and "header" in p.stderr and
           read_rows(foreign) == "name,value\nalpha,1\nbeta,2",
           "foreign file untouched: %d %s" % (p.returncode, p.stderr))
+    # bug: a foreign file with no newline at all was "repaired" as a torn
+    # line (cut to nothing) and exit 0; only a prefix of our header is ours
+    for i, body in enumerate(["precious notes", "scan_number,time0,X",
+                              HEADER + ",extra", "x" * 5000]):
+        notes = os.path.join(tmp, "notes%d.csv" % i)
+        write(notes, body)
+        p = run("collect", "receivers", d, "--out", notes)
+        check(p.returncode == 65 and "%s:1" % notes in p.stderr and
+              read_rows(notes) == body,
+              "foreign last line without newline is not repaired as torn: "
+              "%r -> %d %s" % (body[:30], p.returncode, p.stderr))
 
     # odd directory entries: a FIFO named like a status file must not hang
     # the run; a directory named like a data file is not data
@@ -781,6 +792,32 @@ def test_h5(tmp):
     check("0 written, 1 pending" in p.stderr, "h5 settle: " + p.stderr)
     check(not [f for f in os.listdir(tmp) if f.startswith(".")],
           "h5: no temp files")
+
+    # bug: invalid existing rows of a collect h5 output were kept and
+    # carried into the new file; now 65 naming file and line, untouched
+    good_row = "02100,2600,2023-10-13T16:00:00+00:00\n"
+    for body, line in [
+            ("02100,2600,garbage\n", 2),
+            (good_row + "02101,-5,2023-10-13T16:00:00+00:00\n", 3),
+            (good_row + "x2101,5,2023-10-13T16:00:00+00:00\n", 3),
+            (good_row + "02101,5,2023-10-13T16:00:00\n", 3),
+            (good_row + "02101,5,2023-13-40T16:00:00+00:00\n", 3),
+            (good_row + good_row, 3)]:
+        bad = os.path.join(tmp, "badrows.csv")
+        text = "distiller_id,scan_number,datetime\n" + body
+        write(bad, text)
+        p = run("collect", "h5", d, "--out", bad)
+        check(p.returncode == 65 and "%s:%d" % (bad, line) in p.stderr and
+              read_rows(bad) == text,
+              "invalid existing h5 rows refused: %r -> %d %s"
+              % (body, p.returncode, p.stderr))
+    extra = os.path.join(tmp, "extracol.csv")
+    text = "distiller_id,scan_number,datetime,notes\n" + good_row[:-1] + ",x\n"
+    write(extra, text)
+    p = run("collect", "h5", d, "--out", extra)
+    check(p.returncode == 65 and extra in p.stderr and read_rows(extra) == text,
+          "an h5 output with a column we would drop is refused: %d %s"
+          % (p.returncode, p.stderr))
 
 
 def main():

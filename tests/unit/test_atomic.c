@@ -6,10 +6,13 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "streamtime/atomic.h"
@@ -344,6 +347,128 @@ static void test_lock_is_exclusive(void **state)
 	free(path);
 }
 
+/* bug: a foreign file whose only line lacks a newline was "repaired" as a
+ * torn line (cut to nothing); only a prefix of our header may be cut */
+static void test_append_foreign_last_line_is_not_torn(void **state)
+{
+	static const struct {
+		const char *text;
+		bool ours;
+	} cases[] = {
+		{ "", true },
+		{ "a,b", true },                /* our header, newline missing */
+		{ "a,", true },                 /* cut inside it */
+		{ "a,b\n1,", true },
+		{ "a,b\r\n1,2\n", true },
+		{ "precious notes", false },
+		{ "a,bc", false },
+		{ "a,b,c\n", false },
+		{ "x,y\n1,2\n", false },
+		{ "a,b,", false },
+	};
+	char *path = st_path_join(dir, "foreign.csv");
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		st_atomic_append ap;
+		st_error err;
+		int rc;
+
+		write_file(path, cases[i].text);
+		assert_int_equal(st_atomic_append_open(&ap, path, false, &err), 0);
+		rc = st_atomic_append_check_header(&ap, "a,b", "an a,b file", &err);
+		st_atomic_append_close(&ap);
+		if (cases[i].ours) {
+			assert_int_equal(rc, 0);
+		} else {
+			assert_int_equal(rc, -1);
+			assert_int_equal(err.code, ST_EXIT_DATAERR);
+			assert_non_null(strstr(err.text, "foreign.csv:1: "));
+			assert_non_null(strstr(err.text, "an a,b file"));
+		}
+		/* the check alone never changes the file */
+		assert_string_equal(slurp(path), cases[i].text);
+	}
+	unlink(path);
+	free(path);
+}
+
+/* bug: st_mkdir_p("") read past its buffer (ASan heap overflow through
+ * `stats queue --out-dir ""`); an empty name is error 73 */
+static void test_mkdir_p_empty_path(void **state)
+{
+	st_error err;
+
+	(void)state;
+	err.code = 0;
+	assert_int_equal(st_mkdir_p("", &err), -1);
+	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
+	assert_non_null(strstr(err.text, "empty"));
+}
+
+/* Open N outputs in D from each of NTHREADS threads at once, never
+ * commit them, and die of SIGTERM: the child of the test below. */
+struct opener {
+	const char *dir;
+	int first, n;
+};
+
+static void *open_many(void *arg)
+{
+	const struct opener *o = arg;
+
+	for (int i = o->first; i < o->first + o->n; i++) {
+		st_atomic_file *af = malloc(sizeof(*af));
+		char name[32], *path;
+		st_error err;
+
+		snprintf(name, sizeof(name), "fig%d.svg", i);
+		path = st_path_join(o->dir, name);
+		if (!af || !path || st_atomic_open(af, path, &err) < 0)
+			_exit(3);
+		fputs("partial", af->fp);
+		free(path);     /* AF is left open on purpose */
+	}
+	return NULL;
+}
+
+/* bug: track() stopped recording temporaries after 64, so a run holding
+ * more (st_figures_write holds 2 x (sizes + 6)) left them on Ctrl-C */
+static void test_signal_removes_more_than_64_temporaries(void **state)
+{
+	char *sub = st_path_join(dir, "many");
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(mkdir(sub, 0777), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pthread_t th[4];
+		struct opener o[4];
+
+		st_atomic_cleanup_on_signals();
+		for (int t = 0; t < 4; t++) {
+			o[t] = (struct opener){ sub, t * 100, 100 };
+			if (pthread_create(&th[t], NULL, open_many, &o[t]) != 0)
+				_exit(2);
+		}
+		for (int t = 0; t < 4; t++)
+			pthread_join(th[t], NULL);
+		if (count_entries(sub) != 400)
+			_exit(4);
+		raise(SIGTERM);
+		_exit(5);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	assert_int_equal(count_entries(sub), 0);
+	rmdir(sub);
+	free(sub);
+}
+
 static void test_symlinks_and_devices(void **state)
 {
 	st_atomic_file af;
@@ -416,6 +541,9 @@ int main(void)
 		cmocka_unit_test(test_append_file_is_its_own_lock),
 		cmocka_unit_test(test_lock_is_exclusive),
 		cmocka_unit_test(test_symlinks_and_devices),
+		cmocka_unit_test(test_signal_removes_more_than_64_temporaries),
+		cmocka_unit_test(test_mkdir_p_empty_path),
+		cmocka_unit_test(test_append_foreign_last_line_is_not_torn),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
