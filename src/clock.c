@@ -115,19 +115,19 @@ static int64_t half_sum(int64_t a, int64_t b)
 	return s >= 0 ? (s + 1) / 2 : -((-s + 1) / 2);
 }
 
-st_duration st_clock_offset(const st_clock_sample *s)
+st_duration st_clock_sample_offset(const st_clock_sample *s)
 {
 	return half_sum(s->t2 - s->t1, s->t3 - s->t4);
 }
 
-st_duration st_clock_delay(const st_clock_sample *s)
+st_duration st_clock_sample_delay(const st_clock_sample *s)
 {
 	return (s->t4 - s->t1) - (s->t3 - s->t2);
 }
 
-st_duration st_clock_bound(const st_clock_sample *s)
+st_duration st_clock_sample_bound(const st_clock_sample *s)
 {
-	st_duration d = st_clock_delay(s);
+	st_duration d = st_clock_sample_delay(s);
 
 	if (d < 0)
 		d = 0;
@@ -141,9 +141,9 @@ size_t st_clock_best(const st_clock_sample *v, size_t n)
 	size_t best = n;
 
 	for (size_t i = 0; i < n; i++) {
-		st_duration d = st_clock_delay(&v[i]);
+		st_duration d = st_clock_sample_delay(&v[i]);
 
-		if (d >= 0 && (best == n || d < st_clock_delay(&v[best])))
+		if (d >= 0 && (best == n || d < st_clock_sample_delay(&v[best])))
 			best = i;
 	}
 	return best;

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "streamtime/clock.h"
+#include "streamtime/clock_net.h"
 
 const char *st_clock_kind_name(enum st_clock_kind k)
 {

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "streamtime/clock.h"
+#include "streamtime/clock_net.h"
 
 /* A sample made from a true offset and two one-way delays (ns). */
 static st_clock_sample make(int64_t theta, int64_t out, int64_t proc,
@@ -28,19 +28,19 @@ static void test_offset_and_bound(void **state)
 	/* symmetric: exact */
 	st_clock_sample s = make(1234000000, 5000, 300, 5000);
 
-	assert_true(st_clock_offset(&s) == 1234000000);
-	assert_true(st_clock_delay(&s) == 10000);
-	assert_true(st_clock_bound(&s) == 5002);
+	assert_true(st_clock_sample_offset(&s) == 1234000000);
+	assert_true(st_clock_sample_delay(&s) == 10000);
+	assert_true(st_clock_sample_bound(&s) == 5002);
 	/* asymmetric 2 ms out, 12 ms back: off by 5 ms, within the bound */
 	s = make(-777000000, 2000000, 100, 12000000);
-	assert_true(st_clock_offset(&s) == -777000000 - 5000000);
-	assert_true(st_clock_bound(&s) >= 5000000);
+	assert_true(st_clock_sample_offset(&s) == -777000000 - 5000000);
+	assert_true(st_clock_sample_bound(&s) >= 5000000);
 	/* the bound holds for every split of the delay, odd ns included */
 	for (int64_t out = 0; out <= 1001; out += 7) {
 		s = make(999, out, 3, 1001 - out);
-		int64_t err = st_clock_offset(&s) - 999;
+		int64_t err = st_clock_sample_offset(&s) - 999;
 
-		assert_true(err <= st_clock_bound(&s) && -err <= st_clock_bound(&s));
+		assert_true(err <= st_clock_sample_bound(&s) && -err <= st_clock_sample_bound(&s));
 	}
 }
 
