@@ -43,9 +43,21 @@ void st_clock_encode_reply(const st_clock_reply *r,
 /* Exactly one well-formed request of our version?  Fills *ID. */
 bool st_clock_parse_request(const unsigned char *buf, size_t len, uint64_t *id);
 
-/* Exactly one well-formed reply?  Also rejects t3 < t2. */
+/* Exactly one well-formed reply frame of our version?  The frame only:
+ * what its times say is st_clock_sample_check's business. */
+bool st_clock_decode_reply(const unsigned char *buf, size_t len,
+			   st_clock_reply *r);
+
+/* A well-formed reply whose own times are possible: also rejects t3 < t2,
+ * a t2 before 1970 and a resolution over 1 s. */
 bool st_clock_parse_reply(const unsigned char *buf, size_t len,
 			  st_clock_reply *r);
+
+/* One line of `date +%s%N` output (without its newline; a trailing '\r' is
+ * allowed): epoch nanoseconds, 1 to 19 digits and nothing else, > 0.
+ * Returns 0 with *T set, -1 when the line is anything else (an overflow
+ * included). */
+int st_clock_parse_date(const char *line, size_t len, st_instant *t);
 
 /* Where a frame may start in a byte stream: the offset of the first "STCK"
  * (or of a partial "S", "ST", "STC" at the very end), LEN if none.  Lets a
@@ -62,6 +74,19 @@ typedef struct st_clock_sample {
 	st_instant t1, t2, t3, t4;
 	uint32_t remote_res, local_res;
 } st_clock_sample;
+
+/* How far a remote clock may be from ours before its reply is not believed
+ * (ten years): farther is not a drifting clock but a broken reply or a
+ * clock never set, and no correction to apply to data. */
+#define ST_CLOCK_MAX_OFFSET (INT64_C(315576000) * ST_NS_PER_SEC)
+
+/* NULL when sample S can be believed, else why not (a static string): a
+ * reply sent before it was received (t3 < t2), a remote time before 1970, a
+ * resolution over 1 s, times whose differences overflow, a remote clock more
+ * than ST_CLOCK_MAX_OFFSET from ours, or a delay more negative than both
+ * clocks' resolutions explain.  The functions below assume a sample it
+ * accepted: with any other their arithmetic may overflow. */
+const char *st_clock_sample_check(const st_clock_sample *s);
 
 /* offset = ((t2 - t1) + (t3 - t4)) / 2, rounded to the nearest ns. */
 st_duration st_clock_sample_offset(const st_clock_sample *s);

@@ -43,12 +43,15 @@ typedef struct st_clock_result {
 	st_clock_sample best;
 	size_t nsamples;        /* exchanges that completed */
 	size_t attempted;
+	size_t rejected;        /* replies st_clock_sample_check refused */
 	char why[256];          /* when short of samples: what went wrong */
 } st_clock_result;
 
-/* Probe T.  Returns 0 with RES filled when at least one sample completed
- * (RES->why says why there are fewer than asked), or -1 with error 69 when
- * the target could not be measured at all. */
+/* Probe T.  A reply that st_clock_sample_check refuses is dropped and
+ * counted in RES->rejected, and RES->why says why.  Returns 0 with RES
+ * filled when at least one sample completed (RES->why says why there are
+ * fewer than asked), or -1 with error 69 naming T when the target could not
+ * be measured at all (every reply refused included). */
 int st_clock_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 		   st_clock_result *res, st_error *err);
 
