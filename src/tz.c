@@ -706,6 +706,56 @@ fail:
 	return NULL;
 }
 
+/* A new zone named NAME with no transitions (UTC until filled), or NULL
+ * with ERR set. */
+static st_tz *tz_new(const char *name, st_error *err)
+{
+	st_tz *tz = calloc(1, sizeof(*tz));
+
+	if (!tz || !(tz->name = strdup(name))) {
+		free(tz);
+		st_error_set(err, ST_EXIT_CONFIG,
+			     "out of memory loading time zone '%s'", name);
+		return NULL;
+	}
+	return tz;
+}
+
+st_tz *st_tz_from_tzif(const char *name, const unsigned char *buf, size_t len,
+		       st_error *err)
+{
+	const char *why = NULL;
+	st_tz *tz = tz_new(name, err);
+
+	if (!tz)
+		return NULL;
+	if (tzif_parse(tz, buf, len, &why) < 0) {
+		st_error_set(err, ST_EXIT_CONFIG, "malformed time zone '%s': %s",
+			     name, why);
+		st_tz_free(tz);
+		return NULL;
+	}
+	return tz;
+}
+
+st_tz *st_tz_from_posix(const char *s, st_error *err)
+{
+	st_tz *tz = tz_new(s, err);
+
+	if (!tz)
+		return NULL;
+	if (parse_posix_tz(s, &tz->rule) < 0 ||
+	    tz->rule.std_off < -TZ_OFFSET_MAX || tz->rule.std_off > TZ_OFFSET_MAX ||
+	    tz->rule.dst_off < -TZ_OFFSET_MAX || tz->rule.dst_off > TZ_OFFSET_MAX) {
+		st_error_set(err, ST_EXIT_CONFIG, "bad POSIX TZ string '%s'", s);
+		st_tz_free(tz);
+		return NULL;
+	}
+	tz->has_rule = 1;
+	tz->before_off = tz->rule.std_off;
+	return tz;
+}
+
 const char *st_tz_name(const st_tz *tz)
 {
 	return tz ? tz->name : "UTC";
