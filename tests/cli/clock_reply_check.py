@@ -14,9 +14,12 @@ import csv
 import io
 import os
 import shutil
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
+import threading
 
 BIN = os.path.abspath(sys.argv[1])
 HEADER = "measured_at,reference,target,offset_ms,delay_ms,bound_ms,samples,method"
@@ -96,6 +99,37 @@ def main():
               abs(float(rows[0]["offset_ms"])) < 1000 and
               "half: only 2 of 4 samples: 2 implausible replies" in p.stderr,
               "clock reply overflow: half INT64_MAX replies: %d %s %s"
+              % (p.returncode, rows, p.stderr))
+
+        # UDP: a server answering every request with INT64_MAX
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sock.bind(("127.0.0.1", 0))
+        sock.settimeout(0.2)
+        done = threading.Event()
+
+        def serve():
+            while not done.is_set():
+                try:
+                    req, peer = sock.recvfrom(100)
+                except socket.timeout:
+                    continue
+                if len(req) == 16 and req.startswith(b"STCK\x01Q"):
+                    sock.sendto(b"STCK\x01R\x00\x00" + req[8:16] +
+                                struct.pack(">qqI", INT64_MAX, INT64_MAX, 1) +
+                                bytes(4), peer)
+        th = threading.Thread(target=serve)
+        th.start()
+        try:
+            p, rows = probe("u=udp://127.0.0.1:%d" % sock.getsockname()[1],
+                            "--samples", "2", "--sample-timeout", "2")
+        finally:
+            done.set()
+            th.join()
+            sock.close()
+        check(p.returncode == 69 and rows == [] and
+              "u: not measured" in p.stderr and "implausible" in p.stderr,
+              "clock reply overflow: udp INT64_MAX must be refused (exit 69, "
+              "no row, a message naming it): %d %s %s"
               % (p.returncode, rows, p.stderr))
 
         # ssh-date:// through a stand-in ssh (argv: HOST LOOP)
