@@ -835,6 +835,31 @@ static void test_malformed_files(void **state)
 	check_malformed("BadIndex");
 }
 
+/* Found by fuzz_tz_tzif: transitions one second apart, +5 -> +6:30 at T1
+ * and +6:30 -> +2:30 at T1 + 1.  The overlap of the second reaches back
+ * before the first: T1 + 10000 local is T1 - 8000 (+5) and T1 + 1000
+ * (+2:30), but was flagged unique because the walk stopped at T1. */
+static void test_overlap_reaching_past_a_transition_is_ambiguous(void **state)
+{
+	const int64_t t1 = 1000000000;
+	const int64_t trans[] = { t1, t1 + 1 };
+	const unsigned char idx[] = { 1, 2 };
+	const struct ttype types[] = { { 5 * H, 0 }, { 6 * H + 1800, 1 },
+				       { 2 * H + 1800, 0 } };
+	st_tz *tz;
+
+	(void)state;
+	write_tzif("CloseTransitions", '2', trans, idx, 2, types, 3,
+		   "<+0230>-2:30");
+	tz = load_ok("CloseTransitions");
+	check_local(tz, t1 + 10000, t1 - 8000, ST_TZ_AMBIGUOUS);
+	/* past both: unique under +2:30 */
+	check_local(tz, t1 + 30000, t1 + 21000, 0);
+	/* well before: unique under +5 */
+	check_local(tz, t1 - 100000, t1 - 100000 - 5 * H, 0);
+	st_tz_free(tz);
+}
+
 /* st_tz_from_tzif and st_tz_from_posix, the entry points of the TZif and
  * POSIX TZ fuzz targets: the same zone as from the file. */
 static void test_zone_from_memory(void **state)
@@ -893,6 +918,9 @@ int main(void)
 		cmocka_unit_test(test_unknown_zone),
 		cmocka_unit_test(test_los_angeles_offsets),
 		cmocka_unit_test(test_zone_from_memory),
+		cmocka_unit_test_setup_teardown(
+			test_overlap_reaching_past_a_transition_is_ambiguous,
+			tzdir_setup, tzdir_teardown),
 		cmocka_unit_test(test_los_angeles_local),
 		cmocka_unit_test(test_los_angeles_footer),
 		cmocka_unit_test(test_london),
