@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "streamtime/clock.h"
+#include "streamtime/clock_net.h"
 
 const char *st_clock_kind_name(enum st_clock_kind k)
 {
@@ -144,6 +144,23 @@ static uint64_t random_id(void)
 	return id & ~UINT64_C(0xffff);     /* the low bits count samples */
 }
 
+/* Keep sample S in V unless it cannot be believed; then count it in RES
+ * and say why. */
+static void keep(st_clock_sample *v, st_clock_result *res,
+		 const st_clock_sample *s)
+{
+	const char *why = st_clock_sample_check(s);
+
+	if (why) {
+		res->rejected++;
+		snprintf(res->why, sizeof(res->why), "%zu implausible repl%s "
+			 "rejected, the last with %s", res->rejected,
+			 res->rejected == 1 ? "y" : "ies", why);
+		return;
+	}
+	v[res->nsamples++] = *s;
+}
+
 /* ---- UDP ---- */
 
 static int udp_probe(const st_clock_target *t, const st_clock_probe_opts *o,
@@ -202,13 +219,13 @@ static int udp_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 					break;
 				continue;
 			}
-			if (!st_clock_parse_reply(buf, (size_t)n, &r) ||
+			if (!st_clock_decode_reply(buf, (size_t)n, &r) ||
 			    r.id != base + (uint64_t)i)
 				continue;       /* garbage or a late reply */
 			s.t2 = r.t2;
 			s.t3 = r.t3;
 			s.remote_res = r.resolution;
-			v[res->nsamples++] = s;
+			keep(v, res, &s);
 			break;
 		}
 	}
@@ -376,7 +393,7 @@ static int stream_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 			have -= at;
 			if (have < ST_CLOCK_REPLY_LEN)
 				continue;
-			if (!st_clock_parse_reply(buf, ST_CLOCK_REPLY_LEN, &r)) {
+			if (!st_clock_decode_reply(buf, ST_CLOCK_REPLY_LEN, &r)) {
 				memmove(buf, buf + 1, --have);  /* resync */
 				continue;
 			}
@@ -387,7 +404,7 @@ static int stream_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 			s.t2 = r.t2;
 			s.t3 = r.t3;
 			s.remote_res = r.resolution;
-			v[res->nsamples++] = s;
+			keep(v, res, &s);
 			break;
 		}
 	}
@@ -466,22 +483,13 @@ static int date_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 		}
 		if (dead)
 			break;
-		*nl = '\0';
-		{
-			char *end, *line = buf;
-			long long T;
-
-			if (nl > line && nl[-1] == '\r')
-				nl[-1] = '\0';
-			errno = 0;
-			T = strtoll(line, &end, 10);
-			if (errno || end == line || *end || T <= 0) {
-				snprintf(res->why, sizeof(res->why), "'%s' printed '%.40s', "
-					 "not epoch nanoseconds", o->date_command, line);
-			} else {
-				s.t2 = s.t3 = T;
-				v[res->nsamples++] = s;
-			}
+		if (st_clock_parse_date(buf, (size_t)(nl - buf), &s.t2) < 0) {
+			*nl = '\0';
+			snprintf(res->why, sizeof(res->why), "'%s' printed '%.40s', "
+				 "not epoch nanoseconds", o->date_command, buf);
+		} else {
+			s.t3 = s.t2;
+			keep(v, res, &s);
 		}
 		have -= (size_t)(nl + 1 - buf);
 		memmove(buf, nl + 1, have);

@@ -132,8 +132,14 @@ static int collect_dir(const char *dir, const st_h5_opts *o, st_h5_result *res,
 		}
 		if (!S_ISREG(st.st_mode))
 			continue;       /* a directory named like a file */
-		f.mtime = (st_instant)st.st_mtim.tv_sec * ST_NS_PER_SEC +
-			  st.st_mtim.tv_nsec;
+		if (st_instant_from_timespec(st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+					     &f.mtime) < 0) {
+			st_warn(log, "%s/%s: mtime %lld s since 1970 is outside the "
+				"years 1678..2261; left out", dir, de->d_name,
+				(long long)st.st_mtim.tv_sec);
+			res->bad++;
+			continue;
+		}
 		if (f.mtime > o->now - o->settle) {
 			st_warn(o->notes, "%s: changed %.1f s ago, waiting", de->d_name,
 				(double)(o->now - f.mtime) / 1e9);

@@ -211,7 +211,13 @@ static char *slurp_at(int dfd, const char *name, size_t *len, st_instant *mtime,
 		st_error_set(err, ST_EXIT_DATAERR, "not a regular file");
 		goto fail;
 	}
-	*mtime = (st_instant)st.st_mtim.tv_sec * ST_NS_PER_SEC + st.st_mtim.tv_nsec;
+	if (st_instant_from_timespec(st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+				     mtime) < 0) {
+		st_error_set(err, ST_EXIT_DATAERR, "mtime %lld s since 1970 is "
+			     "outside the years 1678..2261",
+			     (long long)st.st_mtim.tv_sec);
+		goto fail;
+	}
 	if (st.st_size > ST_RECEIVERS_STATUS_MAX) {
 		st_error_set(err, ST_EXIT_DATAERR, "larger than %d bytes, not a "
 			     "status file", ST_RECEIVERS_STATUS_MAX);
@@ -297,7 +303,14 @@ static enum verdict judge(const char *dir, int dfd, const struct arena *names,
 		}
 		if (!S_ISREG(st.st_mode))
 			continue;       /* a directory named like a data file */
-		m = (st_instant)st.st_mtim.tv_sec * ST_NS_PER_SEC + st.st_mtim.tv_nsec;
+		if (st_instant_from_timespec(st.st_mtim.tv_sec,
+					     st.st_mtim.tv_nsec, &m) < 0) {
+			st_warn(log, "%s/%s: mtime %lld s since 1970 is outside "
+				"the years 1678..2261; scan %lld is retried next "
+				"run", dir, name, (long long)st.st_mtim.tv_sec,
+				(long long)scan);
+			return BAD;
+		}
 		if (m > newest_data)
 			newest_data = m;
 	}

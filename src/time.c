@@ -112,6 +112,15 @@ static bool utc_offset(const char **p, int *secs)
 	return true;
 }
 
+int st_instant_from_timespec(int64_t sec, long nsec, st_instant *out)
+{
+	if (nsec < 0 || nsec >= ST_NS_PER_SEC ||
+	    __builtin_mul_overflow(sec, ST_NS_PER_SEC, out) ||
+	    __builtin_add_overflow(*out, (int64_t)nsec, out))
+		return -1;
+	return 0;
+}
+
 int st_time_parse(const char *s, const st_tz *tz, st_instant *out, int *flags,
 		  st_error *err)
 {

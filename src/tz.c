@@ -706,6 +706,56 @@ fail:
 	return NULL;
 }
 
+/* A new zone named NAME with no transitions (UTC until filled), or NULL
+ * with ERR set. */
+static st_tz *tz_new(const char *name, st_error *err)
+{
+	st_tz *tz = calloc(1, sizeof(*tz));
+
+	if (!tz || !(tz->name = strdup(name))) {
+		free(tz);
+		st_error_set(err, ST_EXIT_CONFIG,
+			     "out of memory loading time zone '%s'", name);
+		return NULL;
+	}
+	return tz;
+}
+
+st_tz *st_tz_from_tzif(const char *name, const unsigned char *buf, size_t len,
+		       st_error *err)
+{
+	const char *why = NULL;
+	st_tz *tz = tz_new(name, err);
+
+	if (!tz)
+		return NULL;
+	if (tzif_parse(tz, buf, len, &why) < 0) {
+		st_error_set(err, ST_EXIT_CONFIG, "malformed time zone '%s': %s",
+			     name, why);
+		st_tz_free(tz);
+		return NULL;
+	}
+	return tz;
+}
+
+st_tz *st_tz_from_posix(const char *s, st_error *err)
+{
+	st_tz *tz = tz_new(s, err);
+
+	if (!tz)
+		return NULL;
+	if (parse_posix_tz(s, &tz->rule) < 0 ||
+	    tz->rule.std_off < -TZ_OFFSET_MAX || tz->rule.std_off > TZ_OFFSET_MAX ||
+	    tz->rule.dst_off < -TZ_OFFSET_MAX || tz->rule.dst_off > TZ_OFFSET_MAX) {
+		st_error_set(err, ST_EXIT_CONFIG, "bad POSIX TZ string '%s'", s);
+		st_tz_free(tz);
+		return NULL;
+	}
+	tz->has_rule = 1;
+	tz->before_off = tz->rule.std_off;
+	return tz;
+}
+
 const char *st_tz_name(const st_tz *tz)
 {
 	return tz ? tz->name : "UTC";
@@ -778,18 +828,25 @@ static int next_transition(const st_tz *tz, int64_t t, int64_t *next)
 
 /* Local wall-clock second LOCAL to UTC, Python zoneinfo fold=0 style.
  *
- * A transition at UTC T from offset A to B moves wall-clock time from T+A
- * to T+B; the wall times between min(A,B) and max(A,B) past T are a gap
- * (B > A) or an overlap (B < A), and in both cases fold=0 keeps offset A.
- * So walk the transitions near LOCAL in order: a transition is passed once
- * LOCAL >= T + max(A,B).  Offsets never exceed TZ_OFFSET_MAX < TZ_WINDOW,
- * so transitions before LOCAL - TZ_WINDOW are all passed and those after
- * LOCAL + TZ_WINDOW cannot matter. */
+ * The offset is constant between consecutive transitions (next_transition),
+ * so on each such interval [START, END) with offset O the wall time LOCAL
+ * has the preimage LOCAL - O when that lies in the interval.  Offsets never
+ * exceed TZ_OFFSET_MAX < TZ_WINDOW, so every preimage lies within
+ * TZ_WINDOW of LOCAL and only the intervals there are looked at.  One
+ * preimage: that instant.  Several (an overlap): the earliest, fold=0.
+ * None (a gap): the offset in effect before the gap, found by walking the
+ * transitions in order -- a transition at T from offset A to B is passed
+ * once LOCAL >= T + max(A,B), and the first one not passed, when LOCAL >=
+ * T + min(A,B), is the gap, where fold=0 keeps A.  Counting, not the walk
+ * alone, decides the flags: in a file whose transitions are closer than
+ * their offsets differ, an overlap can reach back past a transition the
+ * walk stops at (found by fuzz_tz_tzif). */
 int64_t st_tz_local_to_utc(const st_tz *tz, int64_t local, int *flags)
 {
-	int64_t t, next;
-	int32_t cur;
-	int fl = 0;
+	int64_t t, next, start, first = 0;
+	int32_t cur, walk;
+	int fl, walking = 1;
+	size_t count = 0;
 
 	if (flags)
 		*flags = 0;
@@ -804,27 +861,37 @@ int64_t st_tz_local_to_utc(const st_tz *tz, int64_t local, int *flags)
 			return INT64_MIN;
 		return local - cur;
 	}
-	t = local - TZ_WINDOW;
-	cur = st_tz_offset_at(tz, t);
-	while (next_transition(tz, t, &next) && next <= local + TZ_WINDOW) {
-		int32_t a = st_tz_offset_at(tz, next - 1);
-		int32_t b = st_tz_offset_at(tz, next);
-		int32_t big = a > b ? a : b, small = a > b ? b : a;
+	start = t = local - TZ_WINDOW;
+	walk = cur = st_tz_offset_at(tz, t);
+	for (;;) {
+		int has = next_transition(tz, t, &next) && next <= local + TZ_WINDOW;
+		int64_t u = local - cur;
 
-		t = next;
-		if (a == b)
-			continue;
-		if (local >= next + big) {
-			cur = b;
-			continue;
+		if (u >= start && (!has || u < next) && count++ == 0)
+			first = u;
+		if (!has)
+			break;
+		if (walking) {
+			int32_t a = st_tz_offset_at(tz, next - 1);
+			int32_t b = st_tz_offset_at(tz, next);
+
+			if (a != b && local >= next + (a > b ? a : b))
+				walk = b;
+			else if (a != b)
+				walking = 0;
 		}
-		if (local >= next + small) {
-			fl = b > a ? ST_TZ_GAP : ST_TZ_AMBIGUOUS;
-			cur = a;
-		}
-		break;
+		start = t = next;
+		cur = st_tz_offset_at(tz, next);
+	}
+	if (count == 1) {
+		fl = 0;
+	} else if (count > 1) {
+		fl = ST_TZ_AMBIGUOUS;
+	} else {
+		fl = ST_TZ_GAP;
+		first = local - walk;
 	}
 	if (flags)
 		*flags = fl;
-	return local - cur;
+	return first;
 }

@@ -43,9 +43,21 @@ void st_clock_encode_reply(const st_clock_reply *r,
 /* Exactly one well-formed request of our version?  Fills *ID. */
 bool st_clock_parse_request(const unsigned char *buf, size_t len, uint64_t *id);
 
-/* Exactly one well-formed reply?  Also rejects t3 < t2. */
+/* Exactly one well-formed reply frame of our version?  The frame only:
+ * what its times say is st_clock_sample_check's business. */
+bool st_clock_decode_reply(const unsigned char *buf, size_t len,
+			   st_clock_reply *r);
+
+/* A well-formed reply whose own times are possible: also rejects t3 < t2,
+ * a t2 before 1970 and a resolution over 1 s. */
 bool st_clock_parse_reply(const unsigned char *buf, size_t len,
 			  st_clock_reply *r);
+
+/* One line of `date +%s%N` output (without its newline; a trailing '\r' is
+ * allowed): epoch nanoseconds, 1 to 19 digits and nothing else, > 0.
+ * Returns 0 with *T set, -1 when the line is anything else (an overflow
+ * included). */
+int st_clock_parse_date(const char *line, size_t len, st_instant *t);
 
 /* Where a frame may start in a byte stream: the offset of the first "STCK"
  * (or of a partial "S", "ST", "STC" at the very end), LEN if none.  Lets a
@@ -63,15 +75,28 @@ typedef struct st_clock_sample {
 	uint32_t remote_res, local_res;
 } st_clock_sample;
 
+/* How far a remote clock may be from ours before its reply is not believed
+ * (ten years): farther is not a drifting clock but a broken reply or a
+ * clock never set, and no correction to apply to data. */
+#define ST_CLOCK_MAX_OFFSET (INT64_C(315576000) * ST_NS_PER_SEC)
+
+/* NULL when sample S can be believed, else why not (a static string): a
+ * reply sent before it was received (t3 < t2), a remote time before 1970, a
+ * resolution over 1 s, times whose differences overflow, a remote clock more
+ * than ST_CLOCK_MAX_OFFSET from ours, or a delay more negative than both
+ * clocks' resolutions explain.  The functions below assume a sample it
+ * accepted: with any other their arithmetic may overflow. */
+const char *st_clock_sample_check(const st_clock_sample *s);
+
 /* offset = ((t2 - t1) + (t3 - t4)) / 2, rounded to the nearest ns. */
-st_duration st_clock_offset(const st_clock_sample *s);
+st_duration st_clock_sample_offset(const st_clock_sample *s);
 
 /* delay = (t4 - t1) - (t3 - t2); negative only when a clock stepped. */
-st_duration st_clock_delay(const st_clock_sample *s);
+st_duration st_clock_sample_delay(const st_clock_sample *s);
 
 /* delay / 2, rounded up, plus both clocks' resolutions: the offset is
  * within this of the truth. */
-st_duration st_clock_bound(const st_clock_sample *s);
+st_duration st_clock_sample_bound(const st_clock_sample *s);
 
 /* The index of the sample of least delay among N.  A sample with a negative
  * delay (a clock stepped between t1 and t4) proves nothing and is never
@@ -79,58 +104,3 @@ st_duration st_clock_bound(const st_clock_sample *s);
 size_t st_clock_best(const st_clock_sample *v, size_t n);
 
 #endif
-
-/* ---- transports (clock_net.c) ---- */
-
-enum st_clock_kind { ST_CLOCK_UDP, ST_CLOCK_SSH, ST_CLOCK_SSH_DATE, ST_CLOCK_EXEC };
-
-typedef struct st_clock_target {
-	enum st_clock_kind kind;
-	char *name;             /* written as `target`: NAME= prefix, else host */
-	char *host;             /* udp, ssh, ssh-date: [USER@]HOST as given */
-	char *port;             /* udp */
-	char *command;          /* exec */
-} st_clock_target;
-
-/* Parse [NAME=]udp://HOST[:PORT] | ssh://[USER@]HOST | ssh-date://[USER@]HOST
- * | exec:COMMAND ([IPV6] in brackets).  Error 64 naming what is wrong. */
-int st_clock_target_parse(const char *spec, st_clock_target *t, st_error *err);
-void st_clock_target_release(st_clock_target *t);
-
-/* The method column: "udp", "ssh", "ssh-date", "exec". */
-const char *st_clock_kind_name(enum st_clock_kind k);
-
-typedef struct st_clock_probe_opts {
-	int samples;
-	st_duration sample_timeout;   /* one exchange */
-	st_duration target_timeout;   /* all exchanges with one target */
-	char *const *ssh_argv;        /* the ssh command and its options */
-	const char *remote_command;   /* ssh://: the responder on the far side */
-	const char *date_command;     /* ssh-date://: prints epoch ns */
-} st_clock_probe_opts;
-
-typedef struct st_clock_result {
-	st_clock_sample best;
-	size_t nsamples;        /* exchanges that completed */
-	size_t attempted;
-	char why[256];          /* when short of samples: what went wrong */
-} st_clock_result;
-
-/* Probe T.  Returns 0 with RES filled when at least one sample completed
- * (RES->why says why there are fewer than asked), or -1 with error 69 when
- * the target could not be measured at all. */
-int st_clock_probe(const st_clock_target *t, const st_clock_probe_opts *o,
-		   st_clock_result *res, st_error *err);
-
-/* Answer requests on UDP address LISTEN ("HOST:PORT", "[V6]:PORT", ":PORT")
- * until *STOP is set or COUNT requests were answered (0: no limit).  READY
- * is called once with the bound address ("127.0.0.1:40123").  Garbage is
- * dropped silently.  Errors: 64 bad address, 69 cannot bind. */
-int st_clock_serve_udp(const char *listen, unsigned long count,
-		       volatile int *stop,
-		       void (*ready)(const char *addr, void *ctx), void *ctx,
-		       st_error *err);
-
-/* Answer the requests read from fd IN on fd OUT until end of input;
- * bytes that are not a request are skipped.  Error 74 on a write error. */
-int st_clock_respond_stream(int in, int out, st_error *err);

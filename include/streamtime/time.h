@@ -26,6 +26,12 @@ int64_t st_days_from_civil(int64_t y, unsigned m, unsigned d);
 /* The inverse of st_days_from_civil. */
 void st_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
 
+/* SEC seconds and NSEC (0..999999999) nanoseconds since 1970 -- a struct
+ * timespec such as st_mtim -- as an instant in *OUT.  Returns -1 when it
+ * lies outside the years an instant holds (1677..2262): `sec * 1e9` would
+ * overflow there. */
+int st_instant_from_timespec(int64_t sec, long nsec, st_instant *out);
+
 /* Parse a timestamp.  Accepted forms:
  *   YYYY-MM-DD[T| ]HH:MM[:SS[.f{1,9}]][Z|+HH:MM|-HH:MM|+HHMM|+HH]
  *   ...+00:00+00:00   (the doubled offset seen in real data: first one wins)

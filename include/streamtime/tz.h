@@ -8,6 +8,7 @@
 #ifndef STREAMTIME_TZ_H
 #define STREAMTIME_TZ_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "streamtime/error.h"
@@ -23,6 +24,17 @@ enum {
  * ERR set: code 78 for an unknown or malformed zone (names containing ".." or
  * starting with "/" are refused).  */
 st_tz *st_tz_load(const char *name, st_error *err);
+
+/* A zone named NAME from the TZif image BUF of LEN bytes (what st_tz_load
+ * reads from a file).  Returns a new zone, or NULL with ERR set (code 78)
+ * naming NAME and what is malformed. */
+st_tz *st_tz_from_tzif(const char *name, const unsigned char *buf, size_t len,
+		       st_error *err);
+
+/* A zone that is only the POSIX TZ string S ("PST8PDT,M3.2.0,M11.1.0", the
+ * footer of a TZif file), named S.  Returns a new zone, or NULL with ERR set
+ * (code 78). */
+st_tz *st_tz_from_posix(const char *s, st_error *err);
 
 /* Free TZ.  NULL is accepted. */
 void st_tz_free(st_tz *tz);

@@ -7,7 +7,7 @@
 
 #include "cmd.h"
 #include "streamtime/atomic.h"
-#include "streamtime/clock.h"
+#include "streamtime/clock_net.h"
 #include "streamtime/csv.h"
 #include "streamtime/num.h"
 
@@ -206,9 +206,9 @@ static int format_row(FILE *f, const char *reference, const st_clock_target *t,
 	char samples[24];
 
 	st_time_format_utc(s->t1 + (s->t4 - s->t1) / 2, when, sizeof(when));
-	format_ms(off, sizeof(off), st_clock_offset(s));
-	format_ms(del, sizeof(del), st_clock_delay(s));
-	format_ms(bnd, sizeof(bnd), st_clock_bound(s));
+	format_ms(off, sizeof(off), st_clock_sample_offset(s));
+	format_ms(del, sizeof(del), st_clock_sample_delay(s));
+	format_ms(bnd, sizeof(bnd), st_clock_sample_bound(s));
 	snprintf(samples, sizeof(samples), "%zu", r->nsamples);
 	fields[0] = when;
 	fields[1] = reference;
@@ -325,9 +325,9 @@ static int clock_probe(int argc, char **argv)
 			failed++;
 			continue;
 		}
-		format_ms(off, sizeof(off), st_clock_offset(&r.best));
-		format_ms(del, sizeof(del), st_clock_delay(&r.best));
-		format_ms(bnd, sizeof(bnd), st_clock_bound(&r.best));
+		format_ms(off, sizeof(off), st_clock_sample_offset(&r.best));
+		format_ms(del, sizeof(del), st_clock_sample_delay(&r.best));
+		format_ms(bnd, sizeof(bnd), st_clock_sample_bound(&r.best));
 		st_msg_info("%s: offset %s ms +- %s ms (delay %s ms, %zu of %d "
 			    "samples, %s)", targets[i].name, off, bnd, del, r.nsamples,
 			    o.samples, st_clock_kind_name(targets[i].kind));

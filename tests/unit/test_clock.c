@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "streamtime/clock.h"
+#include "streamtime/clock_net.h"
 
 /* A sample made from a true offset and two one-way delays (ns). */
 static st_clock_sample make(int64_t theta, int64_t out, int64_t proc,
@@ -28,19 +28,19 @@ static void test_offset_and_bound(void **state)
 	/* symmetric: exact */
 	st_clock_sample s = make(1234000000, 5000, 300, 5000);
 
-	assert_true(st_clock_offset(&s) == 1234000000);
-	assert_true(st_clock_delay(&s) == 10000);
-	assert_true(st_clock_bound(&s) == 5002);
+	assert_true(st_clock_sample_offset(&s) == 1234000000);
+	assert_true(st_clock_sample_delay(&s) == 10000);
+	assert_true(st_clock_sample_bound(&s) == 5002);
 	/* asymmetric 2 ms out, 12 ms back: off by 5 ms, within the bound */
 	s = make(-777000000, 2000000, 100, 12000000);
-	assert_true(st_clock_offset(&s) == -777000000 - 5000000);
-	assert_true(st_clock_bound(&s) >= 5000000);
+	assert_true(st_clock_sample_offset(&s) == -777000000 - 5000000);
+	assert_true(st_clock_sample_bound(&s) >= 5000000);
 	/* the bound holds for every split of the delay, odd ns included */
 	for (int64_t out = 0; out <= 1001; out += 7) {
 		s = make(999, out, 3, 1001 - out);
-		int64_t err = st_clock_offset(&s) - 999;
+		int64_t err = st_clock_sample_offset(&s) - 999;
 
-		assert_true(err <= st_clock_bound(&s) && -err <= st_clock_bound(&s));
+		assert_true(err <= st_clock_sample_bound(&s) && -err <= st_clock_sample_bound(&s));
 	}
 }
 
@@ -91,6 +91,85 @@ static void test_wire(void **state)
 	assert_int_equal(st_clock_sync((const unsigned char *)"xxSX", 4), 4);
 }
 
+/* Issue 13: a reply of INT64_MAX overflowed half_sum and was stored as an
+ * offset of -1.8e12 ms.  Such samples are refused before any arithmetic. */
+static void test_clock_reply_int64_max_overflow_is_refused(void **state)
+{
+	st_clock_sample s = make(0, 5000, 300, 5000), t;
+	unsigned char rep[ST_CLOCK_REPLY_LEN];
+	st_clock_reply r = { .id = 9, .t2 = INT64_MAX, .t3 = INT64_MAX,
+			     .resolution = 1 }, back;
+
+	(void)state;
+	assert_null(st_clock_sample_check(&s));
+	/* the frame is well formed: only the check can refuse it */
+	st_clock_encode_reply(&r, rep);
+	assert_true(st_clock_decode_reply(rep, sizeof(rep), &back));
+	t = s;
+	t.t2 = t.t3 = back.t2;
+	assert_non_null(st_clock_sample_check(&t));
+	t.t2 = t.t3 = INT64_MIN;
+	assert_non_null(st_clock_sample_check(&t));
+	/* t3 < t2 */
+	t = s;
+	t.t3 = t.t2 - 1;
+	assert_non_null(st_clock_sample_check(&t));
+	/* before 1970 */
+	t = s;
+	t.t2 = 0;
+	assert_non_null(st_clock_sample_check(&t));
+	/* just within and just beyond ten years */
+	t = make(ST_CLOCK_MAX_OFFSET - 10000, 5000, 0, 5000);
+	assert_null(st_clock_sample_check(&t));
+	assert_true(st_clock_sample_offset(&t) == ST_CLOCK_MAX_OFFSET - 10000);
+	t = make(ST_CLOCK_MAX_OFFSET + 1, 5000, 0, 5000);
+	assert_non_null(st_clock_sample_check(&t));
+	t = make(-ST_CLOCK_MAX_OFFSET - 1, 5000, 0, 5000);
+	assert_non_null(st_clock_sample_check(&t));
+	/* a remote hold longer than the round trip: within the resolutions
+	 * (a coarse clock) believed, beyond them not */
+	t = s;
+	t.remote_res = 4000000;
+	t.t3 = t.t2 + 10300 + 4000001;     /* delay = -(both resolutions) */
+	assert_null(st_clock_sample_check(&t));
+	t.t3 += 1;
+	assert_non_null(st_clock_sample_check(&t));
+	/* our clock went back during the exchange */
+	t = s;
+	t.t4 = t.t1 - 1000;
+	assert_non_null(st_clock_sample_check(&t));
+	/* an absurd resolution */
+	t = s;
+	t.remote_res = 1000000001u;
+	assert_non_null(st_clock_sample_check(&t));
+}
+
+/* Issue 13: `date +%s%N` printing INT64_MAX was taken as a time. */
+static void test_clock_date_line_int64_max_overflow(void **state)
+{
+	static const char *const bad[] = {
+		"", "\r", "0", "-1", "+1", " 1", "1 ", "12a", "1.5", "1700000000%N",
+		"99999999999999999999", "9223372036854775808", "00000000000000000000",
+	};
+	st_instant t = 0;
+
+	(void)state;
+	assert_int_equal(st_clock_parse_date("1700000000123456789", 19, &t), 0);
+	assert_true(t == INT64_C(1700000000123456789));
+	assert_int_equal(st_clock_parse_date("42\r", 3, &t), 0);
+	assert_true(t == 42);
+	/* parses, but as a sample it is refused */
+	assert_int_equal(st_clock_parse_date("9223372036854775807", 19, &t), 0);
+	assert_true(t == INT64_MAX);
+	/* only LEN bytes count */
+	assert_int_equal(st_clock_parse_date("123x", 3, &t), 0);
+	assert_true(t == 123);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (st_clock_parse_date(bad[i], strlen(bad[i]), &t) == 0)
+			fail_msg("'%s' parsed", bad[i]);
+	}
+}
+
 static void test_targets(void **state)
 {
 	st_clock_target t;
@@ -138,6 +217,8 @@ int main(void)
 		cmocka_unit_test(test_best),
 		cmocka_unit_test(test_wire),
 		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_clock_reply_int64_max_overflow_is_refused),
+		cmocka_unit_test(test_clock_date_line_int64_max_overflow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,8 +5,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "streamtime/h5.h"
 
@@ -61,11 +65,68 @@ static void test_key_order(void **state)
 	assert_int_equal(k[3].id_num, 100000);
 }
 
+struct warnings {
+	int n;
+	char last[512];
+};
+
+static void keep_warning(void *ctx, const char *msg)
+{
+	struct warnings *w = ctx;
+
+	w->n++;
+	snprintf(w->last, sizeof(w->last), "%s", msg);
+}
+
+/* Create DIR/NAME with mtime SEC (s since 1970). */
+static void put(const char *dir, const char *name, int64_t sec)
+{
+	char p[512];
+	struct timespec ts[2] = { { .tv_sec = sec }, { .tv_sec = sec } };
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+}
+
+/* Issue 13: an mtime after 2262 overflowed `sec * 1e9` and was written as
+ * 1715-06-13.  Such a file is left out with a warning naming it. */
+static void test_h5_mtime_after_2262_overflow(void **state)
+{
+	char dir[] = "/tmp/st-h5-XXXXXX", cmd[64];
+	const char *dirs[1] = { dir };
+	struct warnings w = { 0 };
+	st_log log = { .warn = keep_warning, .ctx = &w };
+	st_h5_opts o = { .now = INT64_C(1700000000) * ST_NS_PER_SEC };
+	st_h5_result res;
+	st_error err;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	put(dir, "FOURD_231005_0925_01410_02101.h5", INT64_C(10413792000));
+	put(dir, "FOURD_231005_0925_01410_02102.h5", INT64_C(1696523100));
+	assert_int_equal(st_h5_collect(dirs, 1, &o, &res, &log, &err), 0);
+	assert_int_equal(res.n, 1);
+	assert_true(res.files[0].key.scan == 2102);
+	assert_true(res.files[0].mtime == INT64_C(1696523100) * ST_NS_PER_SEC);
+	assert_int_equal(res.bad, 1);
+	assert_int_equal(w.n, 1);
+	assert_non_null(strstr(w.last, "FOURD_231005_0925_01410_02101.h5"));
+	assert_non_null(strstr(w.last, "outside the years"));
+	st_h5_result_release(&res);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_key_order),
+		cmocka_unit_test(test_h5_mtime_after_2262_overflow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

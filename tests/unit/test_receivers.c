@@ -234,6 +234,53 @@ static void test_collect_rule(void **state)
 	assert_non_null(strstr(err.text, "/nonexistent/acq"));
 }
 
+struct warnings {
+	int n;
+	char all[2048];
+};
+
+static void keep_warnings(void *ctx, const char *msg)
+{
+	struct warnings *w = ctx;
+	size_t at = strlen(w->all);
+
+	w->n++;
+	snprintf(w->all + at, sizeof(w->all) - at, "%s\n", msg);
+}
+
+/* Issue 13: data-file and status-file mtimes after 2262 overflowed
+ * `sec * 1e9` (time_last_written became 1715).  The scan is bad, with a
+ * warning naming the file. */
+static void test_receivers_mtime_after_2262_overflow(void **state)
+{
+	const int64_t now = 1700000000, y2300 = INT64_C(10413792000);
+	struct warnings w = { 0 };
+	st_log log = { .warn = keep_warnings, .ctx = &w };
+	st_receivers_opts o = {
+		.receivers = 1, .data = true, .settle = 30 * ST_NS_PER_SEC,
+		.since = 100, .now = now * ST_NS_PER_SEC,
+	};
+	st_receivers_result res;
+	st_error err;
+
+	(void)state;
+	scan(101, 1, 1, now - 100);     /* fine */
+	scan(102, 1, 2, y2300);         /* data files in 2300 */
+	scan(103, 1, 1, now - 100);
+	put("4dstem_rec_status_0_scan_103.json",
+	    "{\"time\": \"2023-10-13T16:45:09Z\"}", y2300);
+	assert_int_equal(st_receivers_collect(dir, &o, &res, &log, &err), 0);
+	assert_int_equal(res.nrows, 1);
+	assert_int_equal(res.scans[0], 101);
+	assert_true(res.times[1] == (now - 100) * ST_NS_PER_SEC + 500);
+	assert_int_equal(res.bad, 2);
+	assert_int_equal(w.n, 2);
+	assert_non_null(strstr(w.all, "data_scan0000000102_module0to3_dst0_file"));
+	assert_non_null(strstr(w.all, "4dstem_rec_status_0_scan_103.json: mtime"));
+	assert_non_null(strstr(w.all, "outside the years"));
+	st_receivers_result_release(&res);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -256,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_data_names),
 		cmocka_unit_test(test_status_json),
 		cmocka_unit_test(test_collect_rule),
+		cmocka_unit_test(test_receivers_mtime_after_2262_overflow),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -835,6 +835,79 @@ static void test_malformed_files(void **state)
 	check_malformed("BadIndex");
 }
 
+/* Found by fuzz_tz_tzif: transitions one second apart, +5 -> +6:30 at T1
+ * and +6:30 -> +2:30 at T1 + 1.  The overlap of the second reaches back
+ * before the first: T1 + 10000 local is T1 - 8000 (+5) and T1 + 1000
+ * (+2:30), but was flagged unique because the walk stopped at T1. */
+static void test_overlap_reaching_past_a_transition_is_ambiguous(void **state)
+{
+	const int64_t t1 = 1000000000;
+	const int64_t trans[] = { t1, t1 + 1 };
+	const unsigned char idx[] = { 1, 2 };
+	const struct ttype types[] = { { 5 * H, 0 }, { 6 * H + 1800, 1 },
+				       { 2 * H + 1800, 0 } };
+	st_tz *tz;
+
+	(void)state;
+	write_tzif("CloseTransitions", '2', trans, idx, 2, types, 3,
+		   "<+0230>-2:30");
+	tz = load_ok("CloseTransitions");
+	check_local(tz, t1 + 10000, t1 - 8000, ST_TZ_AMBIGUOUS);
+	/* past both: unique under +2:30 */
+	check_local(tz, t1 + 30000, t1 + 21000, 0);
+	/* well before: unique under +5 */
+	check_local(tz, t1 - 100000, t1 - 100000 - 5 * H, 0);
+	st_tz_free(tz);
+}
+
+/* st_tz_from_tzif and st_tz_from_posix, the entry points of the TZif and
+ * POSIX TZ fuzz targets: the same zone as from the file. */
+static void test_zone_from_memory(void **state)
+{
+	static const int64_t at[] = {
+		0, 1678611600, 1678611599, 1699174800, 1699174799, 1688169600,
+		4102444800, -2000000000,
+	};
+	FILE *f = fopen("/usr/share/zoneinfo/America/Los_Angeles", "rb");
+	unsigned char buf[8192];
+	size_t n;
+	st_tz *file, *mem, *posix;
+	st_error err;
+
+	(void)state;
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	assert_true(n > 100 && n < sizeof(buf));
+	file = st_tz_load("America/Los_Angeles", &err);
+	assert_non_null(file);
+	mem = st_tz_from_tzif("LA", buf, n, &err);
+	assert_non_null(mem);
+	assert_string_equal(st_tz_name(mem), "LA");
+	posix = st_tz_from_posix("PST8PDT,M3.2.0,M11.1.0", &err);
+	assert_non_null(posix);
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		assert_int_equal(st_tz_offset_at(mem, at[i]),
+				 st_tz_offset_at(file, at[i]));
+		if (at[i] > 1200000000)
+			assert_int_equal(st_tz_offset_at(posix, at[i]),
+					 st_tz_offset_at(file, at[i]));
+	}
+	assert_int_equal(st_tz_offset_at(posix, 1688169600), -7 * 3600);
+	assert_int_equal(st_tz_offset_at(posix, 1672531200), -8 * 3600);
+	/* truncated: refused, naming the zone */
+	assert_null(st_tz_from_tzif("LA", buf, n / 2, &err));
+	assert_int_equal(err.code, ST_EXIT_CONFIG);
+	assert_non_null(strstr(err.text, "'LA'"));
+	assert_null(st_tz_from_posix("PST8PDT", &err));  /* DST without rules */
+	assert_int_equal(err.code, ST_EXIT_CONFIG);
+	assert_null(st_tz_from_posix("PST99", &err));
+	assert_null(st_tz_from_posix("<+01>-1,", &err));
+	st_tz_free(file);
+	st_tz_free(mem);
+	st_tz_free(posix);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -844,6 +917,10 @@ int main(void)
 		cmocka_unit_test(test_refused_names),
 		cmocka_unit_test(test_unknown_zone),
 		cmocka_unit_test(test_los_angeles_offsets),
+		cmocka_unit_test(test_zone_from_memory),
+		cmocka_unit_test_setup_teardown(
+			test_overlap_reaching_past_a_transition_is_ambiguous,
+			tzdir_setup, tzdir_teardown),
 		cmocka_unit_test(test_los_angeles_local),
 		cmocka_unit_test(test_los_angeles_footer),
 		cmocka_unit_test(test_london),

@@ -1,0 +1,155 @@
+/* Unit test: every public header can be included twice in one file (each
+ * has a whole include guard), and this file really includes them all.
+ * A header with a broken guard fails to compile here. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "streamtime/analysis.h"
+#include "streamtime/atomic.h"
+#include "streamtime/clock.h"
+#include "streamtime/clock_net.h"
+#include "streamtime/clockfix.h"
+#include "streamtime/collect.h"
+#include "streamtime/csv.h"
+#include "streamtime/distiller.h"
+#include "streamtime/distiller_api.h"
+#include "streamtime/error.h"
+#include "streamtime/experiments.h"
+#include "streamtime/figures.h"
+#include "streamtime/h5.h"
+#include "streamtime/http.h"
+#include "streamtime/merge.h"
+#include "streamtime/num.h"
+#include "streamtime/pfw.h"
+#include "streamtime/pipeline.h"
+#include "streamtime/plot.h"
+#include "streamtime/receivers.h"
+#include "streamtime/report.h"
+#include "streamtime/sacct.h"
+#include "streamtime/simulate.h"
+#include "streamtime/slurm.h"
+#include "streamtime/slurmrest.h"
+#include "streamtime/stats.h"
+#include "streamtime/time.h"
+#include "streamtime/timeline.h"
+#include "streamtime/trace.h"
+#include "streamtime/tz.h"
+
+#include "streamtime/analysis.h"
+#include "streamtime/atomic.h"
+#include "streamtime/clock.h"
+#include "streamtime/clock_net.h"
+#include "streamtime/clockfix.h"
+#include "streamtime/collect.h"
+#include "streamtime/csv.h"
+#include "streamtime/distiller.h"
+#include "streamtime/distiller_api.h"
+#include "streamtime/error.h"
+#include "streamtime/experiments.h"
+#include "streamtime/figures.h"
+#include "streamtime/h5.h"
+#include "streamtime/http.h"
+#include "streamtime/merge.h"
+#include "streamtime/num.h"
+#include "streamtime/pfw.h"
+#include "streamtime/pipeline.h"
+#include "streamtime/plot.h"
+#include "streamtime/receivers.h"
+#include "streamtime/report.h"
+#include "streamtime/sacct.h"
+#include "streamtime/simulate.h"
+#include "streamtime/slurm.h"
+#include "streamtime/slurmrest.h"
+#include "streamtime/stats.h"
+#include "streamtime/time.h"
+#include "streamtime/timeline.h"
+#include "streamtime/trace.h"
+#include "streamtime/tz.h"
+
+static const char *const included[] = {
+	"analysis.h",
+	"atomic.h",
+	"clock.h",
+	"clock_net.h",
+	"clockfix.h",
+	"collect.h",
+	"csv.h",
+	"distiller.h",
+	"distiller_api.h",
+	"error.h",
+	"experiments.h",
+	"figures.h",
+	"h5.h",
+	"http.h",
+	"merge.h",
+	"num.h",
+	"pfw.h",
+	"pipeline.h",
+	"plot.h",
+	"receivers.h",
+	"report.h",
+	"sacct.h",
+	"simulate.h",
+	"slurm.h",
+	"slurmrest.h",
+	"stats.h",
+	"time.h",
+	"timeline.h",
+	"trace.h",
+	"tz.h",
+};
+
+/* clock.h ended its guard before the transport declarations (issue 13):
+ * including it twice redefined st_clock_target. */
+static void test_headers_included_twice_clock_h_guard(void **state)
+{
+	st_clock_target t = { .kind = ST_CLOCK_EXEC };
+
+	(void)state;
+	assert_int_equal(t.kind, ST_CLOCK_EXEC);
+	assert_int_equal(ST_CLOCK_REPLY_LEN, 40);
+}
+
+/* Every header in include/streamtime is in the list above. */
+static void test_headers_all_listed(void **state)
+{
+	DIR *d = opendir("../../include/streamtime");
+	struct dirent *e;
+	size_t seen = 0;
+
+	(void)state;
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+		bool found = false;
+
+		if (n < 3 || strcmp(e->d_name + n - 2, ".h") != 0)
+			continue;
+		seen++;
+		for (size_t i = 0; i < sizeof(included) / sizeof(included[0]); i++)
+			found = found || strcmp(included[i], e->d_name) == 0;
+		if (!found)
+			fail_msg("include/streamtime/%s is not included twice by "
+				 "test_headers.c", e->d_name);
+	}
+	closedir(d);
+	assert_int_equal(seen, sizeof(included) / sizeof(included[0]));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_headers_included_twice_clock_h_guard),
+		cmocka_unit_test(test_headers_all_listed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
