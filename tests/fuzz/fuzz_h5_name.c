@@ -1,4 +1,4 @@
-/* libFuzzer target: counted HDF5 file names (src/h5.c, SPEC 4.2).  What
+/* libFuzzer target: counted HDF5 file names (src/sources/h5.c, SPEC 4.2).  What
  * parses is rebuilt from its parts: the id as written, the scan number,
  * the suffix, and the fixed date and time fields. */
 #include <inttypes.h>

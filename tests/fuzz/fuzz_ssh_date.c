@@ -1,4 +1,4 @@
-/* libFuzzer target: what `date +%s%N` printed over ssh-date:// (src/clock.c
+/* libFuzzer target: what `date +%s%N` printed over ssh-date:// (src/sources/clock.c
  * st_clock_parse_date) and the sample it makes.  An accepted line is its
  * value in decimal; a sample st_clock_sample_check accepts goes through the
  * offset, delay and bound arithmetic without overflow (UBSan watches), and

@@ -1,4 +1,4 @@
-/* libFuzzer target: POSIX TZ strings, the footer of TZif files (src/tz.c).
+/* libFuzzer target: POSIX TZ strings, the footer of TZif files (src/base/tz.c).
  * A string that parses makes a zone that passes the checks of tz_probe.h;
  * one with a NUL in it never parses. */
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* libFuzzer target: TZif images (src/tz.c, RFC 8536).  A zone that loads
+/* libFuzzer target: TZif images (src/base/tz.c, RFC 8536).  A zone that loads
  * passes the checks of tz_probe.h. */
 #include <stdint.h>
 #include <stdlib.h>

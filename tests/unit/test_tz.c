@@ -1,4 +1,4 @@
-/* test_tz.c - unit tests for src/tz.c.
+/* test_tz.c - unit tests for src/base/tz.c.
  *
  * Expected values are worked out by hand from the published rules (US, EU,
  * Australian, Israeli ... DST laws and the POSIX TZ strings of the zone
