@@ -228,13 +228,23 @@ int st_collect_receivers(const char *dir, const char *out, bool wait,
 						  "file of this --receivers/--no-data "
 						  "shape", err) < 0)
 			goto out;
+		/* every whole row is judged before the file is touched: a
+		 * refused file is left as it was */
+		if (ap.len - ap.tail && known_scans(out, ap.data, ap.len - ap.tail,
+						    &known, &nknown, err) < 0)
+			goto out;
 		if (st_atomic_append_repair(&ap, whole_row, &ncols, err) < 0)
 			goto out;
 		sum->dropped = ap.dropped;
 		sum->completed = ap.completed;
-		if (ap.len && known_scans(out, ap.data, ap.len, &known, &nknown,
-					  err) < 0)
-			goto out;
+		/* a last row that only lacked its newline counts too */
+		if (ap.completed) {
+			free(known);
+			known = NULL;
+			if (known_scans(out, ap.data, ap.len, &known, &nknown,
+					err) < 0)
+				goto out;
+		}
 		sum->known = nknown;
 		opts.skip = known;
 		opts.nskip = nknown;
