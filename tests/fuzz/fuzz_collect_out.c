@@ -7,8 +7,8 @@
  *  - receivers: a run that succeeds keeps every whole line OUT held (only
  *    bytes after the last newline may go, or get their newline), and OUT
  *    then ends with a newline;
- *  - h5: a run that succeeds keeps every row OUT held (the scan number
- *    may lose leading zeros: it is written as a plain integer).
+ *  - h5: a run that succeeds keeps every row OUT held (read as CSV: the
+ *    file is written anew, in one form).
  * The directories hold one complete scan and one counted file, made once. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,6 +21,7 @@
 
 #include "streamtime/clock.h"
 #include "streamtime/collect.h"
+#include "streamtime/csv.h"
 #include "streamtime/time.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -79,57 +80,49 @@ static char *slurp(size_t *len)
 	return buf;
 }
 
-/* LINE (LEN bytes) as collect h5 writes it again: the scan number (the
- * second field) without leading zeros; into BUF (SIZE bytes).  Its length,
- * or SIZE when it does not fit. */
-static size_t h5_norm(const char *line, size_t len, char *buf, size_t size)
-{
-	const char *c = memchr(line, ',', len);
-	size_t n = 0, i;
-
-	if (len >= size)
-		return size;
-	if (!c) {
-		memcpy(buf, line, len);
-		return len;
-	}
-	i = (size_t)(c - line) + 1;
-	memcpy(buf, line, i);
-	n = i;
-	while (i + 1 < len && line[i] == '0' && line[i + 1] >= '0' &&
-	       line[i + 1] <= '9')
-		i++;
-	memcpy(buf + n, line + i, len - i);
-	return n + len - i;
-}
-
-/* Is every line of OLD (LEN bytes, split at newlines; the text after the
- * last one too) a line of NEW (NLEN bytes), as h5_norm writes it? */
+/* Does every row of OLD (LEN bytes) stand in NEW (NLEN bytes), both read
+ * as CSV tables: the same distiller_id, scan number and datetime?  (collect
+ * h5 writes the file anew: the scan number as a plain integer, no BOM, no
+ * quotes, LF line ends.) */
 static bool rows_kept(const char *old, size_t len, const char *new_,
 		      size_t nlen)
 {
-	static char a[4096], b[4096];
+	static const char *const cols[] = { "distiller_id", "scan_number",
+					    "datetime" };
+	st_table a, b;
+	st_error err;
+	int ia[3], ib[3];
+	bool ok = true;
 
-	for (size_t i = 0; i < len;) {
-		const char *nl = memchr(old + i, '\n', len - i);
-		size_t l = nl ? (size_t)(nl - old) - i : len - i;
-		size_t na = h5_norm(old + i, l, a, sizeof(a));
+	st_table_init(&a);
+	st_table_init(&b);
+	if (st_table_parse(&a, "old", old, len, &err) < 0 ||
+	    st_table_require(&a, cols, ia, 3, &err) < 0)
+		goto out;               /* nothing the run could have kept */
+	if (st_table_parse(&b, "new", new_, nlen, &err) < 0 ||
+	    st_table_require(&b, cols, ib, 3, &err) < 0) {
+		ok = false;             /* a file of ours it cannot read back */
+		goto out;
+	}
+	for (size_t i = 0; i < a.nrows && ok; i++) {
+		int64_t sa, sb;
 		bool found = false;
 
-		for (size_t j = 0; j < nlen && !found;) {
-			const char *m = memchr(new_ + j, '\n', nlen - j);
-			size_t k = m ? (size_t)(m - new_) - j : nlen - j;
-			size_t nb = h5_norm(new_ + j, k, b, sizeof(b));
-
-			found = na < sizeof(a) && na == nb &&
-				memcmp(a, b, na) == 0;
-			j += k + 1;
-		}
-		if (l > 0 && !found)
-			return false;
-		i += l + 1;
+		if (st_table_get_int(&a, i, ia[1], &sa, &err) < 0)
+			continue;
+		for (size_t j = 0; j < b.nrows && !found; j++)
+			found = st_table_get_int(&b, j, ib[1], &sb, &err) == 0 &&
+				sa == sb &&
+				!strcmp(st_table_get(&a, i, ia[0]),
+					st_table_get(&b, j, ib[0])) &&
+				!strcmp(st_table_get(&a, i, ia[2]),
+					st_table_get(&b, j, ib[2]));
+		ok = found;
 	}
-	return true;
+out:
+	st_table_release(&a);
+	st_table_release(&b);
+	return ok;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
