@@ -212,7 +212,7 @@ int st_collect_receivers(const char *dir, const char *out, bool wait,
 	if (!header)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	if (!to_stdout) {
-		size_t ncols = (size_t)o->receivers + 1 + (o->data ? 1 : 0);
+		size_t ncols = (size_t)o->receivers + 1 + (o->data ? 1 : 0), whole;
 		DIR *d = opendir(dir);
 
 		/* a missing DIR must not leave a new empty output behind */
@@ -228,23 +228,19 @@ int st_collect_receivers(const char *dir, const char *out, bool wait,
 						  "file of this --receivers/--no-data "
 						  "shape", err) < 0)
 			goto out;
-		/* every whole row is judged before the file is touched: a
-		 * refused file is left as it was */
-		if (ap.len - ap.tail && known_scans(out, ap.data, ap.len - ap.tail,
-						    &known, &nknown, err) < 0)
+		/* every row is judged before the file is touched (a refused
+		 * file is left as it was): the whole lines, and a last line
+		 * that only lacks its newline, which the repair will keep */
+		whole = ap.len - ap.tail;
+		if (ap.tail && whole_row(ap.data + whole, ap.tail, &ncols))
+			whole = ap.len;
+		if (whole && known_scans(out, ap.data, whole, &known, &nknown,
+					 err) < 0)
 			goto out;
 		if (st_atomic_append_repair(&ap, whole_row, &ncols, err) < 0)
 			goto out;
 		sum->dropped = ap.dropped;
 		sum->completed = ap.completed;
-		/* a last row that only lacked its newline counts too */
-		if (ap.completed) {
-			free(known);
-			known = NULL;
-			if (known_scans(out, ap.data, ap.len, &known, &nknown,
-					err) < 0)
-				goto out;
-		}
 		sum->known = nknown;
 		opts.skip = known;
 		opts.nskip = nknown;
