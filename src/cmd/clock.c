@@ -394,14 +394,14 @@ out:
 }
 
 static const struct st_cmd subcommands[] = {
-	{ "probe", clock_probe, "measure other hosts' clocks against this one" },
-	{ "responder", clock_responder, "answer clock requests on stdin/stdout" },
-	{ "serve", clock_serve, "answer clock requests over UDP" },
+	{ "probe", clock_probe, "measure other hosts' clocks against this one", NULL },
+	{ "responder", clock_responder, "answer clock requests on stdin/stdout", NULL },
+	{ "serve", clock_serve, "answer clock requests over UDP", NULL },
 };
+
+ST_CMD_GROUP(st_clock_group, "streamtime clock", subcommands);
 
 int cmd_clock(int argc, char **argv)
 {
-	return st_cmd_dispatch("streamtime clock", subcommands,
-			       sizeof(subcommands) / sizeof(subcommands[0]), argc,
-			       argv);
+	return st_cmd_dispatch(&st_clock_group, argc, argv);
 }

@@ -268,14 +268,14 @@ static int collect_h5(int argc, char **argv)
 }
 
 static const struct st_cmd subcommands[] = {
-	{ "h5", collect_h5, "mtimes of counted HDF5 files (cron, NERSC)" },
+	{ "h5", collect_h5, "mtimes of counted HDF5 files (cron, NERSC)", NULL },
 	{ "receivers", collect_receivers,
-	  "receiver status times and data mtimes (cron, acquisition host)" },
+	  "receiver status times and data mtimes (cron, acquisition host)", NULL },
 };
+
+ST_CMD_GROUP(st_collect_group, "streamtime collect", subcommands);
 
 int cmd_collect(int argc, char **argv)
 {
-	return st_cmd_dispatch("streamtime collect", subcommands,
-			       sizeof(subcommands) / sizeof(subcommands[0]), argc,
-			       argv);
+	return st_cmd_dispatch(&st_collect_group, argc, argv);
 }

@@ -407,12 +407,12 @@ out:
 }
 
 static const struct st_cmd subcommands[] = {
-	{ "jobs", distiller_jobs, "the job table per scan size" },
+	{ "jobs", distiller_jobs, "the job table per scan size", NULL },
 };
+
+ST_CMD_GROUP(st_distiller_group, "streamtime distiller", subcommands);
 
 int cmd_distiller(int argc, char **argv)
 {
-	return st_cmd_dispatch("streamtime distiller", subcommands,
-			       sizeof(subcommands) / sizeof(subcommands[0]), argc,
-			       argv);
+	return st_cmd_dispatch(&st_distiller_group, argc, argv);
 }

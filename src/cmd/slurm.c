@@ -324,12 +324,12 @@ out:
 }
 
 static const struct st_cmd subcommands[] = {
-	{ "jobs", slurm_jobs, "accounting rows from sacct or a saved dump" },
+	{ "jobs", slurm_jobs, "accounting rows from sacct or a saved dump", NULL },
 };
+
+ST_CMD_GROUP(st_slurm_group, "streamtime slurm", subcommands);
 
 int cmd_slurm(int argc, char **argv)
 {
-	return st_cmd_dispatch("streamtime slurm", subcommands,
-			       sizeof(subcommands) / sizeof(subcommands[0]), argc,
-			       argv);
+	return st_cmd_dispatch(&st_slurm_group, argc, argv);
 }

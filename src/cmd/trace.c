@@ -1028,15 +1028,16 @@ out:
 	return rc;
 }
 
+static const struct st_cmd sub[] = {
+	{ "summary", cmd_trace_summary,
+	  "summarise traces: counts, time, bytes, overlap, groups", NULL },
+	{ "timeline", cmd_trace_timeline,
+	  "one Chrome/Perfetto trace, with the experiment's", NULL },
+};
+
+ST_CMD_GROUP(st_trace_group, "streamtime trace", sub);
+
 int cmd_trace(int argc, char **argv)
 {
-	static const struct st_cmd sub[] = {
-		{ "summary", cmd_trace_summary,
-		  "summarise traces: counts, time, bytes, overlap, groups" },
-		{ "timeline", cmd_trace_timeline,
-		  "one Chrome/Perfetto trace, with the experiment's" },
-	};
-
-	return st_cmd_dispatch("streamtime trace", sub,
-			       sizeof(sub) / sizeof(sub[0]), argc, argv);
+	return st_cmd_dispatch(&st_trace_group, argc, argv);
 }
