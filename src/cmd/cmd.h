@@ -7,7 +7,6 @@
 #ifndef STREAMTIME_CMD_H
 #define STREAMTIME_CMD_H
 
-#include <getopt.h>   /* TEMPORARY: until every command uses options.h */
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -78,13 +77,6 @@ int st_parse_seconds(const char *s, bool zero_ok, double max, st_duration *out);
 /* Flush and check stdout; a failure becomes exit 74 (unless RC is already
  * an error). */
 int st_finish_stdout(int rc);
-
-/* TEMPORARY, until every command is converted to options.h. */
-#define ST_COMMON_LONGOPTS                                  \
-	{ "help", no_argument, NULL, 'h' },                 \
-	{ "quiet", no_argument, NULL, 'q' },                \
-	{ "verbose", no_argument, NULL, 'v' }
-int st_common_option(int c);
 
 /* Parse "SIZE:FIRST-LAST" and "SIZE:PATH" option values. */
 int st_parse_size_range(const char *s, int64_t *size, st_range *r);

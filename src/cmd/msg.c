@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <getopt.h>
 #include <jansson.h>
 
 #include "cmd.h"
@@ -135,19 +134,6 @@ int st_finish_stdout(int rc)
 	return rc;
 }
 
-int st_common_option(int c)
-{
-	if (c == 'q') {
-		st_verbosity = -1;
-		return 1;
-	}
-	if (c == 'v') {
-		st_verbosity = 1;
-		return 1;
-	}
-	return 0;
-}
-
 void st_cmd_group_help(FILE *f, const struct st_cmd_group *g)
 {
 	fprintf(f, "usage: %s <command> [options]\n\ncommands:\n", g->path);
@@ -182,10 +168,8 @@ int st_cmd_dispatch(const struct st_cmd_group *g, int argc, char **argv)
 		return name ? st_finish_stdout(ST_EXIT_OK) : ST_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < g->n; i++)
-		if (strcmp(g->cmds[i].name, name) == 0) {
-			optind = 0;    /* TEMPORARY: getopt users */
+		if (strcmp(g->cmds[i].name, name) == 0)
 			return g->cmds[i].fn(argc - 1, argv + 1);
-		}
 	return unknown_command(g, name);
 }
 
