@@ -138,9 +138,10 @@ static int collect_receivers(int argc, char **argv)
 }
 
 /* --range FIRST-LAST (or N) into the h5 options at TARGET. */
-static int set_h5_range(void *target, char *arg, st_error *err)
+static int set_h5_range(const struct st_option *o, char *arg,
+                        st_error *err)
 {
-	st_collect_h5_opts *o = target;
+	st_collect_h5_opts *h5 = o->target;
 	int64_t size;
 	st_range r;
 	char buf[128];
@@ -152,9 +153,9 @@ static int set_h5_range(void *target, char *arg, st_error *err)
 	    st_parse_size_range(buf, &size, &r) < 0)
 		return st_error_set(err, ST_EXIT_USAGE, "--range '%s': expected "
 				    "FIRST-LAST", arg);
-	o->h5.has_range = true;
-	o->h5.first = r.first;
-	o->h5.last = r.last;
+	h5->h5.has_range = true;
+	h5->h5.first = r.first;
+	h5->h5.last = r.last;
 	return 0;
 }
 

@@ -58,9 +58,10 @@ struct sizes {
 
 /* --size: "N" or "N,N,..." into the growing size list, rejecting anything
  * but positive integers and repeats. */
-static int push_sizes(void *target, char *arg, st_error *err)
+static int push_sizes(const struct st_option *o, char *arg,
+                      st_error *err)
 {
-	struct sizes *s = target;
+	struct sizes *s = o->target;
 	const char *p = arg;
 
 	for (;;) {
@@ -92,18 +93,11 @@ static int push_sizes(void *target, char *arg, st_error *err)
 	}
 }
 
-static int set_job_type(void *target, char *arg, st_error *err)
-{
-	if (!*arg)
-		return st_error_set(err, ST_EXIT_USAGE, "--job-type: empty");
-	*(const char **)target = arg;
-	return 0;
-}
-
 /* --dsn: a copy at *TARGET (new); a password in it is wiped from argv. */
-static int set_dsn(void *target, char *arg, st_error *err)
+static int set_dsn(const struct st_option *o, char *arg,
+                   st_error *err)
 {
-	char **dsn = target;
+	char **dsn = o->target;
 
 	if (*dsn) {
 		explicit_bzero(*dsn, strlen(*dsn));
@@ -122,37 +116,13 @@ static int set_dsn(void *target, char *arg, st_error *err)
 	return 0;
 }
 
-/* --api URL: a copy at *TARGET (new), its password wiped from argv. */
-static int set_api(void *target, char *arg, st_error *err)
-{
-	char **url = target;
-
-	if (*url) {
-		explicit_bzero(*url, strlen(*url));
-		free(*url);
-	}
-	if (!(*url = st_url_arg_take("--api", arg, "give an API key in "
-				     "$DISTILLER_API_KEY or a token in "
-				     "--token-file or $DISTILLER_TOKEN")))
-		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	return 0;
-}
-
-static int set_key_header(void *target, char *arg, st_error *err)
+static int set_key_header(const struct st_option *o, char *arg,
+                          st_error *err)
 {
 	if (!*arg || strpbrk(arg, ": \t\r\n"))
 		return st_error_set(err, ST_EXIT_USAGE, "--api-key-header '%s': "
 				    "not a header name", arg);
-	*(const char **)target = arg;
-	return 0;
-}
-
-static int set_max_body(void *target, char *arg, st_error *err)
-{
-	if (st_http_parse_size(arg, target) < 0)
-		return st_error_set(err, ST_EXIT_USAGE, "--max-response-size "
-				    "'%s': expected a size such as 65536, 64K, "
-				    "256M or 1G", arg);
+	*(const char **)o->target = arg;
 	return 0;
 }
 
@@ -177,7 +147,7 @@ static int distiller_jobs(int argc, char **argv)
 		  .cb = push_sizes },
 		{ ST_O("job-type", 0, ST_OPT_CALLBACK, &q.job_type, "T",
 		       "only jobs of this type, e.g. count (default: all)", 0),
-		  .cb = set_job_type },
+		  .cb = st_opt_cb_nonempty },
 		{ ST_O("dsn", 0, ST_OPT_CALLBACK, &dsn, "DSN",
 		       "libpq conninfo ('host=H dbname=D user=U') or URI "
 		       "(postgresql://U@H/D); default: the PG* environment.  Put "
@@ -198,7 +168,9 @@ static int distiller_jobs(int argc, char **argv)
 		       "the Distiller REST API instead (GET URL/api/v1/jobs, "
 		       "paged, and URL/api/v1/scans/ID once per scan).  No "
 		       "password in URL: the process list shows it", 0),
-		  .cb = set_api },
+		  .expect = "give an API key in $DISTILLER_API_KEY or a token "
+			    "in --token-file or $DISTILLER_TOKEN",
+		  .cb = st_opt_cb_url },
 		{ ST_O("api-key-header", 0, ST_OPT_CALLBACK, &ao.api_key_header,
 		       "H", "header for $DISTILLER_API_KEY (default X-API-KEY)",
 		       0), .cb = set_key_header },
@@ -215,7 +187,7 @@ static int distiller_jobs(int argc, char **argv)
 		{ ST_O("max-response-size", 0, ST_OPT_CALLBACK, &ao.max_body,
 		       "SIZE", "the largest answer taken, e.g. 512M or 2G "
 		       "(default 256M); a larger one fails the run", 0),
-		  .cb = set_max_body },
+		  .cb = st_opt_cb_http_size },
 		ST_OPT_END_ROW,
 	};
 	const char *prog = jobs_desc.path;

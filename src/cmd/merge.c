@@ -17,12 +17,13 @@ static const struct st_cmd_desc transfer_desc = {
 };
 
 /* --max-elapsed DUR: a duration (29:00, 1740s, ...), not negative. */
-static int parse_max_elapsed(void *target, char *arg, st_error *err)
+static int parse_max_elapsed(const struct st_option *o, char *arg,
+                             st_error *err)
 {
-	if (st_duration_parse(arg, target, err) < 0)
+	if (st_duration_parse(arg, o->target, err) < 0)
 		return st_error_set(err, ST_EXIT_USAGE, "--max-elapsed: %s",
 				    err->text);
-	if (*(st_duration *)target < 0)
+	if (*(st_duration *)o->target < 0)
 		return st_error_set(err, ST_EXIT_USAGE, "--max-elapsed: '%s' is "
 				    "negative: no job would be kept", arg);
 	return 0;
@@ -67,6 +68,17 @@ out:
 	return st_finish_stdout(rc);
 }
 
+/* The rows of the clock correction, the same in offload and streaming. */
+#define CLOCK_ROWS(c)                                                        \
+	{ ST_O("clock-offsets", 0, ST_OPT_PATH, &(c).offsets, "FILE",        \
+	       "correct each time for its host's clock with the "            \
+	       "nearest-in-time row of FILE (clock probe); adds "            \
+	       "clock_correction_seconds and clock_bound_seconds columns",   \
+	       0) },                                                         \
+	{ ST_O("receiver-hosts", 0, ST_OPT_STRING, &(c).receiver_hosts,      \
+	       "H0,H1,...", "the hosts (FILE's target names) whose clocks "  \
+	       "stamped time0, time1, ...", 0) }
+
 static const struct st_cmd_desc offload_desc = {
 	.path = "streamtime merge offload",
 	.description =
@@ -90,13 +102,7 @@ static int merge_offload(int argc, char **argv)
 		  "size,offload_time ('-' for stdout)", ST_OPT_REQUIRED) },
 		{ ST_O("per-scan", 0, ST_OPT_PATH, &per_scan, "FILE",
 		  "also write size,scan_number,offload_time", 0) },
-		{ ST_O("clock-offsets", 0, ST_OPT_PATH, &clock.offsets, "FILE",
-		  "correct each time for its host's clock with the "
-		  "nearest-in-time row of FILE (clock probe); adds "
-		  "clock_correction_seconds and clock_bound_seconds columns", 0) },
-		{ ST_O("receiver-hosts", 0, ST_OPT_STRING, &clock.receiver_hosts,
-		  "H0,H1,...", "the hosts (FILE's target names) whose clocks "
-		  "stamped time0, time1, ...", 0) },
+		CLOCK_ROWS(clock),
 		{ ST_O("data-host", 0, ST_OPT_STRING, &clock.data_host, "H",
 		  "the host whose clock stamped time_last_written (default: the "
 		  "reference clock, no correction)", 0) },
@@ -142,9 +148,10 @@ struct sized_paths {
 	size_t n;
 };
 
-static int push_h5(void *target, char *arg, st_error *err)
+static int push_h5(const struct st_option *o, char *arg,
+                   st_error *err)
 {
-	struct sized_paths *h = target;
+	struct sized_paths *h = o->target;
 	st_sized_path *nv = realloc(h->v, (h->n + 1) * sizeof(*nv));
 
 	if (!nv)
@@ -177,13 +184,7 @@ static int merge_streaming(int argc, char **argv)
 		  "times are America/Los_Angeles)", 0) },
 		{ ST_O("out-dir", 0, ST_OPT_PATH, &outdir, "DIR",
 		  "where the files go (created if needed)", ST_OPT_REQUIRED) },
-		{ ST_O("clock-offsets", 0, ST_OPT_PATH, &clock.offsets, "FILE",
-		  "correct each time for its host's clock with the "
-		  "nearest-in-time row of FILE (clock probe); adds "
-		  "clock_correction_seconds and clock_bound_seconds columns", 0) },
-		{ ST_O("receiver-hosts", 0, ST_OPT_STRING, &clock.receiver_hosts,
-		  "H0,H1,...", "the hosts (FILE's target names) whose clocks "
-		  "stamped time0, time1, ...", 0) },
+		CLOCK_ROWS(clock),
 		{ ST_O("nersc-host", 0, ST_OPT_STRING, &clock.nersc_host, "H",
 		  "the host whose clock stamped the H5 times (default: the "
 		  "reference clock, no correction)", 0) },

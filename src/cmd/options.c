@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "options.h"
+#include "streamtime/http.h"
 #include "streamtime/merge.h"
 #include "streamtime/num.h"
 
@@ -470,7 +471,7 @@ static int apply(struct parser *p, const struct st_option *o, char *arg)
 	case ST_OPT_CALLBACK:
 		err.code = 0;
 		err.text[0] = '\0';
-		if (o->cb(o->target, arg, &err) == 0)
+		if (o->cb(o, arg, &err) == 0)
 			return ST_OPT_CONTINUE;
 		if (err.code == ST_EXIT_USAGE)
 			return st_msg_usage(p->d->path, "%s", err.text);
@@ -703,6 +704,37 @@ int st_opt_parse(const struct st_cmd_desc *d, const struct st_option *opts,
 			return missing_required(&p);
 	*nargs = npos;
 	return ST_OPT_CONTINUE;
+}
+
+int st_opt_cb_nonempty(const struct st_option *o, char *arg, st_error *err)
+{
+	if (!*arg)
+		return st_error_set(err, ST_EXIT_USAGE, "--%s: empty", o->name);
+	*(const char **)o->target = arg;
+	return 0;
+}
+
+int st_opt_cb_http_size(const struct st_option *o, char *arg, st_error *err)
+{
+	if (st_http_parse_size(arg, o->target) < 0)
+		return st_error_set(err, ST_EXIT_USAGE, "--%s '%s': expected a "
+				    "size such as 65536, 64K, 256M or 1G",
+				    o->name, arg);
+	return 0;
+}
+
+int st_opt_cb_url(const struct st_option *o, char *arg, st_error *err)
+{
+	char **url = o->target, opt[64];
+
+	if (*url) {
+		explicit_bzero(*url, strlen(*url));
+		free(*url);
+	}
+	snprintf(opt, sizeof(opt), "--%s", o->name);
+	if (!(*url = st_url_arg_take(opt, arg, o->expect)))
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	return 0;
 }
 
 void st_strlist_release(struct st_strlist *l)

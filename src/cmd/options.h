@@ -47,11 +47,13 @@ enum st_opt_complete {
 	ST_COMPLETE_ZONE, ST_COMPLETE_CHOICE,
 };
 
+struct st_option;
+
 /* A callback's contract: parse ARG (a string of argv: it may be
- * overwritten, e.g. to hide a password) into TARGET.  Returns 0, or -1
- * with ERR set: code 64 is a usage error whose text follows the command
- * path, any other code is said as it is. */
-typedef int st_opt_cb(void *target, char *arg, st_error *err);
+ * overwritten, e.g. to hide a password; NULL with ST_OPT_NOARG) into
+ * O->target.  Returns 0, or -1 with ERR set: code 64 is a usage error
+ * whose text follows the command path, any other code is said as it is. */
+typedef int st_opt_cb(const struct st_option *o, char *arg, st_error *err);
 
 struct st_option {
 	const char *name;           /* long name without "--"; NULL: short only */
@@ -64,7 +66,9 @@ struct st_option {
 	int64_t min, max;           /* INT: range; SECONDS: max seconds */
 	const char *const *choices; /* CHOICE: values (NULL-terminated);
 				     * CALLBACK: what completion offers */
-	const char *expect;         /* "--opt 'X': expected EXPECT" */
+	const char *expect;         /* "--opt 'X': expected EXPECT"; for
+				     * st_opt_cb_url what to use instead of
+				     * a password in the URL */
 	st_opt_cb *cb;
 };
 
@@ -116,6 +120,13 @@ int st_opt_parse(const struct st_cmd_desc *d, const struct st_option *opts,
 /* Write D's --help for OPTS to F. */
 void st_opt_help(FILE *f, const struct st_cmd_desc *d,
 		 const struct st_option *opts);
+
+/* Callbacks that several commands share.  st_opt_cb_nonempty: the text,
+ * not empty (const char *).  st_opt_cb_http_size: 65536, 64K, 256M, 1G
+ * (size_t).  st_opt_cb_url: a copy of the URL (char *, new: wipe with
+ * explicit_bzero before free), a password in it wiped from argv with a
+ * warning that names O->expect as what to use instead. */
+st_opt_cb st_opt_cb_nonempty, st_opt_cb_http_size, st_opt_cb_url;
 
 /* Free what a repeatable option's target holds. */
 void st_strlist_release(struct st_strlist *l);

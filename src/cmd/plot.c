@@ -49,9 +49,10 @@ static unsigned parse_formats(const char *s)
 }
 
 /* --format LIST into the unsigned mask at TARGET. */
-static int set_formats(void *target, char *arg, st_error *err)
+static int set_formats(const struct st_option *o, char *arg,
+                       st_error *err)
 {
-	unsigned *mask = target;
+	unsigned *mask = o->target;
 
 	*mask = parse_formats(arg);
 	if (!*mask)

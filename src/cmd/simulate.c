@@ -38,9 +38,10 @@ static int parse_seed(const char *s, uint64_t *out)
 	return errno || *end ? -1 : 0;
 }
 
-static int set_seed(void *target, char *arg, st_error *err)
+static int set_seed(const struct st_option *o, char *arg,
+                    st_error *err)
 {
-	if (parse_seed(arg, target) < 0)
+	if (parse_seed(arg, o->target) < 0)
 		return st_error_set(err, ST_EXIT_USAGE, "--seed '%s': expected a "
 				    "whole number from 0 to 2^64-1", arg);
 	return 0;

@@ -39,42 +39,11 @@ static int parse_when(const char *s, const st_tz *tz, int64_t *out)
 	return 0;
 }
 
-static int set_user(void *target, char *arg, st_error *err)
+static int set_user(const struct st_option *o, char *arg,
+                    st_error *err)
 {
 	(void)err;
-	*(const char **)target = *arg ? arg : NULL;     /* empty: no filter */
-	return 0;
-}
-
-static int set_delimiter(void *target, char *arg, st_error *err)
-{
-	if (!*arg)
-		return st_error_set(err, ST_EXIT_USAGE, "--delimiter: empty");
-	*(const char **)target = arg;
-	return 0;
-}
-
-/* --rest URL: a copy at *TARGET (new), its password wiped from argv. */
-static int set_rest(void *target, char *arg, st_error *err)
-{
-	char **url = target;
-
-	if (*url) {
-		explicit_bzero(*url, strlen(*url));
-		free(*url);
-	}
-	if (!(*url = st_url_arg_take("--rest", arg, "give a token in "
-				     "$SLURM_JWT or --token-file")))
-		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	return 0;
-}
-
-static int set_max_body(void *target, char *arg, st_error *err)
-{
-	if (st_http_parse_size(arg, target) < 0)
-		return st_error_set(err, ST_EXIT_USAGE, "--max-response-size "
-				    "'%s': expected a size such as 65536, 64K, "
-				    "256M or 1G", arg);
+	*(const char **)o->target = *arg ? arg : NULL;     /* empty: no filter */
 	return 0;
 }
 
@@ -115,12 +84,14 @@ static int slurm_jobs(int argc, char **argv)
 		       "header, any column order)", 0) },
 		{ ST_O("delimiter", 0, ST_OPT_CALLBACK, &delim, "D",
 		       "the dump's delimiter (default: '|' or ',' from the header)",
-		       0), .cb = set_delimiter },
+		       0), .cb = st_opt_cb_nonempty },
 		{ ST_O("rest", 0, ST_OPT_CALLBACK, &url, "URL",
 		       "query slurmrestd instead (GET /slurmdb/vX/jobs per "
 		       "window); token from $SLURM_JWT or --token-file, user from "
 		       "--rest-user or $USER; never printed.  No password in URL: "
-		       "the process list shows it", 0), .cb = set_rest },
+		       "the process list shows it", 0),
+		  .expect = "give a token in $SLURM_JWT or --token-file",
+		  .cb = st_opt_cb_url },
 		{ ST_O("token-file", 0, ST_OPT_PATH, &token_file, "F",
 		       "the slurmrestd token file (else $SLURM_JWT)", 0) },
 		{ ST_O("rest-user", 0, ST_OPT_STRING, &ro.user, "U",
@@ -137,7 +108,7 @@ static int slurm_jobs(int argc, char **argv)
 		{ ST_O("max-response-size", 0, ST_OPT_CALLBACK, &ro.max_body,
 		       "SIZE", "the largest answer taken, e.g. 512M or 2G "
 		       "(default 256M); a larger one fails the run", 0),
-		  .cb = set_max_body },
+		  .cb = st_opt_cb_http_size },
 		ST_OPT_GROUP_ROW("filters (the paper's defaults; an empty value "
 				 "turns one off):"),
 		{ ST_O("name-contains", 0, ST_OPT_STRING, &f.name_contains, "S",

@@ -58,9 +58,10 @@ struct sizes {
 	size_t n;
 };
 
-static int push_size(void *target, char *arg, st_error *err)
+static int push_size(const struct st_option *o, char *arg,
+                     st_error *err)
 {
-	struct sizes *s = target;
+	struct sizes *s = o->target;
 	int64_t *nv = realloc(s->v, (s->n + 1) * sizeof(*nv));
 
 	if (!nv)

@@ -74,9 +74,10 @@ static const char filter_help[] =
 	"only).\ne.g. cat=POSIX,name~write,file^/p/lustre";
 
 /* --filter F: one more AND of terms into the st_trace_filter at TARGET. */
-static int add_filter(void *target, char *arg, st_error *err)
+static int add_filter(const struct st_option *o, char *arg,
+                      st_error *err)
 {
-	if (st_trace_filter_parse(target, arg, err) < 0) {
+	if (st_trace_filter_parse(o->target, arg, err) < 0) {
 		err->code = ST_EXIT_USAGE;
 		return -1;
 	}
@@ -89,9 +90,10 @@ struct group_sel {
 	st_trace_opts *o;
 };
 
-static int set_group(void *target, char *arg, st_error *err)
+static int set_group(const struct st_option *o, char *arg,
+                     st_error *err)
 {
-	struct group_sel *g = target;
+	struct group_sel *g = o->target;
 
 	if (st_trace_group_parse(arg, &g->o->group, &g->o->prefix_depth,
 				 err) < 0) {
@@ -103,10 +105,11 @@ static int set_group(void *target, char *arg, st_error *err)
 }
 
 /* A string of argv, kept writable (split_list cuts it). */
-static int set_text(void *target, char *arg, st_error *err)
+static int set_text(const struct st_option *o, char *arg,
+                    st_error *err)
 {
 	(void)err;
-	*(char **)target = arg;
+	*(char **)o->target = arg;
 	return 0;
 }
 
