@@ -290,31 +290,36 @@ static json_t *default_json(const struct st_option *o)
 	}
 }
 
+/* Add D and OPTS to st_opt_dump_sink.  Every value goes through
+ * json_pack's "o" or json_array_append_new, which take the reference
+ * also when they fail. */
 static int dump(const struct st_cmd_desc *d, const struct st_option *opts)
 {
-	json_t *cmd, *rows = json_array(), *syn;
+	json_t *cmd, *rows;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
 
-	if (!m || !rows)
+	if (!m)
 		goto oom;
 	synopsis(m, d, opts, false);
-	if (fclose(m) != 0)
+	if (fclose(m) != 0) {
+		free(text);
 		goto oom;
-	syn = json_string(text);
-	free(text);
-	cmd = json_pack("{s:s, s:s?, s:o, s:s?, s:i, s:i, s:s, s:s?, s:s?, "
+	}
+	rows = json_array();
+	cmd = json_pack("{s:s, s:s?, s:s, s:s?, s:i, s:i, s:s, s:s?, s:s?, "
 			"s:s?, s:o}", "path", d->path, "summary",
-			st_opt_dump_summary, "usage", syn, "args", d->args,
+			st_opt_dump_summary, "usage", text, "args", d->args,
 			"min_args", d->min_args, "max_args", d->max_args,
 			"args_complete", complete_name(d->args_complete),
 			"description", d->description, "epilogue", d->epilogue,
 			"verbose_help", d->verbose_help, "options", rows);
+	free(text);
 	if (!cmd)
 		goto oom;
 	for (const struct st_option *o = opts; o->kind; o++) {
-		json_t *r, *ch = json_array();
+		json_t *r, *ch;
 		char head[160];
 
 		if (o->kind == ST_OPT_GROUP) {
@@ -323,6 +328,7 @@ static int dump(const struct st_cmd_desc *d, const struct st_option *opts)
 							      o->help));
 			continue;
 		}
+		ch = json_array();
 		for (size_t i = 0; o->choices && o->choices[i]; i++)
 			json_array_append_new(ch, json_string(o->choices[i]));
 		row_head(o, head, sizeof(head));
@@ -336,14 +342,15 @@ static int dump(const struct st_cmd_desc *d, const struct st_option *opts)
 			      "repeatable", repeatable(o), "complete",
 			      complete_name(completes(o)), "choices", ch,
 			      "default", default_json(o));
-		if (!r || json_array_append_new(rows, r) < 0)
+		if (!r || json_array_append_new(rows, r) < 0) {
+			json_decref(cmd);
 			goto oom;
+		}
 	}
 	if (json_array_append_new(st_opt_dump_sink, cmd) < 0)
 		goto oom;
 	return ST_EXIT_OK;
 oom:
-	json_decref(rows);
 	st_msg_error("out of memory");
 	return ST_EXIT_IOERR;
 }
