@@ -159,22 +159,31 @@ static void row_head(const struct st_option *o, char *buf, size_t size)
 		snprintf(buf + k, size - (size_t)k, " %s", o->metavar);
 }
 
-/* The synopsis word of O: "--out FILE", "[--tz ZONE]", "--db F...". */
+/* The synopsis word of O: "--out FILE", "[--tz ZONE]", "--db F...",
+ * "[--schema auto|legacy|current]" (a choice shows its values). */
 static int synopsis_word(const struct st_option *o, char *buf, size_t size)
 {
 	bool req = o->flags & ST_OPT_REQUIRED;
-	const char *name = o->name;
-	char dash[8];
+	const char *name = o->name, *meta = takes_value(o) ? o->metavar : NULL;
+	char dash[8], values[96];
 
 	if (!name) {
 		snprintf(dash, sizeof(dash), "%c", o->short_name);
 		name = dash;
 	}
+	if (o->kind == ST_OPT_CHOICE) {
+		size_t k = 0;
+
+		values[0] = '\0';
+		for (size_t i = 0; o->choices[i] && k < sizeof(values); i++)
+			k += (size_t)snprintf(values + k, sizeof(values) - k,
+					      "%s%s", i ? "|" : "", o->choices[i]);
+		meta = values;
+	}
 	return snprintf(buf, size, "%s%s%s%s%s%s%s", req ? "" : "[",
-			o->name ? "--" : "-", name,
-			takes_value(o) && o->metavar ? " " : "",
-			takes_value(o) && o->metavar ? o->metavar : "",
-			req ? "" : "]", repeatable(o) ? "..." : "");
+			o->name ? "--" : "-", name, meta ? " " : "",
+			meta ? meta : "", req ? "" : "]",
+			repeatable(o) ? "..." : "");
 }
 
 /* "PATH ARGS --req X [--opt Y]...", after "usage: " and wrapped under
