@@ -574,10 +574,26 @@ static const struct st_option *find_long(const struct parser *p,
 		*common = hit ? 0 : (char)common_hit;
 		return hit;
 	}
-	if (hits > 1)
-		*rc = st_msg_usage(p->d->path, "option '--%.*s' is ambiguous",
-				   (int)len, name);
-	else
+	if (hits > 1) {
+		char list[256];
+		size_t k = 0;
+
+		list[0] = '\0';
+		for (const struct st_option *o = p->opts; o->kind; o++)
+			if (o->name && strncmp(o->name, name, len) == 0 &&
+			    k < sizeof(list))
+				k += (size_t)snprintf(list + k, sizeof(list) - k,
+						      "%s--%s", k ? ", " : "",
+						      o->name);
+		for (size_t i = 0; i < 3; i++)
+			if (strncmp(common_names[i], name, len) == 0 &&
+			    k < sizeof(list))
+				k += (size_t)snprintf(list + k, sizeof(list) - k,
+						      "%s--%s", k ? ", " : "",
+						      common_names[i]);
+		*rc = st_msg_usage(p->d->path, "option '--%.*s' is ambiguous: "
+				   "%s", (int)len, name, list);
+	} else
 		*rc = unknown_long(p, name, len);
 	return NULL;
 }

@@ -24,7 +24,9 @@ enum st_opt_kind {
 	ST_OPT_SECONDS,   /* st_duration *: decimal seconds, > 0 (>= 0 with
 			   * ST_OPT_ZERO_OK), at most max; ST_OPT_WHOLE */
 	ST_OPT_STRING,    /* const char **: any text */
-	ST_OPT_PATH,      /* const char **: a file or directory name */
+	ST_OPT_PATH,      /* const char **: a file or directory name
+			   * (completion: directories when the metavar
+			   * names a DIR only, else files) */
 	ST_OPT_ZONE,      /* const char **: an IANA zone name */
 	ST_OPT_CHOICE,    /* int *: the index of the value in choices */
 	ST_OPT_LIST,      /* struct st_strlist *: repeatable strings */
@@ -39,7 +41,8 @@ enum st_opt_kind {
 #define ST_OPT_WHOLE     0x04u  /* SECONDS: whole seconds only */
 #define ST_OPT_REPEAT    0x08u  /* CALLBACK: may be given more than once */
 #define ST_OPT_NOARG     0x10u  /* CALLBACK: takes no value (arg is NULL) */
-#define ST_OPT_FILES     0x20u  /* CALLBACK, STRING: complete file names */
+#define ST_OPT_FILES     0x20u  /* LIST, CALLBACK, STRING: complete file
+				 * names */
 
 /* What completion offers for a value (derived from the kind and flags). */
 enum st_opt_complete {
@@ -66,6 +69,7 @@ struct st_option {
 	int64_t min, max;           /* INT: range; SECONDS: max seconds */
 	const char *const *choices; /* CHOICE: values (NULL-terminated);
 				     * CALLBACK: what completion offers */
+	/* min, max, choices, expect and cb are set by name after ST_O() */
 	const char *expect;         /* "--opt 'X': expected EXPECT"; for
 				     * st_opt_cb_url what to use instead of
 				     * a password in the URL */
