@@ -1,5 +1,4 @@
 /* main.c - the thin front: global options, then one dispatch table. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,18 +8,32 @@
 
 /* Sorted by name, as git.c keeps its commands[]. */
 static const struct st_cmd commands[] = {
-	{ "clock", cmd_clock, "host clock offsets: serve, responder, probe" },
-	{ "collect", cmd_collect, "cron collectors: receivers, h5" },
-	{ "distiller", cmd_distiller, "Distiller job table: jobs" },
-	{ "merge", cmd_merge, "join the raw inputs: transfer, offload, streaming" },
-	{ "plot", cmd_plot, "the paper's figures as PNG and SVG" },
-	{ "report", cmd_report, "one self-contained report.html" },
-	{ "reproduce", cmd_reproduce, "run every step over a dataset, print the table" },
-	{ "simulate", cmd_simulate, "a realistic synthetic dataset in the paper's layout" },
-	{ "slurm", cmd_slurm, "Slurm accounting: jobs" },
-	{ "stats", cmd_stats, "statistics: queue, transfers" },
-	{ "timeline", cmd_timeline, "Chrome/Perfetto trace of every scan's journey" },
-	{ "trace", cmd_trace, "DFTracer I/O traces: summary, timeline" },
+	{ "clock", cmd_clock, "host clock offsets: serve, responder, probe",
+	  &st_clock_group },
+	{ "collect", cmd_collect, "cron collectors: receivers, h5",
+	  &st_collect_group },
+	{ "distiller", cmd_distiller, "Distiller job table: jobs",
+	  &st_distiller_group },
+	{ "merge", cmd_merge, "join the raw inputs: transfer, offload, streaming",
+	  &st_merge_group },
+	{ "plot", cmd_plot, "the paper's figures as PNG and SVG", NULL },
+	{ "report", cmd_report, "one self-contained report.html", NULL },
+	{ "reproduce", cmd_reproduce,
+	  "run every step over a dataset, print the table", NULL },
+	{ "simulate", cmd_simulate,
+	  "a realistic synthetic dataset in the paper's layout", NULL },
+	{ "slurm", cmd_slurm, "Slurm accounting: jobs", &st_slurm_group },
+	{ "stats", cmd_stats, "statistics: queue, transfers", &st_stats_group },
+	{ "timeline", cmd_timeline,
+	  "Chrome/Perfetto trace of every scan's journey", NULL },
+	{ "trace", cmd_trace, "DFTracer I/O traces: summary, timeline",
+	  &st_trace_group },
+};
+
+static ST_CMD_GROUP(top, "streamtime", commands);
+
+static const char *const global_options[] = {
+	"--help", "--version", "--quiet", "--verbose", NULL,
 };
 
 static const char usage[] =
@@ -33,8 +46,8 @@ static const char usage[] =
 static int print_help(FILE *f)
 {
 	fputs(usage, f);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	for (size_t i = 0; i < top.n; i++)
+		fprintf(f, "  %-12s %s\n", top.cmds[i].name, top.cmds[i].summary);
 	fputs("\nrun 'streamtime <command> --help' for a command's options\n"
 	      "exit codes: 0 ok, 64 usage, 65 bad data, 66 missing input, 69 service\n"
 	      "unavailable, 73 cannot create output, 74 I/O error, 75 retry later,\n"
@@ -62,7 +75,17 @@ int main(int argc, char **argv)
 			st_verbosity = -1;
 		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
 			st_verbosity = 1;
+		} else if (strcmp(a, "--dump-options") == 0) {
+			/* hidden: the option tables for docs/gen_man.py */
+			return st_cmd_dump(&top);
 		} else {
+			const char *near = st_opt_suggest(a, global_options,
+							  (size_t)-1);
+
+			if (near)
+				return st_msg_usage("streamtime", "unknown option "
+						    "'%s'; did you mean '%s'?",
+						    a, near);
 			return st_msg_usage("streamtime", "unknown option '%s'", a);
 		}
 	}
@@ -70,10 +93,5 @@ int main(int argc, char **argv)
 		print_help(stderr);
 		return ST_EXIT_USAGE;
 	}
-	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
-		if (strcmp(commands[k].name, argv[i]) == 0) {
-			optind = 0;
-			return commands[k].fn(argc - i, argv + i);
-		}
-	return st_msg_usage("streamtime", "unknown command '%s'", argv[i]);
+	return st_cmd_dispatch(&top, argc - i + 1, argv + i - 1);
 }

@@ -14,30 +14,29 @@
 #define CLOCK_HEADER \
 	"measured_at,reference,target,offset_ms,delay_ms,bound_ms,samples,method"
 
-static const char serve_usage[] =
-	"usage: streamtime clock serve [--listen ADDR:PORT] [--count N]\n"
-	"\n"
+static const struct st_cmd_desc serve_desc = {
+	.path = "streamtime clock serve",
+	.description =
 	"Answer clock requests over UDP with this host's CLOCK_REALTIME receive\n"
 	"and send times.  Anything that is not a request gets no answer.  Runs\n"
-	"until SIGINT/SIGTERM; prints 'listening on ADDR:PORT' to stderr.\n"
-	"\n"
-	"  --listen ADDR:PORT    default :12123 (all addresses); port 0 picks one\n"
-	"  --count N             exit after N answers\n"
-	"  -q, --quiet / -v, --verbose / -h, --help\n";
+	"until SIGINT/SIGTERM; prints 'listening on ADDR:PORT' to stderr.\n",
+};
 
-static const char responder_usage[] =
-	"usage: streamtime clock responder\n"
-	"\n"
+static const struct st_cmd_desc responder_desc = {
+	.path = "streamtime clock responder",
+	.description =
 	"Answer clock requests read from stdin on stdout, until end of input, so\n"
 	"that `ssh HOST streamtime clock responder` carries many exchanges over\n"
-	"one ssh session (clock probe ssh://HOST does this).\n";
+	"one ssh session (clock probe ssh://HOST does this).\n",
+};
 
-static const char probe_usage[] =
-	"usage: streamtime clock probe TARGET... [--samples N] [--out FILE]\n"
-	"                              [--reference NAME] [--timeout S]\n"
-	"                              [--sample-timeout S] [--ssh COMMAND]\n"
-	"                              [--remote-command CMD] [--date-command CMD]\n"
-	"\n"
+static const struct st_cmd_desc probe_desc = {
+	.path = "streamtime clock probe",
+	.args = "TARGET...",
+	.min_args = 1,
+	.max_args = -1,
+	.args_missing = "at least one TARGET is required",
+	.description =
 	"Measure each target's clock against this host's, NTP-style: N exchanges,\n"
 	"the one of least delay kept.  offset = target clock - this clock; the\n"
 	"truth is within bound = delay/2 + both clocks' resolutions.  Rows:\n"
@@ -45,28 +44,16 @@ static const char probe_usage[] =
 	"\n"
 	"TARGET, optionally NAME=TARGET (NAME goes in the target column; default\n"
 	"the host):\n"
-	"  udp://HOST[:PORT]      a `clock serve` (default port 12123)\n"
-	"  ssh://[USER@]HOST      runs the responder over one ssh session\n"
-	"  ssh-date://[USER@]HOST no streamtime there: one ssh session runs\n"
-	"                         `date +%s%N` once per sample; the whole round\n"
-	"                         trip counts (Cristian's bound)\n"
-	"  exec:COMMAND           a local command speaking the responder protocol\n"
-	"\n"
-	"  --samples N           exchanges per target (default 16)\n"
-	"  --out FILE            append the rows to FILE (created with its header,\n"
-	"                        locked while written); default stdout\n"
-	"  --reference NAME      the reference column (default this host's name)\n"
-	"  --timeout S           per target (default 20)\n"
-	"  --sample-timeout S    per exchange (default 1; the first exchange of a\n"
-	"                        session may take the whole --timeout: ssh login)\n"
-	"  --ssh COMMAND         ssh and its options, split at blanks\n"
-	"                        (default 'ssh -o BatchMode=yes')\n"
-	"  --remote-command CMD  default 'streamtime clock responder'\n"
-	"  --date-command CMD    ssh-date://: prints epoch ns (default 'date +%s%N')\n"
-	"  -q, --quiet / -v, --verbose / -h, --help\n"
-	"\n"
+	"  udp://HOST[:PORT]       a `clock serve` (default port 12123)\n"
+	"  ssh://[USER@]HOST       runs the responder over one ssh session\n"
+	"  ssh-date://[USER@]HOST  no streamtime there: one ssh session runs\n"
+	"                          `date +%s%N` once per sample; the whole round\n"
+	"                          trip counts (Cristian's bound)\n"
+	"  exec:COMMAND            a local command speaking the responder protocol\n",
+	.epilogue =
 	"An unreachable target is a warning; the others are still measured, and\n"
-	"the exit status is 69.\n";
+	"the exit status is 69.\n",
+};
 
 static volatile int stop_flag;
 
@@ -84,40 +71,25 @@ static void print_ready(const char *addr, void *ctx)
 
 static int clock_serve(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "count", required_argument, NULL, 'c' },
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *prog = "streamtime clock serve";
 	char deflisten[16];
 	const char *listen = deflisten;
 	int64_t count = 0;
+	const struct st_option opts[] = {
+		{ ST_O("listen", 0, ST_OPT_STRING, &listen, "ADDR:PORT",
+		       "default :12123 (all addresses); port 0 picks one", 0) },
+		{ ST_O("count", 0, ST_OPT_INT, &count, "N",
+		       "exit after N answers", 0), .min = 1, .max = INT64_MAX,
+		  .expect = "a positive number" },
+		ST_OPT_END_ROW,
+	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	st_error err;
-	int c;
+	int n, rc;
 
 	snprintf(deflisten, sizeof(deflisten), ":%d", ST_CLOCK_DEFAULT_PORT);
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l': listen = optarg; break;
-		case 'c':
-			if (st_num_parse_int(optarg, &count) < 0 || count < 1)
-				return st_msg_usage(prog, "--count '%s': expected a "
-						    "positive number", optarg);
-			break;
-		case 'h':
-			fputs(serve_usage, stdout);
-			return st_finish_stdout(ST_EXIT_OK);
-		default:
-			if (st_common_option(c))
-				break;
-			return st_msg_usage(prog, "bad option");
-		}
-	}
-	if (optind < argc)
-		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
+	if ((rc = st_opt_parse(&serve_desc, opts, argc, argv, &n)) !=
+	    ST_OPT_CONTINUE)
+		return rc;
 	/* no SA_RESTART: a signal must interrupt recvfrom */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -129,24 +101,13 @@ static int clock_serve(int argc, char **argv)
 
 static int clock_responder(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct st_option opts[] = { ST_OPT_END_ROW };
 	st_error err;
-	int c;
+	int n, rc;
 
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(responder_usage, stdout);
-			return st_finish_stdout(ST_EXIT_OK);
-		}
-		if (!st_common_option(c))
-			return st_msg_usage("streamtime clock responder", "bad option");
-	}
-	if (optind < argc)
-		return st_msg_usage("streamtime clock responder",
-				    "unexpected argument '%s'", argv[optind]);
+	if ((rc = st_opt_parse(&responder_desc, opts, argc, argv, &n)) !=
+	    ST_OPT_CONTINUE)
+		return rc;
 	signal(SIGPIPE, SIG_IGN);
 	if (st_clock_respond_stream(0, 1, &err) < 0)
 		return st_msg_fail(&err);
@@ -223,19 +184,6 @@ static int format_row(FILE *f, const char *reference, const st_clock_target *t,
 
 static int clock_probe(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "samples", required_argument, NULL, 'n' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "reference", required_argument, NULL, 'r' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "sample-timeout", required_argument, NULL, 't' },
-		{ "ssh", required_argument, NULL, 's' },
-		{ "remote-command", required_argument, NULL, 'R' },
-		{ "date-command", required_argument, NULL, 'D' },
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *prog = "streamtime clock probe";
 	const char *out = "-", *reference = NULL, *ssh = "ssh -o BatchMode=yes";
 	st_clock_probe_opts o = {
 		.samples = 16,
@@ -244,63 +192,58 @@ static int clock_probe(int argc, char **argv)
 		.remote_command = "streamtime clock responder",
 		.date_command = "date +%s%N",
 	};
+	int64_t samples = o.samples;
+	const struct st_option opts[] = {
+		{ ST_O("samples", 0, ST_OPT_INT, &samples, "N",
+		       "exchanges per target (default 16)", 0), .min = 1,
+		  .max = 10000, .expect = "1 to 10000" },
+		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
+		       "append the rows to FILE (created with its header, locked "
+		       "while written); default stdout", 0) },
+		{ ST_O("reference", 0, ST_OPT_STRING, &reference, "NAME",
+		       "the reference column (default this host's name)", 0) },
+		{ ST_O("timeout", 0, ST_OPT_SECONDS, &o.target_timeout, "S",
+		       "per target (default 20)", 0), .max = 86400,
+		  .expect = "seconds > 0" },
+		{ ST_O("sample-timeout", 0, ST_OPT_SECONDS, &o.sample_timeout, "S",
+		       "per exchange (default 1; the first exchange of a session "
+		       "may take the whole --timeout: ssh login)", 0),
+		  .max = 86400, .expect = "seconds > 0" },
+		{ ST_O("ssh", 0, ST_OPT_STRING, &ssh, "COMMAND",
+		       "ssh and its options, split at blanks (default 'ssh -o "
+		       "BatchMode=yes')", 0) },
+		{ ST_O("remote-command", 0, ST_OPT_STRING, &o.remote_command, "CMD",
+		       "default 'streamtime clock responder'", 0) },
+		{ ST_O("date-command", 0, ST_OPT_STRING, &o.date_command, "CMD",
+		       "ssh-date://: prints epoch ns (default 'date +%s%N')", 0) },
+		ST_OPT_END_ROW,
+	};
 	st_clock_target *targets = NULL;
 	size_t ntargets = 0, failed = 0;
 	char host[256], *block = NULL, **sshv = NULL, *text = NULL;
 	size_t len = 0;
 	FILE *mem = NULL;
 	st_error err;
-	int64_t v;
-	int c, rc = ST_EXIT_USAGE;
+	int nargs, rc;
 
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': out = optarg; break;
-		case 'r': reference = optarg; break;
-		case 's': ssh = optarg; break;
-		case 'R': o.remote_command = optarg; break;
-		case 'D': o.date_command = optarg; break;
-		case 'n':
-			if (st_num_parse_int(optarg, &v) < 0 || strchr(optarg, '.') ||
-			    v < 1 || v > 10000)
-				return st_msg_usage(prog, "--samples '%s': expected 1 "
-						    "to 10000", optarg);
-			o.samples = (int)v;
-			break;
-		case 'T':
-			if (st_parse_seconds(optarg, false, 86400, &o.target_timeout) < 0)
-				return st_msg_usage(prog, "--timeout '%s': expected "
-						    "seconds > 0", optarg);
-			break;
-		case 't':
-			if (st_parse_seconds(optarg, false, 86400, &o.sample_timeout) < 0)
-				return st_msg_usage(prog, "--sample-timeout '%s': "
-						    "expected seconds > 0", optarg);
-			break;
-		case 'h':
-			fputs(probe_usage, stdout);
-			return st_finish_stdout(ST_EXIT_OK);
-		default:
-			if (st_common_option(c))
-				break;
-			return st_msg_usage(prog, "bad option");
-		}
-	}
-	if (optind >= argc)
-		return st_msg_usage(prog, "at least one TARGET is required");
-	targets = calloc((size_t)(argc - optind), sizeof(*targets));
+	if ((rc = st_opt_parse(&probe_desc, opts, argc, argv, &nargs)) !=
+	    ST_OPT_CONTINUE)
+		return rc;
+	rc = ST_EXIT_USAGE;
+	o.samples = (int)samples;
+	targets = calloc((size_t)nargs, sizeof(*targets));
 	if (!targets)
 		return ST_EXIT_IOERR;
-	for (int i = optind; i < argc; i++) {
+	for (int i = 1; i <= nargs; i++) {
 		if (st_clock_target_parse(argv[i], &targets[ntargets], &err) < 0) {
-			rc = st_msg_usage(prog, "%s", err.text);
+			rc = st_msg_usage(probe_desc.path, "%s", err.text);
 			goto out;
 		}
 		ntargets++;
 	}
 	sshv = split_words(ssh, &block);
 	if (!sshv) {
-		rc = st_msg_usage(prog, "--ssh: empty command");
+		rc = st_msg_usage(probe_desc.path, "--ssh: empty command");
 		goto out;
 	}
 	o.ssh_argv = sshv;
@@ -394,14 +337,14 @@ out:
 }
 
 static const struct st_cmd subcommands[] = {
-	{ "probe", clock_probe, "measure other hosts' clocks against this one" },
-	{ "responder", clock_responder, "answer clock requests on stdin/stdout" },
-	{ "serve", clock_serve, "answer clock requests over UDP" },
+	{ "probe", clock_probe, "measure other hosts' clocks against this one", NULL },
+	{ "responder", clock_responder, "answer clock requests on stdin/stdout", NULL },
+	{ "serve", clock_serve, "answer clock requests over UDP", NULL },
 };
+
+ST_CMD_GROUP(st_clock_group, "streamtime clock", subcommands);
 
 int cmd_clock(int argc, char **argv)
 {
-	return st_cmd_dispatch("streamtime clock", subcommands,
-			       sizeof(subcommands) / sizeof(subcommands[0]), argc,
-			       argv);
+	return st_cmd_dispatch(&st_clock_group, argc, argv);
 }

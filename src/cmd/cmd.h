@@ -7,7 +7,6 @@
 #ifndef STREAMTIME_CMD_H
 #define STREAMTIME_CMD_H
 
-#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -15,17 +14,42 @@
 #include "streamtime/time.h"
 #include "streamtime/experiments.h"
 
+#include "options.h"
+
+struct st_cmd_group;
+
+/* One entry of a dispatch table: a leaf command (GROUP NULL; FN parses its
+ * options with st_opt_parse) or a command with subcommands (GROUP). */
 struct st_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
+	const struct st_cmd_group *group;
 };
 
-/* Run the subcommand named by ARGV[1] from CMDS (N entries); PROG is the
- * command path for messages ("streamtime merge").  Handles -h/--help and an
- * unknown or missing subcommand (exit 64). */
-int st_cmd_dispatch(const char *prog, const struct st_cmd *cmds, size_t n,
-		    int argc, char **argv);
+/* A command with subcommands: its path ("streamtime merge") and table,
+ * sorted by name. */
+struct st_cmd_group {
+	const char *path;
+	const struct st_cmd *cmds;
+	size_t n;
+};
+
+#define ST_CMD_GROUP(var, path, table) \
+	const struct st_cmd_group var = { path, table, \
+		sizeof(table) / sizeof(table[0]) }
+
+/* Run the subcommand of G named by ARGV[1].  Handles -h/--help and an
+ * unknown (with a suggestion) or missing subcommand (exit 64). */
+int st_cmd_dispatch(const struct st_cmd_group *g, int argc, char **argv);
+
+/* Write G's list of commands (its --help) to F. */
+void st_cmd_group_help(FILE *f, const struct st_cmd_group *g);
+
+/* `streamtime --dump-options`: every command of G and below, with its
+ * descriptor and option table, as JSON on stdout.  Returns the exit
+ * status. */
+int st_cmd_dump(const struct st_cmd_group *g);
 
 /* Messages: all go to stderr, prefixed "streamtime: ". */
 extern int st_verbosity;          /* -1 quiet, 0 normal, 1 verbose */
@@ -53,14 +77,6 @@ int st_parse_seconds(const char *s, bool zero_ok, double max, st_duration *out);
 /* Flush and check stdout; a failure becomes exit 74 (unless RC is already
  * an error). */
 int st_finish_stdout(int rc);
-
-/* The options every command accepts.  st_common_option() handles one of
- * them: returns 1 when C was -q/-v, 0 otherwise. */
-#define ST_COMMON_LONGOPTS                                  \
-	{ "help", no_argument, NULL, 'h' },                 \
-	{ "quiet", no_argument, NULL, 'q' },                \
-	{ "verbose", no_argument, NULL, 'v' }
-int st_common_option(int c);
 
 /* Parse "SIZE:FIRST-LAST" and "SIZE:PATH" option values. */
 int st_parse_size_range(const char *s, int64_t *size, st_range *r);
@@ -104,5 +120,9 @@ int cmd_stats(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_slurm(int argc, char **argv);
+
+extern const struct st_cmd_group st_clock_group, st_collect_group,
+	st_distiller_group, st_merge_group, st_slurm_group, st_stats_group,
+	st_trace_group;
 
 #endif

@@ -10,55 +10,39 @@
 #include "streamtime/num.h"
 #include "streamtime/tz.h"
 
-static const char receivers_usage[] =
-	"usage: streamtime collect receivers DIR --out FILE [--receivers N]\n"
-	"                                  [--no-data] [--settle SECONDS] [--since N]\n"
-	"                                  [--tz ZONE] [--wait] [--strict]\n"
-	"\n"
+static const struct st_cmd_desc receivers_desc = {
+	.path = "streamtime collect receivers",
+	.args = "DIR",
+	.min_args = 1,
+	.max_args = 1,
+	.args_missing = "DIR is required",
+	.args_complete = ST_COMPLETE_DIR,
+	.description =
 	"Append one row per newly complete scan of acquisition directory DIR:\n"
 	"scan_number,time0,...,time{N-1},time_last_written.  time_r is receiver\n"
 	"r's status 'time' in UTC; time_last_written the newest data-file mtime at\n"
 	"full resolution.  A scan is complete when all N status files parse, it\n"
 	"has data files, and none changed for SECONDS.  Other scans are retried\n"
 	"next run; scans already in FILE are never looked at again.  Made for\n"
-	"cron: safe to kill, one run at a time (a lock on FILE).\n"
-	"\n"
-	"  --out FILE            the CSV to append to (created with its header);\n"
-	"                        '-' prints every complete scan and keeps no state\n"
-	"  --receivers N         status files per scan (default 4)\n"
-	"  --no-data             no data files needed, no time_last_written column\n"
-	"  --settle SECONDS      quiet time of all the scan's files before it counts\n"
-	"                        (default 30; on NFS make it longer than the\n"
-	"                        attribute cache, acregmax)\n"
-	"  --since N             ignore scans below N\n"
-	"  --tz ZONE             zone of status times written without an offset\n"
-	"                        (default UTC)\n"
-	"  --wait                wait for a run that holds the lock (default: exit 75)\n"
-	"  --strict              exit 65 when a file was unusable (rows are still\n"
-	"                        written)\n"
-	"  -q, --quiet / -v, --verbose (why scans are pending) / -h, --help\n";
+	"cron: safe to kill, one run at a time (a lock on FILE).\n",
+	.verbose_help = " (why scans are pending)",
+};
 
-static const char h5_usage[] =
-	"usage: streamtime collect h5 DIR... --out FILE [--range FIRST-LAST]\n"
-	"                            [--tz ZONE --naive] [--settle SECONDS]\n"
-	"                            [--wait] [--strict]\n"
-	"\n"
+static const struct st_cmd_desc h5_desc = {
+	.path = "streamtime collect h5",
+	.args = "DIR...",
+	.min_args = 1,
+	.max_args = -1,
+	.args_missing = "DIR is required",
+	.args_complete = ST_COMPLETE_DIR,
+	.description =
 	"Record the mtime of each counted file FOURD_{date}_{time}_{id}_{scan}[_x].h5\n"
 	"of the DIRs: distiller_id,scan_number,datetime, sorted by distiller_id\n"
 	"then scan.  distiller_id 00000 (unknown) is skipped; variants of one scan\n"
 	"give one row with the earliest mtime.  Rows already in FILE are kept (also\n"
 	"when their files are gone) and new ones merged in; the file is replaced\n"
-	"atomically, one run at a time (FILE.lock).\n"
-	"\n"
-	"  --out FILE            the CSV ('-' for stdout, no state)\n"
-	"  --range FIRST-LAST    only these scan numbers (or one: --range N)\n"
-	"  --tz ZONE --naive     write naive local time in ZONE, the paper's form\n"
-	"                        ('2023-10-13 09:45:14'); default UTC ISO 8601\n"
-	"  --settle SECONDS      files changed more recently are left for the next\n"
-	"                        run (default 30)\n"
-	"  --wait                wait for a run that holds the lock (default: exit 75)\n"
-	"  --strict              exit 65 when a file could not be examined\n"
-	"  -q, --quiet / -v, --verbose / -h, --help\n";
+	"atomically, one run at a time (FILE.lock).\n",
+};
 
 /* Shared option values of both collectors. */
 struct common {
@@ -95,68 +79,47 @@ static int finish(const char *what, const char *out, const st_collect_summary *s
 
 static int collect_receivers(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "receivers", required_argument, NULL, 'r' },
-		{ "no-data", no_argument, NULL, 'n' },
-		{ "settle", required_argument, NULL, 's' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "tz", required_argument, NULL, 'z' },
-		{ "wait", no_argument, NULL, 'w' },
-		{ "strict", no_argument, NULL, 'x' },
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *prog = "streamtime collect receivers";
 	struct common co = { .tz = "UTC", .settle = 30 * ST_NS_PER_SEC };
 	st_receivers_opts o = { .receivers = 4, .data = true, .since = INT64_MIN };
+	int64_t receivers = o.receivers;
+	const struct st_option opts[] = {
+		{ ST_O("out", 0, ST_OPT_PATH, &co.out, "FILE",
+		       "the CSV to append to (created with its header); '-' prints "
+		       "every complete scan and keeps no state", ST_OPT_REQUIRED) },
+		{ ST_O("receivers", 0, ST_OPT_INT, &receivers, "N",
+		       "status files per scan (default 4)", 0), .min = 1,
+		  .max = ST_RECEIVERS_MAX },
+		{ ST_O("no-data", 0, ST_OPT_UNSET, &o.data, NULL,
+		       "no data files needed, no time_last_written column", 0) },
+		{ ST_O("settle", 0, ST_OPT_SECONDS, &co.settle, "SECONDS",
+		       "quiet time of all the scan's files before it counts "
+		       "(default 30; on NFS make it longer than the attribute "
+		       "cache, acregmax)", ST_OPT_ZERO_OK), .max = 1000000000,
+		  .expect = "seconds >= 0" },
+		{ ST_O("since", 0, ST_OPT_INT, &o.since, "N",
+		       "ignore scans below N", 0), .min = INT64_MIN,
+		  .max = INT64_MAX, .expect = "a scan number" },
+		{ ST_O("tz", 0, ST_OPT_ZONE, &co.tz, "ZONE",
+		       "zone of status times written without an offset (default "
+		       "UTC)", 0) },
+		{ ST_O("wait", 0, ST_OPT_FLAG, &co.wait, NULL,
+		       "wait for a run that holds the lock (default: exit 75)", 0) },
+		{ ST_O("strict", 0, ST_OPT_FLAG, &co.strict, NULL,
+		       "exit 65 when a file was unusable (rows are still written)",
+		       0) },
+		ST_OPT_END_ROW,
+	};
 	st_log notes, log;
 	st_collect_summary sum;
 	st_tz *tz = NULL;
 	st_error err;
-	int64_t v;
-	int c, rc;
+	int n, rc;
 
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': co.out = optarg; break;
-		case 'n': o.data = false; break;
-		case 'z': co.tz = optarg; break;
-		case 'w': co.wait = true; break;
-		case 'x': co.strict = true; break;
-		case 'r':
-			if (st_num_parse_int(optarg, &v) < 0 || strchr(optarg, '.') ||
-			    v < 1 || v > ST_RECEIVERS_MAX)
-				return st_msg_usage(prog, "--receivers '%s': expected "
-						    "1 to %d", optarg, ST_RECEIVERS_MAX);
-			o.receivers = (int)v;
-			break;
-		case 's':
-			if (st_parse_seconds(optarg, true, 1e9, &co.settle) < 0)
-				return st_msg_usage(prog, "--settle '%s': expected "
-						    "seconds >= 0", optarg);
-			break;
-		case 'S':
-			if (st_num_parse_int(optarg, &o.since) < 0 || strchr(optarg, '.'))
-				return st_msg_usage(prog, "--since '%s': expected a "
-						    "scan number", optarg);
-			break;
-		case 'h':
-			fputs(receivers_usage, stdout);
-			return st_finish_stdout(ST_EXIT_OK);
-		default:
-			if (st_common_option(c))
-				break;
-			return st_msg_usage(prog, "bad option");
-		}
-	}
-	if (optind >= argc)
-		return st_msg_usage(prog, "DIR is required");
-	co.dir = argv[optind++];
-	if (optind < argc)
-		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
-	if (!co.out)
-		return st_msg_usage(prog, "--out is required");
+	if ((rc = st_opt_parse(&receivers_desc, opts, argc, argv, &n)) !=
+	    ST_OPT_CONTINUE)
+		return rc;
+	co.dir = argv[1];
+	o.receivers = (int)receivers;
 	tz = st_tz_load(co.tz, &err);
 	if (!tz)
 		return st_msg_fail(&err);
@@ -174,69 +137,62 @@ static int collect_receivers(int argc, char **argv)
 	return rc;
 }
 
+/* --range FIRST-LAST (or N) into the h5 options at TARGET. */
+static int set_h5_range(const struct st_option *o, char *arg,
+                        st_error *err)
+{
+	st_collect_h5_opts *h5 = o->target;
+	int64_t size;
+	st_range r;
+	char buf[128];
+
+	/* reuse the SIZE:FIRST-LAST parser with a dummy size; a single N is
+	 * N-N */
+	if (snprintf(buf, sizeof(buf), strchr(arg, '-') ? "1:%s" : "1:%s-%s",
+		     arg, arg) >= (int)sizeof(buf) ||
+	    st_parse_size_range(buf, &size, &r) < 0)
+		return st_error_set(err, ST_EXIT_USAGE, "--range '%s': expected "
+				    "FIRST-LAST", arg);
+	h5->h5.has_range = true;
+	h5->h5.first = r.first;
+	h5->h5.last = r.last;
+	return 0;
+}
+
 static int collect_h5(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "range", required_argument, NULL, 'R' },
-		{ "tz", required_argument, NULL, 'z' },
-		{ "naive", no_argument, NULL, 'N' },
-		{ "settle", required_argument, NULL, 's' },
-		{ "wait", no_argument, NULL, 'w' },
-		{ "strict", no_argument, NULL, 'x' },
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *prog = "streamtime collect h5";
 	struct common co = { .settle = 30 * ST_NS_PER_SEC };
 	st_collect_h5_opts o = { 0 };
+	const struct st_option opts[] = {
+		{ ST_O("out", 0, ST_OPT_PATH, &co.out, "FILE",
+		       "the CSV ('-' for stdout, no state)", ST_OPT_REQUIRED) },
+		{ ST_O("range", 0, ST_OPT_CALLBACK, &o, "FIRST-LAST",
+		       "only these scan numbers (or one: --range N)", 0),
+		  .cb = set_h5_range },
+		{ ST_O("tz", 0, ST_OPT_ZONE, &co.tz, "ZONE",
+		       "with --naive: the zone to write local time in", 0) },
+		{ ST_O("naive", 0, ST_OPT_FLAG, &o.naive, NULL,
+		       "write naive local time in --tz ZONE, the paper's form "
+		       "('2023-10-13 09:45:14'); default UTC ISO 8601", 0) },
+		{ ST_O("settle", 0, ST_OPT_SECONDS, &co.settle, "SECONDS",
+		       "files changed more recently are left for the next run "
+		       "(default 30)", ST_OPT_ZERO_OK), .max = 1000000000,
+		  .expect = "seconds >= 0" },
+		{ ST_O("wait", 0, ST_OPT_FLAG, &co.wait, NULL,
+		       "wait for a run that holds the lock (default: exit 75)", 0) },
+		{ ST_O("strict", 0, ST_OPT_FLAG, &co.strict, NULL,
+		       "exit 65 when a file could not be examined", 0) },
+		ST_OPT_END_ROW,
+	};
+	const char *prog = h5_desc.path;
 	st_log notes, log;
 	st_collect_summary sum;
 	st_error err;
-	int c, rc;
+	int n, rc;
 
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': co.out = optarg; break;
-		case 'z': co.tz = optarg; break;
-		case 'N': o.naive = true; break;
-		case 'w': co.wait = true; break;
-		case 'x': co.strict = true; break;
-		case 'R': {
-			int64_t size;
-			st_range r;
-			char buf[128];
-
-			/* reuse the SIZE:FIRST-LAST parser with a dummy size; a
-			 * single N is N-N */
-			if (snprintf(buf, sizeof(buf), strchr(optarg, '-') ? "1:%s" :
-				     "1:%s-%s", optarg, optarg) >= (int)sizeof(buf) ||
-			    st_parse_size_range(buf, &size, &r) < 0)
-				return st_msg_usage(prog, "--range '%s': expected "
-						    "FIRST-LAST", optarg);
-			o.h5.has_range = true;
-			o.h5.first = r.first;
-			o.h5.last = r.last;
-			break;
-		}
-		case 's':
-			if (st_parse_seconds(optarg, true, 1e9, &co.settle) < 0)
-				return st_msg_usage(prog, "--settle '%s': expected "
-						    "seconds >= 0", optarg);
-			break;
-		case 'h':
-			fputs(h5_usage, stdout);
-			return st_finish_stdout(ST_EXIT_OK);
-		default:
-			if (st_common_option(c))
-				break;
-			return st_msg_usage(prog, "bad option");
-		}
-	}
-	if (optind >= argc)
-		return st_msg_usage(prog, "DIR is required");
-	if (!co.out)
-		return st_msg_usage(prog, "--out is required");
+	if ((rc = st_opt_parse(&h5_desc, opts, argc, argv, &n)) !=
+	    ST_OPT_CONTINUE)
+		return rc;
 	if (o.naive && !co.tz)
 		return st_msg_usage(prog, "--naive needs --tz ZONE (the zone to "
 				    "write local time in)");
@@ -254,7 +210,7 @@ static int collect_h5(int argc, char **argv)
 	o.h5.settle = co.settle;
 	o.h5.now = st_clock_now();
 	o.h5.notes = &notes;
-	if (st_collect_h5((const char *const *)argv + optind, (size_t)(argc - optind),
+	if (st_collect_h5((const char *const *)argv + 1, (size_t)n,
 			  co.out, &o, &sum, &log, &err) < 0) {
 		rc = st_msg_fail(&err);
 	} else {
@@ -268,14 +224,14 @@ static int collect_h5(int argc, char **argv)
 }
 
 static const struct st_cmd subcommands[] = {
-	{ "h5", collect_h5, "mtimes of counted HDF5 files (cron, NERSC)" },
+	{ "h5", collect_h5, "mtimes of counted HDF5 files (cron, NERSC)", NULL },
 	{ "receivers", collect_receivers,
-	  "receiver status times and data mtimes (cron, acquisition host)" },
+	  "receiver status times and data mtimes (cron, acquisition host)", NULL },
 };
+
+ST_CMD_GROUP(st_collect_group, "streamtime collect", subcommands);
 
 int cmd_collect(int argc, char **argv)
 {
-	return st_cmd_dispatch("streamtime collect", subcommands,
-			       sizeof(subcommands) / sizeof(subcommands[0]), argc,
-			       argv);
+	return st_cmd_dispatch(&st_collect_group, argc, argv);
 }

@@ -13,44 +13,23 @@
 #include "streamtime/http.h"
 #include "streamtime/num.h"
 
-static const char jobs_usage[] =
-	"usage: streamtime distiller jobs --out-dir DIR [--size N]...\n"
-	"                                 [--dsn DSN] [--schema auto|legacy|current]\n"
-	"                                 [--api URL [--api-key-header H]\n"
-	"                                 [--token-file F] [--cacert F] [--retries N]\n"
-	"                                 [--page-size N] [--max-response-size SIZE]]\n"
-	"                                 [--job-type T] [--timeout S]\n"
-	"\n"
+static const struct st_cmd_desc jobs_desc = {
+	.path = "streamtime distiller jobs",
+	.description =
 	"Writes DIR/{N}_{N}.csv with `id,slurm_id,elapsed` for every scan/job pair\n"
 	"whose scan has both dimensions equal to N: scans.id, jobs.slurm_id and\n"
 	"jobs.elapsed as HH:MM:SS (hours count past 24: 26:00:00; a fraction only\n"
 	"when non-zero); an empty field for NULL.  Rows in job id, then scan id\n"
-	"order.  Every file is written atomically; a failed run writes none.\n"
-	"\n"
-	"  --out-dir DIR      where the CSVs go (created if missing)\n"
-	"  --size N           a scan size (repeatable or N,N,...; default the\n"
-	"                     paper's 128, 256, 512 and 1024)\n"
-	"  --job-type T       only jobs of this type, e.g. count (default: all)\n"
-	"  --dsn DSN          libpq conninfo ('host=H dbname=D user=U') or URI\n"
-	"                     (postgresql://U@H/D); default: the PG* environment.\n"
-	"                     Put the password in ~/.pgpass or $PGPASSFILE, not in\n"
-	"                     DSN: a command line is visible to every local user\n"
-	"  --schema S         legacy (jobs.scan_id), current (scan_job_table) or\n"
-	"                     auto (default: read from the catalog)\n"
-	"  --timeout S        connect timeout for PostgreSQL (when neither DSN nor\n"
-	"                     $PGCONNECT_TIMEOUT sets one); for the API the most one\n"
-	"                     request may take, its retries included (default 30)\n"
-	"  --api URL          the Distiller REST API instead (GET URL/api/v1/jobs,\n"
-	"                     paged, and URL/api/v1/scans/ID once per scan).  No\n"
-	"                     password in URL: the process list shows it\n"
-	"  --api-key-header H header for $DISTILLER_API_KEY (default X-API-KEY)\n"
-	"  --token-file F     bearer token file (else $DISTILLER_TOKEN)\n"
-	"  --cacert F         CA bundle for https\n"
-	"  --retries N        extra attempts on connection errors and 5xx (default 3)\n"
-	"  --page-size N      jobs per page (default 100)\n"
-	"  --max-response-size SIZE  the largest answer taken, e.g. 512M or 2G\n"
-	"                     (default 256M); a larger one fails the run\n"
-	"  -q, --quiet / -v, --verbose / -h, --help\n";
+	"order.  Every file is written atomically; a failed run writes none.\n",
+};
+
+static const char *const schema_choices[] = {
+	"auto", "legacy", "current", NULL,
+};
+static const enum st_distiller_schema schema_values[] = {
+	ST_DISTILLER_SCHEMA_AUTO, ST_DISTILLER_SCHEMA_LEGACY,
+	ST_DISTILLER_SCHEMA_CURRENT,
+};
 
 /* One output file per size, and the rows counted into it. */
 struct outputs {
@@ -72,11 +51,17 @@ static int write_row(void *ctx, const st_distiller_row *row, st_error *err)
 	return 0;
 }
 
-/* Parse "N" or "N,N,..." into the growing size list, rejecting anything
+struct sizes {
+	int64_t *v;
+	size_t n;
+};
+
+/* --size: "N" or "N,N,..." into the growing size list, rejecting anything
  * but positive integers and repeats. */
-static int push_sizes(const char *prog, const char *arg, int64_t **v,
-		      size_t *n)
+static int push_sizes(const struct st_option *o, char *arg,
+                      st_error *err)
 {
+	struct sizes *s = o->target;
 	const char *p = arg;
 
 	for (;;) {
@@ -85,21 +70,22 @@ static int push_sizes(const char *prog, const char *arg, int64_t **v,
 
 		/* digits only: no sign, space or empty item */
 		if (len == 0 || len > 9 || (p[len] && p[len] != ','))
-			return st_msg_usage(prog, "--size '%s': expected positive "
-					    "integers, e.g. 128 or 128,256", arg);
+			return st_error_set(err, ST_EXIT_USAGE, "--size '%s': "
+					    "expected positive integers, e.g. "
+					    "128 or 128,256", arg);
 		for (size_t i = 0; i < len; i++)
 			x = x * 10 + (p[i] - '0');
 		if (x < 1)
-			return st_msg_usage(prog, "--size '%s': a size must be "
-					    "positive", arg);
-		for (size_t i = 0; i < *n; i++)
-			if ((*v)[i] == x)
-				return st_msg_usage(prog, "--size %" PRId64
-						    " given twice", x);
-		if (!(grown = realloc(*v, (*n + 1) * sizeof(**v))))
-			return st_msg_usage(prog, "out of memory");
-		*v = grown;
-		(*v)[(*n)++] = x;
+			return st_error_set(err, ST_EXIT_USAGE, "--size '%s': a "
+					    "size must be positive", arg);
+		for (size_t i = 0; i < s->n; i++)
+			if (s->v[i] == x)
+				return st_error_set(err, ST_EXIT_USAGE, "--size %"
+						    PRId64 " given twice", x);
+		if (!(grown = realloc(s->v, (s->n + 1) * sizeof(*s->v))))
+			return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		s->v = grown;
+		s->v[s->n++] = x;
 		p += len;
 		if (!*p)
 			return 0;
@@ -107,164 +93,123 @@ static int push_sizes(const char *prog, const char *arg, int64_t **v,
 	}
 }
 
+/* --dsn: a copy at *TARGET (new); a password in it is wiped from argv. */
+static int set_dsn(const struct st_option *o, char *arg,
+                   st_error *err)
+{
+	char **dsn = o->target;
+
+	if (*dsn) {
+		explicit_bzero(*dsn, strlen(*dsn));
+		free(*dsn);
+	}
+	if (!(*dsn = strdup(arg)))
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	if (st_distiller_dsn_has_password(*dsn)) {
+		/* out of the process list (ps, /proc/PID/cmdline) from now
+		 * on; it was there until here */
+		memset(arg, '*', strlen(arg));
+		st_msg_warn("--dsn holds a password, which other local users "
+			    "could read in the process list: put it in "
+			    "~/.pgpass or $PGPASSFILE instead");
+	}
+	return 0;
+}
+
+static int set_key_header(const struct st_option *o, char *arg,
+                          st_error *err)
+{
+	if (!*arg || strpbrk(arg, ": \t\r\n"))
+		return st_error_set(err, ST_EXIT_USAGE, "--api-key-header '%s': "
+				    "not a header name", arg);
+	*(const char **)o->target = arg;
+	return 0;
+}
+
 static int distiller_jobs(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "out-dir", required_argument, NULL, 'o' },
-		{ "size", required_argument, NULL, 's' },
-		{ "job-type", required_argument, NULL, 'j' },
-		{ "dsn", required_argument, NULL, 'd' },
-		{ "schema", required_argument, NULL, 'S' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "api", required_argument, NULL, 'A' },
-		{ "api-key-header", required_argument, NULL, 'H' },
-		{ "token-file", required_argument, NULL, 'T' },
-		{ "cacert", required_argument, NULL, 'C' },
-		{ "retries", required_argument, NULL, 'r' },
-		{ "page-size", required_argument, NULL, 'p' },
-		{ "max-response-size", required_argument, NULL, 'M' },
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	static const int64_t paper_sizes[] = { 128, 256, 512, 1024 };
-	const char *prog = "streamtime distiller jobs";
 	const char *dir = NULL, *token_file = NULL;
 	st_distiller_pg_opts po = { .timeout_s = 30 };
 	st_distiller_api_opts ao = { .timeout_s = 30, .retries = 3 };
-	enum st_distiller_schema found = ST_DISTILLER_SCHEMA_AUTO;
 	st_distiller_query q = { 0 };
-	struct outputs out = { 0 };
-	int64_t *sizes = NULL, x;
+	struct sizes sizes = { 0 };
 	char *token = NULL, *dsn = NULL, *url = NULL;
+	st_duration tmo = 30 * ST_NS_PER_SEC;
+	int64_t retries = ao.retries, page_size = 0;
+	int schema = 0;
+	const struct st_option opts[] = {
+		{ ST_O("out-dir", 0, ST_OPT_PATH, &dir, "DIR",
+		       "where the CSVs go (created if missing)", ST_OPT_REQUIRED) },
+		{ ST_O("size", 0, ST_OPT_CALLBACK, &sizes, "N",
+		       "a scan size (repeatable or N,N,...; default the paper's "
+		       "128, 256, 512 and 1024)", ST_OPT_REPEAT),
+		  .cb = push_sizes },
+		{ ST_O("job-type", 0, ST_OPT_CALLBACK, &q.job_type, "T",
+		       "only jobs of this type, e.g. count (default: all)", 0),
+		  .cb = st_opt_cb_nonempty },
+		{ ST_O("dsn", 0, ST_OPT_CALLBACK, &dsn, "DSN",
+		       "libpq conninfo ('host=H dbname=D user=U') or URI "
+		       "(postgresql://U@H/D); default: the PG* environment.  Put "
+		       "the password in ~/.pgpass or $PGPASSFILE, not in DSN: a "
+		       "command line is visible to every local user", 0),
+		  .cb = set_dsn },
+		{ ST_O("schema", 0, ST_OPT_CHOICE, &schema, "S",
+		       "legacy (jobs.scan_id), current (scan_job_table) or auto "
+		       "(default: read from the catalog)", 0),
+		  .choices = schema_choices },
+		{ ST_O("timeout", 0, ST_OPT_SECONDS, &tmo, "S",
+		       "connect timeout for PostgreSQL (when neither DSN nor "
+		       "$PGCONNECT_TIMEOUT sets one); for the API the most one "
+		       "request may take, its retries included (default 30)",
+		       ST_OPT_WHOLE), .max = 86400,
+		  .expect = "whole seconds, 1 to 86400" },
+		{ ST_O("api", 0, ST_OPT_CALLBACK, &url, "URL",
+		       "the Distiller REST API instead (GET URL/api/v1/jobs, "
+		       "paged, and URL/api/v1/scans/ID once per scan).  No "
+		       "password in URL: the process list shows it", 0),
+		  .expect = "give an API key in $DISTILLER_API_KEY or a token "
+			    "in --token-file or $DISTILLER_TOKEN",
+		  .cb = st_opt_cb_url },
+		{ ST_O("api-key-header", 0, ST_OPT_CALLBACK, &ao.api_key_header,
+		       "H", "header for $DISTILLER_API_KEY (default X-API-KEY)",
+		       0), .cb = set_key_header },
+		{ ST_O("token-file", 0, ST_OPT_PATH, &token_file, "F",
+		       "bearer token file (else $DISTILLER_TOKEN)", 0) },
+		{ ST_O("cacert", 0, ST_OPT_PATH, &ao.cacert, "F",
+		       "CA bundle for https", 0) },
+		{ ST_O("retries", 0, ST_OPT_INT, &retries, "N",
+		       "extra attempts on connection errors and 5xx (default 3)",
+		       0), .min = 0, .max = 20, .expect = "0 to 20" },
+		{ ST_O("page-size", 0, ST_OPT_INT, &page_size, "N",
+		       "jobs per page (default 100)", 0), .min = 1,
+		  .max = 100000, .expect = "1 to 100000" },
+		{ ST_O("max-response-size", 0, ST_OPT_CALLBACK, &ao.max_body,
+		       "SIZE", "the largest answer taken, e.g. 512M or 2G "
+		       "(default 256M); a larger one fails the run", 0),
+		  .cb = st_opt_cb_http_size },
+		ST_OPT_END_ROW,
+	};
+	const char *prog = jobs_desc.path;
+	enum st_distiller_schema found = ST_DISTILLER_SCHEMA_AUTO;
+	struct outputs out = { 0 };
 	size_t opened = 0;
 	bool made_dir = false;
-	st_duration tmo;
 	st_log log;
 	st_error err;
-	int c, rc = ST_EXIT_USAGE;
+	int n, rc;
 
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': dir = optarg; break;
-		case 's':
-			if (push_sizes(prog, optarg, &sizes, &q.n_sizes))
-				goto out;
-			break;
-		case 'j':
-			if (!*optarg) {
-				rc = st_msg_usage(prog, "--job-type: empty");
-				goto out;
-			}
-			q.job_type = optarg;
-			break;
-		case 'd':
-			free(dsn);
-			if (!(dsn = strdup(optarg))) {
-				rc = st_msg_usage(prog, "out of memory");
-				goto out;
-			}
-			po.dsn = dsn;
-			if (st_distiller_dsn_has_password(dsn)) {
-				/* out of the process list (ps, /proc/PID/
-				 * cmdline) from now on; it was there until
-				 * here */
-				memset(optarg, '*', strlen(optarg));
-				st_msg_warn("--dsn holds a password, which "
-					    "other local users could read in "
-					    "the process list: put it in "
-					    "~/.pgpass or $PGPASSFILE instead");
-			}
-			break;
-		case 'S':
-			if (!strcmp(optarg, "legacy"))
-				po.schema = ST_DISTILLER_SCHEMA_LEGACY;
-			else if (!strcmp(optarg, "current"))
-				po.schema = ST_DISTILLER_SCHEMA_CURRENT;
-			else if (!strcmp(optarg, "auto"))
-				po.schema = ST_DISTILLER_SCHEMA_AUTO;
-			else {
-				rc = st_msg_usage(prog, "--schema '%s': expected "
-						  "auto, legacy or current",
-						  optarg);
-				goto out;
-			}
-			break;
-		case 't':
-			if (st_parse_seconds(optarg, false, 86400, &tmo) < 0 ||
-			    tmo % ST_NS_PER_SEC) {
-				rc = st_msg_usage(prog, "--timeout '%s': expected "
-						  "whole seconds, 1 to 86400",
-						  optarg);
-				goto out;
-			}
-			po.timeout_s = ao.timeout_s = (long)(tmo / ST_NS_PER_SEC);
-			break;
-		case 'A':
-			if (url) {
-				explicit_bzero(url, strlen(url));
-				free(url);
-			}
-			if (!(url = st_url_arg_take("--api", optarg, "give an "
-						    "API key in "
-						    "$DISTILLER_API_KEY or a "
-						    "token in --token-file or "
-						    "$DISTILLER_TOKEN"))) {
-				rc = st_msg_usage(prog, "out of memory");
-				goto out;
-			}
-			ao.url = url;
-			break;
-		case 'M':
-			if (st_http_parse_size(optarg, &ao.max_body) < 0) {
-				rc = st_msg_usage(prog, "--max-response-size '%s': "
-						  "expected a size such as "
-						  "65536, 64K, 256M or 1G", optarg);
-				goto out;
-			}
-			break;
-		case 'H':
-			if (!*optarg || strpbrk(optarg, ": \t\r\n")) {
-				rc = st_msg_usage(prog, "--api-key-header '%s': "
-						  "not a header name", optarg);
-				goto out;
-			}
-			ao.api_key_header = optarg;
-			break;
-		case 'T': token_file = optarg; break;
-		case 'C': ao.cacert = optarg; break;
-		case 'r':
-			if (st_num_parse_int(optarg, &x) < 0 || strchr(optarg, '.') ||
-			    x < 0 || x > 20) {
-				rc = st_msg_usage(prog, "--retries '%s': expected "
-						  "0 to 20", optarg);
-				goto out;
-			}
-			ao.retries = (int)x;
-			break;
-		case 'p':
-			if (st_num_parse_int(optarg, &x) < 0 || strchr(optarg, '.') ||
-			    x < 1 || x > 100000) {
-				rc = st_msg_usage(prog, "--page-size '%s': expected "
-						  "1 to 100000", optarg);
-				goto out;
-			}
-			ao.page_size = (long)x;
-			break;
-		case 'h':
-			fputs(jobs_usage, stdout);
-			rc = st_finish_stdout(ST_EXIT_OK);
-			goto out;
-		default:
-			if (st_common_option(c))
-				break;
-			rc = st_msg_usage(prog, "bad option");
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		rc = st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
+	if ((rc = st_opt_parse(&jobs_desc, opts, argc, argv, &n)) !=
+	    ST_OPT_CONTINUE)
 		goto out;
-	}
+	rc = ST_EXIT_USAGE;
+	po.dsn = dsn;
+	ao.url = url;
+	po.schema = schema_values[schema];
+	po.timeout_s = ao.timeout_s = (long)(tmo / ST_NS_PER_SEC);
+	ao.retries = (int)retries;
+	ao.page_size = (long)page_size;
+	q.n_sizes = sizes.n;
 	if (!dir || !*dir) {
 		rc = st_msg_usage(prog, "--out-dir is required");
 		goto out;
@@ -282,7 +227,7 @@ static int distiller_jobs(int argc, char **argv)
 		goto out;
 	}
 	if (q.n_sizes) {
-		q.sizes = sizes;
+		q.sizes = sizes.v;
 	} else {
 		q.sizes = paper_sizes;
 		q.n_sizes = sizeof(paper_sizes) / sizeof(paper_sizes[0]);
@@ -402,17 +347,17 @@ out:
 		explicit_bzero(token, strlen(token));
 		free(token);
 	}
-	free(sizes);
+	free(sizes.v);
 	return rc;
 }
 
 static const struct st_cmd subcommands[] = {
-	{ "jobs", distiller_jobs, "the job table per scan size" },
+	{ "jobs", distiller_jobs, "the job table per scan size", NULL },
 };
+
+ST_CMD_GROUP(st_distiller_group, "streamtime distiller", subcommands);
 
 int cmd_distiller(int argc, char **argv)
 {
-	return st_cmd_dispatch("streamtime distiller", subcommands,
-			       sizeof(subcommands) / sizeof(subcommands[0]), argc,
-			       argv);
+	return st_cmd_dispatch(&st_distiller_group, argc, argv);
 }

@@ -9,10 +9,9 @@
 #include "streamtime/atomic.h"
 #include "streamtime/figures.h"
 
-static const char plot_usage[] =
-	"usage: streamtime plot --results DIR --data DIR --out-dir DIR\n"
-	"                       [--config FILE] [--format png,svg]\n"
-	"\n"
+static const struct st_cmd_desc plot_desc = {
+	.path = "streamtime plot",
+	.description =
 	"Draw the figures from what `streamtime reproduce --out DIR` wrote:\n"
 	"  transfer_hist_{size}    file-transfer vs streaming time per size,\n"
 	"                          with an inset on streaming\n"
@@ -22,17 +21,12 @@ static const char plot_usage[] =
 	"  queue_by_date           queue time by submit date\n"
 	"  streaming_box           streaming latency per size (box plot)\n"
 	"  experiment_timeline     every scan's stages as bars\n"
-	"File-transfer time = Elapsed + offload time - 2 x (Real - Blank mean\n"
-	"save_time), as in `stats transfers`; histograms leave IQR outliers out.\n"
 	"\n"
-	"  --results DIR     reproduce's output: DIR/file_transfer/merged_job_info.csv,\n"
-	"                    ncem_offload_times.csv, DIR/streaming/streaming_times_*.csv\n"
-	"  --data DIR        the dataset (DIR/file_transfer/save_time_stats.csv)\n"
-	"  --config FILE     experiments: sizes and slurm_tz (default:\n"
-	"                    DATA/experiments.json if present, else the paper's)\n"
-	"  --out-dir DIR     where NAME.png and NAME.svg go (created if needed)\n"
-	"  --format LIST     png, svg or png,svg (default png,svg)\n"
-	"  -q, --quiet / -v, --verbose / -h, --help\n";
+	"File-transfer time = Elapsed + offload time - 2 x (Real - Blank mean\n"
+	"save_time), as in `stats transfers`; histograms leave IQR outliers out.\n",
+};
+
+static const char *const format_choices[] = { "png", "svg", "png,svg", NULL };
 
 /* Parse "png", "svg", "png,svg" into a mask; 0 when S is not such a list. */
 static unsigned parse_formats(const char *s)
@@ -54,6 +48,19 @@ static unsigned parse_formats(const char *s)
 	return mask;
 }
 
+/* --format LIST into the unsigned mask at TARGET. */
+static int set_formats(const struct st_option *o, char *arg,
+                       st_error *err)
+{
+	unsigned *mask = o->target;
+
+	*mask = parse_formats(arg);
+	if (!*mask)
+		return st_error_set(err, ST_EXIT_USAGE, "--format '%s': expected "
+				    "png, svg or png,svg", arg);
+	return 0;
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -64,51 +71,37 @@ static double now_ms(void)
 
 int cmd_plot(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "results", required_argument, NULL, 'r' },
-		{ "data", required_argument, NULL, 'd' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "out-dir", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *prog = "streamtime plot";
 	const char *results = NULL, *data = NULL, *config = NULL, *outdir = NULL;
 	unsigned formats = ST_PLOT_PNG | ST_PLOT_SVG;
+	const struct st_option opts[] = {
+		{ ST_O("results", 0, ST_OPT_PATH, &results, "DIR",
+		       "reproduce's output: DIR/file_transfer/merged_job_info.csv, "
+		       "ncem_offload_times.csv, DIR/streaming/streaming_times_*.csv",
+		       ST_OPT_REQUIRED) },
+		{ ST_O("data", 0, ST_OPT_PATH, &data, "DIR",
+		       "the dataset (DIR/file_transfer/save_time_stats.csv)",
+		       ST_OPT_REQUIRED) },
+		{ ST_O("config", 0, ST_OPT_PATH, &config, "FILE",
+		       "experiments: sizes and slurm_tz (default: "
+		       "DATA/experiments.json if present, else the paper's)", 0) },
+		{ ST_O("out-dir", 0, ST_OPT_PATH, &outdir, "DIR",
+		       "where NAME.png and NAME.svg go (created if needed)",
+		       ST_OPT_REQUIRED) },
+		{ ST_O("format", 0, ST_OPT_CALLBACK, &formats, "LIST",
+		       "png, svg or png,svg (default png,svg)", 0),
+		  .choices = format_choices, .cb = set_formats },
+		ST_OPT_END_ROW,
+	};
 	st_experiments ex = { 0 };
 	st_figures *set;
 	st_error err;
 	size_t files = 0;
 	double t0 = now_ms(), t1;
-	int c, rc;
+	int n, rc;
 
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r': results = optarg; break;
-		case 'd': data = optarg; break;
-		case 'c': config = optarg; break;
-		case 'o': outdir = optarg; break;
-		case 'f':
-			formats = parse_formats(optarg);
-			if (!formats)
-				return st_msg_usage(prog, "--format '%s': expected png, "
-						    "svg or png,svg", optarg);
-			break;
-		case 'h':
-			fputs(plot_usage, stdout);
-			return st_finish_stdout(ST_EXIT_OK);
-		default:
-			if (st_common_option(c))
-				break;
-			return st_msg_usage(prog, "bad option");
-		}
-	}
-	if (optind < argc)
-		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
-	if (!results || !data || !outdir)
-		return st_msg_usage(prog, "--results, --data and --out-dir are "
-				    "required");
+	if ((rc = st_opt_parse(&plot_desc, opts, argc, argv, &n)) !=
+	    ST_OPT_CONTINUE)
+		return rc;
 	if (st_load_experiments(config, data, &ex, &err) < 0)
 		return st_msg_fail(&err);
 	set = st_figures_build(&(st_figures_input){ results, data, &ex }, &err);

@@ -12,20 +12,16 @@
 #include "streamtime/atomic.h"
 #include "streamtime/report.h"
 
-static const char usage[] =
-	"usage: streamtime report --results DIR [--out FILE]\n"
-	"\n"
+static const struct st_cmd_desc report_desc = {
+	.path = "streamtime report",
+	.description =
 	"Write one self-contained HTML page over DIR, the output directory of\n"
 	"`streamtime reproduce`: a summary, the comparison table, per-size and\n"
 	"queue-time statistics, the worst queue days, the figures of\n"
 	"DIR/figures (embedded), links to every CSV and to DIR/timeline.json,\n"
 	"and the formulas.  The page loads nothing from the network.  Parts\n"
-	"whose files are missing or empty say \"no data\".\n"
-	"\n"
-	"  --results DIR         what `reproduce --out DIR` wrote\n"
-	"  --out FILE            the page (default DIR/report.html; - for\n"
-	"                        stdout); links are relative to its directory\n"
-	"  -q, --quiet / -v, --verbose / -h, --help\n";
+	"whose files are missing or empty say \"no data\".\n",
+};
 
 static double now_ms(void)
 {
@@ -37,14 +33,16 @@ static double now_ms(void)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "results", required_argument, NULL, 'r' },
-		{ "out", required_argument, NULL, 'o' },
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *prog = "streamtime report";
 	const char *results = NULL, *out = NULL;
+	const struct st_option opts[] = {
+		{ ST_O("results", 0, ST_OPT_PATH, &results, "DIR",
+		       "what `reproduce --out DIR` wrote", ST_OPT_REQUIRED) },
+		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
+		       "the page (default DIR/report.html; - for stdout); links "
+		       "are relative to its directory", 0) },
+		ST_OPT_END_ROW,
+	};
+	const char *prog = report_desc.path;
 	char *def_out = NULL, *copy = NULL;
 	st_atomic_file af;
 	st_report_info info;
@@ -52,25 +50,11 @@ int cmd_report(int argc, char **argv)
 	struct stat st;
 	double t0 = now_ms();
 	bool to_stdout;
-	int c, rc;
+	int n, rc;
 
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r': results = optarg; break;
-		case 'o': out = optarg; break;
-		case 'h':
-			fputs(usage, stdout);
-			return st_finish_stdout(ST_EXIT_OK);
-		default:
-			if (st_common_option(c))
-				break;
-			return st_msg_usage(prog, "bad option");
-		}
-	}
-	if (optind < argc)
-		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
-	if (!results)
-		return st_msg_usage(prog, "--results is required");
+	if ((rc = st_opt_parse(&report_desc, opts, argc, argv, &n)) !=
+	    ST_OPT_CONTINUE)
+		return rc;
 	if (!*results || (out && !*out))
 		return st_msg_usage(prog, "empty path");
 	/* before the output: its default place is inside DIR */

@@ -14,21 +14,13 @@
 #include "streamtime/report.h"
 #include "streamtime/timeline.h"
 
-static const char reproduce_usage[] =
-	"usage: streamtime reproduce [--data DIR] [--config FILE] [--out DIR]\n"
-	"\n"
+static const struct st_cmd_desc reproduce_desc = {
+	.path = "streamtime reproduce",
+	.description =
 	"Run merge transfer, merge offload, merge streaming, stats queue, stats\n"
 	"transfers, plot, timeline and report over DIR/file_transfer and\n"
-	"DIR/streaming, and print the comparison table.\n"
-	"\n"
-	"  --data DIR       the dataset (default: the sample shipped in data/)\n"
-	"  --config FILE    experiments: scan ranges, H5 files, time zones\n"
-	"                   (default: DIR/experiments.json if present, else the\n"
-	"                   paper's experiments)\n"
-	"  --out DIR        outputs: DIR/file_transfer, DIR/streaming,\n"
-	"                   DIR/statistics, DIR/figures, DIR/timeline.json,\n"
-	"                   DIR/report.html (default: out)\n"
-	"  -q, --quiet / -v, --verbose / -h, --help\n";
+	"DIR/streaming, and print the comparison table.\n",
+};
 
 /* Paths of one run, all owned. */
 struct paths {
@@ -329,39 +321,32 @@ out:
 
 int cmd_reproduce(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "data", required_argument, NULL, 'd' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "out", required_argument, NULL, 'o' },
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *prog = "streamtime reproduce";
 	const char *data = ST_DEFAULT_DATA, *config = NULL, *out = "out";
+	const struct st_option opts[] = {
+		{ ST_O("data", 0, ST_OPT_PATH, &data, "DIR",
+		       "the dataset (default: the sample shipped in data/)", 0) },
+		{ ST_O("config", 0, ST_OPT_PATH, &config, "FILE",
+		       "experiments: scan ranges, H5 files, time zones (default: "
+		       "DIR/experiments.json if present, else the paper's "
+		       "experiments)", 0) },
+		{ ST_O("out", 0, ST_OPT_PATH, &out, "DIR",
+		       "outputs: DIR/file_transfer, DIR/streaming, DIR/statistics, "
+		       "DIR/figures, DIR/timeline.json, DIR/report.html (default: "
+		       "out)", 0) },
+		ST_OPT_END_ROW,
+	};
+	const char *prog = reproduce_desc.path;
 	st_experiments ex = { 0 };
 	st_atomic_stage stage = { .fd = -1 };
 	struct paths p, shown;
 	st_error err;
 	st_log log;
-	int c, rc;
+	int n, rc;
 
 	st_log_stderr(&log);
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': data = optarg; break;
-		case 'c': config = optarg; break;
-		case 'o': out = optarg; break;
-		case 'h':
-			fputs(reproduce_usage, stdout);
-			return st_finish_stdout(ST_EXIT_OK);
-		default:
-			if (st_common_option(c))
-				break;
-			return st_msg_usage(prog, "bad option");
-		}
-	}
-	if (optind < argc)
-		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
+	if ((rc = st_opt_parse(&reproduce_desc, opts, argc, argv, &n)) !=
+	    ST_OPT_CONTINUE)
+		return rc;
 	if (st_load_experiments(config, data, &ex, &err) < 0)
 		return st_msg_fail(&err);
 	if (*out == '\0')

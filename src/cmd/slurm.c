@@ -16,52 +16,17 @@
 #include "streamtime/time.h"
 #include "streamtime/tz.h"
 
-static const char jobs_usage[] =
-	"usage: streamtime slurm jobs --out FILE [--since T] [--until T]\n"
-	"                             [--window-days N] [--input FILE [--delimiter D]]\n"
-	"                             [--rest URL [--token-file F] [--cacert F]\n"
-	"                             [--api-version V] [--timeout S]\n"
-	"                             [--max-response-size SIZE]]\n"
-	"                             [--tz ZONE] [--user U | -a] [filters]\n"
-	"\n"
+static const struct st_cmd_desc jobs_desc = {
+	.path = "streamtime slurm jobs",
+	.description =
 	"Slurm accounting rows with the header of the paper's slurm_job_info.csv:\n"
 	"  Job Name,Job ID,Timelimit,Elapsed,Submit,Start,End,ReqNodes,QOS,User,ExitCode\n"
 	"By default sacct runs (binary: $STREAMTIME_SACCT, else sacct on PATH) over\n"
 	"contiguous --window-days windows from --since to --until, with a rare\n"
 	"delimiter and JobName last, so no job name can break a row.  Steps are\n"
-	"dropped and each job id is kept once.\n"
-	"\n"
-	"  --out FILE            the CSV ('-' for stdout)\n"
-	"  --since T, --until T  ISO dates/times, naive ones in --tz (default: the\n"
-	"                        last 30 days up to now)\n"
-	"  --window-days N       days per sacct query (default 30; halved when Slurm\n"
-	"                        refuses a range as too large)\n"
-	"  --tz ZONE             zone of sacct's naive times (default UTC; sacct\n"
-	"                        runs with TZ=ZONE)\n"
-	"  --user U / -a, --allusers   passed to sacct\n"
-	"  --input FILE          parse a saved dump instead (sacct -P or -p output\n"
-	"                        with its header, any column order)\n"
-	"  --delimiter D         the dump's delimiter (default: '|' or ',' from the\n"
-	"                        header)\n"
-	"  --rest URL            query slurmrestd instead (GET /slurmdb/vX/jobs per\n"
-	"                        window); token from $SLURM_JWT or --token-file,\n"
-	"                        user from --rest-user or $USER; never printed.\n"
-	"                        No password in URL: the process list shows it\n"
-	"  --api-version V       v0.0.38..v0.0.41 (default: detected)\n"
-	"  --cacert FILE         CA bundle for https\n"
-	"  --timeout S           the most one request to slurmrestd may take, its\n"
-	"                        3 retries (connection errors, 5xx) included\n"
-	"                        (default 60): a silent server fails the run after\n"
-	"                        S seconds\n"
-	"  --max-response-size SIZE  the largest answer taken, e.g. 512M or 2G\n"
-	"                        (default 256M); a larger one fails the run\n"
-	"filters (the paper's defaults; an empty value turns one off):\n"
-	"  --name-contains S     default 'distiller-count'\n"
-	"  --req-nodes N         default 4\n"
-	"  --qos-contains S      default 'realtime_'\n"
-	"  --exit-code C         default '0:0'\n"
-	"  --any-start           keep jobs that never started (Start Unknown/None)\n"
-	"  -q, --quiet / -v, --verbose / -h, --help\n";
+	"dropped and each job id is kept once.\n",
+	.required_msg = "--out is required",
+};
 
 /* Parse T (ISO date/time; naive in TZ) to epoch seconds. */
 static int parse_when(const char *s, const st_tz *tz, int64_t *out)
@@ -74,139 +39,109 @@ static int parse_when(const char *s, const st_tz *tz, int64_t *out)
 	return 0;
 }
 
+static int set_user(const struct st_option *o, char *arg,
+                    st_error *err)
+{
+	(void)err;
+	*(const char **)o->target = *arg ? arg : NULL;     /* empty: no filter */
+	return 0;
+}
+
 static int slurm_jobs(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "until", required_argument, NULL, 'E' },
-		{ "window-days", required_argument, NULL, 'w' },
-		{ "tz", required_argument, NULL, 'z' },
-		{ "user", required_argument, NULL, 'u' },
-		{ "allusers", no_argument, NULL, 'a' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "delimiter", required_argument, NULL, 'd' },
-		{ "name-contains", required_argument, NULL, 'n' },
-		{ "req-nodes", required_argument, NULL, 'r' },
-		{ "qos-contains", required_argument, NULL, 'Q' },
-		{ "exit-code", required_argument, NULL, 'x' },
-		{ "any-start", no_argument, NULL, 'A' },
-		{ "rest", required_argument, NULL, 'R' },
-		{ "token-file", required_argument, NULL, 'T' },
-		{ "cacert", required_argument, NULL, 'C' },
-		{ "api-version", required_argument, NULL, 'V' },
-		{ "rest-user", required_argument, NULL, 'U' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "max-response-size", required_argument, NULL, 'M' },
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *prog = "streamtime slurm jobs";
 	const char *out = NULL, *since = NULL, *until = NULL, *input = NULL;
 	const char *delim = NULL, *zone = "UTC", *token_file = NULL;
 	st_slurmrest_opts ro = { .timeout_s = 60, .retries = 3 };
 	char *token = NULL, *url = NULL;
-	bool rest_opts = false;
-	st_duration tmo;
+	st_duration tmo = 0;            /* 0: not given, 60 s */
 	st_slurm_filter f = {
 		.name_contains = "distiller-count", .req_nodes = "4",
 		.qos_contains = "realtime_", .exit_code = "0:0", .need_start = true,
 	};
 	st_sacct_opts so = { 0 };
+	int64_t days = 30;
+	const struct st_option opts[] = {
+		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
+		       "the CSV ('-' for stdout)", ST_OPT_REQUIRED) },
+		{ ST_O("since", 0, ST_OPT_STRING, &since, "T",
+		       "an ISO date/time, naive in --tz (default: 30 days before "
+		       "--until)", 0) },
+		{ ST_O("until", 0, ST_OPT_STRING, &until, "T",
+		       "an ISO date/time, naive in --tz (default: now)", 0) },
+		{ ST_O("window-days", 0, ST_OPT_INT, &days, "N",
+		       "days per sacct query (default 30; halved when Slurm "
+		       "refuses a range as too large)", 0), .min = 1,
+		  .max = 3660, .expect = "1 to 3660" },
+		{ ST_O("tz", 0, ST_OPT_ZONE, &zone, "ZONE",
+		       "zone of sacct's naive times (default UTC; sacct runs with "
+		       "TZ=ZONE)", 0) },
+		{ ST_O("user", 0, ST_OPT_CALLBACK, &so.user, "U",
+		       "passed to sacct", 0), .cb = set_user },
+		{ ST_O("allusers", 'a', ST_OPT_FLAG, &so.all_users, NULL,
+		       "passed to sacct", 0) },
+		{ ST_O("input", 0, ST_OPT_PATH, &input, "FILE",
+		       "parse a saved dump instead (sacct -P or -p output with its "
+		       "header, any column order)", 0) },
+		{ ST_O("delimiter", 0, ST_OPT_CALLBACK, &delim, "D",
+		       "the dump's delimiter (default: '|' or ',' from the header)",
+		       0), .cb = st_opt_cb_nonempty },
+		{ ST_O("rest", 0, ST_OPT_CALLBACK, &url, "URL",
+		       "query slurmrestd instead (GET /slurmdb/vX/jobs per "
+		       "window); token from $SLURM_JWT or --token-file, user from "
+		       "--rest-user or $USER; never printed.  No password in URL: "
+		       "the process list shows it", 0),
+		  .expect = "give a token in $SLURM_JWT or --token-file",
+		  .cb = st_opt_cb_url },
+		{ ST_O("token-file", 0, ST_OPT_PATH, &token_file, "F",
+		       "the slurmrestd token file (else $SLURM_JWT)", 0) },
+		{ ST_O("rest-user", 0, ST_OPT_STRING, &ro.user, "U",
+		       "the slurmrestd user name (default $USER)", 0) },
+		{ ST_O("api-version", 0, ST_OPT_STRING, &ro.version, "V",
+		       "v0.0.38..v0.0.41 (default: detected)", 0) },
+		{ ST_O("cacert", 0, ST_OPT_PATH, &ro.cacert, "FILE",
+		       "CA bundle for https", 0) },
+		{ ST_O("timeout", 0, ST_OPT_SECONDS, &tmo, "S",
+		       "the most one request to slurmrestd may take, its 3 retries "
+		       "(connection errors, 5xx) included (default 60): a silent "
+		       "server fails the run after S seconds", ST_OPT_WHOLE),
+		  .max = 86400, .expect = "whole seconds, 1 to 86400" },
+		{ ST_O("max-response-size", 0, ST_OPT_CALLBACK, &ro.max_body,
+		       "SIZE", "the largest answer taken, e.g. 512M or 2G "
+		       "(default 256M); a larger one fails the run", 0),
+		  .cb = st_opt_cb_http_size },
+		ST_OPT_GROUP_ROW("filters (the paper's defaults; an empty value "
+				 "turns one off):"),
+		{ ST_O("name-contains", 0, ST_OPT_STRING, &f.name_contains, "S",
+		       "default 'distiller-count'", 0) },
+		{ ST_O("req-nodes", 0, ST_OPT_STRING, &f.req_nodes, "N",
+		       "default 4", 0) },
+		{ ST_O("qos-contains", 0, ST_OPT_STRING, &f.qos_contains, "S",
+		       "default 'realtime_'", 0) },
+		{ ST_O("exit-code", 0, ST_OPT_STRING, &f.exit_code, "C",
+		       "default '0:0'", 0) },
+		{ ST_O("any-start", 0, ST_OPT_UNSET, &f.need_start, NULL,
+		       "keep jobs that never started (Start Unknown/None)", 0) },
+		ST_OPT_END_ROW,
+	};
+	const char *prog = jobs_desc.path;
+	bool rest_opts = false;
 	st_slurm_jobs jobs = { 0 };
 	st_log notes, log;
 	st_atomic_file af;
 	st_tz *tz = NULL;
 	st_error err;
-	int64_t days = 30;
 	size_t fetched, dropped;
-	int c, rc = ST_EXIT_USAGE;
+	int n, rc;
 
-	while ((c = getopt_long(argc, argv, "hqva", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': out = optarg; break;
-		case 'S': since = optarg; break;
-		case 'E': until = optarg; break;
-		case 'z': zone = optarg; break;
-		case 'u':       /* empty: no user filter */
-			so.user = *optarg ? optarg : NULL;
-			f.user = so.user;
-			break;
-		case 'a': so.all_users = true; break;
-		case 'i': input = optarg; break;
-		case 'd':
-			if (!*optarg) {
-				rc = st_msg_usage(prog, "--delimiter: empty");
-				goto out;
-			}
-			delim = optarg;
-			break;
-		case 'n': f.name_contains = optarg; break;
-		case 'r': f.req_nodes = optarg; break;
-		case 'Q': f.qos_contains = optarg; break;
-		case 'x': f.exit_code = optarg; break;
-		case 'A': f.need_start = false; break;
-		case 'R':
-			if (url) {
-				explicit_bzero(url, strlen(url));
-				free(url);
-			}
-			if (!(url = st_url_arg_take("--rest", optarg, "give a "
-						    "token in $SLURM_JWT or "
-						    "--token-file"))) {
-				rc = st_msg_usage(prog, "out of memory");
-				goto out;
-			}
-			ro.url = url;
-			break;
-		case 't':
-			if (st_parse_seconds(optarg, false, 86400, &tmo) < 0 ||
-			    tmo % ST_NS_PER_SEC) {
-				rc = st_msg_usage(prog, "--timeout '%s': expected "
-						  "whole seconds, 1 to 86400",
-						  optarg);
-				goto out;
-			}
-			ro.timeout_s = (long)(tmo / ST_NS_PER_SEC);
-			rest_opts = true;
-			break;
-		case 'M':
-			if (st_http_parse_size(optarg, &ro.max_body) < 0) {
-				rc = st_msg_usage(prog, "--max-response-size '%s': "
-						  "expected a size such as "
-						  "65536, 64K, 256M or 1G", optarg);
-				goto out;
-			}
-			rest_opts = true;
-			break;
-		case 'T': token_file = optarg; break;
-		case 'C': ro.cacert = optarg; break;
-		case 'V': ro.version = optarg; break;
-		case 'U': ro.user = optarg; break;
-		case 'w':
-			if (st_num_parse_int(optarg, &days) < 0 || strchr(optarg, '.') ||
-			    days < 1 || days > 3660) {
-				rc = st_msg_usage(prog, "--window-days '%s': "
-						  "expected 1 to 3660", optarg);
-				goto out;
-			}
-			break;
-		case 'h':
-			fputs(jobs_usage, stdout);
-			rc = st_finish_stdout(ST_EXIT_OK);
-			goto out;
-		default:
-			if (st_common_option(c))
-				break;
-			rc = st_msg_usage(prog, "bad option");
-			goto out;
-		}
-	}
-	if (optind < argc)
-		rc = st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
-	else if (!out)
-		rc = st_msg_usage(prog, "--out is required");
-	else if (so.user && so.all_users)
+	if ((rc = st_opt_parse(&jobs_desc, opts, argc, argv, &n)) !=
+	    ST_OPT_CONTINUE)
+		goto out;
+	f.user = so.user;
+	ro.url = url;
+	if (tmo)
+		ro.timeout_s = (long)(tmo / ST_NS_PER_SEC);
+	rest_opts = tmo || ro.max_body;
+	if (so.user && so.all_users)
 		rc = st_msg_usage(prog, "--user and --allusers exclude each other");
 	else if (input && (since || until || so.all_users || ro.url))
 		rc = st_msg_usage(prog, "--input reads a dump: --since, --until, "
@@ -324,12 +259,12 @@ out:
 }
 
 static const struct st_cmd subcommands[] = {
-	{ "jobs", slurm_jobs, "accounting rows from sacct or a saved dump" },
+	{ "jobs", slurm_jobs, "accounting rows from sacct or a saved dump", NULL },
 };
+
+ST_CMD_GROUP(st_slurm_group, "streamtime slurm", subcommands);
 
 int cmd_slurm(int argc, char **argv)
 {
-	return st_cmd_dispatch("streamtime slurm", subcommands,
-			       sizeof(subcommands) / sizeof(subcommands[0]), argc,
-			       argv);
+	return st_cmd_dispatch(&st_slurm_group, argc, argv);
 }

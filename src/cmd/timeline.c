@@ -7,38 +7,36 @@
 #include "streamtime/atomic.h"
 #include "streamtime/timeline.h"
 
-static const char timeline_usage[] =
-	"usage: streamtime timeline --results DIR [--data DIR] [--config FILE]\n"
-	"                           [--out FILE]\n"
-	"\n"
+static const struct st_cmd_desc timeline_desc = {
+	.path = "streamtime timeline",
+	.description =
 	"Every scan's journey as a Chrome trace (JSON, object form): open it in\n"
 	"https://ui.perfetto.dev (Open trace file) or chrome://tracing.  One\n"
 	"process per stage: receivers, NCEM offload, Slurm queue, Slurm run,\n"
-	"NERSC write, streaming; a track per receiver or scan size.\n"
-	"\n"
-	"  --results DIR   what `streamtime reproduce --out DIR` wrote: the\n"
-	"                  merged jobs and the streaming times\n"
-	"  --data DIR      the dataset, for the receivers' times and the offload\n"
-	"                  (write_times.csv, ncem_file_created_times.csv);\n"
-	"                  without it those stages stay empty\n"
-	"  --config FILE   experiments (default: DIR/experiments.json of --data,\n"
-	"                  else the paper's)\n"
-	"  --out FILE      the trace (default: RESULTS/timeline.json; '-' for\n"
-	"                  stdout)\n"
-	"  -q, --quiet / -v, --verbose / -h, --help\n";
+	"NERSC write, streaming; a track per receiver or scan size.\n",
+	.required_msg = "--results is required",
+};
 
 int cmd_timeline(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "results", required_argument, NULL, 'r' },
-		{ "data", required_argument, NULL, 'd' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "out", required_argument, NULL, 'o' },
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *prog = "streamtime timeline";
 	const char *results = NULL, *data = NULL, *config = NULL, *out = NULL;
+	const struct st_option opts[] = {
+		{ ST_O("results", 0, ST_OPT_PATH, &results, "DIR",
+		       "what `streamtime reproduce --out DIR` wrote: the merged "
+		       "jobs and the streaming times", ST_OPT_REQUIRED) },
+		{ ST_O("data", 0, ST_OPT_PATH, &data, "DIR",
+		       "the dataset, for the receivers' times and the offload "
+		       "(write_times.csv, ncem_file_created_times.csv); without it "
+		       "those stages stay empty", 0) },
+		{ ST_O("config", 0, ST_OPT_PATH, &config, "FILE",
+		       "experiments (default: DIR/experiments.json of --data, else "
+		       "the paper's)", 0) },
+		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
+		       "the trace (default: RESULTS/timeline.json; '-' for stdout)",
+		       0) },
+		ST_OPT_END_ROW,
+	};
+	const char *prog = timeline_desc.path;
 	char *merged = NULL, *stdir = NULL, *wt = NULL, *created = NULL;
 	char *auto_out = NULL;
 	st_experiments ex = { 0 };
@@ -46,25 +44,11 @@ int cmd_timeline(int argc, char **argv)
 	st_timeline_counts n;
 	st_error err;
 	st_log log;
-	int c, rc;
+	int nargs, rc;
 
-	while ((c = getopt_long(argc, argv, "hqv", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r': results = optarg; break;
-		case 'd': data = optarg; break;
-		case 'c': config = optarg; break;
-		case 'o': out = optarg; break;
-		case 'h':
-			fputs(timeline_usage, stdout);
-			return st_finish_stdout(ST_EXIT_OK);
-		default:
-			if (st_common_option(c))
-				break;
-			return st_msg_usage(prog, "bad option");
-		}
-	}
-	if (optind < argc)
-		return st_msg_usage(prog, "unexpected argument '%s'", argv[optind]);
+	if ((rc = st_opt_parse(&timeline_desc, opts, argc, argv, &nargs)) !=
+	    ST_OPT_CONTINUE)
+		return rc;
 	if (!results || !*results)
 		return st_msg_usage(prog, "--results is required");
 	if (st_load_experiments(config, data, &ex, &err) < 0)

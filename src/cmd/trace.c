@@ -22,75 +22,96 @@
 
 #define MAX_JOBS 256
 
-static const char summary_usage[] =
-	"usage: streamtime trace summary FILE... [--json] [--group-by G]\n"
-	"         [--filter F]... [--io-cat LIST] [--compute-cat LIST]\n"
-	"         [--time-granularity US] [-j N] [--out FILE]\n"
-	"\n"
+static const struct st_cmd_desc summary_desc = {
+	.path = "streamtime trace summary",
+	.args = "FILE...",
+	.min_args = 1,
+	.max_args = -1,
+	.args_missing = "no trace file given",
+	.args_complete = ST_COMPLETE_FILE,
+	.description =
 	"Summarise DFTracer traces (.pfw, .pfw.gz; a directory means its\n"
 	"*.pfw and *.pfw.gz; '-' is standard input): events, hosts,\n"
 	"processes, threads, files, span, time and bytes per category and\n"
 	"function, I/O and compute time per process (exact unions of the\n"
-	"events' intervals), overlapped and not.\n"
-	"\n"
-	"  --json               the summary as JSON\n"
-	"  --group-by G         name, cat, pid, host, file or prefix:DEPTH (the\n"
-	"                       file's first DEPTH path components): count,\n"
-	"                       dur, bytes and the largest process's dur per\n"
-	"                       group\n"
-	"  --filter F           only events where F holds: TERM[,TERM...], all\n"
-	"                       of them (AND; repeat --filter to add more).\n"
-	"                       TERM is FIELD=VALUE (equal), FIELD~VALUE\n"
-	"                       (contains) or FIELD^VALUE (starts with), '!'\n"
-	"                       before the operator negates; FIELD is name,\n"
-	"                       cat, host, file, pid or tid (pid, tid: = only).\n"
-	"                       e.g. cat=POSIX,name~write,file^/p/lustre\n"
-	"  --io-cat LIST        categories that are I/O (default POSIX,STDIO;\n"
-	"                       '' for none)\n"
-	"  --compute-cat LIST   categories that are compute (default compute;\n"
-	"                       '' for none)\n"
-	"  --time-granularity US  also a table of time bins US microseconds\n"
-	"                       wide: events, bytes, I/O and compute time (bins\n"
-	"                       that hold nothing are left out)\n"
-	"  -j, --jobs N         files read in parallel (default: the cores)\n"
-	"  --out FILE           write the summary there (default '-': stdout)\n"
-	"  -q, --quiet / -v, --verbose / -h, --help\n"
-	"\n"
+	"events' intervals), overlapped and not.\n",
+	.epilogue =
 	"Corrupt lines are counted and skipped (the first ten named on stderr).\n"
 	"Exit 0, also when the filter keeps no event (a zero summary); 65 when\n"
 	"an input is not a trace (empty, no event, only corrupt lines) or its\n"
 	"gzip stream is damaged; 66 an input missing or unreadable; 74 a read\n"
 	"error.  On 65, 66 and 74 nothing is written (--out FILE is left as\n"
-	"it was).\n";
+	"it was).\n",
+};
 
-static const char timeline_usage[] =
-	"usage: streamtime trace timeline FILE... --out FILE [--max-events N]\n"
-	"         [--clock-offsets FILE] [--experiment DIR [--data DIR]\n"
-	"         [--config FILE]] [--filter F]... [-j N]\n"
-	"\n"
+static const struct st_cmd_desc timeline_desc = {
+	.path = "streamtime trace timeline",
+	.args = "FILE...",
+	.min_args = 1,
+	.max_args = -1,
+	.args_missing = "no trace file given",
+	.args_complete = ST_COMPLETE_FILE,
+	.required_msg = "--out FILE is required ('-' for stdout)",
+	.description =
 	"One Chrome trace (open it in https://ui.perfetto.dev) of DFTracer\n"
 	"traces: a process per (host, pid), a track per thread, a slice per\n"
 	"event (args: file, bytes).  Slices of a thread that overlap without\n"
-	"nesting go on extra tracks next to it, \"tid T (2)\", ...\n"
-	"\n"
-	"  --out FILE           the trace ('-' for stdout)\n"
-	"  --max-events N       at most N slices (default 1000000; 0: all):\n"
-	"                       beyond it every k-th event is kept, evenly, and\n"
-	"                       the trace's otherData.sampled says so\n"
-	"  --clock-offsets FILE a `streamtime clock probe` file: each host's\n"
-	"                       times are moved to the reference clock with its\n"
-	"                       nearest measurement (targets named as the\n"
-	"                       traces' hostnames)\n"
-	"  --experiment DIR     add the streaming experiment's timeline from\n"
-	"                       `streamtime reproduce --out DIR` (with --data,\n"
-	"                       its receivers and offload too; --config as for\n"
-	"                       `streamtime timeline`)\n"
-	"  --filter F           as for `trace summary`\n"
-	"  -j, --jobs N         files read in parallel by the first pass\n"
-	"  -q, --quiet / -v, --verbose / -h, --help\n"
-	"\n"
+	"nesting go on extra tracks next to it, \"tid T (2)\", ...\n",
+	.epilogue =
 	"Exit status as for `trace summary`: no event kept by the filter is an\n"
-	"empty trace (0); on 65, 66 and 74 --out FILE is left as it was.\n";
+	"empty trace (0); on 65, 66 and 74 --out FILE is left as it was.\n",
+};
+
+static const char *const group_choices[] = {
+	"name", "cat", "pid", "host", "file", "prefix:", NULL,
+};
+
+static const char filter_help[] =
+	"only events where F holds: TERM[,TERM...], all of them (AND; repeat "
+	"--filter to add more).  TERM is FIELD=VALUE (equal), FIELD~VALUE "
+	"(contains) or FIELD^VALUE (starts with), '!' before the operator "
+	"negates; FIELD is name, cat, host, file, pid or tid (pid, tid: = "
+	"only).\ne.g. cat=POSIX,name~write,file^/p/lustre";
+
+/* --filter F: one more AND of terms into the st_trace_filter at TARGET. */
+static int add_filter(const struct st_option *o, char *arg,
+                      st_error *err)
+{
+	if (st_trace_filter_parse(o->target, arg, err) < 0) {
+		err->code = ST_EXIT_USAGE;
+		return -1;
+	}
+	return 0;
+}
+
+/* --group-by G into the summary options; the text stays for the output. */
+struct group_sel {
+	const char *text;
+	st_trace_opts *o;
+};
+
+static int set_group(const struct st_option *o, char *arg,
+                     st_error *err)
+{
+	struct group_sel *g = o->target;
+
+	if (st_trace_group_parse(arg, &g->o->group, &g->o->prefix_depth,
+				 err) < 0) {
+		err->code = ST_EXIT_USAGE;
+		return -1;
+	}
+	g->text = arg;
+	return 0;
+}
+
+/* A string of argv, kept writable (split_list cuts it). */
+static int set_text(const struct st_option *o, char *arg,
+                    st_error *err)
+{
+	(void)err;
+	*(char **)o->target = arg;
+	return 0;
+}
 
 /* ---- inputs ---------------------------------------------------------- */
 
@@ -227,16 +248,6 @@ static int inputs_collect(struct inputs *in, char **args, size_t n)
 oom:
 	st_msg_error("out of memory");
 	return ST_EXIT_IOERR;
-}
-
-static int parse_jobs(const char *s, int *jobs)
-{
-	int64_t v;
-
-	if (st_num_parse_int(s, &v) < 0 || v < 1 || v > MAX_JOBS)
-		return -1;
-	*jobs = (int)v;
-	return 0;
 }
 
 static int default_jobs(void)
@@ -677,86 +688,54 @@ static int summary_text(FILE *f, const st_trace_summary *s,
 
 static int cmd_trace_summary(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "group-by", required_argument, NULL, 'g' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "io-cat", required_argument, NULL, 'i' },
-		{ "compute-cat", required_argument, NULL, 'c' },
-		{ "time-granularity", required_argument, NULL, 't' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "out", required_argument, NULL, 'o' },
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *prog = "streamtime trace summary", *group = NULL;
-	const char *out = "-";
+	const char *prog = summary_desc.path, *out = "-";
 	char *io_arg = NULL, *comp_arg = NULL;
-	const char **io = NULL, **comp = NULL;
 	bool json = false;
 	st_trace_filter filter = { 0 };
-	st_trace_opts o = { 0 };
+	st_trace_opts o = { .group = ST_TRACE_GROUP_NONE };
+	struct group_sel group = { .o = &o };
+	int64_t jobs = default_jobs();
+	const struct st_option opts[] = {
+		{ ST_O("json", 0, ST_OPT_FLAG, &json, NULL,
+		       "the summary as JSON", 0) },
+		{ ST_O("group-by", 0, ST_OPT_CALLBACK, &group, "G",
+		       "name, cat, pid, host, file or prefix:DEPTH (the file's "
+		       "first DEPTH path components): count, dur, bytes and the "
+		       "largest process's dur per group", 0),
+		  .choices = group_choices, .cb = set_group },
+		{ ST_O("filter", 0, ST_OPT_CALLBACK, &filter, "F", filter_help,
+		       ST_OPT_REPEAT), .cb = add_filter },
+		{ ST_O("io-cat", 0, ST_OPT_CALLBACK, &io_arg, "LIST",
+		       "categories that are I/O (default POSIX,STDIO; '' for "
+		       "none)", 0), .cb = set_text },
+		{ ST_O("compute-cat", 0, ST_OPT_CALLBACK, &comp_arg, "LIST",
+		       "categories that are compute (default compute; '' for "
+		       "none)", 0), .cb = set_text },
+		{ ST_O("time-granularity", 0, ST_OPT_INT, &o.granularity_us, "US",
+		       "also a table of time bins US microseconds wide: events, "
+		       "bytes, I/O and compute time (bins that hold nothing are "
+		       "left out)", 0), .min = 1, .max = INT64_MAX,
+		  .expect = "a positive number of microseconds" },
+		{ ST_O("jobs", 'j', ST_OPT_INT, &jobs, "N",
+		       "files read in parallel (default: the cores)", 0),
+		  .min = 1, .max = MAX_JOBS },
+		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
+		       "write the summary there (default '-': stdout)", 0) },
+		ST_OPT_END_ROW,
+	};
+	const char **io = NULL, **comp = NULL;
 	st_trace_summary s = { 0 };
 	st_trace_progress prog_c = { 0 };
 	struct inputs in = { 0 };
 	struct meter m = { 0 };
 	st_atomic_file af = { 0 };
 	st_error err;
-	int c, rc = ST_EXIT_OK, jobs = default_jobs();
-	int64_t v;
+	int nargs, rc;
 
-	o.group = ST_TRACE_GROUP_NONE;
-	while ((c = getopt_long(argc, argv, "hqvj:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'J': json = true; break;
-		case 'g':
-			group = optarg;
-			if (st_trace_group_parse(optarg, &o.group,
-						 &o.prefix_depth, &err) < 0) {
-				rc = st_msg_usage(prog, "%s", err.text);
-				goto out;
-			}
-			break;
-		case 'f':
-			if (st_trace_filter_parse(&filter, optarg, &err) < 0) {
-				rc = st_msg_usage(prog, "%s", err.text);
-				goto out;
-			}
-			break;
-		case 'i': io_arg = optarg; break;
-		case 'c': comp_arg = optarg; break;
-		case 't':
-			if (st_num_parse_int(optarg, &v) < 0 || v < 1) {
-				rc = st_msg_usage(prog, "--time-granularity "
-						  "takes a positive number of "
-						  "microseconds");
-				goto out;
-			}
-			o.granularity_us = v;
-			break;
-		case 'j':
-			if (parse_jobs(optarg, &jobs) < 0) {
-				rc = st_msg_usage(prog, "-j takes 1 to %d",
-						  MAX_JOBS);
-				goto out;
-			}
-			break;
-		case 'o': out = optarg; break;
-		case 'h':
-			fputs(summary_usage, stdout);
-			rc = st_finish_stdout(ST_EXIT_OK);
-			goto out;
-		default:
-			if (st_common_option(c))
-				break;
-			rc = st_msg_usage(prog, "bad option");
-			goto out;
-		}
-	}
-	if (optind >= argc) {
-		rc = st_msg_usage(prog, "no trace file given");
+	if ((rc = st_opt_parse(&summary_desc, opts, argc, argv, &nargs)) !=
+	    ST_OPT_CONTINUE)
 		goto out;
-	}
+	rc = ST_EXIT_OK;
 	if ((io_arg && !list_ok(prog, "--io-cat", io_arg, &rc)) ||
 	    (comp_arg && !list_ok(prog, "--compute-cat", comp_arg, &rc)))
 		goto out;
@@ -772,10 +751,10 @@ static int cmd_trace_summary(int argc, char **argv)
 	}
 	o.io_cats = io_arg ? io : NULL;
 	o.compute_cats = comp_arg ? comp : NULL;
-	if ((rc = inputs_collect(&in, argv + optind, (size_t)(argc - optind))))
+	if ((rc = inputs_collect(&in, argv + 1, (size_t)nargs)))
 		goto out;
 	o.filter = filter.n ? &filter : NULL;
-	o.jobs = jobs;
+	o.jobs = (int)jobs;
 	o.max_bad = st_verbosity > 0 ? 1000 : 10;
 	o.progress = &prog_c;
 	meter_start(&m, &prog_c, "trace summary", in.v, in.n);
@@ -797,7 +776,7 @@ static int cmd_trace_summary(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		json_t *j = summary_json(&s, group, o.granularity_us);
+		json_t *j = summary_json(&s, group.text, o.granularity_us);
 
 		if (!j || json_dumpf(j, af.fp, JSON_INDENT(2)) < 0 ||
 		    fputc('\n', af.fp) == EOF) {
@@ -808,7 +787,7 @@ static int cmd_trace_summary(int argc, char **argv)
 			goto out;
 		}
 		json_decref(j);
-	} else if (summary_text(af.fp, &s, &o, group) < 0) {
+	} else if (summary_text(af.fp, &s, &o, group.text) < 0) {
 		st_atomic_abort(&af);
 		st_msg_error("out of memory");
 		rc = ST_EXIT_IOERR;
@@ -832,24 +811,41 @@ out:
 
 static int cmd_trace_timeline(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "max-events", required_argument, NULL, 'm' },
-		{ "clock-offsets", required_argument, NULL, 'k' },
-		{ "experiment", required_argument, NULL, 'e' },
-		{ "data", required_argument, NULL, 'd' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "jobs", required_argument, NULL, 'j' },
-		ST_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *prog = "streamtime trace timeline";
+	const char *prog = timeline_desc.path;
 	const char *out = NULL, *offsets_path = NULL, *exp_dir = NULL;
 	const char *data = NULL, *config = NULL;
-	char *merged = NULL, *stdir = NULL, *wt = NULL, *created = NULL;
 	st_trace_filter filter = { 0 };
-	st_trace_timeline_opts o = { 0 };
+	st_trace_timeline_opts o = { .max_events = 1000000 };
+	int64_t jobs = default_jobs(), max_events = 1000000;
+	const struct st_option opts[] = {
+		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
+		       "the trace ('-' for stdout)", ST_OPT_REQUIRED) },
+		{ ST_O("max-events", 0, ST_OPT_INT, &max_events, "N",
+		       "at most N slices (default 1000000; 0: all): beyond it "
+		       "every k-th event is kept, evenly, and the trace's "
+		       "otherData.sampled says so", 0), .min = 0,
+		  .max = INT64_MAX, .expect = "a number (0: no limit)" },
+		{ ST_O("clock-offsets", 0, ST_OPT_PATH, &offsets_path, "FILE",
+		       "a `streamtime clock probe` file: each host's times are "
+		       "moved to the reference clock with its nearest measurement "
+		       "(targets named as the traces' hostnames)", 0) },
+		{ ST_O("experiment", 0, ST_OPT_PATH, &exp_dir, "DIR",
+		       "add the streaming experiment's timeline from `streamtime "
+		       "reproduce --out DIR` (with --data, its receivers and "
+		       "offload too; --config as for `streamtime timeline`)", 0) },
+		{ ST_O("data", 0, ST_OPT_PATH, &data, "DIR",
+		       "with --experiment: the dataset", 0) },
+		{ ST_O("config", 0, ST_OPT_PATH, &config, "FILE",
+		       "with --experiment: the experiments", 0) },
+		{ ST_O("filter", 0, ST_OPT_CALLBACK, &filter, "F",
+		       "as for `trace summary`", ST_OPT_REPEAT),
+		  .cb = add_filter },
+		{ ST_O("jobs", 'j', ST_OPT_INT, &jobs, "N",
+		       "files read in parallel by the first pass", 0),
+		  .min = 1, .max = MAX_JOBS },
+		ST_OPT_END_ROW,
+	};
+	char *merged = NULL, *stdir = NULL, *wt = NULL, *created = NULL;
 	st_trace_timeline_counts n;
 	st_trace_summary s = { 0 };
 	st_trace_progress prog_c = { 0 };
@@ -862,60 +858,19 @@ static int cmd_trace_timeline(int argc, char **argv)
 	st_atomic_file af = { 0 };
 	st_log log;
 	st_error err;
-	int c, rc = ST_EXIT_OK, jobs = default_jobs();
-	int64_t v;
+	int nargs, rc;
 
 	st_table_init(&otab);
-	o.max_events = 1000000;
-	while ((c = getopt_long(argc, argv, "hqvj:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': out = optarg; break;
-		case 'm':
-			if (st_num_parse_int(optarg, &v) < 0 || v < 0) {
-				rc = st_msg_usage(prog, "--max-events takes a "
-						  "number (0: no limit)");
-				goto out;
-			}
-			o.max_events = (uint64_t)v;
-			break;
-		case 'k': offsets_path = optarg; break;
-		case 'e': exp_dir = optarg; break;
-		case 'd': data = optarg; break;
-		case 'c': config = optarg; break;
-		case 'f':
-			if (st_trace_filter_parse(&filter, optarg, &err) < 0) {
-				rc = st_msg_usage(prog, "%s", err.text);
-				goto out;
-			}
-			break;
-		case 'j':
-			if (parse_jobs(optarg, &jobs) < 0) {
-				rc = st_msg_usage(prog, "-j takes 1 to %d",
-						  MAX_JOBS);
-				goto out;
-			}
-			break;
-		case 'h':
-			fputs(timeline_usage, stdout);
-			rc = st_finish_stdout(ST_EXIT_OK);
-			goto out;
-		default:
-			if (st_common_option(c))
-				break;
-			rc = st_msg_usage(prog, "bad option");
-			goto out;
-		}
-	}
-	if (optind >= argc) {
-		rc = st_msg_usage(prog, "no trace file given");
+	if ((rc = st_opt_parse(&timeline_desc, opts, argc, argv, &nargs)) !=
+	    ST_OPT_CONTINUE)
+		goto out;
+	rc = ST_EXIT_OK;
+	o.max_events = (uint64_t)max_events;
+	if (!*out) {
+		rc = st_msg_usage(prog, "%s", timeline_desc.required_msg);
 		goto out;
 	}
-	if (!out || !*out) {
-		rc = st_msg_usage(prog, "--out FILE is required ('-' for "
-				  "stdout)");
-		goto out;
-	}
-	for (int i = optind; i < argc; i++)
+	for (int i = 1; i <= nargs; i++)
 		if (strcmp(argv[i], "-") == 0) {
 			rc = st_msg_usage(prog, "the traces are read twice: "
 					  "'-' (standard input) cannot be one");
@@ -926,7 +881,7 @@ static int cmd_trace_timeline(int argc, char **argv)
 				  "--experiment");
 		goto out;
 	}
-	if ((rc = inputs_collect(&in, argv + optind, (size_t)(argc - optind))))
+	if ((rc = inputs_collect(&in, argv + 1, (size_t)nargs)))
 		goto out;
 	if (offsets_path) {
 		if (st_table_read(&otab, offsets_path, &err) < 0 ||
@@ -966,7 +921,7 @@ static int cmd_trace_timeline(int argc, char **argv)
 		o.experiment = &tin;
 	}
 	o.filter = filter.n ? &filter : NULL;
-	o.jobs = jobs;
+	o.jobs = (int)jobs;
 	o.max_bad = st_verbosity > 0 ? 1000 : 10;
 	o.progress = &prog_c;
 	st_log_stderr(&log);
@@ -1028,15 +983,16 @@ out:
 	return rc;
 }
 
+static const struct st_cmd sub[] = {
+	{ "summary", cmd_trace_summary,
+	  "summarise traces: counts, time, bytes, overlap, groups", NULL },
+	{ "timeline", cmd_trace_timeline,
+	  "one Chrome/Perfetto trace, with the experiment's", NULL },
+};
+
+ST_CMD_GROUP(st_trace_group, "streamtime trace", sub);
+
 int cmd_trace(int argc, char **argv)
 {
-	static const struct st_cmd sub[] = {
-		{ "summary", cmd_trace_summary,
-		  "summarise traces: counts, time, bytes, overlap, groups" },
-		{ "timeline", cmd_trace_timeline,
-		  "one Chrome/Perfetto trace, with the experiment's" },
-	};
-
-	return st_cmd_dispatch("streamtime trace", sub,
-			       sizeof(sub) / sizeof(sub[0]), argc, argv);
+	return st_cmd_dispatch(&st_trace_group, argc, argv);
 }
