@@ -243,46 +243,6 @@ out:
 	return 0;
 }
 
-char *st_file_read(const char *path, size_t *len, st_error *err)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0;
-
-	*len = 0;
-	if (!f) {
-		st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s", path,
-			     strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		size_t got;
-
-		if (!grow((void **)&buf, &cap, *len + 65536, 1)) {
-			st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", path);
-			goto fail;
-		}
-		got = fread(buf + *len, 1, cap - *len - 1, f);
-		*len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		st_error_set(err, errno == EISDIR ? ST_EXIT_NOINPUT : ST_EXIT_IOERR,
-			     "cannot read %s: %s", path, strerror(errno));
-		goto fail;
-	}
-	buf[*len] = '\0';
-	if (f != stdin)
-		fclose(f);
-	return buf;
-fail:
-	free(buf);
-	if (f != stdin)
-		fclose(f);
-	return NULL;
-}
-
 int st_table_read(st_table *t, const char *path, st_error *err)
 {
 	size_t len;
