@@ -8,6 +8,8 @@
 #include "streamtime/merge.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/num.h"
+#include "streamtime/receivers.h"
+#include "streamtime/search.h"
 #include "streamtime/slurm.h"
 
 #define NJOBCOLS 11
@@ -160,19 +162,13 @@ int st_merge_transfer(const st_table *jobs, const st_db_table *db, size_t ndb,
 		goto io;
 	for (size_t r = 0; r < jobs->nrows; r++) {
 		int64_t jobid;
-		size_t lo = 0, hi = nindex;
+		size_t lo;
 
 		/* array ("7_1") and het ("7+0") ids never match a slurm_id */
 		if (st_num_parse_int(st_table_get(jobs, r, jc[1]), &jobid) < 0)
 			continue;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (index[mid].slurm_id < jobid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		/* slurm_id is the first member: st_cmp_i64 reads it */
+		lo = st_lower_bound(index, nindex, sizeof(*index), &jobid, st_cmp_i64);
 		if (lo < nindex && index[lo].slurm_id == jobid &&
 		    check_job(jobs, r, jc, err) < 0)
 			goto out;
@@ -285,8 +281,6 @@ static int min_receiver_time(const st_table *t, size_t row, const int *rc,
 	return 0;
 }
 
-#define MAX_RECEIVERS 64
-
 /* FIX must name one host per receiver column of T. */
 static int check_fix(const st_table *t, int nrc, const st_clock_fix *fix,
 		     st_error *err)
@@ -316,14 +310,14 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 		     FILE *per_scan, st_error *err)
 {
 	static const char *const need[] = { "scan_number", "time_last_written" };
-	int idx[2], rc[MAX_RECEIVERS], nrc;
+	int idx[2], rc[ST_RECEIVERS_MAX], nrc;
 	double *sum;
 	size_t *count;
 	int ret = -1;
 
 	if (st_table_require(wt, need, idx, 2, err) < 0)
 		return -1;
-	nrc = st_receiver_columns(wt, rc, MAX_RECEIVERS, err);
+	nrc = st_receiver_columns(wt, rc, ST_RECEIVERS_MAX, err);
 	if (nrc < 0 || check_fix(wt, nrc, fix, err) < 0)
 		return -1;
 	sum = calloc(3 * (nranges + 1), sizeof(*sum));
@@ -457,7 +451,7 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 {
 	static const char *const hneed[] = { "distiller_id", "scan_number",
 					     "datetime" };
-	int hc[3], cscan, rc[MAX_RECEIVERS], nrc;
+	int hc[3], cscan, rc[ST_RECEIVERS_MAX], nrc;
 	struct scan_row *index;
 	st_streaming_result r = { 0 };
 	int ret = -1;
@@ -466,7 +460,7 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 		return -1;
 	if (st_table_require(created, hneed + 1, &cscan, 1, err) < 0)
 		return -1;
-	nrc = st_receiver_columns(created, rc, MAX_RECEIVERS, err);
+	nrc = st_receiver_columns(created, rc, ST_RECEIVERS_MAX, err);
 	if (nrc < 0 || check_fix(created, nrc, fix, err) < 0)
 		return -1;
 	index = malloc((created->nrows ? created->nrows : 1) * sizeof(*index));
@@ -486,7 +480,7 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 		goto io;
 	for (size_t i = 0; i < h5->nrows; i++) {
 		int64_t did, scan;
-		size_t lo = 0, hi = created->nrows;
+		size_t lo;
 		st_instant nersc;
 		int flags;
 
@@ -494,14 +488,9 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 			goto out;
 		if (range && (scan < range->first || scan > range->last))
 			continue;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (index[mid].scan < scan)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		/* scan is the first member: st_cmp_i64 reads it */
+		lo = st_lower_bound(index, created->nrows, sizeof(*index), &scan,
+				    st_cmp_i64);
 		if (lo == created->nrows || index[lo].scan != scan) {
 			r.unmatched++;
 			continue;

@@ -493,13 +493,6 @@ static double *queue_times(const struct data *d)
 	return q;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The 0..P quantile of the N values Q (sorted copy), NaN when N is 0. */
 static double quantile(const double *q, size_t n, double p)
 {
@@ -508,7 +501,7 @@ static double quantile(const double *q, size_t n, double p)
 	if (!s)
 		return NAN;
 	memcpy(s, q, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), st_cmp_double);
 	r = st_stats_quantile_sorted(s, n, p);
 	free(s);
 	return r;
