@@ -1,7 +1,8 @@
-/* file.h - reading whole files into memory. */
+/* file.h - reading whole files into memory, and directories. */
 #ifndef STREAMTIME_FILE_H
 #define STREAMTIME_FILE_H
 
+#include <dirent.h>
 #include <stddef.h>
 
 #include "streamtime/error.h"
@@ -19,5 +20,10 @@ int st_file_read_fd(int fd, size_t hint, size_t max, char **buf, size_t *len);
  * bytes.  Errors: 66 when it is missing, unreadable or a directory, 74 on
  * a read error or when memory runs out. */
 char *st_file_read(const char *path, size_t *len, st_error *err);
+
+/* The next entry of directory D (opened from PATH, for messages) in *DE.
+ * Returns 1, 0 at its end, or -1 with ERR set (74 "cannot read directory
+ * PATH: ..."): readdir's NULL means both, errno tells them apart. */
+int st_dir_read(DIR *d, const char *path, struct dirent **de, st_error *err);
 
 #endif

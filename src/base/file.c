@@ -91,3 +91,15 @@ char *st_file_read(const char *path, size_t *len, st_error *err)
 		close(fd);
 	return buf;
 }
+
+int st_dir_read(DIR *d, const char *path, struct dirent **de, st_error *err)
+{
+	errno = 0;
+	*de = readdir(d);
+	if (*de)
+		return 1;
+	if (errno)
+		return st_error_set(err, ST_EXIT_IOERR, "cannot read directory %s: %s",
+				    path, strerror(errno));
+	return 0;
+}

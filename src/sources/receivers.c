@@ -362,17 +362,12 @@ int st_receivers_collect(const char *dir, const st_receivers_opts *o,
 		struct entry en;
 		int64_t scan;
 		int r;
+		int more = st_dir_read(d, dir, &de, err);
 
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno) {
-				st_error_set(err, ST_EXIT_IOERR, "cannot read directory "
-					     "%s: %s", dir, strerror(errno));
-				goto out;
-			}
+		if (more < 0)
+			goto out;
+		if (!more)
 			break;
-		}
 		if (de->d_name[0] == 'd' && o->data &&
 		    st_receivers_parse_data_name(de->d_name, &scan)) {
 			r = -1;

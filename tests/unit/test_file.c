@@ -126,6 +126,30 @@ static void test_file_read_errors_name_the_file(void **state)
 	unlink(path);
 }
 
+static void test_dir_read_lists_then_ends(void **state)
+{
+	char dir[] = "/tmp/st_test_dir_XXXXXX", path[64];
+	struct dirent *de;
+	size_t seen = 0;
+	st_error err;
+	DIR *d;
+	int r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a", dir);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((r = st_dir_read(d, dir, &de, &err)) == 1)
+		seen += strcmp(de->d_name, "a") == 0;
+	assert_int_equal(r, 0);
+	assert_int_equal(seen, 1);
+	closedir(d);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_read_fd_more_than_max_is_efbig),
 		cmocka_unit_test(test_read_fd_pipe_larger_than_first_buffer),
 		cmocka_unit_test(test_file_read_errors_name_the_file),
+		cmocka_unit_test(test_dir_read_lists_then_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
