@@ -284,28 +284,31 @@ int st_table_cell_error(const st_table *t, size_t row, int col,
 			    t->name, t->lines[row], t->header[col], what);
 }
 
-int st_table_get_int(const st_table *t, size_t row, int col, int64_t *out,
-		     st_error *err)
+/* Error 65: the cell at ROW, COL of T "is not KIND".  Returns -1. */
+static int not_a(const st_table *t, size_t row, int col, const char *kind,
+		 st_error *err)
 {
 	char what[160];
 
+	snprintf(what, sizeof(what), "'%.100s' is not %s",
+		 st_table_get(t, row, col), kind);
+	return st_table_cell_error(t, row, col, what, err);
+}
+
+int st_table_get_int(const st_table *t, size_t row, int col, int64_t *out,
+		     st_error *err)
+{
 	if (st_num_parse_int(st_table_get(t, row, col), out) == 0)
 		return 0;
-	snprintf(what, sizeof(what), "'%.100s' is not an integer",
-		 st_table_get(t, row, col));
-	return st_table_cell_error(t, row, col, what, err);
+	return not_a(t, row, col, "an integer", err);
 }
 
 int st_table_get_double(const st_table *t, size_t row, int col, double *out,
 			st_error *err)
 {
-	char what[160];
-
 	if (st_num_parse_double(st_table_get(t, row, col), out) == 0)
 		return 0;
-	snprintf(what, sizeof(what), "'%.100s' is not a number",
-		 st_table_get(t, row, col));
-	return st_table_cell_error(t, row, col, what, err);
+	return not_a(t, row, col, "a number", err);
 }
 
 static int write_field(FILE *f, const char *s)
