@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "streamtime/error.h"
+#include "streamtime/file.h"
 
 typedef struct st_table {
 	char *name;        /* file name used in messages (owned) */
@@ -42,11 +43,6 @@ void st_table_release(st_table *t);
  *       fields than the header (named by line), the CSV is malformed, or
  *       it holds a NUL byte (named by line). */
 int st_table_read(st_table *t, const char *path, st_error *err);
-
-/* The whole of PATH ("-" is stdin) in a new NUL-terminated buffer of *LEN
- * bytes.  Errors: 66 when it is missing, unreadable or a directory, 74 on
- * a read error or when memory runs out. */
-char *st_file_read(const char *path, size_t *len, st_error *err);
 
 /* Text input holds no NUL byte: C strings would end there and silently cut
  * a value short.  Returns 0, or -1 with error 65 "NAME:LINE: a NUL byte"

@@ -21,4 +21,18 @@ int st_num_parse_double(const char *s, double *out);
  * back exactly.  BUF needs 32 bytes. */
 size_t st_num_format(double v, char *buf, size_t size);
 
+/* A / B rounded toward minus infinity (B != 0): -7 / 2 is -4, not C's -3;
+ * what bucketing signed times and calendar eras need. */
+static inline int64_t st_floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* qsort/bsearch comparators for int64_t and double: -1, 0 or 1.  For
+ * doubles a NaN compares equal to everything (callers sort finite values). */
+int st_cmp_i64(const void *a, const void *b);
+int st_cmp_double(const void *a, const void *b);
+
 #endif

@@ -145,7 +145,11 @@ static int write_ranked_by_month(FILE *f, const void *data)
 	return 0;
 }
 
-/* True for the values sacct prints for an unset time. */
+/* Queue times of the rows of MERGED that have both times (rows whose Submit
+ * or Start sacct left unset are dropped, as pandas' dropna does), their
+ * statistics with and without outliers, and the mean queue time per
+ * Submit date in three orders; all four files are published as one set.
+ * Per-job entries are folded into days by sorting on the date. */
 int st_queue_stats(const st_table *merged, const st_tz *tz,
 		   const char *outdir, st_queue_result *res, st_error *err)
 {

@@ -5,6 +5,7 @@
 
 #include "streamtime/clockfix.h"
 #include "streamtime/num.h"
+#include "streamtime/search.h"
 
 static int offset_cmp(const void *a, const void *b)
 {
@@ -91,23 +92,28 @@ void st_clock_offsets_release(st_clock_offsets *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* st_lower_bound comparators: a host name, an instant against an entry. */
+static int cmp_target(const void *host, const void *elem)
+{
+	return strcmp(host, ((const st_clock_offset *)elem)->target);
+}
+
+static int cmp_at(const void *t, const void *elem)
+{
+	st_instant a = *(const st_instant *)t, b = ((const st_clock_offset *)elem)->at;
+
+	return (a > b) - (a < b);
+}
+
 const st_clock_offset *st_clock_offsets_at(const st_clock_offsets *o,
 					   const char *host, st_instant t,
 					   st_error *err)
 {
-	size_t lo = 0, hi = o->n, first, end;
+	size_t lo, first, end;
 	const st_clock_offset *best = NULL;
 
 	/* the block of HOST */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(o->v[mid].target, host) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	first = lo;
+	first = st_lower_bound(o->v, o->n, sizeof(*o->v), host, cmp_target);
 	for (end = first; end < o->n && strcmp(o->v[end].target, host) == 0; end++)
 		;
 	if (first == end) {
@@ -117,16 +123,8 @@ const st_clock_offset *st_clock_offsets_at(const st_clock_offsets *o,
 		return NULL;
 	}
 	/* nearest in time: the first at >= t, or the one before it */
-	lo = first;
-	hi = end;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (o->v[mid].at < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = first + st_lower_bound(o->v + first, end - first, sizeof(*o->v), &t,
+				    cmp_at);
 	if (lo < end)
 		best = &o->v[lo];
 	if (lo > first && (!best || t - o->v[lo - 1].at <= best->at - t))

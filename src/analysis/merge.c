@@ -8,6 +8,8 @@
 #include "streamtime/merge.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/num.h"
+#include "streamtime/receivers.h"
+#include "streamtime/search.h"
 #include "streamtime/slurm.h"
 
 #define NJOBCOLS 11
@@ -160,19 +162,13 @@ int st_merge_transfer(const st_table *jobs, const st_db_table *db, size_t ndb,
 		goto io;
 	for (size_t r = 0; r < jobs->nrows; r++) {
 		int64_t jobid;
-		size_t lo = 0, hi = nindex;
+		size_t lo;
 
 		/* array ("7_1") and het ("7+0") ids never match a slurm_id */
 		if (st_num_parse_int(st_table_get(jobs, r, jc[1]), &jobid) < 0)
 			continue;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (index[mid].slurm_id < jobid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		/* slurm_id is the first member: st_cmp_i64 reads it */
+		lo = st_lower_bound(index, nindex, sizeof(*index), &jobid, st_cmp_i64);
 		if (lo < nindex && index[lo].slurm_id == jobid &&
 		    check_job(jobs, r, jc, err) < 0)
 			goto out;
@@ -285,8 +281,6 @@ static int min_receiver_time(const st_table *t, size_t row, const int *rc,
 	return 0;
 }
 
-#define MAX_RECEIVERS 64
-
 /* FIX must name one host per receiver column of T. */
 static int check_fix(const st_table *t, int nrc, const st_clock_fix *fix,
 		     st_error *err)
@@ -311,122 +305,154 @@ static int span(const st_table *t, size_t row, st_instant a, st_instant b,
 			    "than 292 years apart", t->name, t->lines[row]);
 }
 
+/* The offload time of one scan of the write-times table. */
+struct offload_row {
+	double off;     /* time_last_written - the earliest receiver time, s */
+	double corr;    /* what the clock correction added to it, s */
+	double bnd;     /* the bound of the clock measurements behind it, s */
+};
+
+/* The offload time of row R of WT (receiver columns RC[NRC], the
+ * time_last_written column LASTCOL), corrected by FIX when given.
+ * Returns 0, or -1 with ERR naming the row. */
+static int offload_of_row(const st_table *wt, size_t r, const int *rc, int nrc,
+			  int lastcol, const st_clock_fix *fix,
+			  struct offload_row *o, st_error *err)
+{
+	st_instant first, last;
+	st_duration d, b = 0, b2 = 0, raw;
+
+	*o = (struct offload_row){ 0 };
+	if (min_receiver_time(wt, r, rc, nrc, NULL, &first, NULL, err) < 0 ||
+	    cell_time(wt, r, lastcol, NULL, &last, NULL, err) < 0 ||
+	    span(wt, r, last, first, 0, &d, err) < 0)
+		return -1;
+	o->off = st_duration_seconds(d);
+	if (!fix)
+		return 0;
+	raw = d;
+	if (min_receiver_time(wt, r, rc, nrc, fix, &first, &b, err) < 0)
+		return -1;
+	if (st_clock_fix_time(fix, fix->data_host, &last, &b2, err) < 0) {
+		st_error_prefix(err, "%s:%zu: time_last_written", wt->name,
+				wt->lines[r]);
+		return -1;
+	}
+	/* in ns, so the correction is exact */
+	if (span(wt, r, last, first, raw, &d, err) < 0)
+		return -1;
+	o->corr = st_duration_seconds(d);
+	if (span(wt, r, last, first, 0, &d, err) < 0)
+		return -1;
+	o->off = st_duration_seconds(d);
+	o->bnd = st_duration_seconds(b + b2);
+	return 0;
+}
+
+/* One line of the per-scan file: size, scan, offload time, and with FIX
+ * the correction and its bound.  Returns what fprintf does. */
+static int write_offload_row(FILE *per_scan, const st_clock_fix *fix,
+			     int64_t size, int64_t scan,
+			     const struct offload_row *o)
+{
+	char buf[32], cb[32], bb[32];
+
+	st_num_format(o->off, buf, sizeof(buf));
+	if (!fix)
+		return fprintf(per_scan, "%" PRId64 ",%" PRId64 ",%s\n", size, scan,
+			       buf);
+	st_num_format(o->corr, cb, sizeof(cb));
+	st_num_format(o->bnd, bb, sizeof(bb));
+	return fprintf(per_scan, "%" PRId64 ",%" PRId64 ",%s,%s,%s\n", size, scan,
+		       buf, cb, bb);
+}
+
+/* The mean offload time (and with FIX the mean correction) of each range:
+ * SUM[k] and CORR[k] over COUNT[k] scans.  A range without scans is an
+ * error (65).  Returns 0, or -1 with ERR set. */
+static int write_offload_means(FILE *out, const st_table *wt,
+			       const st_size_range *ranges, size_t nranges,
+			       const double *sum, const double *corr,
+			       const size_t *count, const st_clock_fix *fix,
+			       st_error *err)
+{
+	if (fputs(fix ? "size,offload_time,clock_correction_seconds\n" :
+		  "size,offload_time\n", out) < 0)
+		return st_error_set(err, ST_EXIT_IOERR, "write error");
+	for (size_t k = 0; k < nranges; k++) {
+		char buf[32], cb[32];
+		int w;
+
+		if (count[k] == 0)
+			return st_error_set(err, ST_EXIT_DATAERR,
+					    "%s: no scan of range %" PRId64 "-%" PRId64
+					    " (size %" PRId64 ")", wt->name,
+					    ranges[k].range.first, ranges[k].range.last,
+					    ranges[k].size);
+		st_num_format(sum[k] / (double)count[k], buf, sizeof(buf));
+		if (fix) {
+			st_num_format(corr[k] / (double)count[k], cb, sizeof(cb));
+			w = fprintf(out, "%" PRId64 ",%s,%s\n", ranges[k].size, buf, cb);
+		} else {
+			w = fprintf(out, "%" PRId64 ",%s\n", ranges[k].size, buf);
+		}
+		if (w < 0)
+			return st_error_set(err, ST_EXIT_IOERR, "write error");
+	}
+	return 0;
+}
+
 int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 		     size_t nranges, const st_clock_fix *fix, FILE *out,
 		     FILE *per_scan, st_error *err)
 {
 	static const char *const need[] = { "scan_number", "time_last_written" };
-	int idx[2], rc[MAX_RECEIVERS], nrc;
-	double *sum;
+	int idx[2], rc[ST_RECEIVERS_MAX], nrc;
+	double *sum, *corr;
 	size_t *count;
 	int ret = -1;
 
 	if (st_table_require(wt, need, idx, 2, err) < 0)
 		return -1;
-	nrc = st_receiver_columns(wt, rc, MAX_RECEIVERS, err);
+	nrc = st_receiver_columns(wt, rc, ST_RECEIVERS_MAX, err);
 	if (nrc < 0 || check_fix(wt, nrc, fix, err) < 0)
 		return -1;
-	sum = calloc(3 * (nranges + 1), sizeof(*sum));
+	sum = calloc(2 * (nranges + 1), sizeof(*sum));
 	count = calloc(nranges + 1, sizeof(*count));
 	if (!sum || !count) {
 		st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		goto out;
 	}
+	corr = sum + nranges + 1;
 	if (per_scan && fputs(fix ? "size,scan_number,offload_time,"
 			      "clock_correction_seconds,clock_bound_seconds\n" :
 			      "size,scan_number,offload_time\n", per_scan) < 0)
 		goto io;
 	for (size_t r = 0; r < wt->nrows; r++) {
+		struct offload_row o;
 		int64_t scan;
-		st_instant first, last;
-		st_duration d;
-		double off = 0, corr = 0, bnd = 0;
 		bool parsed = false;
 
 		if (st_table_get_int(wt, r, idx[0], &scan, err) < 0)
 			goto out;
 		for (size_t k = 0; k < nranges; k++) {
-			char buf[32];
-
 			if (scan < ranges[k].range.first || scan > ranges[k].range.last)
 				continue;
-			if (!parsed) {
-				if (min_receiver_time(wt, r, rc, nrc, NULL, &first,
-						      NULL, err) < 0 ||
-				    cell_time(wt, r, idx[1], NULL, &last, NULL, err) < 0)
-					goto out;
-				if (span(wt, r, last, first, 0, &d, err) < 0)
-					goto out;
-				off = st_duration_seconds(d);
-				if (fix) {
-					st_duration b = 0, b2 = 0, raw = d;
-
-					if (min_receiver_time(wt, r, rc, nrc, fix, &first,
-							      &b, err) < 0)
-						goto out;
-					if (st_clock_fix_time(fix, fix->data_host, &last,
-							      &b2, err) < 0) {
-						st_error_prefix(err, "%s:%zu: time_last_written",
-								wt->name, wt->lines[r]);
-						goto out;
-					}
-					/* in ns, so the correction is exact */
-					if (span(wt, r, last, first, raw, &d, err) < 0)
-						goto out;
-					corr = st_duration_seconds(d);
-					if (span(wt, r, last, first, 0, &d, err) < 0)
-						goto out;
-					off = st_duration_seconds(d);
-					bnd = st_duration_seconds(b + b2);
-				}
-				parsed = true;
-			}
-			sum[k] += off;
-			sum[nranges + 1 + k] += corr;
+			/* once, and only for a scan of some range */
+			if (!parsed && offload_of_row(wt, r, rc, nrc, idx[1], fix, &o,
+						      err) < 0)
+				goto out;
+			parsed = true;
+			sum[k] += o.off;
+			corr[k] += o.corr;
 			count[k]++;
-			if (per_scan) {
-				char cb[32], bb[32];
-
-				st_num_format(off, buf, sizeof(buf));
-				st_num_format(corr, cb, sizeof(cb));
-				st_num_format(bnd, bb, sizeof(bb));
-				if ((fix ? fprintf(per_scan, "%" PRId64 ",%" PRId64
-						   ",%s,%s,%s\n", ranges[k].size, scan,
-						   buf, cb, bb) :
-				     fprintf(per_scan, "%" PRId64 ",%" PRId64 ",%s\n",
-					     ranges[k].size, scan, buf)) < 0)
-					goto io;
-			}
-		}
-	}
-	if (fputs(fix ? "size,offload_time,clock_correction_seconds\n" :
-		  "size,offload_time\n", out) < 0)
-		goto io;
-	for (size_t k = 0; k < nranges; k++) {
-		char buf[32];
-
-		if (count[k] == 0) {
-			st_error_set(err, ST_EXIT_DATAERR,
-				     "%s: no scan of range %" PRId64 "-%" PRId64
-				     " (size %" PRId64 ")", wt->name,
-				     ranges[k].range.first, ranges[k].range.last,
-				     ranges[k].size);
-			goto out;
-		}
-		st_num_format(sum[k] / (double)count[k], buf, sizeof(buf));
-		if (fix) {
-			char cb[32];
-
-			st_num_format(sum[nranges + 1 + k] / (double)count[k], cb,
-				      sizeof(cb));
-			if (fprintf(out, "%" PRId64 ",%s,%s\n", ranges[k].size, buf,
-				    cb) < 0)
+			if (per_scan && write_offload_row(per_scan, fix, ranges[k].size,
+							  scan, &o) < 0)
 				goto io;
-		} else if (fprintf(out, "%" PRId64 ",%s\n", ranges[k].size, buf) < 0) {
-			goto io;
 		}
 	}
-	ret = 0;
+	ret = write_offload_means(out, wt, ranges, nranges, sum, corr, count, fix,
+				  err);
 	goto out;
 io:
 	st_error_set(err, ST_EXIT_IOERR, "write error");
@@ -450,6 +476,93 @@ static int cmp_scan_row(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
+/* The rows of CREATED by scan number (its column CSCAN), sorted, in a new
+ * array *INDEX.  Returns 0, or -1 with ERR set. */
+static int index_scans(const st_table *created, int cscan,
+		       struct scan_row **index, st_error *err)
+{
+	struct scan_row *v = malloc((created->nrows ? created->nrows : 1) *
+				    sizeof(*v));
+
+	*index = NULL;
+	if (!v)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	for (size_t i = 0; i < created->nrows; i++) {
+		v[i].row = i;
+		if (st_table_get_int(created, i, cscan, &v[i].scan, err) < 0) {
+			free(v);
+			return -1;
+		}
+	}
+	qsort(v, created->nrows, sizeof(*v), cmp_scan_row);
+	*index = v;
+	return 0;
+}
+
+/* What st_merge_streaming's rows share. */
+struct streaming_join {
+	const st_table *created, *h5;
+	const int *rc;                  /* CREATED's receiver columns */
+	int nrc;
+	const st_clock_fix *fix;        /* NULL: no clock correction */
+	FILE *out;
+	st_streaming_result r;          /* counted as rows are written */
+};
+
+/* The line of the streaming file for row I of H5 (distiller id DID, scan
+ * SCAN, written at NERSC at NERSC) and row ROW of CREATED: both instants,
+ * the absolute and the signed latency, and with a clock fix the
+ * correction and its bound.  Returns 0, or -1 with ERR set. */
+static int write_streaming_row(struct streaming_join *j, size_t i, size_t row,
+			       int64_t did, int64_t scan, st_instant nersc,
+			       st_error *err)
+{
+	const st_table *h5 = j->h5;
+	const st_clock_fix *fix = j->fix;
+	char nbuf[40], cbuf[40], dbuf[32], lbuf[32], cb[32], bb[32];
+	st_instant first;
+	st_duration b = 0, b2 = 0, raw = 0, d;
+	double lat;
+
+	if (min_receiver_time(j->created, row, j->rc, j->nrc, NULL, &first, NULL,
+			      err) < 0)
+		return -1;
+	if (fix) {
+		if (span(h5, i, nersc, first, 0, &raw, err) < 0 ||
+		    min_receiver_time(j->created, row, j->rc, j->nrc, fix, &first,
+				      &b, err) < 0)
+			return -1;
+		if (st_clock_fix_time(fix, fix->nersc_host, &nersc, &b2, err) < 0) {
+			st_error_prefix(err, "%s:%zu: datetime", h5->name, h5->lines[i]);
+			return -1;
+		}
+	}
+	if (span(h5, i, nersc, first, 0, &d, err) < 0)
+		return -1;
+	lat = st_duration_seconds(d);
+	if (lat < 0)
+		j->r.negative++;
+	st_time_format_utc(nersc, nbuf, sizeof(nbuf));
+	st_time_format_utc(first, cbuf, sizeof(cbuf));
+	st_num_format(lat < 0 ? -lat : lat, dbuf, sizeof(dbuf));
+	st_num_format(lat, lbuf, sizeof(lbuf));
+	if (fprintf(j->out, "%" PRId64 ",%" PRId64 ",%s,%s,%s,%s", did, scan,
+		    nbuf, cbuf, dbuf, lbuf) < 0)
+		return st_error_set(err, ST_EXIT_IOERR, "write error");
+	if (fix) {
+		if (span(h5, i, nersc, first, raw, &d, err) < 0)
+			return -1;
+		st_num_format(st_duration_seconds(d), cb, sizeof(cb));
+		st_num_format(st_duration_seconds(b + b2), bb, sizeof(bb));
+		if (fprintf(j->out, ",%s,%s", cb, bb) < 0)
+			return st_error_set(err, ST_EXIT_IOERR, "write error");
+	}
+	if (fputc('\n', j->out) == EOF)
+		return st_error_set(err, ST_EXIT_IOERR, "write error");
+	j->r.rows++;
+	return 0;
+}
+
 int st_merge_streaming(const st_table *created, const st_table *h5,
 		       const st_tz *tz, const st_range *range,
 		       const st_clock_fix *fix, FILE *out,
@@ -457,36 +570,31 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 {
 	static const char *const hneed[] = { "distiller_id", "scan_number",
 					     "datetime" };
-	int hc[3], cscan, rc[MAX_RECEIVERS], nrc;
+	int hc[3], cscan, rc[ST_RECEIVERS_MAX], nrc;
 	struct scan_row *index;
-	st_streaming_result r = { 0 };
+	struct streaming_join j = { created, h5, rc, 0, fix, out, { 0 } };
 	int ret = -1;
 
 	if (st_table_require(h5, hneed, hc, 3, err) < 0)
 		return -1;
 	if (st_table_require(created, hneed + 1, &cscan, 1, err) < 0)
 		return -1;
-	nrc = st_receiver_columns(created, rc, MAX_RECEIVERS, err);
+	nrc = st_receiver_columns(created, rc, ST_RECEIVERS_MAX, err);
 	if (nrc < 0 || check_fix(created, nrc, fix, err) < 0)
 		return -1;
-	index = malloc((created->nrows ? created->nrows : 1) * sizeof(*index));
-	if (!index)
-		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	for (size_t i = 0; i < created->nrows; i++) {
-		index[i].row = i;
-		if (st_table_get_int(created, i, cscan, &index[i].scan, err) < 0)
-			goto out;
-	}
-	qsort(index, created->nrows, sizeof(*index), cmp_scan_row);
-
+	j.nrc = nrc;
+	if (index_scans(created, cscan, &index, err) < 0)
+		return -1;
 	if (fputs("distiller_id,scan_number,nersc_write_time,ncem_created_time,"
 		  "time_difference_seconds,latency_seconds", out) < 0 ||
 	    fputs(fix ? ",clock_correction_seconds,clock_bound_seconds\n" : "\n",
-		  out) < 0)
-		goto io;
+		  out) < 0) {
+		st_error_set(err, ST_EXIT_IOERR, "write error");
+		goto out;
+	}
 	for (size_t i = 0; i < h5->nrows; i++) {
 		int64_t did, scan;
-		size_t lo = 0, hi = created->nrows;
+		size_t lo;
 		st_instant nersc;
 		int flags;
 
@@ -494,84 +602,32 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 			goto out;
 		if (range && (scan < range->first || scan > range->last))
 			continue;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (index[mid].scan < scan)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		/* scan is the first member: st_cmp_i64 reads it */
+		lo = st_lower_bound(index, created->nrows, sizeof(*index), &scan,
+				    st_cmp_i64);
 		if (lo == created->nrows || index[lo].scan != scan) {
-			r.unmatched++;
+			j.r.unmatched++;
 			continue;
 		}
 		if (st_table_get_int(h5, i, hc[0], &did, err) < 0 ||
 		    cell_time(h5, i, hc[2], tz, &nersc, &flags, err) < 0)
 			goto out;
 		if (flags) {
-			r.gaps++;
+			j.r.gaps++;
 			st_warn(log, "%s:%zu: '%s' is %s in %s; read with the "
 				"earlier offset", h5->name, h5->lines[i],
 				st_table_get(h5, i, hc[2]),
 				flags & ST_TZ_GAP ? "in a DST gap" : "ambiguous",
 				tz ? st_tz_name(tz) : "UTC");
 		}
-		for (; lo < created->nrows && index[lo].scan == scan; lo++) {
-			char nbuf[40], cbuf[40], dbuf[32], lbuf[32];
-			st_instant first, fixed_nersc = nersc;
-			st_duration b = 0, b2 = 0, raw = 0, d;
-			double lat;
-
-			if (min_receiver_time(created, index[lo].row, rc, nrc, NULL,
-					      &first, NULL, err) < 0)
+		for (; lo < created->nrows && index[lo].scan == scan; lo++)
+			if (write_streaming_row(&j, i, index[lo].row, did, scan, nersc,
+						err) < 0)
 				goto out;
-			if (fix) {
-				if (span(h5, i, nersc, first, 0, &raw, err) < 0)
-					goto out;
-				if (min_receiver_time(created, index[lo].row, rc, nrc,
-						      fix, &first, &b, err) < 0)
-					goto out;
-				if (st_clock_fix_time(fix, fix->nersc_host, &fixed_nersc,
-						      &b2, err) < 0) {
-					st_error_prefix(err, "%s:%zu: datetime", h5->name,
-							h5->lines[i]);
-					goto out;
-				}
-			}
-			if (span(h5, i, fixed_nersc, first, 0, &d, err) < 0)
-				goto out;
-			lat = st_duration_seconds(d);
-			if (lat < 0)
-				r.negative++;
-			st_time_format_utc(fixed_nersc, nbuf, sizeof(nbuf));
-			st_time_format_utc(first, cbuf, sizeof(cbuf));
-			st_num_format(lat < 0 ? -lat : lat, dbuf, sizeof(dbuf));
-			st_num_format(lat, lbuf, sizeof(lbuf));
-			if (fprintf(out, "%" PRId64 ",%" PRId64 ",%s,%s,%s,%s",
-				    did, scan, nbuf, cbuf, dbuf, lbuf) < 0)
-				goto io;
-			if (fix) {
-				char cb[32], bb[32];
-
-				if (span(h5, i, fixed_nersc, first, raw, &d, err) < 0)
-					goto out;
-				st_num_format(st_duration_seconds(d), cb, sizeof(cb));
-				st_num_format(st_duration_seconds(b + b2), bb, sizeof(bb));
-				if (fprintf(out, ",%s,%s", cb, bb) < 0)
-					goto io;
-			}
-			if (fputc('\n', out) == EOF)
-				goto io;
-			r.rows++;
-		}
 	}
 	if (res)
-		*res = r;
+		*res = j.r;
 	ret = 0;
-	goto out;
-io:
-	st_error_set(err, ST_EXIT_IOERR, "write error");
 out:
 	free(index);
 	return ret;

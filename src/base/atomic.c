@@ -454,9 +454,11 @@ static bool temp_name_of(const char *name, const char *base, long *pid)
 					"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
 }
 
-/* Remove the stale temporaries (see above) of the target DIR/BASE.  Best
- * effort: whatever cannot be checked is left alone. */
-static void sweep_stale(const char *dir, const char *base)
+/* Remove the stale temporaries (see above) named after BASE in DIR:
+ * files, or with STAGES the staging directories (their names always carry
+ * a pid) with all they hold.  Best effort: whatever cannot be checked is
+ * left alone. */
+static void sweep_stale(const char *dir, const char *base, bool stages)
 {
 	DIR *dp = opendir(dir);
 	struct dirent *de;
@@ -470,22 +472,27 @@ static void sweep_stale(const char *dir, const char *base)
 		bool dead;
 		int fd;
 
-		if (!temp_name_of(de->d_name, base, &pid) ||
+		if (!temp_name_of(de->d_name, base, &pid) || (stages && pid == 0) ||
 		    fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		    !(stages ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)) ||
+		    st.st_uid != geteuid())
 			continue;
 		dead = pid > 0 && pid != (long)getpid() &&
 		       kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 		if (!dead && now - st.st_mtime < STALE_GRACE_SEC)
 			continue;
-		fd = openat(dirfd(dp), de->d_name, O_RDONLY | O_NOFOLLOW |
-			    O_NONBLOCK | O_CLOEXEC);
+		fd = openat(dirfd(dp), de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+			    (stages ? O_DIRECTORY : O_NONBLOCK));
 		if (fd < 0)
 			continue;
 		/* the lock is held by a live run, and it is the same file */
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &fst) == 0 &&
-		    fst.st_ino == st.st_ino && fst.st_dev == st.st_dev)
-			(void)unlinkat(dirfd(dp), de->d_name, 0);
+		    fst.st_ino == st.st_ino && fst.st_dev == st.st_dev) {
+			if (stages)
+				remove_tree_at(dirfd(dp), de->d_name, 8);
+			else
+				(void)unlinkat(dirfd(dp), de->d_name, 0);
+		}
 		close(fd);
 	}
 	closedir(dp);
@@ -511,7 +518,7 @@ static int finish_commit(st_atomic_file *af, bool sync, st_error *err)
 		char *dir = dir_of(af->path), *copy = strdup(af->path);
 
 		if (dir && copy)
-			sweep_stale(dir, basename(copy));
+			sweep_stale(dir, basename(copy), false);
 		free(dir);
 		free(copy);
 	}
@@ -672,44 +679,9 @@ void st_atomic_set_abort(st_atomic_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
+/* Staging directories are DIR/.streamtime-stage.PID.XXXXXX; those of runs
+ * that died are swept like temporaries (sweep_stale). */
 #define STAGE_NAME "streamtime-stage"
-
-/* Remove the stale staging directories of DIR: ".streamtime-stage.PID.XXXXXX"
- * of runs that died (unlocked, and a dead pid or older than the grace
- * period), as sweep_stale does for files. */
-static void sweep_stale_stages(const char *dir)
-{
-	DIR *dp = opendir(dir);
-	struct dirent *de;
-	time_t now = time(NULL);
-
-	if (!dp)
-		return;
-	while ((de = readdir(dp)) != NULL) {
-		struct stat st, fst;
-		long pid;
-		bool dead;
-		int fd;
-
-		if (!temp_name_of(de->d_name, STAGE_NAME, &pid) || pid == 0 ||
-		    fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-			continue;
-		dead = pid != (long)getpid() && kill((pid_t)pid, 0) != 0 &&
-		       errno == ESRCH;
-		if (!dead && now - st.st_mtime < STALE_GRACE_SEC)
-			continue;
-		fd = openat(dirfd(dp), de->d_name, O_RDONLY | O_DIRECTORY |
-			    O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &fst) == 0 &&
-		    fst.st_ino == st.st_ino && fst.st_dev == st.st_dev)
-			remove_tree_at(dirfd(dp), de->d_name, 8);
-		close(fd);
-	}
-	closedir(dp);
-}
 
 int st_atomic_stage_open(st_atomic_stage *sg, const char *dir, st_error *err)
 {
@@ -902,7 +874,7 @@ int st_atomic_stage_commit(st_atomic_stage *sg, st_error *err)
 	}
 	rc = st_atomic_set_commit(&set, err);
 	if (rc == 0)
-		sweep_stale_stages(sg->dir);
+		sweep_stale(sg->dir, STAGE_NAME, true);
 out:
 	st_atomic_set_abort(&set);
 	for (size_t i = 0; i < n; i++)

@@ -243,46 +243,6 @@ out:
 	return 0;
 }
 
-char *st_file_read(const char *path, size_t *len, st_error *err)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0;
-
-	*len = 0;
-	if (!f) {
-		st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s", path,
-			     strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		size_t got;
-
-		if (!grow((void **)&buf, &cap, *len + 65536, 1)) {
-			st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", path);
-			goto fail;
-		}
-		got = fread(buf + *len, 1, cap - *len - 1, f);
-		*len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		st_error_set(err, errno == EISDIR ? ST_EXIT_NOINPUT : ST_EXIT_IOERR,
-			     "cannot read %s: %s", path, strerror(errno));
-		goto fail;
-	}
-	buf[*len] = '\0';
-	if (f != stdin)
-		fclose(f);
-	return buf;
-fail:
-	free(buf);
-	if (f != stdin)
-		fclose(f);
-	return NULL;
-}
-
 int st_table_read(st_table *t, const char *path, st_error *err)
 {
 	size_t len;
@@ -324,28 +284,31 @@ int st_table_cell_error(const st_table *t, size_t row, int col,
 			    t->name, t->lines[row], t->header[col], what);
 }
 
-int st_table_get_int(const st_table *t, size_t row, int col, int64_t *out,
-		     st_error *err)
+/* Error 65: the cell at ROW, COL of T "is not KIND".  Returns -1. */
+static int not_a(const st_table *t, size_t row, int col, const char *kind,
+		 st_error *err)
 {
 	char what[160];
 
+	snprintf(what, sizeof(what), "'%.100s' is not %s",
+		 st_table_get(t, row, col), kind);
+	return st_table_cell_error(t, row, col, what, err);
+}
+
+int st_table_get_int(const st_table *t, size_t row, int col, int64_t *out,
+		     st_error *err)
+{
 	if (st_num_parse_int(st_table_get(t, row, col), out) == 0)
 		return 0;
-	snprintf(what, sizeof(what), "'%.100s' is not an integer",
-		 st_table_get(t, row, col));
-	return st_table_cell_error(t, row, col, what, err);
+	return not_a(t, row, col, "an integer", err);
 }
 
 int st_table_get_double(const st_table *t, size_t row, int col, double *out,
 			st_error *err)
 {
-	char what[160];
-
 	if (st_num_parse_double(st_table_get(t, row, col), out) == 0)
 		return 0;
-	snprintf(what, sizeof(what), "'%.100s' is not a number",
-		 st_table_get(t, row, col));
-	return st_table_cell_error(t, row, col, what, err);
+	return not_a(t, row, col, "a number", err);
 }
 
 static int write_field(FILE *f, const char *s)

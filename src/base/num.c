@@ -105,3 +105,17 @@ size_t st_num_format(double v, char *buf, size_t size)
 	len = snprintf(buf, size, "%.*f", decimals, v);
 	return len < 0 ? 0 : (size_t)len;
 }
+
+int st_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int st_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}

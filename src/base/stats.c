@@ -3,14 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "streamtime/num.h"
 #include "streamtime/stats.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 double st_stats_quantile_sorted(const double *sorted, size_t n, double p)
 {
@@ -41,7 +35,7 @@ int st_stats_summarize(const double *v, size_t n, st_summary *out)
 	if (!s)
 		return -1;
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), st_cmp_double);
 	for (size_t i = 0; i < n; i++)
 		sum += s[i];
 	mean = sum / (double)n;
@@ -80,7 +74,7 @@ size_t st_stats_remove_outliers(const double *v, size_t n, double *out)
 	if (!s)
 		return (size_t)-1;
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), st_cmp_double);
 	q1 = st_stats_quantile_sorted(s, n, 0.25);
 	q3 = st_stats_quantile_sorted(s, n, 0.75);
 	free(s);

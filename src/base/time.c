@@ -36,18 +36,6 @@ void st_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 	*y = yoe + era * 400 + (*m <= 2);
 }
 
-static bool is_leap(int64_t y)
-{
-	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-static unsigned days_in_month(int64_t y, unsigned m)
-{
-	static const unsigned dim[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30,
-					  31, 30, 31 };
-	return m == 2 && is_leap(y) ? 29 : dim[m - 1];
-}
-
 /* Read exactly N digits at *P into *OUT and advance. */
 static bool digits(const char **p, int n, int *out)
 {
@@ -136,7 +124,7 @@ int st_time_parse(const char *s, const st_tz *tz, st_instant *out, int *flags,
 	if (!digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) ||
 	    *p++ != '-' || !digits(&p, 2, &d))
 		goto bad;
-	if (mo < 1 || mo > 12 || d < 1 || (unsigned)d > days_in_month(y, (unsigned)mo))
+	if (mo < 1 || mo > 12 || d < 1 || (unsigned)d > st_days_in_month(y, (unsigned)mo))
 		return st_error_set(err, ST_EXIT_DATAERR,
 				    "invalid date in '%s'", s);
 	if (*p == 'T' || *p == 't' || *p == ' ') {

@@ -19,6 +19,10 @@
 #include <unistd.h>
 
 #include "streamtime/error.h"
+#include "streamtime/file.h"
+#include "streamtime/num.h"
+#include "streamtime/search.h"
+#include "streamtime/time.h"
 #include "streamtime/tz.h"
 
 #define TZ_DEFAULT_DIR "/usr/share/zoneinfo"
@@ -58,57 +62,7 @@ struct st_tz {
 	struct tz_rule rule;
 };
 
-/* ---- calendar arithmetic (proleptic Gregorian, local copy) ------------ */
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-
-	if ((a % b != 0) && ((a < 0) != (b < 0)))
-		q--;
-	return q;
-}
-
-/* Days since 1970-01-01 of Y-M-D (Howard Hinnant's algorithm). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = floor_div(y, 400);
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-/* The Gregorian year containing day DAYS (days since 1970-01-01). */
-static int64_t year_from_days(int64_t days)
-{
-	int64_t z = days + 719468;
-	int64_t era = floor_div(z, 146097);
-	int64_t doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int64_t mp = (5 * doy + 2) / 153;
-	int64_t y = yoe + era * 400;
-
-	return mp >= 10 ? y + 1 : y;
-}
-
-static int is_leap(int64_t y)
-{
-	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-static int month_days(int64_t y, int m)
-{
-	static const int mdays[12] = {
-		31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
-	};
-
-	return mdays[m - 1] + (m == 2 && is_leap(y));
-}
+/* ---- calendar arithmetic (the rest is in time.h) ---------------------- */
 
 /* Day of the week of day DAYS since 1970-01-01, 0 = Sunday. */
 static int weekday(int64_t days)
@@ -123,20 +77,20 @@ static int weekday(int64_t days)
 /* Days since 1970-01-01 of the date rule D names in YEAR. */
 static int64_t rule_day(const struct tz_rule_date *d, int64_t year)
 {
-	int64_t jan1 = days_from_civil(year, 1, 1);
+	int64_t jan1 = st_days_from_civil(year, 1, 1);
 	int64_t first;
 	int mday;
 
 	switch (d->kind) {
 	case RULE_JULIAN1:
-		return jan1 + d->day - 1 + (is_leap(year) && d->day >= 60);
+		return jan1 + d->day - 1 + (st_is_leap_year(year) && d->day >= 60);
 	case RULE_JULIAN0:
 		return jan1 + d->day;
 	case RULE_MONTH:
 	default:
-		first = days_from_civil(year, d->month, 1);
+		first = st_days_from_civil(year, (unsigned)d->month, 1);
 		mday = 1 + (d->day - weekday(first) + 7) % 7 + 7 * (d->week - 1);
-		while (mday > month_days(year, d->month))
+		while (mday > (int)st_days_in_month(year, (unsigned)d->month))
 			mday -= 7;
 		return first + mday - 1;
 	}
@@ -188,7 +142,11 @@ static int64_t clamp_t(int64_t t)
 
 static int64_t rule_year(const struct tz_rule *r, int64_t t)
 {
-	return year_from_days(floor_div(clamp_t(t) + r->std_off, 86400));
+	int64_t y;
+	unsigned m, d;
+
+	st_civil_from_days(st_floor_div(clamp_t(t) + r->std_off, 86400), &y, &m, &d);
+	return y;
 }
 
 /* Offset the footer rule R gives at UTC second T. */
@@ -577,54 +535,30 @@ static int tzif_parse(st_tz *tz, const unsigned char *buf, size_t len,
 /* Read the whole regular file PATH into a new buffer *BUF of *LEN bytes.
  * Returns 0, or -1 with errno set (EISDIR for a directory, EFBIG when the
  * file is implausibly large). */
-static int read_file(const char *path, unsigned char **buf, size_t *len)
+static int read_file(const char *path, char **buf, size_t *len)
 {
 	struct stat st;
-	unsigned char *b;
-	size_t n = 0;
-	int fd, e;
+	int fd, rc = -1, e;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0)
-		goto fail;
+		goto out;
 	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
-		goto fail;
+		goto out;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > TZ_FILE_MAX) {
 		errno = EFBIG;
-		goto fail;
+		goto out;
 	}
-	b = malloc((size_t)st.st_size + 1);
-	if (!b)
-		goto fail;
-	while (n < (size_t)st.st_size) {
-		ssize_t r = read(fd, b + n, (size_t)st.st_size - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			e = errno;
-			free(b);
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	*buf = b;
-	*len = n;
-	return 0;
-fail:
+	rc = st_file_read_fd(fd, (size_t)st.st_size, TZ_FILE_MAX, buf, len);
+out:
 	e = errno;
 	close(fd);
 	errno = e;
-	return -1;
+	return rc;
 }
 
 /* ---- public interface ------------------------------------------------- */
@@ -644,8 +578,7 @@ void st_tz_free(st_tz *tz)
 st_tz *st_tz_load(const char *name, st_error *err)
 {
 	const char *dir, *why = NULL;
-	unsigned char *buf = NULL;
-	char *path = NULL;
+	char *buf = NULL, *path = NULL;
 	size_t len, plen;
 	st_tz *tz;
 
@@ -689,7 +622,7 @@ st_tz *st_tz_load(const char *name, st_error *err)
 			     strerror(errno));
 		goto fail;
 	}
-	if (tzif_parse(tz, buf, len, &why) < 0) {
+	if (tzif_parse(tz, (const unsigned char *)buf, len, &why) < 0) {
 		st_error_set(err, ST_EXIT_CONFIG,
 			     "malformed time zone file '%s': %s", path, why);
 		goto fail;
@@ -765,8 +698,6 @@ const char *st_tz_name(const st_tz *tz)
  * transition, then the footer rule (or the last entry when there is none). */
 int32_t st_tz_offset_at(const st_tz *tz, int64_t t)
 {
-	size_t lo, hi;
-
 	if (!tz)
 		return 0;
 	if (tz->n_trans == 0)
@@ -781,34 +712,16 @@ int32_t st_tz_offset_at(const st_tz *tz, int64_t t)
 			return rule_offset_at(&tz->rule, t);
 		return tz->trans_off[tz->n_trans - 1];
 	}
-	/* Last transition <= t. */
-	lo = 0;
-	hi = tz->n_trans - 1;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tz->trans[mid] <= t)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return tz->trans_off[lo];
+	/* Last transition <= t: trans[0] <= t < trans[n_trans - 1] here. */
+	return tz->trans_off[st_i64_upper_bound(tz->trans, tz->n_trans, t) - 1];
 }
 
 /* The first transition strictly after UTC second T, table or footer, into
  * *NEXT.  Returns 1, or 0 when there is none. */
 static int next_transition(const st_tz *tz, int64_t t, int64_t *next)
 {
-	size_t lo = 0, hi = tz->n_trans;
+	size_t lo = st_i64_upper_bound(tz->trans, tz->n_trans, t);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tz->trans[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < tz->n_trans) {
 		*next = tz->trans[lo];
 		return 1;

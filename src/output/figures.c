@@ -100,8 +100,8 @@ static int read_table(st_table *t, const char *dir, const char *sub,
 	return rc;
 }
 
-/* True for the values sacct prints for an unset time. */
-/* The offload time of SIZE in OFFLOAD, or NaN when it has none. */
+/* The offload time of SIZE in OFFLOAD into *OUT, NaN when it has none.
+ * Returns 0, or -1 with ERR set (a missing column, a bad cell). */
 static int offload_time(const st_table *offload, int64_t size, double *out,
 			st_error *err)
 {
@@ -289,14 +289,13 @@ static double nice_ceil(double v)
 	return v > 0 ? ceil(v / step - 1e-9) * step : 1.0;
 }
 
-/* Bins of about TARGET nice-width steps covering [LO, HI]: *ELO, *EHI and
- * the bin count.  Whole-second data (INTEGRAL) gets bins at least 1 s wide;
- * 1 s bins are centred on the seconds. */
-/* Bins over [LO, HI] of a nice width, about TARGET of them, whole-number
- * bins when every value is integral and the width would be <= 1.  Never
- * more than MAX_BINS: a span that is not finite (values near DBL_MAX) or
- * too wide for the step gets one bin per MAX_BINS-th of it. */
 #define MAX_BINS 10000
+
+/* Histogram bins covering [LO, HI], about TARGET of them, of a nice width:
+ * their outer edges in *ELO and *EHI, their count returned.  INTEGRAL data
+ * (whole seconds) whose width would be <= 1 gets 1-wide bins centred on
+ * the whole numbers.  A span that is not finite (values near DBL_MAX)
+ * gets one bin; one too wide for the step is cut into MAX_BINS bins. */
 static size_t bins_for(double lo, double hi, int target, bool integral,
 		       double *elo, double *ehi)
 {
@@ -493,13 +492,6 @@ static double *queue_times(const struct data *d)
 	return q;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The 0..P quantile of the N values Q (sorted copy), NaN when N is 0. */
 static double quantile(const double *q, size_t n, double p)
 {
@@ -508,7 +500,7 @@ static double quantile(const double *q, size_t n, double p)
 	if (!s)
 		return NAN;
 	memcpy(s, q, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), st_cmp_double);
 	r = st_stats_quantile_sorted(s, n, p);
 	free(s);
 	return r;

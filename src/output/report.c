@@ -109,10 +109,20 @@ char *st_report_format_number(double v, int decimals, char *buf, size_t size)
 	return buf;
 }
 
+/* T small units as "Q BIG R SMALL", or "Q BIG" when R is 0; PER small
+ * units make a big one. */
+static char *two_units(char *buf, size_t size, long long t, int per,
+		       const char *big, const char *small)
+{
+	if (t % per)
+		snprintf(buf, size, "%lld %s %lld %s", t / per, big, t % per, small);
+	else
+		snprintf(buf, size, "%lld %s", t / per, big);
+	return buf;
+}
+
 char *st_report_format_duration(double s, char *buf, size_t size)
 {
-	long long t;
-
 	if (!isfinite(s) || s < 0 || s > 1e15) {
 		snprintf(buf, size, "n/a");
 		return buf;
@@ -121,28 +131,11 @@ char *st_report_format_duration(double s, char *buf, size_t size)
 		snprintf(buf, size, "%.0f s", s);
 		return buf;
 	}
-	if (s < 3600 - 0.5) {
-		t = llround(s);
-		if (t % 60)
-			snprintf(buf, size, "%lld min %lld s", t / 60, t % 60);
-		else
-			snprintf(buf, size, "%lld min", t / 60);
-		return buf;
-	}
-	if (s < 86400 - 30) {
-		t = llround(s / 60);
-		if (t % 60)
-			snprintf(buf, size, "%lld h %lld min", t / 60, t % 60);
-		else
-			snprintf(buf, size, "%lld h", t / 60);
-		return buf;
-	}
-	t = llround(s / 3600);
-	if (t % 24)
-		snprintf(buf, size, "%lld d %lld h", t / 24, t % 24);
-	else
-		snprintf(buf, size, "%lld d", t / 24);
-	return buf;
+	if (s < 3600 - 0.5)
+		return two_units(buf, size, llround(s), 60, "min", "s");
+	if (s < 86400 - 30)
+		return two_units(buf, size, llround(s / 60), 60, "h", "min");
+	return two_units(buf, size, llround(s / 3600), 24, "d", "h");
 }
 
 /* Skip "<START ... END" at P (P starts with START); NULL when unclosed. */

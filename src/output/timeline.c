@@ -15,10 +15,9 @@
 
 #include "streamtime/atomic.h"
 #include "streamtime/csv.h"
+#include "streamtime/receivers.h"
 #include "streamtime/timeline.h"
 #include "streamtime/tz.h"
-
-#define MAX_RECEIVERS 64
 
 static const char *const stage_names[ST_STAGE_N] = {
 	"receivers", "NCEM offload", "Slurm queue", "Slurm run", "NERSC write",
@@ -99,7 +98,7 @@ static int receiver_columns(const st_table *t, int *cols)
 {
 	int n = 0;
 
-	for (; n < MAX_RECEIVERS; n++) {
+	for (; n < ST_RECEIVERS_MAX; n++) {
 		char name[16];
 
 		snprintf(name, sizeof(name), "time%d", n);
@@ -116,7 +115,7 @@ static int add_offload(const st_timeline_input *in, struct slices *s,
 {
 	static const char *const need[] = { "scan_number",
 					    "time_last_written" };
-	int idx[2], rc[MAX_RECEIVERS], nrec;
+	int idx[2], rc[ST_RECEIVERS_MAX], nrec;
 	st_table t;
 	int ret = -1;
 
@@ -360,7 +359,7 @@ out:
 static int add_created(const st_timeline_input *in, struct slices *s,
 		       struct joined *joined, size_t njoined, st_error *err)
 {
-	int col, rc[MAX_RECEIVERS], nrec;
+	int col, rc[ST_RECEIVERS_MAX], nrec;
 	st_table t;
 	int ret = -1;
 

@@ -450,18 +450,19 @@ static bool dst_safe(const st_tz *tz, int64_t day)
 	return st_tz_offset_at(tz, day * DAY) == st_tz_offset_at(tz, (day + 2) * DAY);
 }
 
-static int gen_jobs(struct sim *s, st_rng *r, st_error *err)
+/* The jobs of the run, in random order: PER count jobs of each size (a few
+ * of them without a Distiller row, with null fields, stuck, or recounts)
+ * and the noise around them (failed, timed out, cancelled, debug,
+ * transfer and Jupyter jobs), in S->jobs[S->njobs].  Returns 0 or -1. */
+static int job_kinds(struct sim *s, st_rng *r, size_t per, st_error *err)
 {
-	size_t k = s->o->scale, per = 24 * k, total = 4 * per, n = 0, cap;
-	size_t nnoise[6], nsessions;
 	static const unsigned char noise_kind[6] = {
 		K_FAILED, K_TIMEOUT, K_CANCELLED, K_DEBUG, K_TRANSFER, K_JUPYTER };
 	static const double noise_rate[6] = { 0.02, 0.01, 0.01, 0.01, 0.03, 0.02 };
-	int64_t day0 = st_days_from_civil(2023, 2, 1), slurm_id, djob = 2000;
-	int64_t last_scan[ST_SIM_NSIZES] = { 0 }, scan = 1000;
-	size_t nsteps, marked = 0;
+	static const unsigned char skind[4] = { K_NODB, K_NULL, K_STUCK,
+						K_RECOUNT };
+	size_t total = 4 * per, n = 0, cap = total, nnoise[6];
 
-	cap = total;
 	for (int i = 0; i < 6; i++) {
 		nnoise[i] = some(noise_rate[i], total);
 		cap += nnoise[i];
@@ -472,8 +473,6 @@ static int gen_jobs(struct sim *s, st_rng *r, st_error *err)
 	for (int i = 0; i < ST_SIM_NSIZES; i++) {
 		size_t special[4] = { some(0.04, per), some(0.03, per),
 				      some(0.02, per), some(0.04, per) };
-		static const unsigned char skind[4] = { K_NODB, K_NULL, K_STUCK,
-							K_RECOUNT };
 		size_t j = 0;
 
 		for (int t = 0; t < 4; t++)
@@ -491,9 +490,16 @@ static int gen_jobs(struct sim *s, st_rng *r, st_error *err)
 					  (int)st_rng_int(r, 0, ST_SIM_NSIZES - 1) };
 	s->njobs = n;
 	st_rng_shuffle(r, s->jobs, n, sizeof(*s->jobs));
+	return 0;
+}
 
-	/* sessions: consecutive chunks of the shuffled jobs */
-	nsessions = n / 12 > 8 ? n / 12 : 8;
+/* Submit times: the shuffled jobs in consecutive chunks, one working-day
+ * session each (on days clear of DST changes), 20 s to 15 min apart. */
+static void job_sessions(struct sim *s, st_rng *r)
+{
+	int64_t day0 = st_days_from_civil(2023, 2, 1);
+	size_t n = s->njobs, nsessions = n / 12 > 8 ? n / 12 : 8;
+
 	for (size_t q = 0; q < nsessions; q++) {
 		size_t a = q * n / nsessions, b = (q + 1) * n / nsessions;
 		int64_t day = day0 + st_rng_int(r, 0, 239), t;
@@ -507,8 +513,15 @@ static int gen_jobs(struct sim *s, st_rng *r, st_error *err)
 			t += st_rng_int(r, 20, 900);
 		}
 	}
-	/* what each job did */
-	nsteps = some(0.05, per * 4);
+}
+
+/* What each job did: its queue time and elapsed time by kind, whether the
+ * collector polled it while running, and the batch and extern steps of
+ * NSTEPS count jobs, wherever they fall. */
+static void job_runs(struct sim *s, st_rng *r, size_t nsteps)
+{
+	size_t n = s->njobs, marked = 0;
+
 	for (size_t j = 0; j < n; j++) {
 		struct job *jb = &s->jobs[j];
 
@@ -544,7 +557,6 @@ static int gen_jobs(struct sim *s, st_rng *r, st_error *err)
 		jb->polled = (jb->kind == K_OK || jb->kind == K_RECOUNT) &&
 			     st_rng_uniform(r) < 0.15;
 	}
-	/* the batch and extern steps of a few jobs, wherever they fall */
 	while (marked < nsteps) {
 		struct job *jb = &s->jobs[st_rng_int(r, 0, (int64_t)n - 1)];
 
@@ -553,10 +565,19 @@ static int gen_jobs(struct sim *s, st_rng *r, st_error *err)
 			marked++;
 		}
 	}
-	qsort(s->jobs, n, sizeof(*s->jobs), cmp_job);
-	/* ids in submit order: other users' jobs between ours */
+}
+
+/* The jobs in submit order with their ids: Slurm ids with other users'
+ * jobs between ours, Distiller job ids, and scan numbers (a recount
+ * counts its size's previous scan again). */
+static void job_ids(struct sim *s, st_rng *r)
+{
+	int64_t last_scan[ST_SIM_NSIZES] = { 0 }, scan = 1000, djob = 2000;
+	int64_t slurm_id;
+
+	qsort(s->jobs, s->njobs, sizeof(*s->jobs), cmp_job);
 	slurm_id = 5000000 + st_rng_int(r, 0, 999999);
-	for (size_t j = 0; j < n; j++) {
+	for (size_t j = 0; j < s->njobs; j++) {
 		struct job *jb = &s->jobs[j];
 
 		slurm_id += st_rng_int(r, 2, 4000);     /* id + 1 is never a job */
@@ -573,6 +594,18 @@ static int gen_jobs(struct sim *s, st_rng *r, st_error *err)
 		last_scan[jb->size_i] = scan;
 	}
 	s->next_scan_id = scan;
+}
+
+/* The Slurm jobs of the run, 24 count jobs per size and scale unit. */
+static int gen_jobs(struct sim *s, st_rng *r, st_error *err)
+{
+	size_t per = 24 * s->o->scale;
+
+	if (job_kinds(s, r, per, err) < 0)
+		return -1;
+	job_sessions(s, r);
+	job_runs(s, r, some(0.05, per * 4));
+	job_ids(s, r);
 	return 0;
 }
 

@@ -3,15 +3,14 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "streamtime/clock_net.h"
+#include "streamtime/spawn.h"
 
 const char *st_clock_kind_name(enum st_clock_kind k)
 {
@@ -235,72 +234,26 @@ static int udp_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 
 /* ---- a child process on pipes (exec:, ssh://, ssh-date://) ---- */
 
-struct child {
-	pid_t pid;
-	int in, out;            /* we write IN, read OUT */
-};
-
-/* Start ARGV with its stdin and stdout on pipes; stderr is shared. */
-static int child_start(char *const argv[], struct child *c, st_error *err)
+/* Start the responder ARGV of target T with its stdin and stdout on pipes
+ * (stderr shared, so ssh's own messages reach the user), leading a process
+ * group of its own: a shell's children go with it.  Nothing stands between
+ * the exchange and the pipes.  On failure ERR names the target. */
+static int start_responder(const st_clock_target *t, char *const argv[],
+			   st_child *c, st_error *err)
 {
-	int a[2], b[2];
+	static const st_spawn_opts so = {
+		ST_SPAWN_STDIN | ST_SPAWN_STDOUT | ST_SPAWN_GROUP, NULL
+	};
+	st_error e;
 
-	c->pid = -1;
-	c->in = c->out = -1;
-	if (pipe2(a, O_CLOEXEC) != 0)
-		return st_error_set(err, ST_EXIT_UNAVAILABLE, "pipe: %s", strerror(errno));
-	if (pipe2(b, O_CLOEXEC) != 0) {
-		close(a[0]);
-		close(a[1]);
-		return st_error_set(err, ST_EXIT_UNAVAILABLE, "pipe: %s", strerror(errno));
-	}
-	c->pid = fork();
-	if (c->pid == 0) {
-		/* its own process group: a shell's children go with it */
-		setpgid(0, 0);
-		dup2(a[0], 0);
-		dup2(b[1], 1);
-		execvp(argv[0], argv);
-		fprintf(stderr, "streamtime: cannot run %s: %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	close(a[0]);
-	close(b[1]);
-	if (c->pid < 0) {
-		close(a[1]);
-		close(b[0]);
-		return st_error_set(err, ST_EXIT_UNAVAILABLE, "fork: %s", strerror(errno));
-	}
-	c->in = a[1];
-	c->out = b[0];
-	return 0;
+	if (st_spawn(c, argv, &so, &e) == 0)
+		return 0;
+	return st_error_set(err, e.code, "%s: not measured: %s", t->name, e.text);
 }
 
-/* Close the pipes, give the child a moment to go, then kill it. */
-static void child_finish(struct child *c)
-{
-	if (c->in >= 0)
-		close(c->in);
-	if (c->out >= 0)
-		close(c->out);
-	c->in = c->out = -1;
-	if (c->pid <= 0)
-		return;
-	for (int i = 0; i < 200; i++) {
-		siginfo_t info = { 0 };
-
-		/* WNOWAIT: the group is killed before the pid can be reused */
-		if (waitid(P_PID, (id_t)c->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-		    info.si_pid == c->pid)
-			break;
-		usleep(10000);
-	}
-	kill(-c->pid, SIGKILL);
-	kill(c->pid, SIGKILL);
-	waitpid(c->pid, NULL, 0);
-	c->pid = -1;
-}
+/* How long a responder has to go once its pipes close; then its group is
+ * killed. */
+#define RESPONDER_GRACE_MS 2000
 
 /* argv for ssh: O->ssh_argv, then HOST, then COMMAND (one word: ssh hands
  * it to the remote shell). */
@@ -332,12 +285,12 @@ static int stream_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 	uint32_t local_res = st_clock_resolution();
 	unsigned char buf[4096];
 	size_t have = 0;
-	struct child c;
+	st_child c;
 	bool dead = false;
 
 	if (!argv)
 		return st_error_set(err, ST_EXIT_UNAVAILABLE, "out of memory");
-	if (child_start(argv, &c, err) < 0) {
+	if (start_responder(t, argv, &c, err) < 0) {
 		if (argv != sh)
 			free(argv);
 		return -1;
@@ -408,7 +361,7 @@ static int stream_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 			break;
 		}
 	}
-	child_finish(&c);
+	st_child_stop(&c, RESPONDER_GRACE_MS);
 	return 0;
 }
 
@@ -426,13 +379,13 @@ static int date_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 	char *loop = NULL, **argv;
 	char buf[256];
 	size_t have = 0;
-	struct child c;
+	st_child c;
 	bool dead = false;
 
 	if (asprintf(&loop, "while read _; do %s; done", o->date_command) < 0)
 		return st_error_set(err, ST_EXIT_UNAVAILABLE, "out of memory");
 	argv = ssh_argv(o, t->host, loop);
-	if (!argv || child_start(argv, &c, err) < 0) {
+	if (!argv || start_responder(t, argv, &c, err) < 0) {
 		free(argv);
 		free(loop);
 		return argv ? -1 : st_error_set(err, ST_EXIT_UNAVAILABLE,
@@ -494,7 +447,7 @@ static int date_probe(const st_clock_target *t, const st_clock_probe_opts *o,
 		have -= (size_t)(nl + 1 - buf);
 		memmove(buf, nl + 1, have);
 	}
-	child_finish(&c);
+	st_child_stop(&c, RESPONDER_GRACE_MS);
 	return 0;
 }
 

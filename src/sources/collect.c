@@ -82,13 +82,6 @@ static int lock_out(const char *out, bool wait, st_error *err)
 	return fd;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The scans OUT already holds (DATA, LEN bytes of whole lines after its
  * header), sorted, in *SCANS. */
 static int known_scans(const char *out, const char *data, size_t len,
@@ -114,7 +107,7 @@ static int known_scans(const char *out, const char *data, size_t len,
 			goto out;
 	*n = t.nrows;
 	if (*n)
-		qsort(*scans, *n, sizeof(**scans), cmp_i64);
+		qsort(*scans, *n, sizeof(**scans), st_cmp_i64);
 	rc = 0;
 out:
 	if (rc < 0) {

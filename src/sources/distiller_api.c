@@ -10,19 +10,13 @@
 #include "streamtime/distiller.h"
 #include "streamtime/distiller_api.h"
 #include "streamtime/http.h"
+#include "streamtime/num.h"
 
 #define SERVICE "the Distiller API"
 #define MAX_ELAPSED_S 9e9       /* st_duration reaches 9.2e9 s */
 #define DEFAULT_PAGE 100
 
 /* ---- parsing ---- */
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 static int cmp_job(const void *a, const void *b)
 {
@@ -37,7 +31,7 @@ static size_t sort_unique(int64_t *v, size_t n)
 	size_t w = 0;
 
 	if (n)
-		qsort(v, n, sizeof(*v), cmp_i64);
+		qsort(v, n, sizeof(*v), st_cmp_i64);
 	for (size_t r = 0; r < n; r++)
 		if (!w || v[w - 1] != v[r])
 			v[w++] = v[r];
@@ -532,7 +526,7 @@ static int fetch_scans(struct fetch *f, st_log *log, st_error *err)
 static long size_index(const struct fetch *f, int64_t id)
 {
 	const int64_t *p = bsearch(&id, f->scan_ids, f->n_scans,
-				   sizeof(*p), cmp_i64);
+				   sizeof(*p), st_cmp_i64);
 	int64_t size = p ? f->sizes[p - f->scan_ids] : 0;
 
 	for (size_t i = 0; size > 0 && i < f->q->n_sizes; i++)

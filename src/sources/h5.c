@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "streamtime/file.h"
 #include "streamtime/h5.h"
 
 /* Exactly N digits at *P. */
@@ -98,17 +99,12 @@ static int collect_dir(const char *dir, const st_h5_opts *o, st_h5_result *res,
 		st_h5_name nm;
 		st_h5_file f;
 		struct stat st;
+		int more = st_dir_read(d, dir, &de, err);
 
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno) {
-				st_error_set(err, ST_EXIT_IOERR, "cannot read directory "
-					     "%s: %s", dir, strerror(errno));
-				goto fail;
-			}
+		if (more < 0)
+			goto fail;
+		if (!more)
 			break;
-		}
 		if (de->d_name[0] != 'F' || !st_h5_parse_name(de->d_name, &nm))
 			continue;
 		if (nm.id_num == 0) {

@@ -9,7 +9,9 @@
 
 #include <jansson.h>
 
+#include "streamtime/file.h"
 #include "streamtime/receivers.h"
+#include "streamtime/search.h"
 
 /* Plain decimal at *P: no sign, no leading zero (except "0"), at most
  * MAXDIG digits.  Advances *P. */
@@ -176,19 +178,9 @@ static int entry_cmp(const void *a, const void *b)
 
 static bool in_sorted(const int64_t *v, size_t n, int64_t key)
 {
-	size_t lo = 0, hi = n;
+	size_t i = st_i64_lower_bound(v, n, key);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] == key)
-			return true;
-		if (v[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return i < n && v[i] == key;
 }
 
 /* Read file NAME of directory DFD into a new buffer (at most
@@ -201,7 +193,6 @@ static char *slurp_at(int dfd, const char *name, size_t *len, st_instant *mtime,
 	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
 	char *buf = NULL;
-	size_t n = 0, cap;
 
 	if (fd < 0) {
 		st_error_set(err, ST_EXIT_NOINPUT, "cannot open: %s", strerror(errno));
@@ -209,51 +200,34 @@ static char *slurp_at(int dfd, const char *name, size_t *len, st_instant *mtime,
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		st_error_set(err, ST_EXIT_DATAERR, "not a regular file");
-		goto fail;
+		goto out;
 	}
 	if (st_instant_from_timespec(st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
 				     mtime) < 0) {
 		st_error_set(err, ST_EXIT_DATAERR, "mtime %lld s since 1970 is "
 			     "outside the years 1678..2261",
 			     (long long)st.st_mtim.tv_sec);
-		goto fail;
+		goto out;
 	}
 	if (st.st_size > ST_RECEIVERS_STATUS_MAX) {
 		st_error_set(err, ST_EXIT_DATAERR, "larger than %d bytes, not a "
 			     "status file", ST_RECEIVERS_STATUS_MAX);
-		goto fail;
+		goto out;
 	}
-	cap = (size_t)st.st_size + 1;
-	buf = malloc(cap);
-	if (!buf) {
-		st_error_set(err, ST_EXIT_IOERR, "out of memory");
-		goto fail;
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf + n, cap - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
+	/* more than fstat said: it is being written */
+	if (st_file_read_fd(fd, (size_t)st.st_size, (size_t)st.st_size, &buf,
+			    len) < 0) {
+		if (errno == EFBIG)
+			st_error_set(err, ST_EXIT_DATAERR, "changed while read");
+		else if (errno == ENOMEM)
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		else
 			st_error_set(err, ST_EXIT_IOERR, "cannot read: %s",
 				     strerror(errno));
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n == cap) {         /* grew since fstat: it is being written */
-			st_error_set(err, ST_EXIT_DATAERR, "changed while read");
-			goto fail;
-		}
 	}
+out:
 	close(fd);
-	*len = n;
 	return buf;
-fail:
-	free(buf);
-	close(fd);
-	return NULL;
 }
 
 enum verdict { COMPLETE, PENDING, BAD };
@@ -388,17 +362,12 @@ int st_receivers_collect(const char *dir, const st_receivers_opts *o,
 		struct entry en;
 		int64_t scan;
 		int r;
+		int more = st_dir_read(d, dir, &de, err);
 
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno) {
-				st_error_set(err, ST_EXIT_IOERR, "cannot read directory "
-					     "%s: %s", dir, strerror(errno));
-				goto out;
-			}
+		if (more < 0)
+			goto out;
+		if (!more)
 			break;
-		}
 		if (de->d_name[0] == 'd' && o->data &&
 		    st_receivers_parse_data_name(de->d_name, &scan)) {
 			r = -1;

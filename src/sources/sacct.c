@@ -1,16 +1,15 @@
 /* sacct.c - Slurm accounting from sacct's output, live or saved. */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "streamtime/csv.h"
 #include "streamtime/sacct.h"
+#include "streamtime/spawn.h"
 #include "streamtime/time.h"
 #include "streamtime/tz.h"
 
@@ -278,32 +277,6 @@ static void naive(int64_t t, const st_tz *tz, char *buf, size_t size)
 		*sp = 'T';
 }
 
-/* Read FD until EOF into *BUF (growing).  0 or -1. */
-static int drain(int fd, char **buf, size_t *len, size_t *cap)
-{
-	for (;;) {
-		ssize_t n;
-
-		if (*len + 4096 > *cap) {
-			size_t nc = *cap ? *cap * 2 : 65536;
-			char *nb = realloc(*buf, nc);
-
-			if (!nb)
-				return -1;
-			*buf = nb;
-			*cap = nc;
-		}
-		n = read(fd, *buf + *len, *cap - *len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return 1;
-		if (n <= 0)
-			return n < 0 ? -1 : 0;
-		*len += (size_t)n;
-	}
-}
-
 /* The last non-empty line of S (in a static buffer), for messages. */
 static const char *last_line(const char *s)
 {
@@ -323,19 +296,22 @@ static const char *last_line(const char *s)
 }
 
 /* Run sacct for [S, E); its stdout in *OUT, stderr in *ERRTXT (new).
- * Returns its exit status, or -1 when it could not be started. */
+ * Returns its exit status, or -1 with ERR set when it could not be run
+ * (69) or its output not read (74). */
 static int run_sacct(const st_sacct_opts *o, const st_tz *tz, int64_t s,
 		     int64_t e, char **outbuf, size_t *outlen, char **errtxt,
 		     st_error *err)
 {
 	char sb[48], eb[48], start[64], end[64], delim[32], fmt[200];
-	char *argv[16];
-	int a[2], b[2], argc = 0, status;
-	size_t ocap = 0, elen = 0, ecap = 0;
-	pid_t pid;
+	char *argv[16], tzenv[PATH_MAX + 4];   /* st_tz_load's names fit */
+	/* sacct prints times in its TZ, and SLURM_TIME_FORMAT would change how */
+	const char *env[] = { tzenv, "SLURM_TIME_FORMAT", NULL };
+	st_spawn_opts so = { 0, env };
+	int argc = 0;
 
 	naive(s, tz, sb, sizeof(sb));
 	naive(e, tz, eb, sizeof(eb));
+	snprintf(tzenv, sizeof(tzenv), "TZ=%s", o->tz);
 	snprintf(start, sizeof(start), "--starttime=%s", sb);
 	snprintf(end, sizeof(end), "--endtime=%s", eb);
 	snprintf(delim, sizeof(delim), "--delimiter=%s", ST_SACCT_DELIM);
@@ -355,94 +331,7 @@ static int run_sacct(const st_sacct_opts *o, const st_tz *tz, int64_t s,
 		argv[argc++] = (char *)o->user;
 	}
 	argv[argc] = NULL;
-	*outbuf = *errtxt = NULL;
-	*outlen = 0;
-	if (pipe2(a, O_CLOEXEC) != 0)
-		return st_error_set(err, ST_EXIT_UNAVAILABLE, "pipe: %s",
-				    strerror(errno));
-	if (pipe2(b, O_CLOEXEC) != 0) {
-		close(a[0]);
-		close(a[1]);
-		return st_error_set(err, ST_EXIT_UNAVAILABLE, "pipe: %s",
-				    strerror(errno));
-	}
-	pid = fork();
-	if (pid == 0) {
-		dup2(a[1], 1);
-		dup2(b[1], 2);
-		setenv("TZ", o->tz, 1);
-		unsetenv("SLURM_TIME_FORMAT");
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(a[1]);
-	close(b[1]);
-	if (pid < 0) {
-		close(a[0]);
-		close(b[0]);
-		return st_error_set(err, ST_EXIT_UNAVAILABLE, "fork: %s",
-				    strerror(errno));
-	}
-	fcntl(a[0], F_SETFL, O_NONBLOCK);
-	fcntl(b[0], F_SETFL, O_NONBLOCK);
-	bool read_failed = false;
-
-	for (int open_fds = 2; open_fds > 0;) {
-		struct pollfd p[2] = { { a[0], POLLIN, 0 }, { b[0], POLLIN, 0 } };
-
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
-			break;
-		for (int i = 0; i < 2; i++) {
-			int r;
-
-			if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			r = i == 0 ? drain(a[0], outbuf, outlen, &ocap) :
-				     drain(b[0], errtxt, &elen, &ecap);
-			if (r < 0)
-				read_failed = true;
-			if (r <= 0) {
-				close(i == 0 ? a[0] : b[0]);
-				if (i == 0)
-					a[0] = -1;
-				else
-					b[0] = -1;
-				open_fds--;
-			}
-		}
-		if (a[0] < 0 && b[0] < 0)
-			break;
-	}
-	if (a[0] >= 0)
-		close(a[0]);
-	if (b[0] >= 0)
-		close(b[0]);
-	if (*outbuf)
-		(*outbuf)[*outlen] = '\0';
-	if (*errtxt)
-		(*errtxt)[elen] = '\0';
-	status = 0;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			status = 0;
-			break;
-		}
-	}
-	if (read_failed || (WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
-			    *errtxt && strstr(*errtxt, "cannot run"))) {
-		if (read_failed)
-			st_error_set(err, ST_EXIT_IOERR, "cannot read the output of "
-				     "%s: %s", o->sacct, strerror(errno));
-		else
-			st_error_set(err, ST_EXIT_UNAVAILABLE, "%s",
-				     last_line(*errtxt));
-		free(*outbuf);
-		free(*errtxt);
-		*outbuf = *errtxt = NULL;
-		return -1;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return st_spawn_collect(argv, &so, outbuf, outlen, errtxt, err);
 }
 
 int st_sacct_fetch(const st_sacct_opts *o, st_slurm_jobs *out, st_error *err)
@@ -458,34 +347,26 @@ int st_sacct_fetch(const st_sacct_opts *o, st_slurm_jobs *out, st_error *err)
 		char *obuf = NULL, *ebuf = NULL;
 		size_t olen = 0;
 		int status = run_sacct(o, tz, s, e, &obuf, &olen, &ebuf, err);
+		bool too_wide;
 
 		if (status < 0)
 			goto out;
 		/* Slurm's MaxQueryTimeRange: "Too wide of a date range in query",
 		 * on stderr -- with exit status 0 from some sacct versions, which
 		 * would otherwise read as a window without jobs */
-		if (ebuf && strcasestr(ebuf, "too wide of a date range")) {
-			if (e - s > 3600) {
-				window = (e - s) / 2;
-				st_warn(o->notes, "sacct refused %lld s at once; "
-					"querying %lld s windows", (long long)(e - s),
-					(long long)window);
-				free(obuf);
-				free(ebuf);
-				continue;
-			}
-			status = status ? status : 1;
+		too_wide = strcasestr(ebuf, "too wide of a date range") != NULL;
+		if (too_wide && status == 0)
+			status = 1;
+		if (status != 0 && (too_wide || strstr(ebuf, "MaxQueryTimeRange")) &&
+		    e - s > 3600) {
+			window = (e - s) / 2;
+			st_warn(o->notes, "sacct refused %lld s at once; querying "
+				"%lld s windows", (long long)(e - s), (long long)window);
+			free(obuf);
+			free(ebuf);
+			continue;
 		}
 		if (status != 0) {
-			if (ebuf && strstr(ebuf, "MaxQueryTimeRange") && e - s > 3600) {
-				window = (e - s) / 2;
-				st_warn(o->notes, "sacct refused %lld s at once; "
-					"querying %lld s windows", (long long)(e - s),
-					(long long)window);
-				free(obuf);
-				free(ebuf);
-				continue;
-			}
 			st_error_set(err, ST_EXIT_UNAVAILABLE, "%s exited with status %d: "
 				     "%s", o->sacct, status, last_line(ebuf));
 			free(obuf);

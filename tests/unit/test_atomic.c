@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -510,6 +511,65 @@ static void test_symlinks_and_devices(void **state)
 	free(target);
 }
 
+static bool exists(const char *d, const char *name)
+{
+	char p[256];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", d, name);
+	return lstat(p, &st) == 0;
+}
+
+static void touch(const char *d, const char *name)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", d, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fclose(f);
+}
+
+/* sweep_stale serves both kinds of leftovers of dead runs: temporaries of
+ * a published file (on commit) and staging directories (on stage commit);
+ * a live-looking one (no pid, recent) and another target's stay. */
+static void test_commit_sweeps_dead_runs_temporaries_and_stages(void **state)
+{
+	char sub[200], stage[300], path[256];
+	st_atomic_file af;
+	st_atomic_stage sg;
+	st_error err;
+
+	(void)state;
+	snprintf(sub, sizeof(sub), "%s/sweep", dir);
+	assert_int_equal(mkdir(sub, 0777), 0);
+	/* pid 2147483646 is above any pid_max: that run is surely dead */
+	touch(sub, ".out.csv.2147483646.abcDE1");
+	touch(sub, ".out.csv.Xyz123");          /* no pid, recent: kept */
+	touch(sub, ".other.csv.2147483646.abcDE1");
+	snprintf(stage, sizeof(stage), "%s/.streamtime-stage.2147483646.q1w2e3", sub);
+	assert_int_equal(mkdir(stage, 0777), 0);
+	touch(stage, "inner.csv");
+	touch(sub, ".streamtime-stage.2147483646.zzzzzz"); /* a file, not a stage */
+
+	snprintf(path, sizeof(path), "%s/out.csv", sub);
+	assert_int_equal(st_atomic_open(&af, path, &err), 0);
+	fputs("x\n", af.fp);
+	assert_int_equal(st_atomic_commit(&af, &err), 0);
+	assert_false(exists(sub, ".out.csv.2147483646.abcDE1"));
+	assert_true(exists(sub, ".out.csv.Xyz123"));
+	assert_true(exists(sub, ".other.csv.2147483646.abcDE1"));
+	assert_true(exists(sub, ".streamtime-stage.2147483646.q1w2e3"));
+
+	assert_int_equal(st_atomic_stage_open(&sg, sub, &err), 0);
+	assert_int_equal(st_atomic_stage_commit(&sg, &err), 0);
+	assert_false(exists(sub, ".streamtime-stage.2147483646.q1w2e3"));
+	assert_true(exists(sub, ".streamtime-stage.2147483646.zzzzzz"));
+	assert_true(exists(sub, ".out.csv.Xyz123"));
+	assert_true(exists(sub, "out.csv"));
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -544,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_signal_removes_more_than_64_temporaries),
 		cmocka_unit_test(test_mkdir_p_empty_path),
 		cmocka_unit_test(test_append_foreign_last_line_is_not_torn),
+		cmocka_unit_test(test_commit_sweeps_dead_runs_temporaries_and_stages),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -570,9 +570,10 @@ static void test_csv_write_parse_round_trip(void **state)
 }
 
 /* csv.h: the reader trims blanks around unquoted fields (libcsv's rule),
- * but st_csv_write_row quotes only for comma, quote, CR, LF, so a value with
- * leading or trailing blanks does not survive write -> parse. */
-static void test_csv_round_trip_loses_leading_trailing_blanks(void **state)
+ * so st_csv_write_row quotes a value with leading or trailing blanks, and
+ * it survives write -> parse (it did not while only comma, quote, CR and
+ * LF were quoted). */
+static void test_csv_round_trip_keeps_leading_trailing_blanks(void **state)
 {
 	static const char *const header[] = { "a", "b" };
 	static const char *const row[] = { " padded ", "\ttab" };
@@ -765,7 +766,7 @@ int main(void)
 		cmocka_unit_test(test_csv_write_parse_round_trip),
 		cmocka_unit_test(test_csv_fast_path_matches_libcsv),
 		cmocka_unit_test(test_csv_fast_path_matches_libcsv_on_sample),
-		cmocka_unit_test(test_csv_round_trip_loses_leading_trailing_blanks),
+		cmocka_unit_test(test_csv_round_trip_keeps_leading_trailing_blanks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

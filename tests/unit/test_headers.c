@@ -23,6 +23,7 @@
 #include "streamtime/distiller_api.h"
 #include "streamtime/error.h"
 #include "streamtime/experiments.h"
+#include "streamtime/file.h"
 #include "streamtime/figures.h"
 #include "streamtime/h5.h"
 #include "streamtime/http.h"
@@ -34,9 +35,11 @@
 #include "streamtime/receivers.h"
 #include "streamtime/report.h"
 #include "streamtime/sacct.h"
+#include "streamtime/search.h"
 #include "streamtime/simulate.h"
 #include "streamtime/slurm.h"
 #include "streamtime/slurmrest.h"
+#include "streamtime/spawn.h"
 #include "streamtime/stats.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
@@ -54,6 +57,7 @@
 #include "streamtime/distiller_api.h"
 #include "streamtime/error.h"
 #include "streamtime/experiments.h"
+#include "streamtime/file.h"
 #include "streamtime/figures.h"
 #include "streamtime/h5.h"
 #include "streamtime/http.h"
@@ -65,9 +69,11 @@
 #include "streamtime/receivers.h"
 #include "streamtime/report.h"
 #include "streamtime/sacct.h"
+#include "streamtime/search.h"
 #include "streamtime/simulate.h"
 #include "streamtime/slurm.h"
 #include "streamtime/slurmrest.h"
+#include "streamtime/spawn.h"
 #include "streamtime/stats.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
@@ -87,6 +93,7 @@ static const char *const included[] = {
 	"error.h",
 	"experiments.h",
 	"figures.h",
+	"file.h",
 	"h5.h",
 	"http.h",
 	"merge.h",
@@ -97,9 +104,11 @@ static const char *const included[] = {
 	"receivers.h",
 	"report.h",
 	"sacct.h",
+	"search.h",
 	"simulate.h",
 	"slurm.h",
 	"slurmrest.h",
+	"spawn.h",
 	"stats.h",
 	"time.h",
 	"timeline.h",

@@ -277,6 +277,43 @@ static void test_num_format_parse_round_trip(void **state)
 	}
 }
 
+static void test_floor_div_rounds_toward_minus_infinity(void **state)
+{
+	(void)state;
+	assert_true(st_floor_div(7, 2) == 3);
+	assert_true(st_floor_div(-7, 2) == -4);
+	assert_true(st_floor_div(7, -2) == -4);
+	assert_true(st_floor_div(-7, -2) == 3);
+	assert_true(st_floor_div(-8, 2) == -4);
+	assert_true(st_floor_div(0, 5) == 0);
+	assert_true(st_floor_div(-1, 400) == -1);
+	assert_true(st_floor_div(INT64_MIN, 1) == INT64_MIN);
+	assert_true(st_floor_div(INT64_MIN + 1, 2) == INT64_MIN / 2);
+}
+
+static void test_cmp_i64_and_double_order_and_sort(void **state)
+{
+	int64_t a = INT64_MIN, b = -1, c = INT64_MAX;
+	int64_t v[] = { 5, INT64_MIN, -3, INT64_MAX, 0, -3 };
+	double x = -0.5, y = 2.0;
+	double d[] = { 3.5, -1e300, 0.0, 2.25, -7.0 };
+
+	(void)state;
+	/* a difference would overflow here: the comparator must not subtract */
+	assert_int_equal(st_cmp_i64(&a, &c), -1);
+	assert_int_equal(st_cmp_i64(&c, &a), 1);
+	assert_int_equal(st_cmp_i64(&b, &b), 0);
+	assert_int_equal(st_cmp_double(&x, &y), -1);
+	assert_int_equal(st_cmp_double(&y, &x), 1);
+	assert_int_equal(st_cmp_double(&x, &x), 0);
+	qsort(v, 6, sizeof(*v), st_cmp_i64);
+	assert_true(v[0] == INT64_MIN && v[1] == -3 && v[2] == -3 &&
+		    v[3] == 0 && v[4] == 5 && v[5] == INT64_MAX);
+	qsort(d, 5, sizeof(*d), st_cmp_double);
+	assert_true(d[0] == -1e300 && d[1] == -7.0 && d[2] == 0.0 &&
+		    d[3] == 2.25 && d[4] == 3.5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +333,8 @@ int main(void)
 		cmocka_unit_test(test_num_format_power_of_two_one_digit_longer),
 		cmocka_unit_test(test_num_format_nan_inf),
 		cmocka_unit_test(test_num_format_parse_round_trip),
+		cmocka_unit_test(test_floor_div_rounds_toward_minus_infinity),
+		cmocka_unit_test(test_cmp_i64_and_double_order_and_sort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

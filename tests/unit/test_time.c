@@ -151,6 +151,30 @@ static void assert_fmt_hms(st_duration d, const char *expect)
 
 /* ---- civil calendar ---------------------------------------------------- */
 
+static void test_leap_years_and_month_lengths(void **state)
+{
+	(void)state;
+	assert_true(st_is_leap_year(2000));
+	assert_true(st_is_leap_year(2024));
+	assert_true(st_is_leap_year(-4));
+	assert_false(st_is_leap_year(1900));
+	assert_false(st_is_leap_year(2023));
+	assert_false(st_is_leap_year(2100));
+	assert_int_equal(st_days_in_month(2024, 2), 29);
+	assert_int_equal(st_days_in_month(2023, 2), 28);
+	assert_int_equal(st_days_in_month(1900, 2), 28);
+	assert_int_equal(st_days_in_month(2023, 1), 31);
+	assert_int_equal(st_days_in_month(2023, 4), 30);
+	assert_int_equal(st_days_in_month(2023, 12), 31);
+	/* against the calendar itself: each month ends the day before the next */
+	for (int64_t y = 1896; y <= 2104; y++)
+		for (unsigned m = 1; m <= 12; m++)
+			assert_true(st_days_from_civil(y, m, 1) +
+				    st_days_in_month(y, m) ==
+				    (m == 12 ? st_days_from_civil(y + 1, 1, 1) :
+				     st_days_from_civil(y, m + 1, 1)));
+}
+
 static void test_days_from_civil_known_dates(void **state)
 {
 	(void)state;
@@ -718,6 +742,7 @@ static void test_duration_seconds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_leap_years_and_month_lengths),
 		cmocka_unit_test(test_days_from_civil_known_dates),
 		cmocka_unit_test(test_civil_from_days_known_dates),
 		cmocka_unit_test(test_civil_days_round_trip_1600_2400),
