@@ -19,15 +19,20 @@
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
 #include "streamtime/csv.h"
+#include "streamtime/ctrace.h"
 #include "streamtime/distiller.h"
 #include "streamtime/distiller_api.h"
 #include "streamtime/error.h"
 #include "streamtime/experiments.h"
 #include "streamtime/figures.h"
 #include "streamtime/h5.h"
+#include "streamtime/heap.h"
 #include "streamtime/http.h"
+#include "streamtime/interval.h"
 #include "streamtime/merge.h"
 #include "streamtime/num.h"
+#include "streamtime/outbuf.h"
+#include "streamtime/pairmap.h"
 #include "streamtime/pfw.h"
 #include "streamtime/pipeline.h"
 #include "streamtime/plot.h"
@@ -50,15 +55,20 @@
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
 #include "streamtime/csv.h"
+#include "streamtime/ctrace.h"
 #include "streamtime/distiller.h"
 #include "streamtime/distiller_api.h"
 #include "streamtime/error.h"
 #include "streamtime/experiments.h"
 #include "streamtime/figures.h"
 #include "streamtime/h5.h"
+#include "streamtime/heap.h"
 #include "streamtime/http.h"
+#include "streamtime/interval.h"
 #include "streamtime/merge.h"
 #include "streamtime/num.h"
+#include "streamtime/outbuf.h"
+#include "streamtime/pairmap.h"
 #include "streamtime/pfw.h"
 #include "streamtime/pipeline.h"
 #include "streamtime/plot.h"
@@ -82,15 +92,20 @@ static const char *const included[] = {
 	"clockfix.h",
 	"collect.h",
 	"csv.h",
+	"ctrace.h",
 	"distiller.h",
 	"distiller_api.h",
 	"error.h",
 	"experiments.h",
 	"figures.h",
 	"h5.h",
+	"heap.h",
 	"http.h",
+	"interval.h",
 	"merge.h",
 	"num.h",
+	"outbuf.h",
+	"pairmap.h",
 	"pfw.h",
 	"pipeline.h",
 	"plot.h",
