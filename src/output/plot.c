@@ -3,10 +3,8 @@
  * A figure is a description; render() is the one drawing path, run on a
  * cairo context whose unit is the point.  For SVG that context draws on an
  * SVG surface; for PNG on an RGB image surface scaled to PNG_WIDTH pixels,
- * which is then encoded here (png_encode, with zlib) rather than by
- * cairo_surface_write_to_png: libpng at zlib's default level spends about
- * 120 ms on one 1600 x 1000 figure, while plots (flat colours, long runs)
- * compress well with PNG row filters and zlib's fastest run-length mode.
+ * which png.c then encodes at settings for plots (not
+ * cairo_surface_write_to_png: libpng at zlib's default level is slow).
  */
 #include <cairo.h>
 #include <cairo-svg.h>
@@ -14,10 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
-
 #include "streamtime/atomic.h"
 #include "streamtime/plot.h"
+#include "streamtime/png.h"
 #include "streamtime/stats.h"
 #include "streamtime/time.h"
 
@@ -1439,111 +1436,6 @@ static void render(const st_plot_fig *fig, cairo_t *cr)
 				draw_axes(cr, fig, fig->axes[i]);
 }
 
-/* ---- PNG encoding ------------------------------------------------------ */
-
-static void be32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-
-static int write_chunk(FILE *f, const char *type, const unsigned char *data,
-		       size_t len)
-{
-	unsigned char hdr[8], tail[4];
-	uLong crc;
-
-	be32(hdr, (uint32_t)len);
-	memcpy(hdr + 4, type, 4);
-	crc = crc32(crc32(0L, Z_NULL, 0), hdr + 4, 4);
-	if (len)
-		crc = crc32(crc, data, (uInt)len);
-	be32(tail, (uint32_t)crc);
-	if (fwrite(hdr, 1, 8, f) != 8 || (len && fwrite(data, 1, len, f) != len) ||
-	    fwrite(tail, 1, 4, f) != 4)
-		return -1;
-	return 0;
-}
-
-/* Encode the RGB24 image surface IMG as an 8-bit RGB PNG to F, with a pHYs
- * chunk of DPI.  Every row uses filter Up: a pixel equal to the one above
- * becomes three zeros, and plots are mostly flat colour, so zlib's fastest
- * level with its run-length strategy (Z_RLE) packs them about as well as
- * its default level at a fraction of the time. */
-static int png_encode(cairo_surface_t *img, double dpi, FILE *f)
-{
-	int w = cairo_image_surface_get_width(img);
-	int h = cairo_image_surface_get_height(img);
-	int stride = cairo_image_surface_get_stride(img);
-	size_t row = 1 + 3 * (size_t)w, raw_len = row * (size_t)h;
-	const unsigned char *data;
-	unsigned char *raw = malloc(raw_len), *z = NULL;
-	unsigned char ihdr[13], phys[9], sig[8] = { 0x89, 'P', 'N', 'G', '\r',
-						     '\n', 0x1a, '\n' };
-	z_stream zs = { 0 };
-	uLong zcap;
-	int rc = -1;
-
-	if (!raw)
-		return -1;
-	cairo_surface_flush(img);
-	data = cairo_image_surface_get_data(img);
-	for (int y = 0; y < h; y++) {
-		const uint32_t *px = (const uint32_t *)(const void *)
-				     (data + (size_t)y * (size_t)stride);
-		const uint32_t *up = y ? (const uint32_t *)(const void *)
-				     (data + (size_t)(y - 1) * (size_t)stride) : NULL;
-		unsigned char *o = raw + (size_t)y * row;
-
-		*o++ = 2;         /* filter Up (the first row: above is zero) */
-		for (int x = 0; x < w; x++) {
-			uint32_t c = px[x], p = up ? up[x] : 0;
-
-			*o++ = (unsigned char)((c >> 16) - (p >> 16));
-			*o++ = (unsigned char)((c >> 8) - (p >> 8));
-			*o++ = (unsigned char)(c - p);
-		}
-	}
-	if (deflateInit2(&zs, 1, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
-		goto out;
-	zcap = deflateBound(&zs, (uLong)raw_len);
-	if (!(z = malloc(zcap))) {
-		deflateEnd(&zs);
-		goto out;
-	}
-	zs.next_in = raw;
-	zs.avail_in = (uInt)raw_len;
-	zs.next_out = z;
-	zs.avail_out = (uInt)zcap;
-	if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
-		deflateEnd(&zs);
-		goto out;
-	}
-	deflateEnd(&zs);
-
-	be32(ihdr, (uint32_t)w);
-	be32(ihdr + 4, (uint32_t)h);
-	ihdr[8] = 8;              /* bit depth */
-	ihdr[9] = 2;              /* colour type: RGB */
-	ihdr[10] = ihdr[11] = ihdr[12] = 0;
-	be32(phys, (uint32_t)lround(dpi / 0.0254));
-	be32(phys + 4, (uint32_t)lround(dpi / 0.0254));
-	phys[8] = 1;              /* unit: metre */
-	if (fwrite(sig, 1, 8, f) != 8 ||
-	    write_chunk(f, "IHDR", ihdr, 13) < 0 ||
-	    write_chunk(f, "pHYs", phys, 9) < 0 ||
-	    write_chunk(f, "IDAT", z, zs.total_out) < 0 ||
-	    write_chunk(f, "IEND", NULL, 0) < 0)
-		goto out;
-	rc = 0;
-out:
-	free(raw);
-	free(z);
-	return rc;
-}
-
 /* ---- output ------------------------------------------------------------- */
 
 static double png_scale(const st_plot_fig *fig)
@@ -1603,8 +1495,12 @@ int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot draw the figure: %s",
 				  cairo_status_to_string(status));
 	/* before the surface goes: finishing an image surface frees its pixels */
-	else if (fmt == ST_PLOT_PNG && png_encode(surface, 72.0 * png_scale(fig), f) < 0)
-		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write the PNG image");
+	else if (fmt == ST_PLOT_PNG)
+		rc = st_png_write_rgb24(f, cairo_image_surface_get_data(surface),
+					cairo_image_surface_get_width(surface),
+					cairo_image_surface_get_height(surface),
+					cairo_image_surface_get_stride(surface),
+					72.0 * png_scale(fig), err);
 	cairo_surface_destroy(surface);
 	return rc;
 }

@@ -35,6 +35,7 @@
 #include "streamtime/pairmap.h"
 #include "streamtime/pfw.h"
 #include "streamtime/pipeline.h"
+#include "streamtime/png.h"
 #include "streamtime/plot.h"
 #include "streamtime/receivers.h"
 #include "streamtime/report.h"
@@ -71,6 +72,7 @@
 #include "streamtime/pairmap.h"
 #include "streamtime/pfw.h"
 #include "streamtime/pipeline.h"
+#include "streamtime/png.h"
 #include "streamtime/plot.h"
 #include "streamtime/receivers.h"
 #include "streamtime/report.h"
@@ -108,6 +110,7 @@ static const char *const included[] = {
 	"pairmap.h",
 	"pfw.h",
 	"pipeline.h",
+	"png.h",
 	"plot.h",
 	"receivers.h",
 	"report.h",
