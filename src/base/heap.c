@@ -2,21 +2,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "streamtime/grow.h"
 #include "streamtime/heap.h"
 
 int st_heap_push(st_heap *h, int64_t key, uint32_t val)
 {
 	size_t i;
 
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 64;
-		st_heap_entry *v = realloc(h->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		h->v = v;
-		h->cap = cap;
-	}
+	if (ST_GROW(h->v, h->n, h->cap, 64) < 0)
+		return -1;
 	for (i = h->n++; i > 0 && h->v[(i - 1) / 2].key > key; i = (i - 1) / 2)
 		h->v[i] = h->v[(i - 1) / 2];
 	h->v[i] = (st_heap_entry){ key, val };

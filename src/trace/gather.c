@@ -15,15 +15,8 @@ static int ivec_push(struct ivec *v, int64_t s, int64_t e)
 			v->n = st_interval_union(v->v, v->n);
 			v->fold_at = v->n * 2 > 4096 ? v->n * 2 : 4096;
 		}
-		if (v->n == v->cap) {
-			size_t cap = v->cap ? v->cap * 2 : 64;
-			st_trace_iv *nv = realloc(v->v, cap * sizeof(*nv));
-
-			if (!nv)
-				return -1;
-			v->v = nv;
-			v->cap = cap;
-		}
+		if (ST_GROW(v->v, v->n, v->cap, 64) < 0)
+			return -1;
 	}
 	v->v[v->n++] = (st_trace_iv){ s, e };
 	return 0;
@@ -136,15 +129,8 @@ static int64_t agg_proc(struct agg *g, uint32_t host, int64_t pid)
 	if (!(v = st_pairmap_get(&g->procmap, host, (uint64_t)pid, &added)))
 		return -1;
 	if (added) {
-		if (g->nprocs == g->proc_cap) {
-			size_t cap = g->proc_cap ? g->proc_cap * 2 : 64;
-			struct proc *p = realloc(g->procs, cap * sizeof(*p));
-
-			if (!p)
-				return -1;
-			g->procs = p;
-			g->proc_cap = cap;
-		}
+		if (ST_GROW(g->procs, g->nprocs, g->proc_cap, 64) < 0)
+			return -1;
 		memset(&g->procs[g->nprocs], 0, sizeof(g->procs[0]));
 		g->procs[g->nprocs].host = host;
 		g->procs[g->nprocs].pid = pid;
@@ -572,6 +558,29 @@ void *trace_worker_main(void *arg)
 
 /* ---- merging --------------------------------------------------------- */
 
+/* Add map B's entries to A, their keys (a, b) translated to (TA[a],
+ * TB[b]) (NULL: as they are), the values summed (stopping at INT64_MAX
+ * and setting *SAT, unless SAT is NULL).  0, or -1 out of memory. */
+static int map_merge(st_pairmap *a, const st_pairmap *b, const uint32_t *ta,
+		     const uint32_t *tb, bool *sat)
+{
+	for (size_t i = 0; i < b->cap; i++) {
+		const st_pairmap_entry *e = &b->e[i];
+		uint64_t *v;
+
+		if (!e->used)
+			continue;
+		if (!(v = st_pairmap_get(a, ta ? ta[e->a] : e->a,
+					 tb ? tb[e->b] : e->b, NULL)))
+			return -1;
+		if (sat)
+			uadd(v, e->v, sat);
+		else
+			*v += e->v;
+	}
+	return 0;
+}
+
 /* Merge B into A (B is emptied of its intervals). */
 int trace_agg_merge(struct agg *a, struct agg *b)
 {
@@ -609,43 +618,12 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 		a->procs[p].events += q->events;
 		trp[i] = (uint32_t)p;
 	}
-	for (size_t i = 0; i < b->threads.cap; i++) {
-		st_pairmap_entry *e = &b->threads.e[i];
-
-		if (e->used && !st_pairmap_get(&a->threads, trp[e->a], e->b, NULL))
-			goto out;
-	}
-	for (size_t i = 0; i < b->sizes.cap; i++) {
-		st_pairmap_entry *e = &b->sizes.e[i];
-		uint64_t *v;
-
-		if (!e->used)
-			continue;
-		if (!(v = st_pairmap_get(&a->sizes, tr[D_NAME][e->a], e->b, NULL)))
-			goto out;
-		*v += e->v;
-	}
-	for (size_t i = 0; i < b->gproc.cap; i++) {
-		st_pairmap_entry *e = &b->gproc.e[i];
-		uint64_t *v;
-
-		if (!e->used)
-			continue;
-		if (!(v = st_pairmap_get(&a->gproc, tr[D_GROUP][e->a], trp[e->b],
-				   NULL)))
-			goto out;
-		uadd(v, e->v, &a->saturated);
-	}
-	for (size_t i = 0; i < b->bins.cap; i++) {
-		st_pairmap_entry *e = &b->bins.e[i];
-		uint64_t *v;
-
-		if (!e->used)
-			continue;
-		if (!(v = st_pairmap_get(&a->bins, e->a, e->b, NULL)))
-			goto out;
-		uadd(v, e->v, &a->saturated);
-	}
+	if (map_merge(&a->threads, &b->threads, trp, NULL, NULL) < 0 ||
+	    map_merge(&a->sizes, &b->sizes, tr[D_NAME], NULL, NULL) < 0 ||
+	    map_merge(&a->gproc, &b->gproc, tr[D_GROUP], trp,
+		      &a->saturated) < 0 ||
+	    map_merge(&a->bins, &b->bins, NULL, NULL, &a->saturated) < 0)
+		goto out;
 	if (b->events) {
 		if (!a->events || b->first < a->first)
 			a->first = b->first;

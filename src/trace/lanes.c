@@ -103,15 +103,8 @@ int64_t trace_laner_place(struct laner *L, int64_t s, int64_t e)
 	if (i == L->nlanes)
 		L->nlanes++;
 	st = &L->st[i];
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 8;
-		int64_t *v = realloc(st->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		st->v = v;
-		st->cap = cap;
-	}
+	if (ST_GROW(st->v, st->n, st->cap, 8) < 0)
+		return -1;
 	st->v[st->n++] = e;
 	laner_set(L, i, e);
 	if (st_heap_push(&L->heap, e, (uint32_t)i) < 0)

@@ -55,15 +55,8 @@ static int64_t tl_track(struct tl *t, uint64_t pid, int64_t tid)
 	if (!(v = st_pairmap_get(&t->tracks, pid, (uint64_t)tid, &added)))
 		return -1;
 	if (added) {
-		if (t->ntrk == t->trk_cap) {
-			size_t cap = t->trk_cap ? t->trk_cap * 2 : 64;
-			struct track *k = realloc(t->trk, cap * sizeof(*k));
-
-			if (!k)
-				return -1;
-			t->trk = k;
-			t->trk_cap = cap;
-		}
+		if (ST_GROW(t->trk, t->ntrk, t->trk_cap, 64) < 0)
+			return -1;
 		t->trk[t->ntrk] = (struct track){ tid, 1, 0 };
 		*v = ++t->ntrk;
 	}
@@ -81,15 +74,8 @@ static int tl_gather(struct tl *t, uint32_t trk, int64_t ts, int64_t dur,
 	if (t->nrec == UINT32_MAX)
 		return st_error_set(err, ST_EXIT_USAGE, "more than %" PRIu32
 				    " slices: lower --max-events", UINT32_MAX);
-	if (t->nrec == t->rec_cap) {
-		size_t cap = t->rec_cap ? t->rec_cap * 2 : 4096;
-		struct lrec *r = realloc(t->rec, cap * sizeof(*r));
-
-		if (!r)
-			return OOM(err);
-		t->rec = r;
-		t->rec_cap = cap;
-	}
+	if (ST_GROW(t->rec, t->nrec, t->rec_cap, 4096) < 0)
+		return OOM(err);
 	t->rec[t->nrec] = (struct lrec){ ts, ts + dur, trk,
 					 (uint32_t)t->nrec };
 	t->nrec++;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <pthread.h>
 
+#include "streamtime/grow.h"
 #include "streamtime/heap.h"
 #include "streamtime/pairmap.h"
 #include "streamtime/trace.h"

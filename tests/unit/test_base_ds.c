@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "streamtime/grow.h"
 #include "streamtime/heap.h"
 #include "streamtime/interval.h"
 #include "streamtime/outbuf.h"
@@ -176,6 +177,32 @@ static void test_outbuf(void **state)
 	free(big);
 }
 
+/* Doubling from FIRST, no realloc while there is room, and a size that
+ * would overflow refused with the array left as it was. */
+static void test_grow(void **state)
+{
+	int64_t *v = NULL, *before;
+	size_t n = 0, cap = 0;
+
+	(void)state;
+	for (; n < 1000; n++) {
+		assert_int_equal(ST_GROW(v, n, cap, 8), 0);
+		assert_true(cap > n);
+		assert_true(cap == 8 || (cap & (cap - 1)) == 0);
+		v[n] = (int64_t)n;
+	}
+	assert_int_equal(cap, 1024);
+	before = v;
+	assert_int_equal(ST_GROW(v, 1023, cap, 8), 0);
+	assert_ptr_equal(v, before);
+	for (size_t i = 0; i < n; i++)
+		assert_true(v[i] == (int64_t)i);
+	assert_int_equal(st_grow(&v, &cap, SIZE_MAX / 4, sizeof(*v), 8), -1);
+	assert_ptr_equal(v, before);
+	assert_int_equal(cap, 1024);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_pairmap),
 		cmocka_unit_test(test_heap),
 		cmocka_unit_test(test_outbuf),
+		cmocka_unit_test(test_grow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,7 @@
 #include "streamtime/error.h"
 #include "streamtime/experiments.h"
 #include "streamtime/figures.h"
+#include "streamtime/grow.h"
 #include "streamtime/h5.h"
 #include "streamtime/heap.h"
 #include "streamtime/http.h"
@@ -62,6 +63,7 @@
 #include "streamtime/error.h"
 #include "streamtime/experiments.h"
 #include "streamtime/figures.h"
+#include "streamtime/grow.h"
 #include "streamtime/h5.h"
 #include "streamtime/heap.h"
 #include "streamtime/http.h"
@@ -100,6 +102,7 @@ static const char *const included[] = {
 	"error.h",
 	"experiments.h",
 	"figures.h",
+	"grow.h",
 	"h5.h",
 	"heap.h",
 	"http.h",
