@@ -1,9 +1,9 @@
 /* timeline.c - every scan's journey as a Chrome trace.
  *
  * The slices are gathered first (a few per scan), then given lanes so that
- * no two on one track overlap, then written one event at a time: jansson
- * builds and prints each event, so the output is valid JSON however odd a
- * value, and memory holds the slices, never the JSON document.
+ * no two on one track overlap, then written one event at a time through
+ * the Chrome trace writer (ctrace.c, which escapes every string), so
+ * memory holds the slices, never the JSON document.
  */
 #include <errno.h>
 #include <inttypes.h>
