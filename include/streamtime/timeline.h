@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "streamtime/ctrace.h"
 #include "streamtime/error.h"
 #include "streamtime/experiments.h"
 #include "streamtime/time.h"
@@ -65,12 +66,11 @@ typedef struct st_timeline_counts {
 int st_timeline_write(const st_timeline_input *in, FILE *out,
 		      st_timeline_counts *counts, st_log *log, st_error *err);
 
-/* The same events appended to a traceEvents array that the caller is
- * writing to OUT (another trace's, say), processes PID_BASE + 1 .. +6;
- * *N counts the events already in the array, for the commas, and is
- * advanced. */
-int st_timeline_append(const st_timeline_input *in, FILE *out, int pid_base,
-		       size_t *n, st_timeline_counts *counts, st_log *log,
+/* The same events appended to the traceEvents array that W is writing
+ * (another trace's, say), processes PID_BASE + 1 .. +6.  A write error
+ * shows in st_ctrace_finish. */
+int st_timeline_append(const st_timeline_input *in, st_ctrace *w,
+		       int pid_base, st_timeline_counts *counts, st_log *log,
 		       st_error *err);
 
 /* st_timeline_write into the file at PATH ('-': stdout), written

@@ -35,25 +35,15 @@
 
 #include "streamtime/clockfix.h"
 #include "streamtime/error.h"
+#include "streamtime/interval.h"
 #include "streamtime/pfw.h"
 #include "streamtime/timeline.h"
 
 /* ---- intervals ------------------------------------------------------- */
 
-typedef struct st_trace_iv {
-	int64_t s, e;     /* [s, e) */
-} st_trace_iv;
-
-/* Sort V[0..N) and merge it into disjoint intervals in place (empty ones
- * dropped; touching ones joined).  Returns how many are left. */
-size_t st_trace_iv_union(st_trace_iv *v, size_t n);
-
-/* Total length of disjoint intervals. */
-int64_t st_trace_iv_length(const st_trace_iv *v, size_t n);
-
-/* Length of the intersection of two unions (each sorted and disjoint). */
-int64_t st_trace_iv_overlap(const st_trace_iv *a, size_t na,
-			    const st_trace_iv *b, size_t nb);
+/* An event's [s, e); st_interval_union, _length and _overlap
+ * (streamtime/interval.h) work on them. */
+typedef st_interval st_trace_iv;
 
 /* ---- filters --------------------------------------------------------- */
 

@@ -1,9 +1,9 @@
 /* timeline.c - every scan's journey as a Chrome trace.
  *
  * The slices are gathered first (a few per scan), then given lanes so that
- * no two on one track overlap, then written one event at a time: jansson
- * builds and prints each event, so the output is valid JSON however odd a
- * value, and memory holds the slices, never the JSON document.
+ * no two on one track overlap, then written one event at a time through
+ * the Chrome trace writer (ctrace.c, which escapes every string), so
+ * memory holds the slices, never the JSON document.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
 
 #include "streamtime/atomic.h"
 #include "streamtime/csv.h"
@@ -506,58 +505,26 @@ static long tid_of(const struct lane_key *keys, long nkeys,
 	return 0;
 }
 
-/* Write one event; the separator before all but the first. */
-static int emit(FILE *out, json_t *ev, size_t *n, st_error *err)
-{
-	const size_t flags = JSON_COMPACT | JSON_ENSURE_ASCII;
-	char buf[1024], *big = NULL;
-	size_t len;
-	int rc;
-
-	if (!ev)
-		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	/* into a buffer, then one fwrite: json_dumpf writes token by token */
-	len = json_dumpb(ev, buf, sizeof(buf), flags);
-	if (len > sizeof(buf) && (big = malloc(len)))
-		json_dumpb(ev, big, len, flags);
-	json_decref(ev);
-	if (len == 0 || (len > sizeof(buf) && !big))
-		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	rc = (*n ? fputs(",\n", out) : 0) < 0 ||
-	     fwrite(big ? big : buf, 1, len, out) != len;
-	free(big);
-	(*n)++;
-	if (rc)
-		return st_error_set(err, ST_EXIT_IOERR, "cannot write the "
-				    "timeline: %s", strerror(errno));
-	return 0;
-}
-
-static json_t *meta(const char *what, int pid, long tid, const char *key,
-		    json_t *value)
-{
-	json_t *ev = json_pack("{s:s, s:s, s:i, s:{s:o}}", "name", what, "ph",
-			       "M", "pid", pid, "args", key, value);
-
-	if (ev && tid >= 0)
-		json_object_set_new(ev, "tid", json_integer(tid));
-	return ev;
-}
-
 /* Microseconds, rounded to nearest. */
-static json_int_t us(int64_t ns)
+static int64_t us(int64_t ns)
 {
-	return (json_int_t)(ns >= 0 ? (ns + 500) / 1000 : -((-ns + 500) / 1000));
+	return (ns >= 0 ? (ns + 500) / 1000 : -((-ns + 500) / 1000));
 }
 
-static json_t *slice_event(const struct slice *sl, int pid_base, long tid)
+/* The slice SL as an X event on thread TID of process PID_BASE + stage
+ * + 1. */
+static void slice_event(st_ctrace *w, const struct slice *sl, int pid_base,
+			long tid)
 {
+	static const char *const secs_key[ST_STAGE_N] = {
+		[ST_STAGE_OFFLOAD] = "offload_s",
+		[ST_STAGE_QUEUE] = "queue_s",
+		[ST_STAGE_RUN] = "elapsed_s",
+		[ST_STAGE_STREAMING] = "latency_s",
+	};
+	const char *cat = stage_names[sl->stage];
 	char name[96];
-	json_t *args = json_object(), *ev;
-	double secs = st_duration_seconds(sl->dur);
 
-	if (!args)
-		return NULL;
 	if (sl->stage == ST_STAGE_QUEUE || sl->stage == ST_STAGE_RUN)
 		snprintf(name, sizeof(name), "job %" PRId64 " (%" PRId64 "x%"
 			 PRId64 ", distiller %" PRId64 ")", sl->job, sl->size,
@@ -565,73 +532,52 @@ static json_t *slice_event(const struct slice *sl, int pid_base, long tid)
 	else
 		snprintf(name, sizeof(name), "scan %" PRId64 " (%" PRId64 "x%"
 			 PRId64 ")", sl->scan, sl->size, sl->size);
+	st_ctrace_slice(w, name, strlen(name), cat, strlen(cat),
+			pid_base + sl->stage + 1, tid, us(sl->start),
+			us(sl->start + sl->dur) - us(sl->start));
 	if (sl->scan >= 0)
-		json_object_set_new(args, "scan", json_integer(sl->scan));
-	json_object_set_new(args, "size", json_integer(sl->size));
+		st_ctrace_arg_int(w, "scan", sl->scan);
+	st_ctrace_arg_int(w, "size", sl->size);
 	if (sl->did >= 0)
-		json_object_set_new(args, "distiller_id", json_integer(sl->did));
+		st_ctrace_arg_int(w, "distiller_id", sl->did);
 	if (sl->job >= 0)
-		json_object_set_new(args, "job_id", json_integer(sl->job));
-	switch (sl->stage) {
-	case ST_STAGE_RECEIVERS:
-		json_object_set_new(args, "receiver", json_integer(sl->receiver));
-		json_object_set_new(args, "experiment", json_string(
-			sl->streaming ? "streaming" : "file transfer"));
-		break;
-	case ST_STAGE_OFFLOAD:
-		json_object_set_new(args, "offload_s", json_real(secs));
-		break;
-	case ST_STAGE_QUEUE:
-		json_object_set_new(args, "queue_s", json_real(secs));
-		break;
-	case ST_STAGE_RUN:
-		json_object_set_new(args, "elapsed_s", json_real(secs));
-		break;
-	case ST_STAGE_STREAMING:
-		json_object_set_new(args, "latency_s", json_real(secs));
-		break;
-	default:
-		break;
+		st_ctrace_arg_int(w, "job_id", sl->job);
+	if (sl->stage == ST_STAGE_RECEIVERS) {
+		const char *e = sl->streaming ? "streaming" : "file transfer";
+
+		st_ctrace_arg_int(w, "receiver", sl->receiver);
+		st_ctrace_arg_str(w, "experiment", e, strlen(e));
+	} else if (secs_key[sl->stage]) {
+		st_ctrace_arg_real(w, secs_key[sl->stage],
+				   st_duration_seconds(sl->dur));
 	}
 	if (sl->stage == ST_STAGE_STREAMING || sl->stage == ST_STAGE_NERSC_WRITE) {
-		json_object_set_new(args, "clock_corrected",
-				    json_boolean(sl->corrected));
+		st_ctrace_arg_bool(w, "clock_corrected", sl->corrected);
 		if (sl->corrected)
-			json_object_set_new(args, "clock_correction_s",
-					    json_real(sl->correction_s));
+			st_ctrace_arg_real(w, "clock_correction_s",
+					   sl->correction_s);
 	}
-	ev = json_pack("{s:s, s:s, s:s, s:I, s:I, s:i, s:I, s:o}", "name", name,
-		       "cat", stage_names[sl->stage], "ph", "X", "ts",
-		       us(sl->start), "dur", us(sl->start + sl->dur) -
-		       us(sl->start), "pid", pid_base + sl->stage + 1, "tid",
-		       (json_int_t)tid,
-		       "args", args);
-	if (!ev)
-		json_decref(args);
-	return ev;
+	st_ctrace_end(w);
 }
 
-/* The metadata and slices of S as events of the traceEvents array being
- * written to OUT, processes PID_BASE + 1..6; *N counts the events already
- * in the array (for the separators) and is advanced. */
-static int emit_events(FILE *out, struct slices *s, int pid_base, size_t *n,
+/* The metadata and slices of S as events of the traceEvents array W is
+ * writing, processes PID_BASE + 1..6. */
+static int emit_events(st_ctrace *w, struct slices *s, int pid_base,
 		       st_timeline_counts *c, st_error *err)
 {
 	struct lane_key *keys = NULL;
 	long nkeys;
-	int rc = -1;
 
 	if (s->n)                /* qsort must not get NULL, even for none */
 		qsort(s->v, s->n, sizeof(*s->v), cmp_track_time);
 	if ((nkeys = assign_lanes(s, &keys, err)) < 0)
 		return -1;
-	for (int p = 0; p < ST_STAGE_N; p++)
-		if (emit(out, meta("process_name", pid_base + p + 1, -1, "name",
-				   json_string(stage_names[p])), n, err) < 0 ||
-		    emit(out, meta("process_sort_index", pid_base + p + 1, -1,
-				   "sort_index", json_integer(pid_base + p + 1)), n,
-			 err) < 0)
-			goto out;
+	for (int p = 0; p < ST_STAGE_N; p++) {
+		st_ctrace_meta(w, "process_name", pid_base + p + 1, -1, "name",
+			       stage_names[p], 0);
+		st_ctrace_meta(w, "process_sort_index", pid_base + p + 1, -1,
+			       "sort_index", NULL, pid_base + p + 1);
+	}
 	for (long k = 0; k < nkeys; k++) {
 		char name[64];
 
@@ -644,24 +590,19 @@ static int emit_events(FILE *out, struct slices *s, int pid_base, size_t *n,
 		if (keys[k].lane)
 			snprintf(name + strlen(name), sizeof(name) - strlen(name),
 				 " (%d)", keys[k].lane + 1);
-		if (emit(out, meta("thread_name", pid_base + keys[k].stage + 1,
-				   k + 1, "name", json_string(name)), n, err) < 0 ||
-		    emit(out, meta("thread_sort_index",
-				   pid_base + keys[k].stage + 1, k + 1,
-				   "sort_index", json_integer(k)), n, err) < 0)
-			goto out;
+		st_ctrace_meta(w, "thread_name", pid_base + keys[k].stage + 1,
+			       k + 1, "name", name, 0);
+		st_ctrace_meta(w, "thread_sort_index",
+			       pid_base + keys[k].stage + 1, k + 1,
+			       "sort_index", NULL, k);
 	}
 	for (size_t i = 0; i < s->n; i++) {
-		if (emit(out, slice_event(&s->v[i], pid_base,
-					  tid_of(keys, nkeys, &s->v[i])),
-			 n, err) < 0)
-			goto out;
+		slice_event(w, &s->v[i], pid_base,
+			    tid_of(keys, nkeys, &s->v[i]));
 		c->slices[s->v[i].stage]++;
 	}
-	rc = 0;
-out:
 	free(keys);
-	return rc;
+	return 0;
 }
 
 /* Read every input of IN into S. */
@@ -686,19 +627,19 @@ out:
 	return rc;
 }
 
-int st_timeline_append(const st_timeline_input *in, FILE *out, int pid_base,
-		       size_t *n, st_timeline_counts *counts, st_log *log,
+int st_timeline_append(const st_timeline_input *in, st_ctrace *w,
+		       int pid_base, st_timeline_counts *counts, st_log *log,
 		       st_error *err)
 {
 	st_timeline_counts c = { 0 };
 	struct slices s = { 0 };
-	size_t before = *n;
+	uint64_t before = w->n;
 	int rc = -1;
 
 	if (gather(in, &s, &c, log, err) < 0 ||
-	    emit_events(out, &s, pid_base, n, &c, err) < 0)
+	    emit_events(w, &s, pid_base, &c, err) < 0)
 		goto out;
-	c.events = *n - before;
+	c.events = (size_t)(w->n - before);
 	if (counts)
 		*counts = c;
 	rc = 0;
@@ -710,21 +651,23 @@ out:
 int st_timeline_write(const st_timeline_input *in, FILE *out,
 		      st_timeline_counts *counts, st_log *log, st_error *err)
 {
-	size_t n = 0;
+	st_ctrace *w = malloc(sizeof(*w));
+	int rc = -1;
 
-	if (fputs("{\"displayTimeUnit\": \"ms\",\n\"otherData\": "
-		  "{\"producer\": \"streamtime timeline\", \"ts_unit\": "
-		  "\"microseconds since 1970-01-01T00:00:00Z\"},\n"
-		  "\"traceEvents\": [\n", out) < 0)
-		goto ioerr;
-	if (st_timeline_append(in, out, 0, &n, counts, log, err) < 0)
-		return -1;
-	if (fputs("\n]}\n", out) < 0)
-		goto ioerr;
-	return 0;
-ioerr:
-	return st_error_set(err, ST_EXIT_IOERR, "cannot write the timeline: %s",
-			    strerror(errno));
+	if (!w)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	st_ctrace_init(w, out);
+	st_ctrace_raw(w, "{\"displayTimeUnit\": \"ms\",\n\"otherData\": "
+		      "{\"producer\": \"streamtime timeline\", \"ts_unit\": "
+		      "\"microseconds since 1970-01-01T00:00:00Z\"},\n"
+		      "\"traceEvents\": [");
+	if (st_timeline_append(in, w, 0, counts, log, err) < 0)
+		goto out;
+	st_ctrace_raw(w, "\n]}\n");
+	rc = st_ctrace_finish(w, "the timeline", err);
+out:
+	free(w);
+	return rc;
 }
 
 int st_timeline_write_file(const st_timeline_input *in, const char *path,

@@ -19,18 +19,25 @@
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
 #include "streamtime/csv.h"
+#include "streamtime/ctrace.h"
 #include "streamtime/distiller.h"
 #include "streamtime/distiller_api.h"
 #include "streamtime/error.h"
 #include "streamtime/experiments.h"
 #include "streamtime/file.h"
 #include "streamtime/figures.h"
+#include "streamtime/grow.h"
 #include "streamtime/h5.h"
+#include "streamtime/heap.h"
 #include "streamtime/http.h"
+#include "streamtime/interval.h"
 #include "streamtime/merge.h"
 #include "streamtime/num.h"
+#include "streamtime/outbuf.h"
+#include "streamtime/pairmap.h"
 #include "streamtime/pfw.h"
 #include "streamtime/pipeline.h"
+#include "streamtime/png.h"
 #include "streamtime/plot.h"
 #include "streamtime/receivers.h"
 #include "streamtime/report.h"
@@ -53,18 +60,25 @@
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
 #include "streamtime/csv.h"
+#include "streamtime/ctrace.h"
 #include "streamtime/distiller.h"
 #include "streamtime/distiller_api.h"
 #include "streamtime/error.h"
 #include "streamtime/experiments.h"
 #include "streamtime/file.h"
 #include "streamtime/figures.h"
+#include "streamtime/grow.h"
 #include "streamtime/h5.h"
+#include "streamtime/heap.h"
 #include "streamtime/http.h"
+#include "streamtime/interval.h"
 #include "streamtime/merge.h"
 #include "streamtime/num.h"
+#include "streamtime/outbuf.h"
+#include "streamtime/pairmap.h"
 #include "streamtime/pfw.h"
 #include "streamtime/pipeline.h"
+#include "streamtime/png.h"
 #include "streamtime/plot.h"
 #include "streamtime/receivers.h"
 #include "streamtime/report.h"
@@ -88,18 +102,25 @@ static const char *const included[] = {
 	"clockfix.h",
 	"collect.h",
 	"csv.h",
+	"ctrace.h",
 	"distiller.h",
 	"distiller_api.h",
 	"error.h",
 	"experiments.h",
 	"figures.h",
 	"file.h",
+	"grow.h",
 	"h5.h",
+	"heap.h",
 	"http.h",
+	"interval.h",
 	"merge.h",
 	"num.h",
+	"outbuf.h",
+	"pairmap.h",
 	"pfw.h",
 	"pipeline.h",
+	"png.h",
 	"plot.h",
 	"receivers.h",
 	"report.h",

@@ -48,8 +48,8 @@ static int cmp_double(const void *x, const void *y)
 
 static int64_t union_len(st_trace_iv *v, size_t n, size_t *k)
 {
-	*k = st_trace_iv_union(v, n);
-	return st_trace_iv_length(v, *k);
+	*k = st_interval_union(v, n);
+	return st_interval_length(v, *k);
 }
 
 static void test_union_hand(void **state)
@@ -94,17 +94,17 @@ static void test_union_hand(void **state)
 		st_trace_iv b[] = { { 5, 25 }, { 28, 45 }, { 50, 60 } };
 
 		/* 5 + 5 + 2 + 5 */
-		assert_int_equal(st_trace_iv_overlap(a, 3, b, 3), 17);
-		assert_int_equal(st_trace_iv_overlap(b, 3, a, 3), 17);
-		assert_int_equal(st_trace_iv_overlap(a, 3, b, 0), 0);
-		assert_int_equal(st_trace_iv_overlap(a, 3, a, 3), 30);
+		assert_int_equal(st_interval_overlap(a, 3, b, 3), 17);
+		assert_int_equal(st_interval_overlap(b, 3, a, 3), 17);
+		assert_int_equal(st_interval_overlap(a, 3, b, 0), 0);
+		assert_int_equal(st_interval_overlap(a, 3, a, 3), 30);
 	}
 	{
 		/* a compute interval enclosing all I/O: I/O all overlapped */
 		st_trace_iv io[] = { { 10, 20 }, { 30, 35 } };
 		st_trace_iv c[] = { { 0, 100 } };
 
-		assert_int_equal(st_trace_iv_overlap(io, 2, c, 1), 15);
+		assert_int_equal(st_interval_overlap(io, 2, c, 1), 15);
 	}
 }
 
@@ -137,7 +137,7 @@ static void test_union_random(void **state)
 		}
 		/* sorted input too */
 		if (round % 5 == 0)
-			(void)st_trace_iv_union(a, na);
+			(void)st_interval_union(a, na);
 		for (int t = 0; t < W; t++) {
 			want_a += bits[0][t];
 			want_b += bits[1][t];
@@ -145,7 +145,7 @@ static void test_union_random(void **state)
 		}
 		assert_int_equal(union_len(a, na, &ka), want_a);
 		assert_int_equal(union_len(b, nb, &kb), want_b);
-		assert_int_equal(st_trace_iv_overlap(a, ka, b, kb), want_ab);
+		assert_int_equal(st_interval_overlap(a, ka, b, kb), want_ab);
 		for (size_t i = 1; i < ka; i++)
 			assert_true(a[i].s > a[i - 1].e);
 	}

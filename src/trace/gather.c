@@ -1,0 +1,643 @@
+/* gather.c - one thread's gatherings from whole trace files, and their
+ * merge (see trace_int.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_int.h"
+
+
+static int ivec_push(struct ivec *v, int64_t s, int64_t e)
+{
+	if (v->n == v->cap) {
+		if (v->n >= v->fold_at) {
+			v->n = st_interval_union(v->v, v->n);
+			v->fold_at = v->n * 2 > 4096 ? v->n * 2 : 4096;
+		}
+		if (ST_GROW(v->v, v->n, v->cap, 64) < 0)
+			return -1;
+	}
+	v->v[v->n++] = (st_trace_iv){ s, e };
+	return 0;
+}
+
+/* Append B's intervals to A and free B. */
+static int ivec_take(struct ivec *a, struct ivec *b)
+{
+	if (!a->v) {
+		*a = *b;
+		memset(b, 0, sizeof(*b));
+		return 0;
+	}
+	if (a->n + b->n > a->cap) {
+		size_t cap = a->n + b->n;
+		st_trace_iv *nv = realloc(a->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		a->v = nv;
+		a->cap = cap;
+	}
+	if (b->n)
+		memcpy(a->v + a->n, b->v, b->n * sizeof(*b->v));
+	a->n += b->n;
+	free(b->v);
+	memset(b, 0, sizeof(*b));
+	return 0;
+}
+
+/* ---- one thread's gatherings ----------------------------------------- */
+
+
+void trace_agg_init(struct agg *g, const st_trace_opts *o)
+{
+	memset(g, 0, sizeof(*g));
+	g->o = o;
+	for (int d = 0; d < D_N; d++)
+		st_strtab_init(&g->tab[d]);
+	g->host_none = -1;
+}
+
+void trace_agg_release(struct agg *g)
+{
+	for (int d = 0; d < D_N; d++) {
+		st_strtab_release(&g->tab[d]);
+		free(g->acc[d]);
+	}
+	for (size_t i = 0; i < g->nprocs; i++) {
+		free(g->procs[i].io.v);
+		free(g->procs[i].comp.v);
+	}
+	free(g->procs);
+	st_pairmap_release(&g->procmap);
+	st_pairmap_release(&g->threads);
+	st_pairmap_release(&g->sizes);
+	st_pairmap_release(&g->gproc);
+	st_pairmap_release(&g->bins);
+}
+
+static bool in_list(const char *const *v, size_t n, const char *s, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(v[i]) == len && memcmp(v[i], s, len) == 0)
+			return true;
+	return false;
+}
+
+static const char *const default_io[] = { "POSIX", "STDIO" };
+static const char *const default_compute[] = { "compute" };
+
+/* The id of S in dimension D, its counters zeroed when new; -1 on OOM. */
+static int64_t agg_intern(struct agg *g, int d, const char *s, size_t len)
+{
+	bool added;
+	int64_t id = st_strtab_intern(&g->tab[d], s, len, &added);
+
+	if (id < 0 || !added)
+		return id;
+	if ((size_t)id >= g->acc_cap[d]) {
+		size_t cap = g->acc_cap[d] ? g->acc_cap[d] * 2 : 64;
+		struct acc *v = realloc(g->acc[d], cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		g->acc[d] = v;
+		g->acc_cap[d] = cap;
+	}
+	memset(&g->acc[d][id], 0, sizeof(g->acc[d][id]));
+	if (d == D_CAT) {
+		const st_trace_opts *o = g->o;
+
+		g->acc[d][id].io = o->io_cats
+			? in_list(o->io_cats, o->n_io, s, len)
+			: in_list(default_io, 2, s, len);
+		g->acc[d][id].compute = o->compute_cats
+			? in_list(o->compute_cats, o->n_compute, s, len)
+			: in_list(default_compute, 1, s, len);
+	}
+	return id;
+}
+
+static int64_t agg_proc(struct agg *g, uint32_t host, int64_t pid)
+{
+	bool added;
+	uint64_t *v;
+
+	if (g->have_last && g->last_host == host && g->last_pid == pid)
+		return g->last_proc;
+	if (!(v = st_pairmap_get(&g->procmap, host, (uint64_t)pid, &added)))
+		return -1;
+	if (added) {
+		if (ST_GROW(g->procs, g->nprocs, g->proc_cap, 64) < 0)
+			return -1;
+		memset(&g->procs[g->nprocs], 0, sizeof(g->procs[0]));
+		g->procs[g->nprocs].host = host;
+		g->procs[g->nprocs].pid = pid;
+		*v = ++g->nprocs;
+	}
+	g->have_last = true;
+	g->have_thread = false;
+	g->last_host = host;
+	g->last_pid = pid;
+	g->last_proc = (uint32_t)(*v - 1);
+	return g->last_proc;
+}
+
+
+/* The key of an event's group in BUF (or the string itself). */
+static int group_of(struct agg *g, uint32_t file, uint32_t proc,
+		    uint32_t *gid)
+{
+	const st_trace_opts *o = g->o;
+	struct acc *a = NULL;
+	const char *s;
+	size_t len;
+	int64_t id;
+
+	switch (o->group) {
+	case ST_TRACE_GROUP_PID:
+		if (g->procs[proc].group) {
+			*gid = g->procs[proc].group - 1;
+			return 0;
+		}
+		s = st_strtab_str(&g->tab[D_HOST], g->procs[proc].host, &len);
+		{
+			char *key = malloc(len + 32);
+
+			if (!key)
+				return -1;
+			len = (size_t)snprintf(key, len + 32, "%s:%" PRId64,
+					       len ? s : "?",
+					       g->procs[proc].pid);
+			id = agg_intern(g, D_GROUP, key, len);
+			free(key);
+		}
+		if (id < 0)
+			return -1;
+		g->procs[proc].group = (uint32_t)id + 1;
+		*gid = (uint32_t)id;
+		return 0;
+	case ST_TRACE_GROUP_FILE:
+	case ST_TRACE_GROUP_PREFIX:
+		if (file == ST_PFW_NONE) {
+			s = "(none)";
+			len = 6;
+			break;
+		}
+		a = &g->acc[D_FILE][file];
+		s = st_strtab_str(&g->tab[D_FILE], file, &len);
+		if (o->group == ST_TRACE_GROUP_PREFIX)
+			len = st_trace_prefix_len(s, len, o->prefix_depth);
+		break;
+	default:
+		return -1;   /* name, cat, host: by the caller */
+	}
+	if (a && a->group) {
+		*gid = a->group - 1;
+		return 0;
+	}
+	if ((id = agg_intern(g, D_GROUP, s, len)) < 0)
+		return -1;
+	if (a)
+		a->group = (uint32_t)id + 1;
+	*gid = (uint32_t)id;
+	return 0;
+}
+
+static int agg_group_dim(struct agg *g, int d, uint32_t id, uint32_t *gid)
+{
+	struct acc *a = &g->acc[d][id];
+	const char *s;
+	size_t len;
+	int64_t k;
+
+	if (a->group) {
+		*gid = a->group - 1;
+		return 0;
+	}
+	s = st_strtab_str(&g->tab[d], id, &len);
+	if ((k = agg_intern(g, D_GROUP, s, len)) < 0)
+		return -1;
+	/* agg_intern may have moved acc[D_GROUP], not acc[d] */
+	g->acc[d][id].group = (uint32_t)k + 1;
+	*gid = (uint32_t)k;
+	return 0;
+}
+
+/* One event into G: ids in G's tables (FILE may be ST_PFW_NONE). */
+static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
+		     uint32_t host, uint32_t file, const st_pfw_event *ev)
+{
+	const st_trace_opts *o = g->o;
+	int64_t p = agg_proc(g, host, ev->pid);
+	int64_t end = ev->ts + ev->dur;
+	struct acc *a;
+	struct proc *pr;
+	uint64_t *v;
+
+	if (p < 0)
+		return -1;
+	pr = &g->procs[p];
+	pr->events++;
+	if (!g->have_thread || g->last_tid != ev->tid) {
+		if (!st_pairmap_get(&g->threads, (uint64_t)p, (uint64_t)ev->tid, NULL))
+			return -1;
+		g->have_thread = true;
+		g->last_tid = ev->tid;
+	}
+	if (g->events++ == 0 || ev->ts < g->first)
+		g->first = ev->ts;
+	if (g->events == 1 || end > g->end)
+		g->end = end;
+	a = &g->acc[D_NAME][name];
+	a->count++;
+	sadd(&a->dur, ev->dur, &g->saturated);
+	if (ev->bytes >= 0) {
+		sadd(&a->bytes, ev->bytes, &g->saturated);
+		if (!(v = st_pairmap_get(&g->sizes, name, (uint64_t)ev->bytes, NULL)))
+			return -1;
+		(*v)++;
+	}
+	a = &g->acc[D_CAT][cat];
+	a->count++;
+	sadd(&a->dur, ev->dur, &g->saturated);
+	if (!o->no_overlap && ev->dur > 0) {
+		if (a->io && ivec_push(&pr->io, ev->ts, end) < 0)
+			return -1;
+		if (a->compute && ivec_push(&pr->comp, ev->ts, end) < 0)
+			return -1;
+	}
+	if (o->group != ST_TRACE_GROUP_NONE) {
+		uint32_t gid;
+		int rc;
+
+		switch (o->group) {
+		case ST_TRACE_GROUP_NAME:
+			rc = agg_group_dim(g, D_NAME, name, &gid);
+			break;
+		case ST_TRACE_GROUP_CAT:
+			rc = agg_group_dim(g, D_CAT, cat, &gid);
+			break;
+		case ST_TRACE_GROUP_HOST:
+			rc = agg_group_dim(g, D_HOST, host, &gid);
+			break;
+		default:
+			rc = group_of(g, file, (uint32_t)p, &gid);
+			break;
+		}
+		if (rc < 0)
+			return -1;
+		a = &g->acc[D_GROUP][gid];
+		a->count++;
+		sadd(&a->dur, ev->dur, &g->saturated);
+		if (ev->bytes > 0)
+			sadd(&a->bytes, ev->bytes, &g->saturated);
+		if (!(v = st_pairmap_get(&g->gproc, gid, (uint64_t)p, NULL)))
+			return -1;
+		uadd(v, (uint64_t)ev->dur, &g->saturated);
+	}
+	if (o->granularity_us > 0) {
+		int64_t b = floor_div(ev->ts, o->granularity_us);
+
+		if (!(v = st_pairmap_get(&g->bins, (uint64_t)b, 0, NULL)))
+			return -1;
+		(*v)++;
+		if (ev->bytes > 0) {
+			if (!(v = st_pairmap_get(&g->bins, (uint64_t)b, 1, NULL)))
+				return -1;
+			uadd(v, (uint64_t)ev->bytes, &g->saturated);
+		}
+	}
+	return 0;
+}
+
+/* ---- a file's strings against the thread's --------------------------- */
+
+
+void trace_rmap_init(struct rmap *m, const st_trace_filter *f)
+{
+	memset(m, 0, sizeof(*m));
+	for (int d = 0; d < 4; d++) {
+		m->filter_dim[d] = trace_filter_has(f, (enum st_trace_field)d);
+		m->none_ok[d] = st_trace_filter_field(f, (enum st_trace_field)d,
+						      NULL, 0) ? 1 : -1;
+	}
+}
+
+void trace_rmap_release(struct rmap *m)
+{
+	for (int d = 0; d < 4; d++) {
+		free(m->tr[d]);
+		free(m->ok[d]);
+	}
+	memset(m, 0, sizeof(*m));
+}
+
+static int rmap_fit(struct rmap *m, uint32_t id)
+{
+	size_t cap;
+
+	if (id < m->cap)
+		return 0;
+	cap = m->cap ? m->cap : 256;
+	while (cap <= id)
+		cap *= 2;
+	for (int d = 0; d < 4; d++) {
+		uint32_t *t = realloc(m->tr[d], cap * sizeof(*t));
+		int8_t *k;
+
+		if (t)
+			m->tr[d] = t;
+		k = t ? realloc(m->ok[d], cap) : NULL;
+		if (!k)
+			return -1;
+		m->ok[d] = k;
+		memset(m->tr[d] + m->cap, 0, (cap - m->cap) * sizeof(*t));
+		memset(m->ok[d] + m->cap, 0, cap - m->cap);
+	}
+	m->cap = cap;
+	return 0;
+}
+
+/* Does the filter let the event through? */
+int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
+		     const st_trace_filter *f, const st_pfw_event *ev)
+{
+	const uint32_t ids[4] = { ev->name, ev->cat, ev->host, ev->file };
+
+	for (int d = 0; d < 4; d++) {
+		const char *s;
+		size_t len;
+
+		if (!m->filter_dim[d])
+			continue;
+		if (ids[d] == ST_PFW_NONE) {
+			if (m->none_ok[d] < 0)
+				return 0;
+			continue;
+		}
+		if (rmap_fit(m, ids[d]) < 0)
+			return -1;
+		if (!m->ok[d][ids[d]]) {
+			s = st_pfw_str(r, ids[d], &len);
+			m->ok[d][ids[d]] = st_trace_filter_field(
+				f, (enum st_trace_field)d, s, len) ? 1 : -1;
+		}
+		if (m->ok[d][ids[d]] < 0)
+			return 0;
+	}
+	return st_trace_filter_ids(f, ev->pid, ev->tid);
+}
+
+/* The thread's id of reader string ID in dimension D. */
+static int64_t rmap_tr(struct rmap *m, struct agg *g, const st_pfw_reader *r,
+		       int d, uint32_t id)
+{
+	const char *s;
+	size_t len;
+	int64_t k;
+
+	if (rmap_fit(m, id) < 0)
+		return -1;
+	if (m->tr[d][id])
+		return m->tr[d][id] - 1;
+	s = st_pfw_str(r, id, &len);
+	if ((k = agg_intern(g, d, s, len)) < 0)
+		return -1;
+	m->tr[d][id] = (uint32_t)k + 1;
+	return k;
+}
+
+/* ---- reading files in threads ---------------------------------------- */
+
+
+static int host_none(struct agg *g)
+{
+	if (g->host_none < 0)
+		g->host_none = agg_intern(g, D_HOST, "", 0);
+	return g->host_none < 0 ? -1 : 0;
+}
+
+void trace_progress_add(st_trace_progress *p, uint64_t *seen,
+			 const st_pfw_reader *r, uint64_t *events)
+{
+	uint64_t off = st_pfw_offset(r);
+
+	if (!p)
+		return;
+	if (off > *seen) {
+		atomic_fetch_add(&p->bytes, off - *seen);
+		*seen = off;
+	}
+	atomic_fetch_add(&p->events, *events);
+	*events = 0;
+}
+
+static int read_file(struct worker *w, size_t fi)
+{
+	struct run *run = w->run;
+	const st_trace_opts *o = run->o;
+	st_trace_file *tf = &run->files[fi];
+	struct agg *g = &w->agg;
+	struct rmap m;
+	st_pfw_reader *r;
+	st_pfw_event ev;
+	st_error err;
+	uint64_t seen = 0, pending = 0, tick = 0;
+	int rc, ret = 0;
+
+	tf->path = run->paths[fi];
+	if (!(r = st_pfw_open(run->paths[fi], &err))) {
+		tf->err_code = err.code;
+		tf->err_text = strdup(err.text);
+		return err.code == ST_EXIT_IOERR && !tf->err_text ? -1 : 0;
+	}
+	trace_rmap_init(&m, o->filter);
+	if (host_none(g) < 0) {
+		ret = -1;
+		goto out;
+	}
+	while ((rc = st_pfw_next(r, &ev, &err)) > 0) {
+		int64_t name, cat, host, file = ST_PFW_NONE;
+
+		if ((++tick & 8191) == 0) {
+			trace_progress_add(o->progress, &seen, r, &pending);
+			if (atomic_load(&run->stop))
+				break;
+		}
+		if (rc == ST_PFW_BAD) {
+			const char *why;
+			uint64_t line = st_pfw_bad_line(r, &why);
+			st_trace_bad *b;
+
+			if (run->nbad[fi] >= o->max_bad)
+				continue;
+			if (!run->bad[fi] &&
+			    !(run->bad[fi] = calloc(o->max_bad, sizeof(*b)))) {
+				ret = -1;
+				break;
+			}
+			b = &run->bad[fi][run->nbad[fi]];
+			b->file = fi;
+			b->line = line;
+			if (!(b->why = strdup(why))) {
+				ret = -1;
+				break;
+			}
+			run->nbad[fi]++;
+			continue;
+		}
+		if (o->filter) {
+			int pass = trace_rmap_pass(&m, r, o->filter, &ev);
+
+			if (pass < 0) {
+				ret = -1;
+				break;
+			}
+			if (!pass)
+				continue;
+		}
+		pending++;
+		if ((name = rmap_tr(&m, g, r, D_NAME, ev.name)) < 0 ||
+		    (cat = rmap_tr(&m, g, r, D_CAT, ev.cat)) < 0 ||
+		    (host = ev.host == ST_PFW_NONE ? g->host_none
+			    : rmap_tr(&m, g, r, D_HOST, ev.host)) < 0 ||
+		    (ev.file != ST_PFW_NONE &&
+		     (file = rmap_tr(&m, g, r, D_FILE, ev.file)) < 0) ||
+		    agg_event(g, (uint32_t)name, (uint32_t)cat, (uint32_t)host,
+			      (uint32_t)file, &ev) < 0) {
+			ret = -1;
+			break;
+		}
+		if (o->granularity_us > 0 && g->bins.n > 2 * ST_TRACE_MAX_BINS) {
+			st_error_set(&w->err, ST_EXIT_USAGE, "--time-granularity "
+				     "%" PRId64 " makes more than %d bins",
+				     o->granularity_us, ST_TRACE_MAX_BINS);
+			w->failed = true;
+			break;
+		}
+	}
+	if (rc == ST_PFW_ERROR) {
+		tf->err_code = err.code;
+		tf->err_text = strdup(err.text);
+	}
+	trace_progress_add(o->progress, &seen, r, &pending);
+	tf->st = *st_pfw_stats_get(r);
+	tf->not_trace = tf->st.events == 0 && tf->st.meta == 0 &&
+			tf->st.other == 0;
+out:
+	trace_rmap_release(&m);
+	st_pfw_close(r);
+	/* a new reader's string ids mean nothing to the caches */
+	g->have_last = g->have_thread = false;
+	return ret;
+}
+
+void *trace_worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct run *run = w->run;
+
+	for (;;) {
+		size_t k = atomic_fetch_add(&run->next, 1);
+
+		if (k >= run->n || atomic_load(&run->stop))
+			break;
+		if (read_file(w, run->order[k]) < 0 && !w->failed) {
+			OOM(&w->err);
+			w->failed = true;
+		}
+		if (w->failed) {
+			atomic_store(&run->stop, 1);
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* ---- merging --------------------------------------------------------- */
+
+/* Add map B's entries to A, their keys (a, b) translated to (TA[a],
+ * TB[b]) (NULL: as they are), the values summed (stopping at INT64_MAX
+ * and setting *SAT, unless SAT is NULL).  0, or -1 out of memory. */
+static int map_merge(st_pairmap *a, const st_pairmap *b, const uint32_t *ta,
+		     const uint32_t *tb, bool *sat)
+{
+	for (size_t i = 0; i < b->cap; i++) {
+		const st_pairmap_entry *e = &b->e[i];
+		uint64_t *v;
+
+		if (!e->used)
+			continue;
+		if (!(v = st_pairmap_get(a, ta ? ta[e->a] : e->a,
+					 tb ? tb[e->b] : e->b, NULL)))
+			return -1;
+		if (sat)
+			uadd(v, e->v, sat);
+		else
+			*v += e->v;
+	}
+	return 0;
+}
+
+/* Merge B into A (B is emptied of its intervals). */
+int trace_agg_merge(struct agg *a, struct agg *b)
+{
+	uint32_t *tr[D_N] = { 0 }, *trp = NULL;
+	int rc = -1;
+
+	for (int d = 0; d < D_N; d++) {
+		if (!(tr[d] = malloc((b->tab[d].n + 1) * sizeof(uint32_t))))
+			goto out;
+		for (uint32_t i = 0; i < b->tab[d].n; i++) {
+			size_t len;
+			const char *s = st_strtab_str(&b->tab[d], i, &len);
+			int64_t k = agg_intern(a, d, s, len);
+			struct acc *x, *y;
+
+			if (k < 0)
+				goto out;
+			tr[d][i] = (uint32_t)k;
+			x = &a->acc[d][k];
+			y = &b->acc[d][i];
+			x->count += y->count;
+			sadd(&x->dur, y->dur, &a->saturated);
+			sadd(&x->bytes, y->bytes, &a->saturated);
+		}
+	}
+	if (!(trp = malloc((b->nprocs + 1) * sizeof(*trp))))
+		goto out;
+	for (size_t i = 0; i < b->nprocs; i++) {
+		struct proc *q = &b->procs[i];
+		int64_t p = agg_proc(a, tr[D_HOST][q->host], q->pid);
+
+		if (p < 0 || ivec_take(&a->procs[p].io, &q->io) < 0 ||
+		    ivec_take(&a->procs[p].comp, &q->comp) < 0)
+			goto out;
+		a->procs[p].events += q->events;
+		trp[i] = (uint32_t)p;
+	}
+	if (map_merge(&a->threads, &b->threads, trp, NULL, NULL) < 0 ||
+	    map_merge(&a->sizes, &b->sizes, tr[D_NAME], NULL, NULL) < 0 ||
+	    map_merge(&a->gproc, &b->gproc, tr[D_GROUP], trp,
+		      &a->saturated) < 0 ||
+	    map_merge(&a->bins, &b->bins, NULL, NULL, &a->saturated) < 0)
+		goto out;
+	if (b->events) {
+		if (!a->events || b->first < a->first)
+			a->first = b->first;
+		if (!a->events || b->end > a->end)
+			a->end = b->end;
+		a->events += b->events;
+	}
+	a->saturated |= b->saturated;
+	a->have_last = a->have_thread = false;
+	rc = 0;
+out:
+	for (int d = 0; d < D_N; d++)
+		free(tr[d]);
+	free(trp);
+	return rc;
+}
+

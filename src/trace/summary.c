@@ -1,0 +1,465 @@
+/* summary.c - the threads' gatherings finished into st_trace_summary:
+ * sorted stats, quartiles, bins, processes (SPEC 5.10). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "trace_int.h"
+
+/* ---- the summary ----------------------------------------------------- */
+
+static const char *keep(st_trace_summary *s, const st_strtab *t, uint32_t id)
+{
+	size_t len;
+	const char *str = st_strtab_str(t, id, &len);
+	int64_t k = st_strtab_intern(&s->strings, str, len, NULL);
+
+	return k < 0 ? NULL : st_strtab_str(&s->strings, (uint32_t)k, NULL);
+}
+
+static int cmp_stat(const void *x, const void *y)
+{
+	return strcmp(((const st_trace_stat *)x)->key,
+		      ((const st_trace_stat *)y)->key);
+}
+
+static int cmp_u64pair(const void *x, const void *y)
+{
+	const uint64_t *a = x, *b = y;
+
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* Table D as sorted stats. */
+static int stats_of(st_trace_summary *s, struct agg *g, int d,
+		    st_trace_stat **out, size_t *nout)
+{
+	uint32_t n = g->tab[d].n;
+	st_trace_stat *v = calloc(n + 1, sizeof(*v));
+
+	if (!v)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		v[i].key = keep(s, &g->tab[d], i);
+		if (!v[i].key) {
+			free(v);
+			return -1;
+		}
+		v[i].count = g->acc[d][i].count;
+		v[i].dur_us = g->acc[d][i].dur;
+		v[i].bytes = g->acc[d][i].bytes;
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+/* The K-th (0-based) of the values E[I..J) hold, E[x] = (name, value,
+ * how many times), ascending. */
+static uint64_t nth_value(uint64_t (*e)[3], size_t i, size_t j, uint64_t k)
+{
+	uint64_t cum = 0;
+
+	for (size_t x = i; x < j; x++) {
+		cum += e[x][2];
+		if (k < cum)
+			return e[x][1];
+	}
+	return e[j - 1][1];
+}
+
+/* Quantile P of the TOTAL values E[I..J) hold: SPEC 5.7's definition, as
+ * st_stats_quantile_sorted computes it on the values written out (linear
+ * interpolation at position (n-1)p of the sorted values), without writing
+ * them out. */
+static double quantile_counted(uint64_t (*e)[3], size_t i, size_t j,
+			       uint64_t total, double p)
+{
+	double pos = (double)(total - 1) * p, frac, a, b;
+	uint64_t lo = (uint64_t)floor(pos);
+
+	a = (double)nth_value(e, i, j, lo);
+	if (lo >= total - 1)
+		return a;
+	frac = pos - (double)lo;
+	b = (double)nth_value(e, i, j, lo + 1);
+	return a + (b - a) * frac;
+}
+
+/* Quartiles of every name's sizes from the (name, bytes) counts; V is
+ * indexed by name id. */
+static int quartiles(struct agg *g, st_trace_stat *v)
+{
+	size_t n = g->sizes.n, k = 0;
+	uint64_t (*e)[3] = malloc((n + 1) * sizeof(*e));
+
+	if (!e)
+		return -1;
+	for (size_t i = 0; i < g->sizes.cap; i++)
+		if (g->sizes.e[i].used) {
+			e[k][0] = g->sizes.e[i].a;
+			e[k][1] = g->sizes.e[i].b;
+			e[k][2] = g->sizes.e[i].v;
+			k++;
+		}
+	qsort(e, n, sizeof(*e), cmp_u64pair);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		uint64_t total = 0;
+		st_trace_stat *st = &v[e[i][0]];
+
+		while (j < n && e[j][0] == e[i][0])
+			total += e[j++][2];
+		st->sized = total;
+		st->q1 = quantile_counted(e, i, j, total, 0.25);
+		st->median = quantile_counted(e, i, j, total, 0.5);
+		st->q3 = quantile_counted(e, i, j, total, 0.75);
+		i = j;
+	}
+	free(e);
+	return 0;
+}
+
+/* The union V's time per bin into G->bins as (bin, KIND) (2: I/O, 3:
+ * compute); *BUDGET bins may still be touched, -1 when it runs out. */
+static int bins_add(struct agg *g, int64_t gran, const st_trace_iv *v,
+		    size_t n, uint64_t kind, int64_t *budget)
+{
+	for (size_t i = 0; i < n; i++) {
+		int64_t b = floor_div(v[i].s, gran), e = v[i].e;
+
+		*budget -= floor_div(e - 1, gran) - b + 1;
+		if (*budget < 0)
+			return -1;
+		for (; b * gran < e; b++) {
+			int64_t lo = b * gran > v[i].s ? b * gran : v[i].s;
+			int64_t hi = (b + 1) * gran < e ? (b + 1) * gran : e;
+			uint64_t *x = st_pairmap_get(&g->bins, (uint64_t)b, kind, NULL);
+
+			if (!x)
+				return -2;
+			uadd(x, (uint64_t)(hi - lo), &g->saturated);
+		}
+	}
+	return 0;
+}
+
+/* The bins that hold anything, sorted, from G->bins. */
+static int bins_collect(st_trace_summary *s, struct agg *g, int64_t gran,
+			st_error *err)
+{
+	size_t n = g->bins.n, k = 0;
+	uint64_t (*e)[3] = malloc((n + 1) * sizeof(*e));
+
+	if (!e)
+		return OOM(err);
+	for (size_t i = 0; i < g->bins.cap; i++)
+		if (g->bins.e[i].used) {
+			/* bins are signed: flip the sign bit to sort them */
+			e[k][0] = g->bins.e[i].a ^ (UINT64_C(1) << 63);
+			e[k][1] = g->bins.e[i].b;
+			e[k][2] = g->bins.e[i].v;
+			k++;
+		}
+	qsort(e, n, sizeof(*e), cmp_u64pair);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || e[i][0] != e[i - 1][0])
+			s->n_bins++;
+	if (s->n_bins > ST_TRACE_MAX_BINS) {
+		free(e);
+		return st_error_set(err, ST_EXIT_USAGE, "--time-granularity %"
+				    PRId64 " makes %zu bins (at most %d)", gran,
+				    s->n_bins, ST_TRACE_MAX_BINS);
+	}
+	if (!(s->bins = calloc(s->n_bins + 1, sizeof(*s->bins)))) {
+		free(e);
+		return OOM(err);
+	}
+	k = 0;
+	for (size_t i = 0; i < n; i++) {
+		st_trace_bin *b;
+
+		if (i && e[i][0] != e[i - 1][0])
+			k++;
+		b = &s->bins[k];
+		b->start_us = (int64_t)(e[i][0] ^ (UINT64_C(1) << 63)) * gran;
+		switch (e[i][1]) {
+		case 0: b->events = e[i][2]; break;
+		case 1: b->bytes = (int64_t)e[i][2]; break;
+		case 2: b->io_us = (int64_t)e[i][2]; break;
+		default: b->compute_us = (int64_t)e[i][2]; break;
+		}
+	}
+	free(e);
+	return 0;
+}
+
+static int cmp_proc(const void *x, const void *y)
+{
+	const st_trace_process *a = x, *b = y;
+	int c = strcmp(a->host, b->host);
+
+	if (c)
+		return c;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static int finish(st_trace_summary *s, struct agg *g, st_error *err)
+{
+	const st_trace_opts *o = g->o;
+	int64_t budget = 100 * (int64_t)ST_TRACE_MAX_BINS;
+	size_t *nt;
+
+	s->events = g->events;
+	s->first_us = g->events ? g->first : 0;
+	s->end_us = g->events ? g->end : 0;
+	s->processes = g->nprocs;
+	s->threads = g->threads.n;
+	s->files = g->tab[D_FILE].n;
+	s->hosts = g->tab[D_HOST].n;
+	if (st_strtab_find(&g->tab[D_HOST], "", 0) >= 0)
+		s->hosts--;   /* "": events that name no host */
+	if (stats_of(s, g, D_CAT, &s->by_cat, &s->n_cat) < 0 ||
+	    stats_of(s, g, D_NAME, &s->by_name, &s->n_name) < 0 ||
+	    quartiles(g, s->by_name) < 0 ||
+	    stats_of(s, g, D_GROUP, &s->groups, &s->n_groups) < 0)
+		return OOM(err);
+	for (size_t i = 0; i < g->gproc.cap; i++) {
+		st_pairmap_entry *e = &g->gproc.e[i];
+
+		if (e->used && (int64_t)e->v > s->groups[e->a].max_proc_dur_us)
+			s->groups[e->a].max_proc_dur_us = (int64_t)e->v;
+	}
+	if (!(s->procs = calloc(g->nprocs + 1, sizeof(*s->procs))) ||
+	    !(nt = calloc(g->nprocs + 1, sizeof(*nt))))
+		return OOM(err);
+	for (size_t i = 0; i < g->nprocs; i++) {
+		struct proc *p = &g->procs[i];
+		st_trace_process *sp = &s->procs[i];
+		int64_t io, comp, both;
+
+		p->io.n = st_interval_union(p->io.v, p->io.n);
+		p->comp.n = st_interval_union(p->comp.v, p->comp.n);
+		io = st_interval_length(p->io.v, p->io.n);
+		comp = st_interval_length(p->comp.v, p->comp.n);
+		both = st_interval_overlap(p->io.v, p->io.n, p->comp.v,
+					   p->comp.n);
+		sadd(&s->io_us, io, &g->saturated);
+		sadd(&s->compute_us, comp, &g->saturated);
+		sadd(&s->io_unoverlapped_us, io - both, &g->saturated);
+		sadd(&s->compute_unoverlapped_us, comp - both, &g->saturated);
+		if (io > s->io_max_us)
+			s->io_max_us = io;
+		if (comp > s->compute_max_us)
+			s->compute_max_us = comp;
+		if (o->granularity_us > 0 &&
+		    (bins_add(g, o->granularity_us, p->io.v, p->io.n, 2,
+			      &budget) < 0 ||
+		     bins_add(g, o->granularity_us, p->comp.v, p->comp.n, 3,
+			      &budget) < 0)) {
+			s->n_procs = i;
+			free(nt);
+			if (budget >= 0)
+				return OOM(err);
+			return st_error_set(err, ST_EXIT_USAGE,
+					    "--time-granularity %" PRId64
+					    " makes more than %d bins",
+					    o->granularity_us,
+					    ST_TRACE_MAX_BINS);
+		}
+		sp->host = keep(s, &g->tab[D_HOST], p->host);
+		sp->pid = p->pid;
+		sp->events = p->events;
+		sp->io_us = io;
+		sp->compute_us = comp;
+		if (!sp->host)
+			goto oom;
+	}
+	for (size_t i = 0; i < g->threads.cap; i++)
+		if (g->threads.e[i].used)
+			s->procs[g->threads.e[i].a].ntids++;
+	for (size_t i = 0; i < g->nprocs; i++)
+		if (!(s->procs[i].tids = malloc((s->procs[i].ntids + 1) *
+						sizeof(int64_t))))
+			goto oom;
+	for (size_t i = 0; i < g->threads.cap; i++) {
+		st_pairmap_entry *e = &g->threads.e[i];
+
+		if (e->used)
+			s->procs[e->a].tids[nt[e->a]++] = (int64_t)e->b;
+	}
+	for (size_t i = 0; i < g->nprocs; i++)
+		qsort(s->procs[i].tids, s->procs[i].ntids, sizeof(int64_t),
+		      cmp_i64);
+	free(nt);
+	s->n_procs = g->nprocs;
+	if (o->granularity_us > 0 && bins_collect(s, g, o->granularity_us,
+						  err) < 0)
+		return -1;
+	s->saturated = g->saturated;
+	qsort(s->procs, s->n_procs, sizeof(*s->procs), cmp_proc);
+	qsort(s->by_cat, s->n_cat, sizeof(*s->by_cat), cmp_stat);
+	qsort(s->by_name, s->n_name, sizeof(*s->by_name), cmp_stat);
+	qsort(s->groups, s->n_groups, sizeof(*s->groups), cmp_stat);
+	return 0;
+oom:
+	free(nt);
+	s->n_procs = g->nprocs;
+	return OOM(err);
+}
+
+struct by_size {
+	size_t i;
+	off_t size;
+};
+
+static int cmp_by_size(const void *x, const void *y)
+{
+	const struct by_size *a = x, *b = y;
+
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+int st_trace_summarize(const char *const *paths, size_t n,
+		       const st_trace_opts *o, st_trace_summary *s,
+		       st_error *err)
+{
+	struct run run = { 0 };
+	struct worker *w = NULL;
+	struct by_size *bs = NULL;
+	size_t jobs = o->jobs > 1 ? (size_t)o->jobs : 1, started = 0;
+	int rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	st_strtab_init(&s->strings);
+	if (jobs > n)
+		jobs = n ? n : 1;
+	run.paths = paths;
+	run.n = n;
+	run.o = o;
+	s->n_files = n;
+	if (!(s->files_in = calloc(n + 1, sizeof(*s->files_in))) ||
+	    !(run.order = calloc(n + 1, sizeof(*run.order))) ||
+	    !(run.bad = calloc(n + 1, sizeof(*run.bad))) ||
+	    !(run.nbad = calloc(n + 1, sizeof(*run.nbad))) ||
+	    !(bs = calloc(n + 1, sizeof(*bs))) ||
+	    !(w = calloc(jobs, sizeof(*w)))) {
+		OOM(err);
+		goto out;
+	}
+	run.files = s->files_in;
+	for (size_t i = 0; i < n; i++) {
+		struct stat sb;
+
+		s->files_in[i].path = paths[i];
+		bs[i].i = i;
+		bs[i].size = stat(paths[i], &sb) == 0 ? sb.st_size : 0;
+	}
+	qsort(bs, n, sizeof(*bs), cmp_by_size);
+	for (size_t i = 0; i < n; i++)
+		run.order[i] = bs[i].i;
+	for (size_t j = 0; j < jobs; j++) {
+		w[j].run = &run;
+		trace_agg_init(&w[j].agg, o);
+	}
+	/* jansson seeds its hash tables on first use: do it before the
+	 * threads parse lines */
+	json_object_seed(0);
+	if (jobs == 1) {
+		trace_worker_main(&w[0]);
+		started = 1;
+	} else {
+		for (; started < jobs; started++)
+			if (pthread_create(&w[started].th, NULL, trace_worker_main,
+					   &w[started]) != 0)
+				break;
+		if (started == 0) {
+			/* no thread at all: read them here */
+			trace_worker_main(&w[0]);
+			started = 0;
+		}
+		for (size_t j = 0; j < started; j++)
+			pthread_join(w[j].th, NULL);
+	}
+	for (size_t j = 0; j < jobs; j++)
+		if (w[j].failed) {
+			*err = w[j].err;
+			goto out;
+		}
+	for (size_t j = 1; j < jobs; j++)
+		if (trace_agg_merge(&w[0].agg, &w[j].agg) < 0) {
+			OOM(err);
+			goto out;
+		}
+	if (finish(s, &w[0].agg, err) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		s->bad_lines += s->files_in[i].st.bad;
+	if (!(s->bad = calloc(o->max_bad + 1, sizeof(*s->bad)))) {
+		OOM(err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < run.nbad[i]; k++) {
+			if (s->n_bad < o->max_bad) {
+				s->bad[s->n_bad++] = run.bad[i][k];
+			} else {
+				free(run.bad[i][k].why);
+			}
+		}
+	for (size_t i = 0; i < n; i++)
+		run.nbad[i] = 0;
+	rc = 0;
+out:
+	for (size_t i = 0; i < n && run.bad; i++) {
+		for (size_t k = 0; run.nbad && k < run.nbad[i]; k++)
+			free(run.bad[i][k].why);
+		free(run.bad[i]);
+	}
+	for (size_t j = 0; w && j < jobs; j++)
+		trace_agg_release(&w[j].agg);
+	free(w);
+	free(bs);
+	free(run.order);
+	free(run.bad);
+	free(run.nbad);
+	return rc;
+}
+
+void st_trace_summary_release(st_trace_summary *s)
+{
+	if (!s)
+		return;
+	free(s->by_cat);
+	free(s->by_name);
+	free(s->groups);
+	free(s->bins);
+	for (size_t i = 0; i < s->n_procs; i++)
+		free(s->procs[i].tids);
+	free(s->procs);
+	for (size_t i = 0; i < s->n_files; i++)
+		free(s->files_in[i].err_text);
+	free(s->files_in);
+	for (size_t i = 0; i < s->n_bad; i++)
+		free(s->bad[i].why);
+	free(s->bad);
+	st_strtab_release(&s->strings);
+	memset(s, 0, sizeof(*s));
+}
+

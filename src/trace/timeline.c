@@ -1,0 +1,530 @@
+/* timeline.c - DFTracer traces as one Chrome trace (SPEC 5.10): a pass
+ * for the summary, one for the slices' lanes, one that writes. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamtime/ctrace.h"
+#include "trace_int.h"
+
+/* Per host of the trace: its clock correction state. */
+struct hostfix {
+	bool known, warned;
+};
+
+struct tl {
+	const st_trace_timeline_opts *o;
+	const st_trace_summary *s;
+	st_strtab hosts;          /* host -> index into fix */
+	struct hostfix *fix;
+	st_pairmap pids;         /* (host, pid) -> trace pid */
+	st_ctrace w;
+	uint64_t k;               /* events seen, for sampling */
+	bool writing;             /* pass 3; pass 2 only gathers lrecs */
+	st_log *log;
+	/* pass 2: the slices to be written, and their tracks */
+	struct lrec *rec;
+	size_t nrec, rec_cap;
+	st_pairmap tracks;       /* (trace pid, tid) -> track + 1 */
+	struct track {
+		int64_t tid;
+		uint32_t nlanes;
+		size_t first;     /* its lanes in lane_tid */
+	} *trk;
+	size_t ntrk, trk_cap;
+	uint64_t last_pid;        /* one-entry cache of tracks */
+	int64_t last_tid;
+	uint32_t last_trk;
+	bool have_last;
+	/* pass 3 */
+	uint32_t *slot;           /* by slice: its track's first + lane */
+	int64_t *lane_tid;        /* by slot: the tid written */
+	uint64_t seq;             /* slices so far */
+};
+
+/* The track of (PID, TID), added when new; -1 when memory runs out. */
+static int64_t tl_track(struct tl *t, uint64_t pid, int64_t tid)
+{
+	bool added;
+	uint64_t *v;
+
+	if (t->have_last && t->last_pid == pid && t->last_tid == tid)
+		return t->last_trk;
+	if (!(v = st_pairmap_get(&t->tracks, pid, (uint64_t)tid, &added)))
+		return -1;
+	if (added) {
+		if (ST_GROW(t->trk, t->ntrk, t->trk_cap, 64) < 0)
+			return -1;
+		t->trk[t->ntrk] = (struct track){ tid, 1, 0 };
+		*v = ++t->ntrk;
+	}
+	t->have_last = true;
+	t->last_pid = pid;
+	t->last_tid = tid;
+	t->last_trk = (uint32_t)(*v - 1);
+	return t->last_trk;
+}
+
+/* Pass 2 keeps the slice [TS, TS + DUR) of track TRK. */
+static int tl_gather(struct tl *t, uint32_t trk, int64_t ts, int64_t dur,
+		     st_error *err)
+{
+	if (t->nrec == UINT32_MAX)
+		return st_error_set(err, ST_EXIT_USAGE, "more than %" PRIu32
+				    " slices: lower --max-events", UINT32_MAX);
+	if (ST_GROW(t->rec, t->nrec, t->rec_cap, 4096) < 0)
+		return OOM(err);
+	t->rec[t->nrec] = (struct lrec){ ts, ts + dur, trk,
+					 (uint32_t)t->nrec };
+	t->nrec++;
+	return 0;
+}
+
+static int64_t correct(struct tl *t, uint32_t host, const char *name,
+		       int64_t ts, st_trace_timeline_counts *c)
+{
+	const st_clock_offset *m;
+	struct hostfix *f = &t->fix[host];
+
+	if (!t->o->offsets || !*name || (f->warned && !f->known))
+		return ts;
+	m = st_clock_offsets_at(t->o->offsets, name, ts * 1000, NULL);
+	if (!m) {
+		if (!f->warned)
+			st_warn(t->log, "--clock-offsets: no measurement of "
+				"host '%s': its times are left as they are",
+				name);
+		f->warned = true;
+		return ts;
+	}
+	if (!f->known) {
+		f->known = f->warned = true;
+		c->corrected_hosts++;
+	}
+	return ts - (int64_t)llround((double)m->offset / 1000.0);
+}
+
+__extension__ typedef unsigned __int128 u128;
+
+/* floor(K * M / N) without overflow. */
+static uint64_t scaled(uint64_t k, uint64_t m, uint64_t n)
+{
+	return (uint64_t)((u128)k * m / n);
+}
+
+/* One file's reading state in passes 2 and 3. */
+struct tl_read {
+	st_pfw_reader *r;
+	struct rmap m;
+	uint32_t *hmap;           /* reader's host id -> t->hosts index + 1 */
+	size_t hcap;
+	uint64_t seen, pending;   /* for the progress meter */
+};
+
+/* Is EV kept: through the filter and, with --max-events, the sampling?
+ * 1, 0, or -1 with ERR set.  Counts the events seen in C. */
+static int tl_keep(struct tl *t, struct tl_read *fr, const st_pfw_event *ev,
+		   st_trace_timeline_counts *c, st_error *err)
+{
+	const st_trace_timeline_opts *o = t->o;
+	const st_trace_summary *s = t->s;
+	bool keep = true;
+
+	if (o->filter) {
+		int pass = trace_rmap_pass(&fr->m, fr->r, o->filter, ev);
+
+		if (pass < 0)
+			return OOM(err);
+		if (!pass)
+			return 0;
+	}
+	fr->pending++;
+	if (o->max_events && s->events > o->max_events) {
+		/* keep event k when floor(k * M / N) steps */
+		keep = scaled(t->k + 1, o->max_events, s->events) >
+		       scaled(t->k, o->max_events, s->events);
+	}
+	t->k++;
+	if (t->writing)
+		c->events++;
+	return keep;
+}
+
+/* EV's host as an index of t->hosts in *HID, its name in *HOST, through
+ * a per-reader cache.  1, 0 when the host was not seen by pass 1 (the
+ * event is cut), or -1 with ERR set. */
+static int tl_host(struct tl *t, struct tl_read *fr, const st_pfw_event *ev,
+		   const char **host, uint32_t *hid, st_error *err)
+{
+	size_t hlen = 0;
+	int64_t k;
+
+	*host = "";
+	if (ev->host == ST_PFW_NONE) {
+		if ((k = st_strtab_find(&t->hosts, "", 0)) < 0)
+			return 0;
+		*hid = (uint32_t)k;
+		return 1;
+	}
+	if (ev->host >= fr->hcap) {
+		size_t cap = fr->hcap ? fr->hcap : 256;
+		uint32_t *h;
+
+		while (cap <= ev->host)
+			cap *= 2;
+		if (!(h = realloc(fr->hmap, cap * sizeof(*h))))
+			return OOM(err);
+		memset(h + fr->hcap, 0, (cap - fr->hcap) * sizeof(*h));
+		fr->hmap = h;
+		fr->hcap = cap;
+	}
+	*host = st_pfw_str(fr->r, ev->host, &hlen);
+	if (!fr->hmap[ev->host]) {
+		if ((k = st_strtab_find(&t->hosts, *host, hlen)) < 0)
+			return 0;
+		fr->hmap[ev->host] = (uint32_t)k + 1;
+	}
+	*hid = fr->hmap[ev->host] - 1;
+	return 1;
+}
+
+/* Pass 3: EV as an X event of trace process PID at TS, on its lane. */
+static void tl_write_event(struct tl *t, const st_pfw_reader *r,
+			   const st_pfw_event *ev, uint64_t pid, int64_t ts,
+			   st_trace_timeline_counts *c)
+{
+	const char *name, *cat, *file;
+	size_t nlen, clen, flen;
+
+	name = st_pfw_str(r, ev->name, &nlen);
+	cat = st_pfw_str(r, ev->cat, &clen);
+	st_ctrace_slice(&t->w, name, nlen, cat, clen, (int64_t)pid,
+			t->lane_tid[t->slot[t->seq++]], ts, ev->dur);
+	if (ev->file != ST_PFW_NONE) {
+		file = st_pfw_str(r, ev->file, &flen);
+		st_ctrace_arg_str(&t->w, "file", file, flen);
+	}
+	if (ev->bytes >= 0)
+		st_ctrace_arg_int(&t->w, "bytes", ev->bytes);
+	st_ctrace_end(&t->w);
+	c->written++;
+}
+
+/* One pass over the file at PATH: pass 2 (t->writing false) gathers the
+ * kept events' slices, pass 3 writes them.  0, or -1 with ERR set; a file
+ * that does not open was reported by pass 1 and is skipped. */
+static int tl_file(struct tl *t, const char *path, st_trace_timeline_counts *c,
+		   st_error *err)
+{
+	struct tl_read fr = { 0 };
+	st_pfw_event ev;
+	uint64_t tick = 0;
+	int rc, ret = 0;
+
+	if (!(fr.r = st_pfw_open(path, NULL)))
+		return 0;
+	trace_rmap_init(&fr.m, t->o->filter);
+	while ((rc = st_pfw_next(fr.r, &ev, NULL)) > 0) {
+		const char *host;
+		uint32_t hid = 0;
+		uint64_t *pid;
+		int64_t ts, trk;
+		int k;
+
+		if ((++tick & 8191) == 0)
+			trace_progress_add(t->o->progress, &fr.seen, fr.r,
+					   &fr.pending);
+		if (rc != ST_PFW_EVENT)
+			continue;
+		if ((k = tl_keep(t, &fr, &ev, c, err)) <= 0 ||
+		    (k = tl_host(t, &fr, &ev, &host, &hid, err)) <= 0) {
+			if (k < 0) {
+				ret = -1;
+				break;
+			}
+			continue;
+		}
+		pid = st_pairmap_get(&t->pids, hid, (uint64_t)ev.pid, NULL);
+		if (!pid || !*pid)
+			continue;   /* appeared after a damaged stream */
+		ts = correct(t, hid, host, ev.ts, c);
+		if (t->writing) {
+			if (t->seq < t->nrec)   /* the same events as pass 2 */
+				tl_write_event(t, fr.r, &ev, *pid, ts, c);
+			continue;
+		}
+		if ((trk = tl_track(t, *pid, ev.tid)) < 0) {
+			ret = OOM(err);
+			break;
+		}
+		if (tl_gather(t, (uint32_t)trk, ts, ev.dur, err) < 0) {
+			ret = -1;
+			break;
+		}
+	}
+	trace_progress_add(t->o->progress, &fr.seen, fr.r, &fr.pending);
+	free(fr.hmap);
+	trace_rmap_release(&fr.m);
+	st_pfw_close(fr.r);
+	return ret;
+}
+
+/* Pass 2's slices sorted and given lanes: T->slot and T->lane_tid (lane
+ * 0 of each track filled in; the others by tl_meta_threads). */
+static int tl_lanes(struct tl *t, st_error *err)
+{
+	struct laner L = { 0 };
+	size_t first = 0, start = 0;
+	int rc = -1;
+
+	if (t->nrec)
+		qsort(t->rec, t->nrec, sizeof(*t->rec), trace_cmp_lrec);
+	if (!(t->slot = malloc((t->nrec + 1) * sizeof(*t->slot))))
+		return OOM(err);
+	/* the tracks are numbered densely in the order they appeared and
+	 * each has a slice: the runs come in track order */
+	for (size_t i = 0; i <= t->nrec; i++) {
+		int64_t l;
+
+		if (i == t->nrec || (i && t->rec[i].track !=
+				     t->rec[i - 1].track)) {
+			/* the run rec[start..i); none when there is no
+			 * slice at all (an empty timeline) */
+			if (i > start) {
+				struct track *k = &t->trk[t->rec[start].track];
+
+				k->nlanes = (uint32_t)L.nlanes;
+				k->first = first;
+				first += L.nlanes;
+			}
+			trace_laner_reset(&L);
+			start = i;
+			if (i == t->nrec)
+				break;
+		}
+		if ((l = trace_laner_place(&L, t->rec[i].s, t->rec[i].e)) < 0) {
+			OOM(err);
+			goto out;
+		}
+		t->slot[t->rec[i].seq] = (uint32_t)(first + (size_t)l);
+	}
+	if (!(t->lane_tid = calloc(first + 1, sizeof(*t->lane_tid)))) {
+		OOM(err);
+		goto out;
+	}
+	for (size_t k = 0; k < t->ntrk; k++)
+		t->lane_tid[t->trk[k].first] = t->trk[k].tid;
+	rc = 0;
+out:
+	trace_laner_release(&L);
+	free(t->rec);
+	t->rec = NULL;
+	t->rec_cap = 0;
+	return rc;
+}
+
+static void tl_meta(struct tl *t, const char *what, int64_t pid, int64_t tid,
+		    const char *key, const char *text, int64_t num)
+{
+	st_ctrace_meta(&t->w, what, pid, tid, key, text, num);
+}
+
+/* The next tid for a lane of a process whose threads are TIDS[0..N)
+ * (sorted): *C upwards, skipping them (*J: where the skipping is). */
+static int64_t free_tid(const int64_t *tids, size_t n, int64_t *c, size_t *j)
+{
+	for (;;) {
+		while (*j < n && tids[*j] < *c)
+			(*j)++;
+		if (*j < n && tids[*j] == *c) {
+			(*c)++;
+			continue;
+		}
+		return (*c)++;
+	}
+}
+
+/* Process I's (trace pid I + 1) names and its threads' and lanes', each
+ * extra lane given a tid above the process's largest (from 0 upwards
+ * between them if that would overflow). */
+static void tl_meta_threads(struct tl *t, size_t i)
+{
+	const st_trace_process *p = &t->s->procs[i];
+	int64_t pid = (int64_t)i + 1, c = 0, sort = 0;
+	uint64_t extra = 0;
+	size_t j = 0;
+	char name[512];
+
+	snprintf(name, sizeof(name), "%s pid %" PRId64,
+		 *p->host ? p->host : "(unknown host)", p->pid);
+	tl_meta(t, "process_name", pid, 0, "name", name, 0);
+	tl_meta(t, "process_sort_index", pid, 0, "sort_index", NULL, pid);
+	for (size_t k = 0; k < p->ntids; k++) {
+		const uint64_t *v = st_pairmap_find(&t->tracks, (uint64_t)pid,
+					      (uint64_t)p->tids[k]);
+
+		if (v)
+			extra += t->trk[*v - 1].nlanes - 1;
+	}
+	if (extra && p->ntids) {
+		int64_t mx = p->tids[p->ntids - 1];
+
+		if (mx < 0 || (uint64_t)(INT64_MAX - mx) > extra)
+			c = mx + 1;
+	}
+	for (size_t k = 0; k < p->ntids; k++) {
+		int64_t tid = p->tids[k];
+		const uint64_t *v = st_pairmap_find(&t->tracks, (uint64_t)pid,
+					      (uint64_t)tid);
+		const struct track *tr = v ? &t->trk[*v - 1] : NULL;
+
+		snprintf(name, sizeof(name), "tid %" PRId64, tid);
+		tl_meta(t, "thread_name", pid, tid, "name", name, 0);
+		tl_meta(t, "thread_sort_index", pid, tid, "sort_index", NULL,
+			sort++);
+		for (uint32_t l = 1; tr && l < tr->nlanes; l++) {
+			int64_t lt = free_tid(p->tids, p->ntids, &c, &j);
+
+			t->lane_tid[tr->first + l] = lt;
+			snprintf(name, sizeof(name), "tid %" PRId64 " (%" PRIu32
+				 ")", tid, l + 1);
+			tl_meta(t, "thread_name", pid, lt, "name", name, 0);
+			tl_meta(t, "thread_sort_index", pid, lt, "sort_index",
+				NULL, sort++);
+		}
+	}
+}
+
+int st_trace_timeline_scan(const char *const *paths, size_t n,
+			   const st_trace_timeline_opts *o,
+			   st_trace_summary *s, st_error *err)
+{
+	st_trace_opts so = { 0 };
+
+	so.filter = o->filter;
+	so.no_overlap = true;
+	so.jobs = o->jobs;
+	so.max_bad = o->max_bad;
+	so.progress = o->progress;
+	if (st_trace_summarize(paths, n, &so, s, err) < 0)
+		return -1;
+	if (o->progress) {
+		/* passes 2 and 3 read it all again; the meter reads this
+		 * from its thread */
+		atomic_store(&o->progress->total_bytes,
+			     3 * atomic_load(&o->progress->total_bytes));
+	}
+	return 0;
+}
+
+/* The trace's hosts and (host, pid) -> trace pid from the summary. */
+static int tl_setup(struct tl *t, st_error *err)
+{
+	const st_trace_summary *s = t->s;
+
+	st_strtab_init(&t->hosts);
+	if (!(t->fix = calloc(s->n_procs + 1, sizeof(*t->fix))))
+		return OOM(err);
+	for (size_t i = 0; i < s->n_procs; i++) {
+		const st_trace_process *p = &s->procs[i];
+		int64_t h = st_strtab_intern(&t->hosts, p->host,
+					     strlen(p->host), NULL);
+		uint64_t *v;
+
+		if (h < 0 || !(v = st_pairmap_get(&t->pids, (uint64_t)h,
+						  (uint64_t)p->pid, NULL)))
+			return OOM(err);
+		*v = i + 1;
+	}
+	return 0;
+}
+
+/* The end of the traceEvents array and otherData. */
+static void tl_footer(struct tl *t, const st_trace_timeline_counts *c)
+{
+	st_ctrace_raw(&t->w, "\n],\n\"displayTimeUnit\":\"ms\",\n"
+		      "\"otherData\":{\"generator\":\"streamtime trace "
+		      "timeline\",\"events\":");
+	st_outbuf_int(&t->w.ob, (int64_t)c->events);
+	st_ctrace_raw(&t->w, ",\"written\":");
+	st_outbuf_int(&t->w.ob, (int64_t)c->written);
+	if (c->sampled) {
+		char note[160];
+
+		snprintf(note, sizeof(note), "%" PRIu64 " of %" PRIu64 " events "
+			 "kept, evenly spaced (--max-events)", c->written,
+			 c->events);
+		st_ctrace_raw(&t->w, ",\"sampled\":");
+		st_outbuf_json(&t->w.ob, note, strlen(note));
+	}
+	st_ctrace_raw(&t->w, ",\"clock_corrected_hosts\":");
+	st_outbuf_int(&t->w.ob, (int64_t)c->corrected_hosts);
+	st_ctrace_raw(&t->w, ",\"overlap_lanes\":");
+	st_outbuf_int(&t->w.ob, (int64_t)c->extra_lanes);
+	st_ctrace_raw(&t->w, "}}\n");
+}
+
+int st_trace_timeline_write(const char *const *paths, size_t n,
+			    const st_trace_timeline_opts *o,
+			    const st_trace_summary *s, FILE *out,
+			    st_trace_timeline_counts *c, st_log *log,
+			    st_error *err)
+{
+	struct tl *t;
+	int rc = -1;
+
+	memset(c, 0, sizeof(*c));
+	if (!(t = calloc(1, sizeof(*t))))
+		return OOM(err);
+	t->o = o;
+	t->s = s;
+	t->log = log;
+	st_ctrace_init(&t->w, out);
+	if (tl_setup(t, err) < 0)
+		goto out;
+	/* pass 2: the slices' tracks and times, for the lanes */
+	for (size_t i = 0; i < n; i++)
+		if (tl_file(t, paths[i], c, err) < 0)
+			goto out;
+	if (tl_lanes(t, err) < 0)
+		goto out;
+	st_ctrace_raw(&t->w, "{\"traceEvents\":[");
+	for (size_t i = 0; i < s->n_procs; i++)
+		tl_meta_threads(t, i);
+	/* pass 3: the same events again, written */
+	t->writing = true;
+	t->k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (tl_file(t, paths[i], c, err) < 0)
+			goto out;
+	c->processes = s->n_procs;
+	c->sampled = o->max_events && s->events > o->max_events;
+	for (size_t k = 0; k < t->ntrk; k++)
+		c->extra_lanes += t->trk[k].nlanes - 1;
+	if (o->experiment) {
+		st_timeline_counts tc = { 0 };
+		uint64_t before = t->w.n;
+
+		if (st_timeline_append(o->experiment, &t->w, (int)s->n_procs,
+				       &tc, log, err) < 0)
+			goto out;
+		c->experiment_events = t->w.n - before;
+	}
+	tl_footer(t, c);
+	if (st_ctrace_finish(&t->w, "the trace", err) < 0)
+		goto out;
+	rc = 0;
+out:
+	st_strtab_release(&t->hosts);
+	st_pairmap_release(&t->pids);
+	st_pairmap_release(&t->tracks);
+	free(t->fix);
+	free(t->rec);
+	free(t->trk);
+	free(t->slot);
+	free(t->lane_tid);
+	free(t);
+	return rc;
+}

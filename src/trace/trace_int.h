@@ -1,0 +1,195 @@
+/* trace_int.h - what the trace/ files share, not a public interface.
+ *
+ * Summaries (SPEC 5.10): each thread takes whole files (largest first,
+ * gather.c) and gathers into its own struct agg: ids of its own string
+ * tables, counters indexed by them, a few pair maps, and per process the
+ * intervals of its I/O and compute events.  The threads' aggs are then
+ * merged by string key into the first one and finished (summary.c):
+ * exact unions per process, quartiles, sorted lists.  Nothing depends on
+ * which thread read which file.  Timelines (timeline.c) read the files
+ * twice more and give overlapping slices lanes (lanes.c).
+ */
+#ifndef STREAMTIME_TRACE_INT_H
+#define STREAMTIME_TRACE_INT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "streamtime/grow.h"
+#include "streamtime/heap.h"
+#include "streamtime/pairmap.h"
+#include "streamtime/trace.h"
+
+#define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
+
+/* A growing list of intervals that is folded into its union whenever it
+ * has doubled since the last fold, so that overlapping events (threads,
+ * nested calls) do not cost memory. */
+struct ivec {
+	st_trace_iv *v;
+	size_t n, cap, fold_at;
+};
+
+enum { D_NAME, D_CAT, D_HOST, D_FILE, D_GROUP, D_N };
+
+struct acc {
+	uint64_t count;
+	int64_t dur, bytes;
+	uint32_t group;         /* + 1: the group of this name/cat/host/file */
+	uint8_t io, compute;    /* categories */
+};
+
+struct proc {
+	uint32_t host;
+	int64_t pid;
+	uint64_t events;
+	uint32_t group;         /* + 1: --group-by pid */
+	struct ivec io, comp;
+};
+
+struct agg {
+	const st_trace_opts *o;
+	st_strtab tab[D_N];
+	struct acc *acc[D_N];
+	size_t acc_cap[D_N];
+	struct proc *procs;
+	size_t nprocs, proc_cap;
+	st_pairmap procmap;    /* (host, pid) -> proc + 1 */
+	st_pairmap threads;    /* (proc, tid) */
+	st_pairmap sizes;      /* (name, bytes) -> events */
+	st_pairmap gproc;      /* (group, proc) -> dur */
+	st_pairmap bins;       /* (bin, 0) -> events, (bin, 1) -> bytes */
+	uint64_t events;
+	int64_t first, end;
+	int64_t host_none;      /* the id of "" in tab[D_HOST], -1 */
+	bool saturated;         /* a sum stopped at INT64_MAX */
+	/* one-entry caches */
+	uint32_t last_host, last_proc;
+	int64_t last_pid, last_tid;
+	bool have_last, have_thread;
+};
+
+/* Per reader string id: its id in each of the thread's tables (+ 1) and
+ * whether the filter's terms on that field hold (0 unknown, 1, -1). */
+struct rmap {
+	uint32_t *tr[4];
+	int8_t *ok[4];
+	size_t cap;
+	int8_t none_ok[4];       /* for ST_PFW_NONE */
+	bool filter_dim[4];
+};
+
+struct run {
+	const char *const *paths;
+	size_t n;
+	const st_trace_opts *o;
+	size_t *order;            /* largest first */
+	_Atomic size_t next;
+	_Atomic int stop;
+	st_trace_file *files;     /* by path index */
+	st_trace_bad **bad;       /* by path index: the first max_bad */
+	size_t *nbad;
+};
+
+struct worker {
+	struct run *run;
+	struct agg agg;
+	st_error err;
+	bool failed;
+	pthread_t th;
+};
+
+/* *A += B for sums of bytes and times (A, B >= 0), stopping at INT64_MAX
+ * and setting *SAT instead of wrapping: one event's ts and dur are bounded
+ * by the reader (|x| <= 2^53), but its bytes are not, nor is a sum over
+ * billions of events of a hostile trace.  Every term is >= 0, so a capped
+ * sum is INT64_MAX however the terms were split between threads. */
+static inline void sadd(int64_t *a, int64_t b, bool *sat)
+{
+	if (b > INT64_MAX - *a) {
+		*a = INT64_MAX;
+		*sat = true;
+	} else {
+		*a += b;
+	}
+}
+
+/* The same for the values of the pair maps (A <= INT64_MAX). */
+static inline void uadd(uint64_t *a, uint64_t b, bool *sat)
+{
+	if (b > (uint64_t)INT64_MAX - *a) {
+		*a = (uint64_t)INT64_MAX;
+		*sat = true;
+	} else {
+		*a += b;
+	}
+}
+
+static inline int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* filter.c: does F have a term on FIELD? */
+bool trace_filter_has(const st_trace_filter *f, enum st_trace_field field);
+
+/* gather.c */
+void trace_agg_init(struct agg *g, const st_trace_opts *o);
+void trace_agg_release(struct agg *g);
+/* Merge B into A (B is emptied of its intervals); -1 out of memory. */
+int trace_agg_merge(struct agg *a, struct agg *b);
+/* A thread's loop: files from RUN until none is left or one failed. */
+void *trace_worker_main(void *arg);
+void trace_rmap_init(struct rmap *m, const st_trace_filter *f);
+void trace_rmap_release(struct rmap *m);
+/* Does filter F let EV of R through?  1, 0, or -1 out of memory. */
+int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
+		    const st_trace_filter *f, const st_pfw_event *ev);
+/* Tell P (may be NULL) of R's bytes read past *SEEN and of *EVENTS. */
+void trace_progress_add(st_trace_progress *p, uint64_t *seen,
+			const st_pfw_reader *r, uint64_t *events);
+
+/* lanes.c */
+/* A slice to be given a lane: [s, e) on TRACK, the SEQ-th slice written. */
+struct lrec {
+	int64_t s, e;
+	uint32_t track, seq;
+};
+
+/* First fit over the lanes of one track.  Each lane is a stack of the
+ * ends of its open slices (non-increasing upwards: a slice goes on a lane
+ * only when it ends within the top one).  A slice [s, e) fits a lane when,
+ * after the slices that ended by s are closed, the lane has none open or
+ * the innermost ends at e or later.  A max tree over the lanes of that
+ * room (the innermost open end, INT64_MAX when none) finds the first lane
+ * that fits in O(log lanes); a min heap of the ends pushed closes slices
+ * as the starts advance.  Unused leaves are INT64_MAX, so a slice that
+ * fits no lane lands on the next new one. */
+struct lstack {
+	int64_t *v;
+	size_t n, cap;
+};
+
+struct laner {
+	int64_t *tree;            /* [1, 2 * leaves): max of the room */
+	size_t leaves;            /* a power of two, > nlanes */
+	struct lstack *st;        /* leaves of them */
+	size_t nlanes;
+	st_heap heap;             /* (end, lane) of the slices pushed */
+};
+
+/* By track, start, the longer first (so that an equal start nests), then
+ * the order of writing (qsort). */
+int trace_cmp_lrec(const void *x, const void *y);
+/* The lane of [S, E), the slices coming in trace_cmp_lrec's order; -1
+ * when memory runs out. */
+int64_t trace_laner_place(struct laner *L, int64_t s, int64_t e);
+/* A new track: every lane empty. */
+void trace_laner_reset(struct laner *L);
+void trace_laner_release(struct laner *L);
+
+#endif

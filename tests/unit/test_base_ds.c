@@ -1,0 +1,218 @@
+/* test_base_ds.c - the generic data structures of src/base: intervals,
+ * the pair map, the heap and the output buffer. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamtime/grow.h"
+#include "streamtime/heap.h"
+#include "streamtime/interval.h"
+#include "streamtime/outbuf.h"
+#include "streamtime/pairmap.h"
+
+static uint64_t rnd_state = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static int cmp_start(const void *x, const void *y)
+{
+	const st_interval *a = x, *b = y;
+
+	return a->s < b->s ? -1 : a->s > b->s;
+}
+
+/* Random, sorted, reversed and all-equal inputs (the last two drive a
+ * naive quicksort deep: the heapsort fallback), against qsort. */
+static void test_interval_sort(void **state)
+{
+	enum { N = 5000 };
+	st_interval *v = malloc(N * sizeof(*v)), *w = malloc(N * sizeof(*w));
+
+	(void)state;
+	for (int kind = 0; kind < 5; kind++) {
+		size_t n = kind == 4 ? 7 : N;
+
+		for (size_t i = 0; i < n; i++) {
+			int64_t s = kind == 0 ? (int64_t)(rnd() % 1000) - 500
+				  : kind == 1 ? (int64_t)i
+				  : kind == 2 ? (int64_t)(n - i) : 42;
+
+			if (kind == 4)
+				s = (int64_t)(rnd() % 5);
+			v[i] = w[i] = (st_interval){ s, s + (int64_t)i };
+		}
+		st_interval_sort(v, n);
+		qsort(w, n, sizeof(*w), cmp_start);
+		for (size_t i = 0; i < n; i++)
+			assert_true(v[i].s == w[i].s);
+	}
+	st_interval_sort(v, 0);
+	free(v);
+	free(w);
+}
+
+static void test_interval_union(void **state)
+{
+	st_interval v[] = { { 50, 60 }, { 0, 10 }, { 5, 5 }, { 10, 20 },
+			    { 55, 70 }, { 30, 31 } };
+	st_interval b[] = { { 15, 35 }, { 65, 100 } };
+	size_t k;
+
+	(void)state;
+	k = st_interval_union(v, 6);
+	assert_int_equal(k, 3);
+	assert_true(v[0].s == 0 && v[0].e == 20);
+	assert_true(v[1].s == 30 && v[1].e == 31);
+	assert_true(v[2].s == 50 && v[2].e == 70);
+	assert_true(st_interval_length(v, k) == 41);
+	/* [15, 20) + [30, 31) + [65, 70) */
+	assert_true(st_interval_overlap(v, k, b, 2) == 11);
+	assert_int_equal(st_interval_union(v, 0), 0);
+}
+
+/* A thousand pairs through several grows, each found again. */
+static void test_pairmap(void **state)
+{
+	st_pairmap m = { 0 };
+	uint64_t *v;
+	bool added;
+
+	(void)state;
+	assert_null(st_pairmap_find(&m, 1, 2));
+	for (uint64_t i = 0; i < 1000; i++) {
+		v = st_pairmap_get(&m, i, i * 7, &added);
+		assert_true(v && added);
+		if (v)
+			*v = i + 1;
+	}
+	assert_int_equal(m.n, 1000);
+	assert_true(m.n * 4 <= m.cap * 3);
+	for (uint64_t i = 0; i < 1000; i++) {
+		const uint64_t *f = st_pairmap_find(&m, i, i * 7);
+
+		if (!f)
+			fail();
+		assert_int_equal(*f, i + 1);
+		assert_null(st_pairmap_find(&m, i, i * 7 + 1));
+	}
+	v = st_pairmap_get(&m, 3, 21, &added);
+	if (!v)
+		fail();
+	assert_int_equal(*v, 4);
+	assert_false(added);
+	assert_non_null(st_pairmap_get(&m, UINT64_MAX, 0, NULL));
+	st_pairmap_release(&m);
+	assert_null(m.e);
+	assert_int_equal(m.n, 0);
+}
+
+/* Pops come out in key order, with their values. */
+static void test_heap(void **state)
+{
+	enum { N = 3000 };
+	st_heap h = { 0 };
+	int64_t last = INT64_MIN;
+
+	(void)state;
+	for (uint32_t i = 0; i < N; i++) {
+		int64_t k = (int64_t)(rnd() % 100) - 50;
+
+		assert_int_equal(st_heap_push(&h, k, (uint32_t)(k + 50)), 0);
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		st_heap_entry e = st_heap_pop(&h);
+
+		assert_true(e.key >= last);
+		assert_int_equal(e.val, (uint32_t)(e.key + 50));
+		last = e.key;
+	}
+	assert_int_equal(h.n, 0);
+	st_heap_release(&h);
+	st_heap_release(&h);
+}
+
+/* Pieces small and larger than the buffer, integers at the extremes and
+ * JSON escapes, read back from a file. */
+static void test_outbuf(void **state)
+{
+	static st_outbuf o;
+	volatile size_t bigsize = 100000;   /* not a constant: gcc's bounds
+					     * check cannot see the branch */
+	char *big = malloc(bigsize), got[256];
+	FILE *f = tmpfile();
+	size_t n;
+
+	(void)state;
+	memset(big, 'x', bigsize);
+	st_outbuf_init(&o, f);
+	st_outbuf_str(&o, "a");
+	st_outbuf_put(&o, big, bigsize);
+	st_outbuf_int(&o, INT64_MIN);
+	st_outbuf_put(&o, " ", 1);
+	st_outbuf_int(&o, 0);
+	st_outbuf_put(&o, " ", 1);
+	st_outbuf_int(&o, INT64_MAX);
+	st_outbuf_json(&o, "q\"b\\c\n\x01", 7);
+	st_outbuf_flush(&o);
+	assert_false(o.failed);
+	assert_int_equal(ftell(f), 100001 + 20 + 3 + 19 + 21);
+	fseek(f, 100001, SEEK_SET);
+	n = fread(got, 1, sizeof(got) - 1, f);
+	got[n] = '\0';
+	assert_string_equal(got, "-9223372036854775808 0 9223372036854775807"
+			    "\"q\\\"b\\\\c\\u000a\\u0001\"");
+	fclose(f);
+	free(big);
+}
+
+/* Doubling from FIRST, no realloc while there is room, and a size that
+ * would overflow refused with the array left as it was. */
+static void test_grow(void **state)
+{
+	int64_t *v = NULL, *before;
+	size_t n = 0, cap = 0;
+
+	(void)state;
+	for (; n < 1000; n++) {
+		assert_int_equal(ST_GROW(v, n, cap, 8), 0);
+		assert_true(cap > n);
+		assert_true(cap == 8 || (cap & (cap - 1)) == 0);
+		v[n] = (int64_t)n;
+	}
+	assert_int_equal(cap, 1024);
+	before = v;
+	assert_int_equal(ST_GROW(v, 1023, cap, 8), 0);
+	assert_ptr_equal(v, before);
+	for (size_t i = 0; i < n; i++)
+		assert_true(v[i] == (int64_t)i);
+	assert_int_equal(st_grow(&v, &cap, SIZE_MAX / 4, sizeof(*v), 8), -1);
+	assert_ptr_equal(v, before);
+	assert_int_equal(cap, 1024);
+	free(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_interval_sort),
+		cmocka_unit_test(test_interval_union),
+		cmocka_unit_test(test_pairmap),
+		cmocka_unit_test(test_heap),
+		cmocka_unit_test(test_outbuf),
+		cmocka_unit_test(test_grow),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
