@@ -14,7 +14,9 @@
 
 #include "streamtime/atomic.h"
 #include "streamtime/csv.h"
+#include "streamtime/merge.h"
 #include "streamtime/receivers.h"
+#include "streamtime/search.h"
 #include "streamtime/timeline.h"
 #include "streamtime/tz.h"
 
@@ -92,21 +94,6 @@ static const st_experiment *offload_experiment(const st_experiments *ex,
 	return NULL;
 }
 
-/* The receiver columns time0, time1, ... of T, in order; their count. */
-static int receiver_columns(const st_table *t, int *cols)
-{
-	int n = 0;
-
-	for (; n < ST_RECEIVERS_MAX; n++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "time%d", n);
-		if ((cols[n] = st_table_col(t, name)) < 0)
-			break;
-	}
-	return n;
-}
-
 /* Receivers and offload slices of the file-transfer scans. */
 static int add_offload(const st_timeline_input *in, struct slices *s,
 		       st_timeline_counts *c, bool *warned, st_log *log,
@@ -122,11 +109,8 @@ static int add_offload(const st_timeline_input *in, struct slices *s,
 	if (st_table_read(&t, in->write_times, err) < 0 ||
 	    st_table_require(&t, need, idx, 2, err) < 0)
 		goto out;
-	if ((nrec = receiver_columns(&t, rc)) == 0) {
-		st_error_set(err, ST_EXIT_DATAERR, "%s: no column time0",
-			     in->write_times);
+	if ((nrec = st_receiver_columns(&t, rc, ST_RECEIVERS_MAX, err)) < 0)
 		goto out;
-	}
 	for (size_t r = 0; r < t.nrows; r++) {
 		const st_experiment *e;
 		st_instant first = INT64_MAX, last, at;
@@ -371,7 +355,9 @@ static int add_created(const st_timeline_input *in, struct slices *s,
 			     in->created);
 		goto out;
 	}
-	nrec = receiver_columns(&t, rc);
+	/* a created file without receiver columns has no receiver slices */
+	if ((nrec = st_receiver_columns(&t, rc, ST_RECEIVERS_MAX, NULL)) < 0)
+		nrec = 0;
 	for (size_t r = 0; r < t.nrows; r++) {
 		struct joined key, *j;
 		int64_t scan;
@@ -482,27 +468,27 @@ nomem:
 	return -1;
 }
 
-/* Lanes were handed out in order: key index of (stage, track, lane). */
+static int lane_key_cmp(const void *key, const void *elem)
+{
+	const struct lane_key *a = key, *b = elem;
+
+	if (a->stage != b->stage)
+		return a->stage < b->stage ? -1 : 1;
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	return (a->lane > b->lane) - (a->lane < b->lane);
+}
+
+/* Lanes were handed out in order: key index of (stage, track, lane), the
+ * tid (from 1), or 0 when it has none. */
 static long tid_of(const struct lane_key *keys, long nkeys,
 		   const struct slice *sl)
 {
-	long lo = 0, hi = nkeys;
+	struct lane_key k = { sl->stage, sl->track, sl->lane };
+	size_t i = st_lower_bound(keys, (size_t)nkeys, sizeof(*keys), &k,
+				  lane_key_cmp);
 
-	while (lo < hi) {
-		long mid = (lo + hi) / 2;
-		const struct lane_key *k = &keys[mid];
-		int c = k->stage != sl->stage ? (k->stage < sl->stage ? -1 : 1) :
-			k->track != sl->track ? (k->track < sl->track ? -1 : 1) :
-			k->lane != sl->lane ? (k->lane < sl->lane ? -1 : 1) : 0;
-
-		if (c == 0)
-			return mid + 1;         /* tids from 1 */
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return i < (size_t)nkeys && !lane_key_cmp(&k, &keys[i]) ? (long)i + 1 : 0;
 }
 
 /* Microseconds, rounded to nearest. */

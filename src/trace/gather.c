@@ -298,7 +298,7 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 		uadd(v, (uint64_t)ev->dur, &g->saturated);
 	}
 	if (o->granularity_us > 0) {
-		int64_t b = floor_div(ev->ts, o->granularity_us);
+		int64_t b = st_floor_div(ev->ts, o->granularity_us);
 
 		if (!(v = st_pairmap_get(&g->bins, (uint64_t)b, 0, NULL)))
 			return -1;

@@ -133,9 +133,9 @@ static int bins_add(struct agg *g, int64_t gran, const st_trace_iv *v,
 		    size_t n, uint64_t kind, int64_t *budget)
 {
 	for (size_t i = 0; i < n; i++) {
-		int64_t b = floor_div(v[i].s, gran), e = v[i].e;
+		int64_t b = st_floor_div(v[i].s, gran), e = v[i].e;
 
-		*budget -= floor_div(e - 1, gran) - b + 1;
+		*budget -= st_floor_div(e - 1, gran) - b + 1;
 		if (*budget < 0)
 			return -1;
 		for (; b * gran < e; b++) {
@@ -209,13 +209,6 @@ static int cmp_proc(const void *x, const void *y)
 	if (c)
 		return c;
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return a < b ? -1 : a > b;
 }
 
 static int finish(st_trace_summary *s, struct agg *g, st_error *err)
@@ -304,7 +297,7 @@ static int finish(st_trace_summary *s, struct agg *g, st_error *err)
 	}
 	for (size_t i = 0; i < g->nprocs; i++)
 		qsort(s->procs[i].tids, s->procs[i].ntids, sizeof(int64_t),
-		      cmp_i64);
+		      st_cmp_i64);
 	free(nt);
 	s->n_procs = g->nprocs;
 	if (o->granularity_us > 0 && bins_collect(s, g, o->granularity_us,

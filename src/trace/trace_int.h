@@ -19,6 +19,7 @@
 
 #include "streamtime/grow.h"
 #include "streamtime/heap.h"
+#include "streamtime/num.h"
 #include "streamtime/pairmap.h"
 #include "streamtime/trace.h"
 
@@ -125,13 +126,6 @@ static inline void uadd(uint64_t *a, uint64_t b, bool *sat)
 	} else {
 		*a += b;
 	}
-}
-
-static inline int64_t floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-
-	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
 /* filter.c: does F have a term on FIELD? */
