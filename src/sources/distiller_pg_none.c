@@ -1,8 +1,11 @@
 /* distiller_pg_none.c - the Distiller database in a build without the
  * postgresql feature (meson -Dpostgresql=disabled): no libpq, so no fetch;
  * the REST API (distiller_api.c) still works when http is built. */
+#include <string.h>
+
 #include "streamtime/distiller.h"
 #include "streamtime/features.h"
+#include "streamtime/http.h"
 
 int st_distiller_pg_fetch(const st_distiller_pg_opts *o,
 			  const st_distiller_query *q, st_distiller_sink sink,
@@ -14,9 +17,13 @@ int st_distiller_pg_fetch(const st_distiller_pg_opts *o,
 	return -1;
 }
 
-/* Without libpq's parser the DSN cannot be read: no password found.  The
- * fetch fails before any connection is tried. */
+/* Without libpq's parser, a guess on the safe side: a DSN that names a
+ * password keyword or a URI with user:password@ is taken to hold one (so
+ * that distiller jobs still wipes it from the process list). */
 bool st_distiller_dsn_has_password(const char *dsn)
 {
-	return false;
+	size_t off, len;
+
+	return dsn && (strstr(dsn, "password") ||
+		       st_http_url_password(dsn, &off, &len));
 }

@@ -61,6 +61,9 @@ check(words[:1] == ["features:"] and
       [w[1:] for w in words[1:]] == FEATURES and
       all(w[0] in "+-" for w in words[1:]),
       "--version does not list the features as +NAME/-NAME: %r" % p.stdout)
+if failures:
+    print("\n".join("FAIL " + f for f in failures))
+    sys.exit(1)
 built = {w[1:]: w[0] == "+" for w in words[1:]}
 print("features: %s" % " ".join(("+" if built.get(f) else "-") + f
                                 for f in FEATURES))
