@@ -21,7 +21,7 @@ import sys
 COMPLETION = "--completion" in sys.argv[1:]
 BIN = [a for a in sys.argv[1:] if a != "--completion"][0]
 VERSION = subprocess.run([BIN, "--version"], capture_output=True,
-                         text=True).stdout.split()[-1]
+                         text=True).stdout.split()[1]
 COMMON = ["--help", "--quiet", "--verbose"]
 ITEM = re.compile(r"^  (\S(?:\S| (?! ))*)  +(\S.*)$")
 

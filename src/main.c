@@ -4,6 +4,7 @@
 
 #include "cmd/cmd.h"
 #include "streamtime/atomic.h"
+#include "streamtime/features.h"
 #include "st_config.h"
 
 /* Sorted by name, as git.c keeps its commands[]. */
@@ -55,6 +56,16 @@ static int print_help(FILE *f)
 	return 0;
 }
 
+/* "features: +postgresql +http -figures": built in (+) or left out (-). */
+static void print_features(FILE *f)
+{
+	fputs("features:", f);
+	for (int i = 0; i < ST_FEATURE_COUNT; i++)
+		fprintf(f, " %c%s", st_feature_built(i) ? '+' : '-',
+			st_feature_name(i));
+	fputc('\n', f);
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -70,6 +81,7 @@ int main(int argc, char **argv)
 			return st_finish_stdout(ST_EXIT_OK);
 		} else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
 			printf("streamtime %s\n", ST_VERSION);
+			print_features(stdout);
 			return st_finish_stdout(ST_EXIT_OK);
 		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
 			st_verbosity = -1;

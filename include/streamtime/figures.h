@@ -52,7 +52,12 @@ int st_figures_write(const st_figures *set, const char *outdir,
 void st_figures_free(st_figures *set);
 
 /* Build and write in one call (what `plot` and `reproduce` do); *FIGURES
- * (may be NULL) gets the number of figures. */
+ * (may be NULL) gets the number of figures.
+ *
+ * In a build without the figures feature (meson -Dfigures=disabled,
+ * output/figures_none.c) st_figures_build and st_figures_write fail with
+ * 69 (features.h), and st_figures_run writes nothing and returns 0 with
+ * *FIGURES 0: reproduce does the rest, its report says why. */
 int st_figures_run(const st_figures_input *in, const char *outdir,
 		   unsigned formats, size_t *figures, st_error *err);
 

@@ -14,15 +14,20 @@
  * redirect would carry the secret headers elsewhere) and only http and
  * https are spoken.  Messages name the service ("cannot reach slurmrestd at
  * URL: ...") and the URL the caller chose to show, never a header.
+ *
+ * The header does not need libcurl: a build without the http feature
+ * (meson -Dhttp=disabled) has the text helpers (http_text.c) and a client
+ * whose st_http_client_init fails with 69 (http_none.c).
  */
 #ifndef STREAMTIME_HTTP_H
 #define STREAMTIME_HTTP_H
 
-#include <curl/curl.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "streamtime/error.h"
+
+struct curl_slist;
 
 /* The most a response body may hold unless st_http_opts.max_body says
  * otherwise: a larger one is error 69. */
@@ -58,7 +63,6 @@ typedef struct st_http_opts {
 /* A client and its last response.  The fields above the line are for
  * reading; the rest is private. */
 typedef struct st_http_client {
-	CURL *h;                /* for curl_easy_escape() */
 	char *base;             /* the URL without trailing '/' */
 	char *shown_base;       /* BASE without user:password@, for messages */
 	long status;            /* of the last response */
@@ -68,6 +72,7 @@ typedef struct st_http_client {
 	char *kept;             /* keep_header's value in the last response,
 				 * blanks trimmed; NULL when absent */
 	/* ---- */
+	void *h;                /* the CURL handle */
 	const char *service;
 	int retries;
 	long timeout_ms;
@@ -77,7 +82,7 @@ typedef struct st_http_client {
 	struct curl_slist *headers;
 	size_t body_cap;
 	bool too_big, nomem;
-	char errbuf[CURL_ERROR_SIZE];
+	char errbuf[256];       /* CURL_ERROR_SIZE (http.c checks) */
 } st_http_client;
 
 /* No CR, LF or other control character: a header value cannot be split. */
@@ -91,6 +96,16 @@ int st_http_parse_size(const char *s, size_t *out);
  * starts (*OFF) and how long it is (*LEN).  False when URL holds none (no
  * userinfo, or no ':' in it, or an empty password). */
 bool st_http_url_password(const char *url, size_t *off, size_t *len);
+
+/* URL without the userinfo of its authority ("http://u:pw@h/" gives
+ * "http://h/"), for messages: a password in a URL must not reach one.
+ * A new string, or NULL when out of memory. */
+char *st_http_url_shown(const char *url);
+
+/* S percent-encoded for a query value or a path segment, as
+ * curl_easy_escape does it (all but A-Z a-z 0-9 - . _ ~ as %XX).  A new
+ * string (free it), or NULL when out of memory. */
+char *st_http_escape(const char *s);
 
 /* Set up CL from O (O and its strings need not outlive the call, but for
  * O->service, which messages keep using).

@@ -21,6 +21,7 @@
 #include "st_config.h"
 #include "streamtime/atomic.h"
 #include "streamtime/csv.h"
+#include "streamtime/features.h"
 #include "streamtime/num.h"
 #include "streamtime/report.h"
 
@@ -1119,6 +1120,12 @@ static int write_figures(struct rep *r, st_report_info *info)
 	size_t shown = 0;
 
 	put(r, "<h2 id=\"figures\">Figures</h2>\n");
+	if (!r->nfigs && !st_feature_built(ST_FEATURE_FIGURES)) {
+		no_data(r, "the figures were not made: this streamtime was "
+			   "built without figures (<code>meson "
+			   "-Dfigures=enabled</code>).");
+		return 0;
+	}
 	if (!r->nfigs) {
 		no_data(r, "the figures were not made (no SVG or PNG files in "
 			   "<code>figures/</code>). <code>streamtime plot</code> "

@@ -1,5 +1,4 @@
 /* distiller_api.c - the Distiller job table through its REST API. */
-#include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -405,7 +404,7 @@ static int fetch_jobs(struct fetch *f, st_error *err)
 	int ret = -1;
 
 	if (f->q->job_type &&
-	    !(type = curl_easy_escape(f->http.h, f->q->job_type, 0)))
+	    !(type = st_http_escape(f->q->job_type)))
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	for (;;) {
 		st_distiller_api_page pg = { 0 };
@@ -466,7 +465,7 @@ static int fetch_jobs(struct fetch *f, st_error *err)
 	f->jobs.n = w;
 	ret = 0;
 out:
-	curl_free(type);
+	free(type);
 	return ret;
 }
 

@@ -1,6 +1,7 @@
 /* http.c - the libcurl GET client of the REST sources. */
 #include <stdint.h>
 #include <stdio.h>
+#include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -8,13 +9,9 @@
 
 #include "streamtime/http.h"
 
-bool st_http_header_safe(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return false;
-	return true;
-}
+/* the client keeps libcurl's message in a buffer http.h sizes */
+_Static_assert(sizeof(((st_http_client *)0)->errbuf) >= CURL_ERROR_SIZE,
+	       "st_http_client.errbuf is smaller than CURL_ERROR_SIZE");
 
 /* A header name curl sends as given: no separator, blank or control
  * character. */
@@ -133,63 +130,6 @@ static void size_text(size_t n, char *buf, size_t len)
 		snprintf(buf, len, "%zu KiB", n >> 10);
 	else
 		snprintf(buf, len, "%zu bytes", n);
-}
-
-int st_http_parse_size(const char *s, size_t *out)
-{
-	unsigned long long v = 0, unit = 1;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		v = v * 10 + (unsigned long long)(*p - '0');
-		if (v > (1ULL << 40))
-			return -1;
-	}
-	switch (*p) {
-	case '\0': break;
-	case 'k': case 'K': unit = 1ULL << 10; p++; break;
-	case 'm': case 'M': unit = 1ULL << 20; p++; break;
-	case 'g': case 'G': unit = 1ULL << 30; p++; break;
-	default: return -1;
-	}
-	if (*p || v == 0 || v > (1ULL << 40) / unit || v * unit > SIZE_MAX)
-		return -1;
-	*out = (size_t)(v * unit);
-	return 0;
-}
-
-/* The userinfo of URL's authority: from *AUTH (just after "://") to *AT
- * (its last '@' before the path).  False when there is none. */
-static bool userinfo_span(const char *url, const char **auth, const char **at)
-{
-	const char *a = strstr(url, "://"), *end;
-
-	if (!a)
-		return false;
-	a += 3;
-	end = a + strcspn(a, "/?#");
-	*at = NULL;
-	for (const char *p = a; p < end; p++)
-		if (*p == '@')
-			*at = p;
-	*auth = a;
-	return *at != NULL;
-}
-
-bool st_http_url_password(const char *url, size_t *off, size_t *len)
-{
-	const char *auth, *at, *colon;
-
-	if (!userinfo_span(url, &auth, &at))
-		return false;
-	colon = memchr(auth, ':', (size_t)(at - auth));
-	if (!colon || colon + 1 == at)
-		return false;
-	*off = (size_t)(colon + 1 - url);
-	*len = (size_t)(at - colon - 1);
-	return true;
 }
 
 int st_http_get(st_http_client *cl, const char *path_query, const char *shown,
@@ -316,22 +256,6 @@ static int add_header(st_http_client *cl, const st_http_header *hd,
 	return 0;
 }
 
-/* BASE without the userinfo of its authority ("http://u:pw@h/" gives
- * "http://h/"): a password in a URL must not reach a message. */
-static char *strip_userinfo(const char *base)
-{
-	const char *auth, *at;
-	char *s;
-
-	if (!userinfo_span(base, &auth, &at))
-		return strdup(base);
-	if (!(s = malloc(strlen(base) + 1)))
-		return NULL;
-	memcpy(s, base, (size_t)(auth - base));
-	strcpy(s + (auth - base), at + 1);
-	return s;
-}
-
 int st_http_client_init(st_http_client *cl, const st_http_opts *o,
 			st_error *err)
 {
@@ -350,7 +274,7 @@ int st_http_client_init(st_http_client *cl, const st_http_opts *o,
 	while (n > 1 && o->url[n - 1] == '/')
 		n--;
 	if (!(cl->base = strndup(o->url, n)) ||
-	    !(cl->shown_base = strip_userinfo(cl->base)) ||
+	    !(cl->shown_base = st_http_url_shown(cl->base)) ||
 	    !(cl->h = curl_easy_init()) ||
 	    !(cl->headers = curl_slist_append(NULL,
 					      "Accept: application/json")) ||

@@ -1,5 +1,4 @@
 /* slurmrest.c - Slurm accounting rows from slurmrestd's /slurmdb/vX/jobs. */
-#include <curl/curl.h>
 #include <jansson.h>
 #include <pwd.h>
 #include <stdbool.h>
@@ -654,10 +653,10 @@ static char *jobs_path(struct client *cl, const char *version, int64_t from,
 	else {
 		query_time(from, cl->o->tz, a, sizeof(a));
 		query_time(to, cl->o->tz, b, sizeof(b));
-		ea = curl_easy_escape(cl->http.h, a, 0);
-		eb = curl_easy_escape(cl->http.h, b, 0);
+		ea = st_http_escape(a);
+		eb = st_http_escape(b);
 		if (users && *users)
-			eu = curl_easy_escape(cl->http.h, users, 0);
+			eu = st_http_escape(users);
 		if (!ea || !eb || (users && *users && !eu))
 			n = -1;
 		else
@@ -665,9 +664,9 @@ static char *jobs_path(struct client *cl, const char *version, int64_t from,
 				     "&end_time=%s%s%s", version, ea, eb,
 				     eu ? "&users=" : "", eu ? eu : "");
 	}
-	curl_free(ea);
-	curl_free(eb);
-	curl_free(eu);
+	free(ea);
+	free(eb);
+	free(eu);
 	return n < 0 ? NULL : s;
 }
 

@@ -24,6 +24,7 @@
 #include "streamtime/distiller_api.h"
 #include "streamtime/error.h"
 #include "streamtime/experiments.h"
+#include "streamtime/features.h"
 #include "streamtime/file.h"
 #include "streamtime/figures.h"
 #include "streamtime/grow.h"
@@ -65,6 +66,7 @@
 #include "streamtime/distiller_api.h"
 #include "streamtime/error.h"
 #include "streamtime/experiments.h"
+#include "streamtime/features.h"
 #include "streamtime/file.h"
 #include "streamtime/figures.h"
 #include "streamtime/grow.h"
@@ -107,6 +109,7 @@ static const char *const included[] = {
 	"distiller_api.h",
 	"error.h",
 	"experiments.h",
+	"features.h",
 	"figures.h",
 	"file.h",
 	"grow.h",

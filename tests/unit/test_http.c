@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "streamtime/http.h"
@@ -71,11 +72,59 @@ static void test_url_password(void **state)
 	}
 }
 
+/* st_http_escape encodes as curl_easy_escape did (RFC 3986 unreserved
+ * kept, every other byte %XX in capitals): slurmrestd's time windows and
+ * the Distiller API's job_type went through curl_easy_escape before. */
+static void test_escape(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "", "" },
+		{ "count", "count" },
+		{ "2023-03-01T00:00:00", "2023-03-01T00%3A00%3A00" },
+		{ "a b/c~d_e.f-g", "a%20b%2Fc~d_e.f-g" },
+		{ "u1,u2&x=y?#", "u1%2Cu2%26x%3Dy%3F%23" },
+		{ "\xc3\xa9\x7f\x01%", "%C3%A9%7F%01%25" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *e = st_http_escape(cases[i][0]);
+
+		assert_non_null(e);
+		assert_string_equal(e, cases[i][1]);
+		free(e);
+	}
+}
+
+/* The URL for messages: the userinfo goes, an '@' after the authority
+ * stays. */
+static void test_url_shown(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "http://u:pw@h:8080/p", "http://h:8080/p" },
+		{ "https://u@h/", "https://h/" },
+		{ "http://h/a@b", "http://h/a@b" },
+		{ "http://a@b@h?q=@", "http://h?q=@" },
+		{ "h:1", "h:1" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = st_http_url_shown(cases[i][0]);
+
+		assert_non_null(s);
+		assert_string_equal(s, cases[i][1]);
+		free(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_url_password),
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_url_shown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
