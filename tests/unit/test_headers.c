@@ -46,6 +46,7 @@
 #include "streamtime/simulate.h"
 #include "streamtime/slurm.h"
 #include "streamtime/slurmrest.h"
+#include "streamtime/slurm_run.h"
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
 #include "streamtime/time.h"
@@ -87,6 +88,7 @@
 #include "streamtime/simulate.h"
 #include "streamtime/slurm.h"
 #include "streamtime/slurmrest.h"
+#include "streamtime/slurm_run.h"
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
 #include "streamtime/time.h"
@@ -129,6 +131,7 @@ static const char *const included[] = {
 	"simulate.h",
 	"slurm.h",
 	"slurmrest.h",
+	"slurm_run.h",
 	"spawn.h",
 	"stats.h",
 	"time.h",
