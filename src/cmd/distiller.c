@@ -109,7 +109,7 @@ static int set_key_header(const struct st_option *o, char *arg,
 /* The bearer token for --api: --token-file's, else $DISTILLER_TOKEN's (a
  * copy in *TOKEN, or NULL); the API key from $DISTILLER_API_KEY.  Returns
  * 0 or the exit status after a message. */
-static int read_credentials(const char *prog, const char *token_file,
+static int read_credentials(const char *token_file,
 			    char **token, st_distiller_api_opts *ao)
 {
 	const char *env = getenv("DISTILLER_TOKEN");
@@ -119,7 +119,8 @@ static int read_credentials(const char *prog, const char *token_file,
 		if (!(*token = st_secret_read(token_file, &err)))
 			return st_msg_fail(&err);
 	} else if (env && *env && !(*token = strdup(env))) {
-		return st_msg_usage(prog, "out of memory");
+		st_msg_error("out of memory");
+		return ST_EXIT_IOERR;
 	}
 	ao->token = *token;
 	ao->api_key = getenv("DISTILLER_API_KEY");
@@ -273,7 +274,7 @@ static int distiller_jobs(int argc, char **argv)
 	if (!dir || !*dir)
 		rc = st_msg_usage(prog, "--out-dir is required");
 	else if (!(rc = check_backend(prog, &jo, token_file)) &&
-		 !(url && (rc = read_credentials(prog, token_file, &token, ao))))
+		 !(url && (rc = read_credentials(token_file, &token, ao))))
 		rc = run_jobs(prog, &jo);
 out:
 	wipe(dsn);

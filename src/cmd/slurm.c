@@ -84,8 +84,10 @@ static int run_jobs(const char *prog, st_slurm_jobs_opts *jo,
 				st_tz_free(tz);
 				return st_msg_fail(&err);
 			}
-		} else if (env && *env) {
-			token = strdup(env);
+		} else if (env && *env && !(token = strdup(env))) {
+			st_tz_free(tz);
+			st_msg_error("out of memory");
+			return ST_EXIT_IOERR;
 		}
 	}
 	jo->rest.token = token;
