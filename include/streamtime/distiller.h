@@ -119,4 +119,30 @@ const char *st_distiller_schema_name(enum st_distiller_schema s);
 size_t st_distiller_row_format(const st_distiller_row *row, char *buf,
 			       size_t size);
 
+/* ---- `distiller jobs` at file level (distiller_run.c) ---- */
+
+typedef struct st_distiller_jobs_opts {
+	const char *out_dir;            /* created if missing */
+	st_distiller_query query;
+	bool use_api;                   /* the REST API (API), else PG */
+	st_distiller_pg_opts pg;
+	st_distiller_api_opts api;
+} st_distiller_jobs_opts;
+
+typedef struct st_distiller_jobs_result {
+	size_t *rows;           /* rows per size (n_sizes; free it) */
+	size_t committed;       /* files renamed into place, in size order */
+	bool fetched;           /* the fetch succeeded */
+	enum st_distiller_schema schema; /* the schema used (PostgreSQL) */
+} st_distiller_jobs_result;
+
+/* Write OUT_DIR/{N}_{N}.csv ("id,slurm_id,elapsed") for every size of the
+ * query from the database or the API: all files or none (a directory this
+ * call made is removed again on failure).  Returns 0, or -1 with ERR set
+ * (the fetch's codes; 73/74 for the files).  RES is filled in either case;
+ * free RES->rows. */
+int st_distiller_jobs_run(const st_distiller_jobs_opts *o,
+			  st_distiller_jobs_result *res, st_log *log,
+			  st_error *err);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "streamtime/analysis.h"
 #include "streamtime/merge.h"
+#include "streamtime/experiments.h"
 
 /* DB entries are files or directories; a directory contributes its
  * {N}_{N}.csv files.  Files are taken in size order (files with a `size`
@@ -34,24 +35,70 @@ typedef struct st_sized_path {
 	const char *path;
 } st_sized_path;
 
+typedef struct st_merge_streaming_opts {
+	const char *created;            /* ncem_file_created_times.csv */
+	const st_sized_path *h5;        /* one H5 times file per size */
+	size_t nh5;
+	const st_size_range *ranges;    /* may be empty */
+	size_t nranges;
+	const char *tz;                 /* zone of naive H5 times; NULL: UTC */
+	const st_clock_options *clock;  /* may be NULL */
+	const char *outdir;
+} st_merge_streaming_opts;
+
 /* Writes OUTDIR/streaming_times_{size}.csv for each H5 file; all of them or
  * none.  RANGES (may be empty) restrict the scans of a size; when any range
  * is given, every size needs one (error 64).  RES gets the sums over sizes. */
-int st_run_merge_streaming(const char *created, const st_sized_path *h5,
-			   size_t nh5, const st_size_range *ranges,
-			   size_t nranges, const char *tz,
-			   const st_clock_options *clock, const char *outdir,
+int st_run_merge_streaming(const st_merge_streaming_opts *o,
 			   st_streaming_result *res, st_log *log, st_error *err);
 
 int st_run_stats_queue(const char *merged, const char *tz, const char *outdir,
 		       st_queue_result *res, st_error *err);
 
-/* ROWS needs room for one row per size (NSIZES, or the offload file's rows
- * when SIZES is NULL; st_run_stats_transfers allocates: free *ROWS). */
-int st_run_stats_transfers(const char *merged, const char *offload,
-			   const char *save_stats, const char *streaming_dir,
-			   const int64_t *sizes, size_t nsizes,
-			   const char *outdir, st_compare_row **rows,
-			   size_t *nrows, st_error *err);
+typedef struct st_stats_transfers_opts {
+	const char *merged;             /* merged_job_info.csv */
+	const char *offload;            /* ncem_offload_times.csv */
+	const char *save_stats;         /* save_time_stats.csv */
+	const char *streaming_dir;      /* holds streaming_times_{size}.csv */
+	const int64_t *sizes;           /* NULL: every size of OFFLOAD */
+	size_t nsizes;
+	const char *outdir;
+} st_stats_transfers_opts;
+
+/* One row per size (NSIZES, or the offload file's rows when SIZES is
+ * NULL) into *ROWS, allocated here: free it. */
+int st_run_stats_transfers(const st_stats_transfers_opts *o,
+			   st_compare_row **rows, size_t *nrows,
+			   st_error *err);
+
+/* ---- the analysis of `reproduce` ---- */
+
+/* The inputs of a dataset in the paper's layout and where the analysis
+ * writes (directories created). */
+typedef struct st_analysis_paths {
+	const char *jobs;               /* slurm_job_info.csv */
+	const char *db;                 /* distiller_db */
+	const char *write_times, *save_stats, *created;
+	const char *streaming;          /* holds the experiments' H5 files */
+	const char *out_ft, *out_st, *out_stats;
+	const char *merged, *offload, *per_scan;
+} st_analysis_paths;
+
+typedef struct st_analysis_result {
+	size_t merged;                  /* rows of merge transfer */
+	st_streaming_result streaming;
+	st_compare_row *rows;           /* stats transfers' table: free it */
+	size_t nrows;
+	bool step_failed;               /* on -1: a step (not the set-up)
+					 * failed */
+} st_analysis_result;
+
+/* Merge transfer, offload and streaming, stats queue and transfers over
+ * the experiments EX, in that order.  NOTES (may be NULL) gets a line per
+ * step with its time; LOG the steps' warnings.  Returns 0, or -1 with ERR
+ * set; RES->rows is NULL then. */
+int st_run_analysis(const st_analysis_paths *p, const st_experiments *ex,
+		    st_analysis_result *res, st_log *log, st_log *notes,
+		    st_error *err);
 
 #endif

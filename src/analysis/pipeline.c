@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "streamtime/atomic.h"
 #include "streamtime/pipeline.h"
@@ -250,12 +251,13 @@ out:
 	return rc;
 }
 
-int st_run_merge_streaming(const char *created, const st_sized_path *h5,
-			   size_t nh5, const st_size_range *ranges,
-			   size_t nranges, const char *tzname,
-			   const st_clock_options *clock, const char *outdir,
+int st_run_merge_streaming(const st_merge_streaming_opts *o,
 			   st_streaming_result *res, st_log *log, st_error *err)
 {
+	const st_sized_path *h5 = o->h5;
+	const st_size_range *ranges = o->ranges;
+	size_t nh5 = o->nh5, nranges = o->nranges;
+	const char *outdir = o->outdir;
 	struct clock_setup cs;
 	st_table ct, ht;
 	st_atomic_file *af = calloc(nh5 + 1, sizeof(*af));
@@ -268,7 +270,7 @@ int st_run_merge_streaming(const char *created, const st_sized_path *h5,
 	st_table_init(&ht);
 	if (!af)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	if (clock_setup(&cs, clock, err) < 0)
+	if (clock_setup(&cs, o->clock, err) < 0)
 		goto out;
 	for (size_t i = 0; i < nh5 && nranges; i++) {
 		size_t k;
@@ -283,8 +285,8 @@ int st_run_merge_streaming(const char *created, const st_sized_path *h5,
 			goto out;
 		}
 	}
-	tz = st_tz_load(tzname ? tzname : "UTC", err);
-	if (!tz || st_table_read(&ct, created, err) < 0 ||
+	tz = st_tz_load(o->tz ? o->tz : "UTC", err);
+	if (!tz || st_table_read(&ct, o->created, err) < 0 ||
 	    st_mkdir_p(outdir, err) < 0)
 		goto out;
 	for (size_t i = 0; i < nh5; i++) {
@@ -357,30 +359,29 @@ int st_run_stats_queue(const char *merged, const char *tzname,
 	return rc;
 }
 
-int st_run_stats_transfers(const char *merged, const char *offload,
-			   const char *save_stats, const char *streaming_dir,
-			   const int64_t *sizes, size_t nsizes,
-			   const char *outdir, st_compare_row **rows,
-			   size_t *nrows, st_error *err)
+int st_run_stats_transfers(const st_stats_transfers_opts *o,
+			   st_compare_row **rows, size_t *nrows,
+			   st_error *err)
 {
 	st_table mt, ot, st;
-	st_transfers_input in = { &mt, &ot, &st, streaming_dir, sizes, nsizes };
+	st_transfers_input in = { &mt, &ot, &st, o->streaming_dir, o->sizes,
+				  o->nsizes };
 	int rc = -1;
 
 	st_table_init(&mt);
 	st_table_init(&ot);
 	st_table_init(&st);
 	*rows = NULL;
-	if (st_table_read(&mt, merged, err) < 0 ||
-	    st_table_read(&ot, offload, err) < 0 ||
-	    st_table_read(&st, save_stats, err) < 0)
+	if (st_table_read(&mt, o->merged, err) < 0 ||
+	    st_table_read(&ot, o->offload, err) < 0 ||
+	    st_table_read(&st, o->save_stats, err) < 0)
 		goto out;
-	*rows = calloc((sizes ? nsizes : ot.nrows) + 1, sizeof(**rows));
+	*rows = calloc((o->sizes ? o->nsizes : ot.nrows) + 1, sizeof(**rows));
 	if (!*rows) {
 		st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		goto out;
 	}
-	rc = st_transfers_stats(&in, outdir, *rows, nrows, err);
+	rc = st_transfers_stats(&in, o->outdir, *rows, nrows, err);
 	if (rc < 0) {
 		free(*rows);
 		*rows = NULL;
@@ -389,5 +390,127 @@ out:
 	st_table_release(&mt);
 	st_table_release(&ot);
 	st_table_release(&st);
+	return rc;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The experiments' scan ranges and H5 files (paths under STREAMING, in
+ * *H5PATHS: free each) for the merges. */
+struct exp_inputs {
+	st_size_range *off, *str;
+	st_sized_path *h5;
+	char **h5paths;
+	size_t n;
+};
+
+static void exp_inputs_release(struct exp_inputs *in)
+{
+	for (size_t i = 0; in->h5paths && i < in->n; i++)
+		free(in->h5paths[i]);
+	free(in->h5paths);
+	free(in->off);
+	free(in->str);
+	free(in->h5);
+}
+
+static int exp_inputs_init(struct exp_inputs *in, const st_experiments *ex,
+			   const char *streaming, st_error *err)
+{
+	in->n = ex->n;
+	in->off = calloc(ex->n, sizeof(*in->off));
+	in->str = calloc(ex->n, sizeof(*in->str));
+	in->h5 = calloc(ex->n, sizeof(*in->h5));
+	in->h5paths = calloc(ex->n, sizeof(*in->h5paths));
+	if (!in->off || !in->str || !in->h5 || !in->h5paths)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	for (size_t i = 0; i < ex->n; i++) {
+		in->off[i] = (st_size_range){ ex->v[i].size, ex->v[i].offload };
+		in->str[i] = (st_size_range){ ex->v[i].size, ex->v[i].streaming };
+		in->h5paths[i] = st_path_join(streaming, ex->v[i].h5);
+		if (!in->h5paths[i])
+			return st_error_set(err, ST_EXIT_IOERR,
+					    "out of memory");
+		in->h5[i] = (st_sized_path){ ex->v[i].size, in->h5paths[i] };
+	}
+	return 0;
+}
+
+/* The steps proper, each timed into NOTES. */
+static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
+			  const struct exp_inputs *in, st_analysis_result *res,
+			  st_log *log, st_log *notes, st_error *err)
+{
+	const char *db[1] = { p->db };
+	st_queue_result qres;
+	double t = now_ms();
+
+	if (st_run_merge_transfer(p->jobs, db, 1, ex->max_elapsed, p->merged,
+				  &res->merged, err) < 0)
+		return -1;
+	st_warn(notes, "merge transfer: %zu rows (%.1f ms)", res->merged,
+		now_ms() - t);
+	t = now_ms();
+	if (st_run_merge_offload(p->write_times, in->off, ex->n, NULL,
+				 p->offload, p->per_scan, err) < 0)
+		return -1;
+	st_warn(notes, "merge offload: %zu sizes (%.1f ms)", ex->n,
+		now_ms() - t);
+	t = now_ms();
+	if (st_run_merge_streaming(&(st_merge_streaming_opts){
+			.created = p->created, .h5 = in->h5, .nh5 = ex->n,
+			.ranges = in->str, .nranges = ex->n, .tz = ex->tz,
+			.outdir = p->out_st,
+		}, &res->streaming, log, err) < 0)
+		return -1;
+	if (res->streaming.negative)
+		st_warn(log, "%zu negative streaming latencies: clock skew "
+			"between NCEM and NERSC", res->streaming.negative);
+	st_warn(notes, "merge streaming: %zu rows (%.1f ms)",
+		res->streaming.rows, now_ms() - t);
+	t = now_ms();
+	if (st_run_stats_queue(p->merged, ex->slurm_tz, p->out_stats, &qres,
+			       err) < 0)
+		return -1;
+	st_warn(notes, "stats queue: %zu jobs, %zu days (%.1f ms)",
+		qres.with_outliers.n, qres.days, now_ms() - t);
+	t = now_ms();
+	if (st_run_stats_transfers(&(st_stats_transfers_opts){
+			.merged = p->merged, .offload = p->offload,
+			.save_stats = p->save_stats,
+			.streaming_dir = p->out_st, .outdir = p->out_stats,
+		}, &res->rows, &res->nrows, err) < 0)
+		return -1;
+	st_warn(notes, "stats transfers: %zu sizes (%.1f ms)", res->nrows,
+		now_ms() - t);
+	return 0;
+}
+
+int st_run_analysis(const st_analysis_paths *p, const st_experiments *ex,
+		    st_analysis_result *res, st_log *log, st_log *notes,
+		    st_error *err)
+{
+	struct exp_inputs in = { 0 };
+	int rc = -1;
+
+	*res = (st_analysis_result){ 0 };
+	if (exp_inputs_init(&in, ex, p->streaming, err) < 0 ||
+	    st_mkdir_p(p->out_ft, err) < 0 || st_mkdir_p(p->out_st, err) < 0 ||
+	    st_mkdir_p(p->out_stats, err) < 0)
+		goto out;
+	rc = analysis_steps(p, ex, &in, res, log, notes, err);
+	res->step_failed = rc < 0;
+out:
+	if (rc < 0) {
+		free(res->rows);
+		res->rows = NULL;
+	}
+	exp_inputs_release(&in);
 	return rc;
 }

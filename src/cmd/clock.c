@@ -11,8 +11,7 @@
 #include "streamtime/csv.h"
 #include "streamtime/num.h"
 
-#define CLOCK_HEADER \
-	"measured_at,reference,target,offset_ms,delay_ms,bound_ms,samples,method"
+#define CLOCK_HEADER ST_CLOCK_OFFSETS_HEADER
 
 static const struct st_cmd_desc serve_desc = {
 	.path = "streamtime clock serve",
@@ -114,72 +113,57 @@ static int clock_responder(int argc, char **argv)
 	return ST_EXIT_OK;
 }
 
-/* Split COMMAND at blanks into a NULL-terminated argv (new).  The words
- * point into *BLOCK (new); the caller frees both.  NULL when empty. */
-static char **split_words(const char *command, char **block)
+/* Say what a target gave: a warning when it could not be measured or fell
+ * short of samples (CTX: the samples asked for), else its offset. */
+static void report_target(void *ctx, const st_clock_target *t,
+			  const st_clock_result *r, const st_error *err)
 {
-	size_t n = 0, cap = 8;
-	char **v = malloc(cap * sizeof(*v)), *save = NULL, *w;
+	int samples = *(const int *)ctx;
+	char off[32], bnd[32], del[32];
 
-	*block = strdup(command);
-	if (!v || !*block) {
-		free(v);
-		free(*block);
-		return NULL;
+	if (!r) {
+		st_msg_warn("%s", err->text);
+		return;
 	}
-	for (w = strtok_r(*block, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		if (n + 1 == cap) {
-			char **nv = realloc(v, (cap *= 2) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				free(*block);
-				return NULL;
-			}
-			v = nv;
-		}
-		v[n++] = w;
-	}
-	v[n] = NULL;
-	if (n == 0) {
-		free(v);
-		free(*block);
-		return NULL;
-	}
-	return v;
+	st_clock_format_ms(off, sizeof(off), st_clock_sample_offset(&r->best));
+	st_clock_format_ms(del, sizeof(del), st_clock_sample_delay(&r->best));
+	st_clock_format_ms(bnd, sizeof(bnd), st_clock_sample_bound(&r->best));
+	st_msg_info("%s: offset %s ms +- %s ms (delay %s ms, %zu of %d "
+		    "samples, %s)", t->name, off, bnd, del, r->nsamples,
+		    samples, st_clock_kind_name(t->kind));
+	if (r->nsamples < (size_t)samples)
+		st_msg_warn("%s: only %zu of %d samples: %s", t->name,
+			    r->nsamples, samples, r->why);
 }
 
-static void format_ms(char *buf, size_t size, st_duration d)
+/* Probe, then write the rows to OUT ("-": stdout, with the header) or
+ * append them to the offsets file.  Returns the exit status: 69 when a
+ * target failed. */
+static int run_probe(st_clock_run_opts *o, const char *out)
 {
-	/* exact: ns as ms with 6 decimals */
-	snprintf(buf, size, "%s%lld.%06lld", d < 0 ? "-" : "",
-		 (long long)((d < 0 ? -d : d) / 1000000),
-		 (long long)((d < 0 ? -d : d) % 1000000));
-}
+	st_clock_run_result res;
+	st_error err;
+	int rc = ST_EXIT_OK;
 
-/* One CSV row for target T's result. */
-static int format_row(FILE *f, const char *reference, const st_clock_target *t,
-		      const st_clock_result *r)
-{
-	const st_clock_sample *s = &r->best;
-	char when[48], off[32], del[32], bnd[32];
-	const char *fields[8];
-	char samples[24];
-
-	st_time_format_utc(s->t1 + (s->t4 - s->t1) / 2, when, sizeof(when));
-	format_ms(off, sizeof(off), st_clock_sample_offset(s));
-	format_ms(del, sizeof(del), st_clock_sample_delay(s));
-	format_ms(bnd, sizeof(bnd), st_clock_sample_bound(s));
-	snprintf(samples, sizeof(samples), "%zu", r->nsamples);
-	fields[0] = when;
-	fields[1] = reference;
-	fields[2] = t->name;
-	fields[3] = off;
-	fields[4] = del;
-	fields[5] = bnd;
-	fields[6] = samples;
-	fields[7] = st_clock_kind_name(t->kind);
-	return st_csv_write_row(f, 8, fields);
+	o->report = report_target;
+	o->report_ctx = &o->probe.samples;
+	signal(SIGPIPE, SIG_IGN);
+	if (st_clock_probe_run(o, &res, &err) < 0)
+		return err.code == ST_EXIT_USAGE ?
+		       st_msg_usage(probe_desc.path, "%s", err.text) :
+		       st_msg_fail(&err);
+	if (strcmp(out, "-") == 0) {
+		printf("%s\n%.*s", CLOCK_HEADER, (int)res.len,
+		       res.rows ? res.rows : "");
+		rc = st_finish_stdout(ST_EXIT_OK);
+	} else if (res.len &&
+		   st_clock_offsets_append(out, res.rows, res.len, &err) < 0) {
+		rc = st_msg_fail(&err);
+	}
+	free(res.rows);
+	if (rc == ST_EXIT_OK && res.failed)
+		rc = ST_EXIT_UNAVAILABLE;
+	return rc;
 }
 
 static int clock_probe(int argc, char **argv)
@@ -218,122 +202,16 @@ static int clock_probe(int argc, char **argv)
 		       "ssh-date://: prints epoch ns (default 'date +%s%N')", 0) },
 		ST_OPT_END_ROW,
 	};
-	st_clock_target *targets = NULL;
-	size_t ntargets = 0, failed = 0;
-	char host[256], *block = NULL, **sshv = NULL, *text = NULL;
-	size_t len = 0;
-	FILE *mem = NULL;
-	st_error err;
 	int nargs, rc;
 
 	if ((rc = st_opt_parse(&probe_desc, opts, argc, argv, &nargs)) !=
 	    ST_OPT_CONTINUE)
 		return rc;
-	rc = ST_EXIT_USAGE;
 	o.samples = (int)samples;
-	targets = calloc((size_t)nargs, sizeof(*targets));
-	if (!targets)
-		return ST_EXIT_IOERR;
-	for (int i = 1; i <= nargs; i++) {
-		if (st_clock_target_parse(argv[i], &targets[ntargets], &err) < 0) {
-			rc = st_msg_usage(probe_desc.path, "%s", err.text);
-			goto out;
-		}
-		ntargets++;
-	}
-	sshv = split_words(ssh, &block);
-	if (!sshv) {
-		rc = st_msg_usage(probe_desc.path, "--ssh: empty command");
-		goto out;
-	}
-	o.ssh_argv = sshv;
-	if (!reference) {
-		if (gethostname(host, sizeof(host)) != 0)
-			strcpy(host, "localhost");
-		host[sizeof(host) - 1] = '\0';
-		reference = host;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	mem = open_memstream(&text, &len);
-	if (!mem) {
-		rc = ST_EXIT_IOERR;
-		goto out;
-	}
-	for (size_t i = 0; i < ntargets; i++) {
-		st_clock_result r;
-		char off[32], bnd[32], del[32];
-
-		if (st_clock_probe(&targets[i], &o, &r, &err) < 0) {
-			st_msg_warn("%s", err.text);
-			failed++;
-			continue;
-		}
-		format_ms(off, sizeof(off), st_clock_sample_offset(&r.best));
-		format_ms(del, sizeof(del), st_clock_sample_delay(&r.best));
-		format_ms(bnd, sizeof(bnd), st_clock_sample_bound(&r.best));
-		st_msg_info("%s: offset %s ms +- %s ms (delay %s ms, %zu of %d "
-			    "samples, %s)", targets[i].name, off, bnd, del, r.nsamples,
-			    o.samples, st_clock_kind_name(targets[i].kind));
-		if (r.nsamples < (size_t)o.samples) {
-			st_msg_warn("%s: only %zu of %d samples: %s", targets[i].name,
-				    r.nsamples, o.samples, r.why);
-			failed++;
-		}
-		format_row(mem, reference, &targets[i], &r);
-	}
-	if (fclose(mem) != 0) {
-		mem = NULL;
-		rc = ST_EXIT_IOERR;
-		goto out;
-	}
-	mem = NULL;
-	if (strcmp(out, "-") == 0) {
-		printf("%s\n%s", CLOCK_HEADER, text);
-		rc = st_finish_stdout(ST_EXIT_OK);
-	} else if (len) {
-		st_atomic_append ap;
-
-		rc = ST_EXIT_OK;
-		if (st_atomic_append_open(&ap, out, true, &err) < 0) {
-			rc = st_msg_fail(&err);
-		} else {
-			if (st_atomic_append_check_header(&ap, CLOCK_HEADER,
-							  "a clock offsets file",
-							  &err) < 0) {
-				rc = st_msg_fail(&err);
-			} else if (st_atomic_append_repair(&ap, NULL, NULL, &err) < 0) {
-				rc = st_msg_fail(&err);
-			} else if (ap.len == 0) {
-				char *all;
-
-				if (asprintf(&all, "%s\n%s", CLOCK_HEADER, text) < 0) {
-					rc = ST_EXIT_IOERR;
-				} else {
-					free(text);
-					text = all;
-					len = strlen(all);
-				}
-			}
-			if (rc == ST_EXIT_OK &&
-			    st_atomic_append_write(&ap, text, len, &err) < 0)
-				rc = st_msg_fail(&err);
-			st_atomic_append_close(&ap);
-		}
-	} else {
-		rc = ST_EXIT_OK;
-	}
-	if (rc == ST_EXIT_OK && failed)
-		rc = ST_EXIT_UNAVAILABLE;
-out:
-	if (mem)
-		fclose(mem);
-	free(text);
-	free(sshv);
-	free(block);
-	for (size_t i = 0; i < ntargets; i++)
-		st_clock_target_release(&targets[i]);
-	free(targets);
-	return rc;
+	return run_probe(&(st_clock_run_opts){
+		.probe = o, .ssh = ssh, .targets = argv + 1,
+		.ntargets = (size_t)nargs, .reference = reference,
+	}, out);
 }
 
 static const struct st_cmd subcommands[] = {

@@ -31,26 +31,6 @@ static const enum st_distiller_schema schema_values[] = {
 	ST_DISTILLER_SCHEMA_CURRENT,
 };
 
-/* One output file per size, and the rows counted into it. */
-struct outputs {
-	st_atomic_file *files;
-	size_t *rows;
-};
-
-static int write_row(void *ctx, const st_distiller_row *row, st_error *err)
-{
-	struct outputs *o = ctx;
-	st_atomic_file *af = &o->files[row->size_index];
-	char line[96];
-	size_t n = st_distiller_row_format(row, line, sizeof(line));
-
-	if (fwrite(line, 1, n, af->fp) != n)
-		return st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",
-				    af->path, strerror(errno));
-	o->rows[row->size_index]++;
-	return 0;
-}
-
 struct sizes {
 	int64_t *v;
 	size_t n;
@@ -126,17 +106,98 @@ static int set_key_header(const struct st_option *o, char *arg,
 	return 0;
 }
 
+/* The bearer token for --api: --token-file's, else $DISTILLER_TOKEN's (a
+ * copy in *TOKEN, or NULL); the API key from $DISTILLER_API_KEY.  Returns
+ * 0 or the exit status after a message. */
+static int read_credentials(const char *token_file,
+			    char **token, st_distiller_api_opts *ao)
+{
+	const char *env = getenv("DISTILLER_TOKEN");
+	st_error err;
+
+	if (token_file) {
+		if (!(*token = st_secret_read(token_file, &err)))
+			return st_msg_fail(&err);
+	} else if (env && *env && !(*token = strdup(env))) {
+		st_msg_error("out of memory");
+		return ST_EXIT_IOERR;
+	}
+	ao->token = *token;
+	ao->api_key = getenv("DISTILLER_API_KEY");
+	if (ao->api_key && !*ao->api_key)
+		ao->api_key = NULL;
+	if (!ao->token && !ao->api_key)
+		st_msg_verbose("no $DISTILLER_API_KEY, --token-file or "
+			       "$DISTILLER_TOKEN: asking without credentials");
+	return 0;
+}
+
+/* Options that belong to one back end only; the exit status or 0. */
+static int check_backend(const char *prog, const st_distiller_jobs_opts *o,
+			 const char *token_file)
+{
+	const st_distiller_api_opts *ao = &o->api;
+
+	if (ao->url && (o->pg.dsn || o->pg.schema != ST_DISTILLER_SCHEMA_AUTO))
+		return st_msg_usage(prog, "--api reads the REST API: --dsn and "
+				    "--schema are for PostgreSQL");
+	if (!ao->url && (ao->api_key_header || token_file || ao->cacert ||
+			 ao->page_size || ao->max_body))
+		return st_msg_usage(prog, "--api-key-header, --token-file, "
+				    "--cacert, --page-size and "
+				    "--max-response-size need --api URL");
+	return 0;
+}
+
+/* Run the fetch and say what it did: the schema (-v), one line per file
+ * renamed into place, then the error if any.  Returns the exit status. */
+static int run_jobs(const char *prog, const st_distiller_jobs_opts *o)
+{
+	const st_distiller_query *q = &o->query;
+	st_distiller_jobs_result res;
+	st_log log;
+	st_error err;
+	int ok, rc = ST_EXIT_OK;
+
+	st_log_stderr(&log);
+	ok = st_distiller_jobs_run(o, &res, &log, &err);
+	if (res.fetched && !o->use_api)
+		st_msg_verbose("distiller jobs: %s schema",
+			       st_distiller_schema_name(res.schema));
+	for (size_t i = 0; i < res.committed; i++)
+		st_msg_info("distiller jobs: %zu rows for %" PRId64 "x%" PRId64
+			    " in %s/%" PRId64 "_%" PRId64 ".csv", res.rows[i],
+			    q->sizes[i], q->sizes[i], o->out_dir, q->sizes[i],
+			    q->sizes[i]);
+	if (ok < 0)
+		rc = err.code == ST_EXIT_USAGE && !res.fetched ?
+		     st_msg_usage(prog, "%s", err.text) : st_msg_fail(&err);
+	free(res.rows);
+	return rc;
+}
+
+static void wipe(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
 static int distiller_jobs(int argc, char **argv)
 {
 	static const int64_t paper_sizes[] = { 128, 256, 512, 1024 };
 	const char *dir = NULL, *token_file = NULL;
-	st_distiller_pg_opts po = { .timeout_s = 30 };
-	st_distiller_api_opts ao = { .timeout_s = 30, .retries = 3 };
-	st_distiller_query q = { 0 };
+	st_distiller_jobs_opts jo = {
+		.pg = { .timeout_s = 30 },
+		.api = { .timeout_s = 30, .retries = 3 },
+	};
+	st_distiller_api_opts *ao = &jo.api;
+	st_distiller_query *q = &jo.query;
 	struct sizes sizes = { 0 };
 	char *token = NULL, *dsn = NULL, *url = NULL;
 	st_duration tmo = 30 * ST_NS_PER_SEC;
-	int64_t retries = ao.retries, page_size = 0;
+	int64_t retries = ao->retries, page_size = 0;
 	int schema = 0;
 	const struct st_option opts[] = {
 		{ ST_O("out-dir", 0, ST_OPT_PATH, &dir, "DIR",
@@ -145,7 +206,7 @@ static int distiller_jobs(int argc, char **argv)
 		       "a scan size (repeatable or N,N,...; default the paper's "
 		       "128, 256, 512 and 1024)", ST_OPT_REPEAT),
 		  .cb = push_sizes },
-		{ ST_O("job-type", 0, ST_OPT_CALLBACK, &q.job_type, "T",
+		{ ST_O("job-type", 0, ST_OPT_CALLBACK, &q->job_type, "T",
 		       "only jobs of this type, e.g. count (default: all)", 0),
 		  .cb = st_opt_cb_nonempty },
 		{ ST_O("dsn", 0, ST_OPT_CALLBACK, &dsn, "DSN",
@@ -171,12 +232,12 @@ static int distiller_jobs(int argc, char **argv)
 		  .expect = "give an API key in $DISTILLER_API_KEY or a token "
 			    "in --token-file or $DISTILLER_TOKEN",
 		  .cb = st_opt_cb_url },
-		{ ST_O("api-key-header", 0, ST_OPT_CALLBACK, &ao.api_key_header,
+		{ ST_O("api-key-header", 0, ST_OPT_CALLBACK, &ao->api_key_header,
 		       "H", "header for $DISTILLER_API_KEY (default X-API-KEY)",
 		       0), .cb = set_key_header },
 		{ ST_O("token-file", 0, ST_OPT_PATH, &token_file, "F",
 		       "bearer token file (else $DISTILLER_TOKEN)", 0) },
-		{ ST_O("cacert", 0, ST_OPT_PATH, &ao.cacert, "F",
+		{ ST_O("cacert", 0, ST_OPT_PATH, &ao->cacert, "F",
 		       "CA bundle for https", 0) },
 		{ ST_O("retries", 0, ST_OPT_INT, &retries, "N",
 		       "extra attempts on connection errors and 5xx (default 3)",
@@ -184,169 +245,41 @@ static int distiller_jobs(int argc, char **argv)
 		{ ST_O("page-size", 0, ST_OPT_INT, &page_size, "N",
 		       "jobs per page (default 100)", 0), .min = 1,
 		  .max = 100000, .expect = "1 to 100000" },
-		{ ST_O("max-response-size", 0, ST_OPT_CALLBACK, &ao.max_body,
+		{ ST_O("max-response-size", 0, ST_OPT_CALLBACK, &ao->max_body,
 		       "SIZE", "the largest answer taken, e.g. 512M or 2G "
 		       "(default 256M); a larger one fails the run", 0),
 		  .cb = st_opt_cb_http_size },
 		ST_OPT_END_ROW,
 	};
 	const char *prog = jobs_desc.path;
-	enum st_distiller_schema found = ST_DISTILLER_SCHEMA_AUTO;
-	struct outputs out = { 0 };
-	size_t opened = 0;
-	bool made_dir = false;
-	st_log log;
-	st_error err;
 	int n, rc;
 
 	if ((rc = st_opt_parse(&jobs_desc, opts, argc, argv, &n)) !=
 	    ST_OPT_CONTINUE)
 		goto out;
-	rc = ST_EXIT_USAGE;
-	po.dsn = dsn;
-	ao.url = url;
-	po.schema = schema_values[schema];
-	po.timeout_s = ao.timeout_s = (long)(tmo / ST_NS_PER_SEC);
-	ao.retries = (int)retries;
-	ao.page_size = (long)page_size;
-	q.n_sizes = sizes.n;
-	if (!dir || !*dir) {
+	jo.out_dir = dir;
+	jo.pg.dsn = dsn;
+	ao->url = url;
+	jo.use_api = url != NULL;
+	jo.pg.schema = schema_values[schema];
+	jo.pg.timeout_s = ao->timeout_s = (long)(tmo / ST_NS_PER_SEC);
+	ao->retries = (int)retries;
+	ao->page_size = (long)page_size;
+	q->n_sizes = sizes.n;
+	q->sizes = sizes.v;
+	if (!sizes.n) {
+		q->sizes = paper_sizes;
+		q->n_sizes = sizeof(paper_sizes) / sizeof(paper_sizes[0]);
+	}
+	if (!dir || !*dir)
 		rc = st_msg_usage(prog, "--out-dir is required");
-		goto out;
-	}
-	if (ao.url && (po.dsn || po.schema != ST_DISTILLER_SCHEMA_AUTO)) {
-		rc = st_msg_usage(prog, "--api reads the REST API: --dsn and "
-				  "--schema are for PostgreSQL");
-		goto out;
-	}
-	if (!ao.url && (ao.api_key_header || token_file || ao.cacert ||
-			ao.page_size || ao.max_body)) {
-		rc = st_msg_usage(prog, "--api-key-header, --token-file, --cacert, "
-				  "--page-size and --max-response-size need "
-				  "--api URL");
-		goto out;
-	}
-	if (q.n_sizes) {
-		q.sizes = sizes.v;
-	} else {
-		q.sizes = paper_sizes;
-		q.n_sizes = sizeof(paper_sizes) / sizeof(paper_sizes[0]);
-	}
-	st_log_stderr(&log);
-	if (ao.url) {
-		const char *env = getenv("DISTILLER_TOKEN");
-
-		if (token_file) {
-			if (!(token = st_secret_read(token_file, &err))) {
-				rc = st_msg_fail(&err);
-				goto out;
-			}
-		} else if (env && *env && !(token = strdup(env))) {
-			rc = st_msg_usage(prog, "out of memory");
-			goto out;
-		}
-		ao.token = token;
-		ao.api_key = getenv("DISTILLER_API_KEY");
-		if (ao.api_key && !*ao.api_key)
-			ao.api_key = NULL;
-		if (!ao.token && !ao.api_key)
-			st_msg_verbose("no $DISTILLER_API_KEY, --token-file or "
-				       "$DISTILLER_TOKEN: asking without "
-				       "credentials");
-	}
-
-	{
-		struct stat st;
-
-		made_dir = stat(dir, &st) != 0;
-	}
-	if (st_mkdir_p(dir, &err) < 0) {
-		rc = st_msg_fail(&err);
-		goto out;
-	}
-	out.files = calloc(q.n_sizes, sizeof(*out.files));
-	out.rows = calloc(q.n_sizes, sizeof(*out.rows));
-	if (!out.files || !out.rows) {
-		rc = st_msg_usage(prog, "out of memory");
-		goto out;
-	}
-	for (; opened < q.n_sizes; opened++) {
-		char name[64], *path;
-		int ok;
-
-		snprintf(name, sizeof(name), "%" PRId64 "_%" PRId64 ".csv",
-			 q.sizes[opened], q.sizes[opened]);
-		if (!(path = st_path_join(dir, name))) {
-			rc = st_msg_usage(prog, "out of memory");
-			goto out;
-		}
-		ok = st_atomic_open(&out.files[opened], path, &err);
-		free(path);
-		if (ok < 0) {
-			rc = st_msg_fail(&err);
-			goto out;
-		}
-		if (fputs("id,slurm_id,elapsed\n", out.files[opened].fp) < 0) {
-			opened++;
-			st_error_set(&err, ST_EXIT_IOERR, "cannot write %s: %s",
-				     out.files[opened - 1].path,
-				     strerror(errno));
-			rc = st_msg_fail(&err);
-			goto out;
-		}
-	}
-
-	if (ao.url ? st_distiller_api_fetch(&ao, &q, write_row, &out, &log,
-					    &err) < 0 :
-		     st_distiller_pg_fetch(&po, &q, write_row, &out, &found,
-					   &log, &err) < 0) {
-		rc = err.code == ST_EXIT_USAGE ? st_msg_usage(prog, "%s", err.text)
-					       : st_msg_fail(&err);
-		goto out;
-	}
-	if (!ao.url)
-		st_msg_verbose("distiller jobs: %s schema",
-			       st_distiller_schema_name(found));
-	/* all or nothing: every file complete on disk before the first is
-	 * renamed */
-	for (size_t i = 0; i < q.n_sizes; i++)
-		if (st_atomic_prepare(&out.files[i], &err) < 0) {
-			rc = st_msg_fail(&err);
-			goto out;
-		}
-	for (size_t i = 0; i < q.n_sizes; i++) {
-		if (st_atomic_commit(&out.files[i], &err) < 0) {
-			/* only a rename or directory sync fails here */
-			rc = st_msg_fail(&err);
-			goto out;
-		}
-		st_msg_info("distiller jobs: %zu rows for %" PRId64 "x%" PRId64
-			    " in %s/%" PRId64 "_%" PRId64 ".csv", out.rows[i],
-			    q.sizes[i], q.sizes[i], dir, q.sizes[i],
-			    q.sizes[i]);
-	}
-	opened = 0;
-	made_dir = false;
-	rc = ST_EXIT_OK;
+	else if (!(rc = check_backend(prog, &jo, token_file)) &&
+		 !(url && (rc = read_credentials(token_file, &token, ao))))
+		rc = run_jobs(prog, &jo);
 out:
-	for (size_t i = 0; i < opened; i++)
-		st_atomic_abort(&out.files[i]);
-	if (made_dir && rc != ST_EXIT_OK)
-		(void)rmdir(dir);       /* made by this run, left empty */
-	if (dsn) {
-		explicit_bzero(dsn, strlen(dsn));
-		free(dsn);
-	}
-	if (url) {
-		explicit_bzero(url, strlen(url));
-		free(url);
-	}
-	free(out.files);
-	free(out.rows);
-	if (token) {
-		explicit_bzero(token, strlen(token));
-		free(token);
-	}
+	wipe(dsn);
+	wipe(url);
+	wipe(token);
 	free(sizes.v);
 	return rc;
 }

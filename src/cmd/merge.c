@@ -204,9 +204,12 @@ static int merge_streaming(int argc, char **argv)
 	if (!clock.offsets && (clock.receiver_hosts || clock.nersc_host)) {
 		st_msg_usage(prog, "--receiver-hosts and --nersc-host need "
 			     "--clock-offsets");
-	} else if (st_run_merge_streaming(created, h5.v, h5.n, ranges.v, ranges.n,
-					  tz, &clock, outdir, &res, &log,
-					  &err) < 0) {
+	} else if (st_run_merge_streaming(&(st_merge_streaming_opts){
+						.created = created, .h5 = h5.v,
+						.nh5 = h5.n, .ranges = ranges.v,
+						.nranges = ranges.n, .tz = tz,
+						.clock = &clock, .outdir = outdir,
+					  }, &res, &log, &err) < 0) {
 		rc = err.code == ST_EXIT_USAGE ? st_msg_usage(prog, "%s", err.text)
 					       : st_msg_fail(&err);
 	} else {

@@ -171,6 +171,47 @@ out:
 	return rc;
 }
 
+/* The outputs after the analysis, in STAGE (P), each timed for -v:
+ * timeline, figures, then the report, which links and embeds what the
+ * steps wrote (SHOWN: the paths under OUT).  0 or -1 with ERR set. */
+static int output_steps(const struct paths *p, const struct paths *shown,
+			const st_experiments *ex, st_log *log, st_error *err)
+{
+	st_timeline_input tin = {
+		.merged = p->merged, .write_times = p->write_times,
+		.created = p->created, .streaming_dir = p->out_st, .ex = ex,
+	};
+	st_figures_input fin = { .results = p->out, .data = p->data, .ex = ex };
+	st_timeline_counts tc;
+	st_report_info ri;
+	st_atomic_file af;
+	size_t nfig;
+	double t = now_ms();
+
+	if (st_timeline_write_file(&tin, p->timeline, &tc, log, err) < 0)
+		return -1;
+	st_msg_verbose("timeline: %zu events (%.1f ms)", tc.events,
+		       now_ms() - t);
+	t = now_ms();
+	if (st_mkdir_p(p->figures, err) < 0 ||
+	    st_figures_run(&fin, p->figures, ST_PLOT_PNG | ST_PLOT_SVG, &nfig,
+			   err) < 0)
+		return -1;
+	st_msg_verbose("plot: %zu figures (%.1f ms)", nfig, now_ms() - t);
+	t = now_ms();
+	if (st_atomic_open(&af, p->report, err) < 0)
+		return -1;
+	if (write_report(af.fp, p->out, shown->out, &ri, err) < 0) {
+		st_atomic_abort(&af);
+		return -1;
+	}
+	if (st_atomic_commit(&af, err) < 0)
+		return -1;
+	st_msg_verbose("report: %zu figures, %zu CSV files (%.1f ms)",
+		       ri.figures, ri.csvs, now_ms() - t);
+	return 0;
+}
+
 /* The steps, in order, writing into STAGE (P: the paths under it), then
  * the commit of the whole set; SHOWN are the same paths under OUT, for
  * messages.  Returns 0 or -1 with ERR set. */
@@ -178,144 +219,47 @@ static int run(st_atomic_stage *stage, const struct paths *p,
 	       const struct paths *shown, const st_experiments *ex,
 	       st_log *log, st_error *err)
 {
-	st_size_range *off = calloc(ex->n, sizeof(*off));
-	st_size_range *str = calloc(ex->n, sizeof(*str));
-	st_sized_path *h5 = calloc(ex->n, sizeof(*h5));
-	char **h5paths = calloc(ex->n, sizeof(*h5paths));
-	const char *db[1] = { p->db };
-	st_compare_row *rows = NULL;
-	st_streaming_result sres;
-	st_queue_result qres;
-	size_t nmerged = 0, nrows = 0;
+	const st_analysis_paths ap = {
+		.jobs = p->jobs, .db = p->db, .write_times = p->write_times,
+		.save_stats = p->save_stats, .created = p->created,
+		.streaming = p->st, .out_ft = p->out_ft, .out_st = p->out_st,
+		.out_stats = p->out_stats, .merged = p->merged,
+		.offload = p->offload, .per_scan = p->per_scan,
+	};
+	st_analysis_result res;
+	st_log notes;
 	double t0 = now_ms(), t;
 	int rc = -1;
 
-	if (!off || !str || !h5 || !h5paths) {
-		st_error_set(err, ST_EXIT_IOERR, "out of memory");
-		goto out;
+	st_log_verbose(&notes);
+	if (st_run_analysis(&ap, ex, &res, log, &notes, err) < 0) {
+		if (res.step_failed)
+			st_error_prefix(err, "reproduce");
+		return -1;
 	}
-	for (size_t i = 0; i < ex->n; i++) {
-		off[i] = (st_size_range){ ex->v[i].size, ex->v[i].offload };
-		str[i] = (st_size_range){ ex->v[i].size, ex->v[i].streaming };
-		h5paths[i] = st_path_join(p->st, ex->v[i].h5);
-		if (!h5paths[i]) {
-			st_error_set(err, ST_EXIT_IOERR, "out of memory");
-			goto out;
-		}
-		h5[i] = (st_sized_path){ ex->v[i].size, h5paths[i] };
-	}
-	if (st_mkdir_p(p->out_ft, err) < 0 || st_mkdir_p(p->out_st, err) < 0 ||
-	    st_mkdir_p(p->out_stats, err) < 0)
-		goto out;
-
-	t = now_ms();
-	if (st_run_merge_transfer(p->jobs, db, 1, ex->max_elapsed, p->merged,
-				  &nmerged, err) < 0)
+	if (output_steps(p, shown, ex, log, err) < 0)
 		goto step_failed;
-	st_msg_verbose("merge transfer: %zu rows (%.1f ms)", nmerged, now_ms() - t);
-
-	t = now_ms();
-	if (st_run_merge_offload(p->write_times, off, ex->n, NULL, p->offload,
-				 p->per_scan, err) < 0)
-		goto step_failed;
-	st_msg_verbose("merge offload: %zu sizes (%.1f ms)", ex->n, now_ms() - t);
-
-	t = now_ms();
-	if (st_run_merge_streaming(p->created, h5, ex->n, str, ex->n, ex->tz, NULL,
-				   p->out_st, &sres, log, err) < 0)
-		goto step_failed;
-	if (sres.negative)
-		st_msg_warn("%zu negative streaming latencies: clock skew between "
-			    "NCEM and NERSC", sres.negative);
-	st_msg_verbose("merge streaming: %zu rows (%.1f ms)", sres.rows,
-		       now_ms() - t);
-
-	t = now_ms();
-	if (st_run_stats_queue(p->merged, ex->slurm_tz, p->out_stats, &qres,
-			       err) < 0)
-		goto step_failed;
-	st_msg_verbose("stats queue: %zu jobs, %zu days (%.1f ms)",
-		       qres.with_outliers.n, qres.days, now_ms() - t);
-
-	t = now_ms();
-	if (st_run_stats_transfers(p->merged, p->offload, p->save_stats, p->out_st,
-				   NULL, 0, p->out_stats, &rows, &nrows, err) < 0)
-		goto step_failed;
-	st_msg_verbose("stats transfers: %zu sizes (%.1f ms)", nrows, now_ms() - t);
-
-	t = now_ms();
-	{
-		st_timeline_input tin = {
-			.merged = p->merged, .write_times = p->write_times,
-			.created = p->created, .streaming_dir = p->out_st,
-			.ex = ex,
-		};
-		st_timeline_counts tc;
-
-		if (st_timeline_write_file(&tin, p->timeline, &tc, log, err) < 0)
-			goto step_failed;
-		st_msg_verbose("timeline: %zu events (%.1f ms)", tc.events,
-			       now_ms() - t);
-	}
-
-	t = now_ms();
-	{
-		st_figures_input fin = { .results = p->out, .data = p->data,
-					 .ex = ex };
-		size_t nfig;
-
-		if (st_mkdir_p(p->figures, err) < 0 ||
-		    st_figures_run(&fin, p->figures, ST_PLOT_PNG | ST_PLOT_SVG,
-				   &nfig, err) < 0)
-			goto step_failed;
-		st_msg_verbose("plot: %zu figures (%.1f ms)", nfig, now_ms() - t);
-	}
-
-	/* the report last: it links and embeds what the steps wrote */
-	t = now_ms();
-	{
-		st_report_info ri;
-		st_atomic_file af;
-
-		if (st_atomic_open(&af, p->report, err) < 0)
-			goto step_failed;
-		if (write_report(af.fp, p->out, shown->out, &ri, err) < 0) {
-			st_atomic_abort(&af);
-			goto step_failed;
-		}
-		if (st_atomic_commit(&af, err) < 0)
-			goto step_failed;
-		st_msg_verbose("report: %zu figures, %zu CSV files (%.1f ms)",
-			       ri.figures, ri.csvs, now_ms() - t);
-	}
-
 	/* every step done: publish the whole set at once */
 	t = now_ms();
 	if (st_atomic_stage_commit(stage, err) < 0)
 		goto step_failed;
 	st_msg_verbose("commit: %.1f ms", now_ms() - t);
 
-	if (st_compare_write_md(stdout, rows, nrows) < 0) {
+	if (st_compare_write_md(stdout, res.rows, res.nrows) < 0) {
 		st_error_set(err, ST_EXIT_IOERR, "cannot write to standard output");
 		goto out;
 	}
 	st_msg_info("reproduce: %zu merged jobs, %zu streaming scans, %zu sizes "
 		    "in %.1f ms; outputs in %s, %s, %s and %s; %s; %s",
-		    nmerged, sres.rows, nrows, now_ms() - t0, shown->out_ft,
-		    shown->out_st, shown->out_stats, shown->figures,
-		    shown->timeline, shown->report);
+		    res.merged, res.streaming.rows, res.nrows, now_ms() - t0,
+		    shown->out_ft, shown->out_st, shown->out_stats,
+		    shown->figures, shown->timeline, shown->report);
 	rc = 0;
 	goto out;
 step_failed:
 	st_error_prefix(err, "reproduce");
 out:
-	for (size_t i = 0; h5paths && i < ex->n; i++)
-		free(h5paths[i]);
-	free(h5paths);
-	free(off);
-	free(str);
-	free(h5);
-	free(rows);
+	free(res.rows);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 #include "streamtime/num.h"
 #include "streamtime/sacct.h"
 #include "streamtime/slurm.h"
+#include "streamtime/slurm_run.h"
 #include "streamtime/slurmrest.h"
 #include "streamtime/time.h"
 #include "streamtime/tz.h"
@@ -28,17 +29,6 @@ static const struct st_cmd_desc jobs_desc = {
 	.required_msg = "--out is required",
 };
 
-/* Parse T (ISO date/time; naive in TZ) to epoch seconds. */
-static int parse_when(const char *s, const st_tz *tz, int64_t *out)
-{
-	st_instant t;
-
-	if (st_time_parse(s, tz, &t, NULL, NULL) < 0)
-		return -1;
-	*out = t / ST_NS_PER_SEC;
-	return 0;
-}
-
 static int set_user(const struct st_option *o, char *arg,
                     st_error *err)
 {
@@ -47,12 +37,86 @@ static int set_user(const struct st_option *o, char *arg,
 	return 0;
 }
 
+/* Options that exclude each other or need --rest; the exit status or 0.
+ * REST_ONLY: --token-file or --timeout given. */
+static int check_options(const char *prog, const char *input, bool range,
+			 const st_sacct_opts *so, const st_slurmrest_opts *ro,
+			 bool rest_only)
+{
+	if (so->user && so->all_users)
+		return st_msg_usage(prog, "--user and --allusers exclude each "
+				    "other");
+	if (input && (range || so->all_users || ro->url))
+		return st_msg_usage(prog, "--input reads a dump: --since, "
+				    "--until, --allusers and --rest are for "
+				    "live queries");
+	if (!ro->url && (rest_only || ro->cacert || ro->version || ro->user ||
+			 ro->max_body))
+		return st_msg_usage(prog, "--token-file, --cacert, "
+				    "--api-version, --rest-user, --timeout and "
+				    "--max-response-size need --rest URL");
+	if (ro->url && so->all_users)
+		return st_msg_usage(prog, "--allusers is for sacct; slurmrestd "
+				    "returns what the token may see");
+	return 0;
+}
+
+/* Load the zone, read the slurmrestd token (--token-file, else
+ * $SLURM_JWT), run and say what was written.  Returns the exit status. */
+static int run_jobs(const char *prog, st_slurm_jobs_opts *jo,
+		    const char *token_file)
+{
+	const char *env = getenv("SLURM_JWT");
+	st_slurm_jobs_result res;
+	st_log notes, log;
+	char *token = NULL;
+	st_tz *tz;
+	st_error err;
+	int rc;
+
+	st_log_stderr(&log);
+	st_log_verbose(&notes);
+	if (!(tz = st_tz_load(jo->zone, &err)))
+		return st_msg_fail(&err);
+	if (!jo->input && jo->rest.url) {
+		if (token_file) {
+			if (!(token = st_secret_read(token_file, &err))) {
+				st_tz_free(tz);
+				return st_msg_fail(&err);
+			}
+		} else if (env && *env && !(token = strdup(env))) {
+			st_tz_free(tz);
+			st_msg_error("out of memory");
+			return ST_EXIT_IOERR;
+		}
+	}
+	jo->rest.token = token;
+	jo->tz = tz;
+	jo->sacct.notes = &notes;
+	if (st_slurm_jobs_run(jo, &res, &log, &err) < 0) {
+		rc = err.code == ST_EXIT_USAGE ? st_msg_usage(prog, "%s", err.text)
+					       : st_msg_fail(&err);
+	} else {
+		st_msg_info("slurm jobs: %zu rows read, %zu kept, written to %s",
+			    res.fetched, res.kept, strcmp(jo->out, "-") ?
+			    jo->out : "stdout");
+		rc = st_finish_stdout(ST_EXIT_OK);
+	}
+	if (token) {
+		/* wipe the secret before the memory goes back */
+		explicit_bzero(token, strlen(token));
+		free(token);
+	}
+	st_tz_free(tz);
+	return rc;
+}
+
 static int slurm_jobs(int argc, char **argv)
 {
 	const char *out = NULL, *since = NULL, *until = NULL, *input = NULL;
 	const char *delim = NULL, *zone = "UTC", *token_file = NULL;
 	st_slurmrest_opts ro = { .timeout_s = 60, .retries = 3 };
-	char *token = NULL, *url = NULL;
+	char *url = NULL;
 	st_duration tmo = 0;            /* 0: not given, 60 s */
 	st_slurm_filter f = {
 		.name_contains = "distiller-count", .req_nodes = "4",
@@ -124,13 +188,7 @@ static int slurm_jobs(int argc, char **argv)
 		ST_OPT_END_ROW,
 	};
 	const char *prog = jobs_desc.path;
-	bool rest_opts = false;
-	st_slurm_jobs jobs = { 0 };
-	st_log notes, log;
-	st_atomic_file af;
-	st_tz *tz = NULL;
-	st_error err;
-	size_t fetched, dropped;
+	st_slurm_jobs_opts jo = { 0 };
 	int n, rc;
 
 	if ((rc = st_opt_parse(&jobs_desc, opts, argc, argv, &n)) !=
@@ -140,121 +198,21 @@ static int slurm_jobs(int argc, char **argv)
 	ro.url = url;
 	if (tmo)
 		ro.timeout_s = (long)(tmo / ST_NS_PER_SEC);
-	rest_opts = tmo || ro.max_body;
-	if (so.user && so.all_users)
-		rc = st_msg_usage(prog, "--user and --allusers exclude each other");
-	else if (input && (since || until || so.all_users || ro.url))
-		rc = st_msg_usage(prog, "--input reads a dump: --since, --until, "
-				  "--allusers and --rest are for live queries");
-	else if (!ro.url && (token_file || ro.cacert || ro.version || ro.user ||
-			     rest_opts))
-		rc = st_msg_usage(prog, "--token-file, --cacert, --api-version, "
-				  "--rest-user, --timeout and "
-				  "--max-response-size need --rest URL");
-	else if (ro.url && so.all_users)
-		rc = st_msg_usage(prog, "--allusers is for sacct; slurmrestd "
-				  "returns what the token may see");
-	else
-		rc = ST_EXIT_OK;
-	if (rc != ST_EXIT_OK)
-		goto out;
-	rc = ST_EXIT_USAGE;
-	st_log_stderr(&log);
-	st_log_verbose(&notes);
-	tz = st_tz_load(zone, &err);
-	if (!tz) {
-		rc = st_msg_fail(&err);
-		goto out;
-	}
-	if (input) {
-		size_t len;
-		char *buf = st_file_read(input, &len, &err);
-
-		if (!buf || st_sacct_parse_dump(buf, len, input, delim, &jobs,
-						&err) < 0) {
-			free(buf);
-			rc = st_msg_fail(&err);
-			goto out;
-		}
-		free(buf);
-	} else {
-		int64_t now = (int64_t)time(NULL);
-
-		if (ro.url) {
-			const char *env = getenv("SLURM_JWT");
-
-			if (token_file) {
-				token = st_secret_read(token_file, &err);
-				if (!token) {
-					rc = st_msg_fail(&err);
-					goto out;
-				}
-			} else if (env && *env) {
-				token = strdup(env);
-			}
-			ro.token = token;
-			ro.tz = tz;
-		}
-		so.sacct = getenv("STREAMTIME_SACCT");
-		if (!so.sacct || !*so.sacct)
-			so.sacct = "sacct";
-		so.tz = zone;
+	if (!(rc = check_options(prog, input, since || until, &so, &ro,
+				 token_file || tmo))) {
 		so.window = days * 86400;
-		so.notes = &notes;
-		so.log = &log;
-		so.until = now;
-		so.since = now - 30 * 86400;
-		if (until && parse_when(until, tz, &so.until) < 0) {
-			rc = st_msg_usage(prog, "--until '%s': not a date/time", until);
-			goto out;
-		}
-		if (since && parse_when(since, tz, &so.since) < 0) {
-			rc = st_msg_usage(prog, "--since '%s': not a date/time", since);
-			goto out;
-		}
-		if (so.since >= so.until) {
-			rc = st_msg_usage(prog, "--since must be before --until");
-			goto out;
-		}
-		if (ro.url ? st_slurmrest_fetch(&ro, so.since, so.until, so.window,
-						so.user, &jobs, &log, &err) < 0 :
-			     st_sacct_fetch(&so, &jobs, &err) < 0) {
-			rc = err.code == ST_EXIT_USAGE ? st_msg_usage(prog, "%s", err.text) :
-			     st_msg_fail(&err);
-			goto out;
-		}
+		jo = (st_slurm_jobs_opts){
+			.out = out, .input = input, .delim = delim,
+			.zone = zone, .since = since, .until = until,
+			.filter = f, .sacct = so, .rest = ro,
+		};
+		rc = run_jobs(prog, &jo, token_file);
 	}
-	fetched = jobs.n;
-	dropped = st_slurm_filter_apply(&jobs, &f);
-	if (st_atomic_open(&af, out, &err) < 0) {
-		rc = st_msg_fail(&err);
-		goto out;
-	}
-	if (st_slurm_jobs_write(af.fp, &jobs) < 0) {
-		st_atomic_abort(&af);
-		st_msg_error("cannot write %s: %s", out, strerror(errno));
-		rc = ST_EXIT_IOERR;
-		goto out;
-	}
-	if (st_atomic_commit(&af, &err) < 0) {
-		rc = st_msg_fail(&err);
-		goto out;
-	}
-	st_msg_info("slurm jobs: %zu rows read, %zu kept, written to %s", fetched,
-		    fetched - dropped, strcmp(out, "-") ? out : "stdout");
-	rc = st_finish_stdout(ST_EXIT_OK);
 out:
 	if (url) {
 		explicit_bzero(url, strlen(url));
 		free(url);
 	}
-	if (token) {
-		/* wipe the secret before the memory goes back */
-		explicit_bzero(token, strlen(token));
-		free(token);
-	}
-	st_slurm_jobs_release(&jobs);
-	st_tz_free(tz);
 	return rc;
 }
 

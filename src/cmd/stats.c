@@ -105,8 +105,12 @@ static int stats_transfers(int argc, char **argv)
 	if ((rc = st_opt_parse(&transfers_desc, opts, argc, argv, &n)) !=
 	    ST_OPT_CONTINUE)
 		goto out;
-	if (st_run_stats_transfers(merged, offload, save, sdir, sizes.v, sizes.n,
-				   outdir, &rows, &nrows, &err) < 0) {
+	if (st_run_stats_transfers(&(st_stats_transfers_opts){
+					.merged = merged, .offload = offload,
+					.save_stats = save, .streaming_dir = sdir,
+					.sizes = sizes.v, .nsizes = sizes.n,
+					.outdir = outdir,
+				   }, &rows, &nrows, &err) < 0) {
 		rc = st_msg_fail(&err);
 	} else {
 		st_compare_write_md(stdout, rows, nrows);

@@ -686,6 +686,157 @@ static int summary_text(FILE *f, const st_trace_summary *s,
 	return 0;
 }
 
+/* ---- running a command ----------------------------------------------- */
+
+/* The check between the passes: report_inputs, the meter stopped first
+ * when STOP_METER (summary) and kept running otherwise (timeline). */
+struct check_ctx {
+	struct meter *m;
+	bool stop_meter;
+	const char *what;
+};
+
+static int check_inputs(void *ctx, const st_trace_summary *s)
+{
+	struct check_ctx *c = ctx;
+
+	if (c->stop_meter)
+		meter_stop(c->m);
+	return report_inputs(s, c->what);
+}
+
+/* The summary as JSON or text, as the command was asked. */
+struct summary_out {
+	bool json;
+	const char *group;
+	const st_trace_opts *o;
+};
+
+static int write_summary(void *ctx, const st_trace_summary *s, FILE *f,
+			 st_error *err)
+{
+	const struct summary_out *w = ctx;
+
+	if (w->json) {
+		json_t *j = summary_json(s, w->group, w->o->granularity_us);
+		int bad = !j || json_dumpf(j, f, JSON_INDENT(2)) < 0 ||
+			  fputc('\n', f) == EOF;
+
+		json_decref(j);
+		if (bad)
+			return st_error_set(err, ST_EXIT_IOERR, "cannot write "
+					    "the summary");
+		return 0;
+	}
+	if (summary_text(f, s, w->o, w->group) < 0)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	return 0;
+}
+
+/* Summarise IN with O and write it to OUT, a meter on the terminal.
+ * Returns the exit status. */
+static int run_summary(const struct inputs *in, const st_trace_opts *o,
+		       bool json, const char *group, const char *out)
+{
+	struct meter m = { 0 };
+	struct check_ctx cc = { &m, true, "trace summary" };
+	struct summary_out w = { json, group, o };
+	st_trace_run_opts ro = {
+		.paths = (const char *const *)in->v, .n = in->n, .out = out,
+		.check = check_inputs, .check_ctx = &cc,
+	};
+	st_log log;
+	st_error err;
+	int check_rc, rc;
+
+	st_log_stderr(&log);
+	meter_start(&m, o->progress, "trace summary", in->v, in->n);
+	rc = st_trace_summary_run(&ro, o, write_summary, &w, &check_rc, &log,
+				  &err);
+	meter_stop(&m);
+	if (rc < 0)
+		return check_rc ? check_rc : st_msg_fail(&err);
+	return st_finish_stdout(ST_EXIT_OK);
+}
+
+/* Draw the timeline of IN with O into OUT, a meter on the terminal; say
+ * what was written (EXPERIMENT, OFFSETS: given).  Returns the exit
+ * status. */
+static int run_timeline(const struct inputs *in,
+			const st_trace_timeline_opts *o, const char *out,
+			bool experiment, bool offsets)
+{
+	struct meter m = { 0 };
+	struct check_ctx cc = { &m, false, "trace timeline" };
+	st_trace_run_opts ro = {
+		.paths = (const char *const *)in->v, .n = in->n, .out = out,
+		.check = check_inputs, .check_ctx = &cc,
+	};
+	st_trace_timeline_counts n;
+	st_log log;
+	st_error err;
+	int check_rc, rc;
+
+	st_log_stderr(&log);
+	meter_start(&m, o->progress, "trace timeline", in->v, in->n);
+	rc = st_trace_timeline_run(&ro, o, &n, &check_rc, &log, &err);
+	meter_stop(&m);
+	if (rc < 0)
+		return check_rc ? check_rc : st_msg_fail(&err);
+	if (n.sampled)
+		st_msg_warn("trace timeline: %" PRIu64 " events, more than "
+			    "--max-events: every k-th kept, %" PRIu64
+			    " written (otherData.sampled says so)", n.events,
+			    n.written);
+	if (n.extra_lanes)
+		st_msg_verbose("trace timeline: %" PRIu64 " extra tracks for "
+			       "slices that overlap without nesting",
+			       n.extra_lanes);
+	st_msg_info("trace timeline: %" PRIu64 " processes, %" PRIu64
+		    " slices%s%s in %s", n.processes, n.written,
+		    experiment ? " and the experiment's stages" : "",
+		    offsets ? ", clock-corrected" : "",
+		    strcmp(out, "-") ? out : "stdout");
+	return st_finish_stdout(ST_EXIT_OK);
+}
+
+/* --experiment DIR (with --data, --config): the experiment's inputs into
+ * *TIN, their paths in P (freed by the caller); each checked before the
+ * output is touched.  Returns the exit status, 0 when all are there. */
+struct exp_paths {
+	char *merged, *stdir, *wt, *created;
+};
+
+static int experiment_input(const char *exp_dir, const char *data,
+			    const char *config, st_experiments *ex,
+			    struct exp_paths *p, st_timeline_input *tin)
+{
+	st_error err;
+
+	if (st_load_experiments(config, data, ex, &err) < 0)
+		return st_msg_fail(&err);
+	p->merged = st_path_join(exp_dir, "file_transfer/merged_job_info.csv");
+	p->stdir = st_path_join(exp_dir, "streaming");
+	if (data) {
+		p->wt = st_path_join(data, "file_transfer/write_times.csv");
+		p->created = st_path_join(data, "streaming/"
+					  "ncem_file_created_times.csv");
+	}
+	if (!p->merged || !p->stdir || (data && (!p->wt || !p->created))) {
+		st_msg_error("out of memory");
+		return ST_EXIT_IOERR;
+	}
+	/* missing: said before the output is touched */
+	if (input_check(p->merged, false) ||
+	    (p->wt && input_check(p->wt, false)) ||
+	    (p->created && input_check(p->created, false)))
+		return ST_EXIT_NOINPUT;
+	*tin = (st_timeline_input){ .merged = p->merged, .write_times = p->wt,
+				    .created = p->created,
+				    .streaming_dir = p->stdir, .ex = ex };
+	return 0;
+}
+
 static int cmd_trace_summary(int argc, char **argv)
 {
 	const char *prog = summary_desc.path, *out = "-";
@@ -724,12 +875,8 @@ static int cmd_trace_summary(int argc, char **argv)
 		ST_OPT_END_ROW,
 	};
 	const char **io = NULL, **comp = NULL;
-	st_trace_summary s = { 0 };
 	st_trace_progress prog_c = { 0 };
 	struct inputs in = { 0 };
-	struct meter m = { 0 };
-	st_atomic_file af = { 0 };
-	st_error err;
 	int nargs, rc;
 
 	if ((rc = st_opt_parse(&summary_desc, opts, argc, argv, &nargs)) !=
@@ -757,49 +904,8 @@ static int cmd_trace_summary(int argc, char **argv)
 	o.jobs = (int)jobs;
 	o.max_bad = st_verbosity > 0 ? 1000 : 10;
 	o.progress = &prog_c;
-	meter_start(&m, &prog_c, "trace summary", in.v, in.n);
-	if (st_trace_summarize((const char *const *)in.v, in.n, &o, &s,
-			       &err) < 0) {
-		meter_stop(&m);
-		rc = st_msg_fail(&err);
-		goto out;
-	}
-	meter_stop(&m);
-	if ((rc = report_inputs(&s, "trace summary")))
-		goto out;
-	if (s.saturated)
-		st_msg_warn("trace summary: a total of bytes or time passed "
-			    "%" PRId64 " and is shown as that (capped, not "
-			    "wrapped)", INT64_MAX);
-	if (st_atomic_open(&af, out, &err) < 0) {
-		rc = st_msg_fail(&err);
-		goto out;
-	}
-	if (json) {
-		json_t *j = summary_json(&s, group.text, o.granularity_us);
-
-		if (!j || json_dumpf(j, af.fp, JSON_INDENT(2)) < 0 ||
-		    fputc('\n', af.fp) == EOF) {
-			json_decref(j);
-			st_atomic_abort(&af);
-			st_msg_error("cannot write the summary");
-			rc = ST_EXIT_IOERR;
-			goto out;
-		}
-		json_decref(j);
-	} else if (summary_text(af.fp, &s, &o, group.text) < 0) {
-		st_atomic_abort(&af);
-		st_msg_error("out of memory");
-		rc = ST_EXIT_IOERR;
-		goto out;
-	}
-	if (st_atomic_commit(&af, &err) < 0) {
-		rc = st_msg_fail(&err);
-		goto out;
-	}
-	rc = st_finish_stdout(ST_EXIT_OK);
+	rc = run_summary(&in, &o, json, group.text, out);
 out:
-	st_trace_summary_release(&s);
 	st_trace_filter_release(&filter);
 	inputs_release(&in);
 	free(io);
@@ -845,18 +951,13 @@ static int cmd_trace_timeline(int argc, char **argv)
 		  .min = 1, .max = MAX_JOBS },
 		ST_OPT_END_ROW,
 	};
-	char *merged = NULL, *stdir = NULL, *wt = NULL, *created = NULL;
-	st_trace_timeline_counts n;
-	st_trace_summary s = { 0 };
+	struct exp_paths ep = { 0 };
 	st_trace_progress prog_c = { 0 };
 	st_table otab;
 	st_clock_offsets offs = { 0 };
 	st_experiments ex = { 0 };
 	st_timeline_input tin = { 0 };
 	struct inputs in = { 0 };
-	struct meter m = { 0 };
-	st_atomic_file af = { 0 };
-	st_log log;
 	st_error err;
 	int nargs, rc;
 
@@ -892,94 +993,26 @@ static int cmd_trace_timeline(int argc, char **argv)
 		o.offsets = &offs;
 	}
 	if (exp_dir) {
-		if (st_load_experiments(config, data, &ex, &err) < 0) {
-			rc = st_msg_fail(&err);
+		if ((rc = experiment_input(exp_dir, data, config, &ex, &ep,
+					   &tin)))
 			goto out;
-		}
-		merged = st_path_join(exp_dir, "file_transfer/merged_job_info.csv");
-		stdir = st_path_join(exp_dir, "streaming");
-		if (data) {
-			wt = st_path_join(data, "file_transfer/write_times.csv");
-			created = st_path_join(data, "streaming/"
-					       "ncem_file_created_times.csv");
-		}
-		if (!merged || !stdir || (data && (!wt || !created))) {
-			st_msg_error("out of memory");
-			rc = ST_EXIT_IOERR;
-			goto out;
-		}
-		/* missing: said before the output is touched */
-		if (input_check(merged, false) ||
-		    (wt && input_check(wt, false)) ||
-		    (created && input_check(created, false))) {
-			rc = ST_EXIT_NOINPUT;
-			goto out;
-		}
-		tin = (st_timeline_input){ .merged = merged, .write_times = wt,
-					   .created = created,
-					   .streaming_dir = stdir, .ex = &ex };
 		o.experiment = &tin;
 	}
 	o.filter = filter.n ? &filter : NULL;
 	o.jobs = (int)jobs;
 	o.max_bad = st_verbosity > 0 ? 1000 : 10;
 	o.progress = &prog_c;
-	st_log_stderr(&log);
-	meter_start(&m, &prog_c, "trace timeline", in.v, in.n);
-	if (st_trace_timeline_scan((const char *const *)in.v, in.n, &o, &s,
-				   &err) < 0) {
-		meter_stop(&m);
-		rc = st_msg_fail(&err);
-		goto out;
-	}
-	/* every input a whole trace before the output is touched */
-	if ((rc = report_inputs(&s, "trace timeline"))) {
-		meter_stop(&m);
-		goto out;
-	}
-	if (st_atomic_open(&af, out, &err) < 0) {
-		meter_stop(&m);
-		rc = st_msg_fail(&err);
-		goto out;
-	}
-	if (st_trace_timeline_write((const char *const *)in.v, in.n, &o, &s,
-				    af.fp, &n, &log, &err) < 0) {
-		meter_stop(&m);
-		st_atomic_abort(&af);
-		rc = st_msg_fail(&err);
-		goto out;
-	}
-	meter_stop(&m);
-	if (st_atomic_commit(&af, &err) < 0) {
-		rc = st_msg_fail(&err);
-		goto out;
-	}
-	if (n.sampled)
-		st_msg_warn("trace timeline: %" PRIu64 " events, more than "
-			    "--max-events: every k-th kept, %" PRIu64
-			    " written (otherData.sampled says so)", n.events,
-			    n.written);
-	if (n.extra_lanes)
-		st_msg_verbose("trace timeline: %" PRIu64 " extra tracks for "
-			       "slices that overlap without nesting",
-			       n.extra_lanes);
-	st_msg_info("trace timeline: %" PRIu64 " processes, %" PRIu64
-		    " slices%s%s in %s", n.processes, n.written,
-		    exp_dir ? " and the experiment's stages" : "",
-		    offsets_path ? ", clock-corrected" : "",
-		    strcmp(out, "-") ? out : "stdout");
-	rc = st_finish_stdout(ST_EXIT_OK);
+	rc = run_timeline(&in, &o, out, exp_dir, offsets_path);
 out:
-	st_trace_summary_release(&s);
 	st_trace_filter_release(&filter);
 	st_clock_offsets_release(&offs);
 	st_table_release(&otab);
 	st_experiments_release(&ex);
 	inputs_release(&in);
-	free(merged);
-	free(stdir);
-	free(wt);
-	free(created);
+	free(ep.merged);
+	free(ep.stdir);
+	free(ep.wt);
+	free(ep.created);
 	return rc;
 }
 

@@ -887,16 +887,22 @@ static int write_experiments(const struct sim *s, FILE *f)
 	return fputs("  ]\n}\n", f) < 0 ? -1 : 0;
 }
 
-static void job_row(FILE *f, const st_tz *tz, const char *name, const char *id,
-		    const char *limit, int64_t elapsed, int64_t submit,
-		    const char *start, const char *end, const char *nodes,
-		    const char *qos, const char *user, const char *exit_code)
+/* One row of slurm_job_info.csv, its fields as written but for the
+ * times. */
+struct job_fields {
+	const char *name, *id, *limit;
+	int64_t elapsed, submit;        /* seconds; Submit naive in the zone */
+	const char *start, *end, *nodes, *qos, *user, *exit_code;
+};
+
+static void job_row(FILE *f, const st_tz *tz, const struct job_fields *r)
 {
 	char a[40], b[40];
 
-	fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", name, id, limit,
-		hms(elapsed, a, sizeof(a)), naive(tz, submit, 'T', b, sizeof(b)),
-		start, end, nodes, qos, user, exit_code);
+	fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", r->name, r->id,
+		r->limit, hms(r->elapsed, a, sizeof(a)),
+		naive(tz, r->submit, 'T', b, sizeof(b)), r->start, r->end,
+		r->nodes, r->qos, r->user, r->exit_code);
 }
 
 static size_t write_jobs(const struct sim *s, FILE *f)
@@ -947,16 +953,19 @@ static size_t write_jobs(const struct sim *s, FILE *f)
 			break;
 		}
 		noise += jb->kind >= K_FAILED;
-		job_row(f, s->la, name, id, limit, jb->elapsed, jb->submit, start,
-			end, nodes, qos, user, code);
+		job_row(f, s->la, &(struct job_fields){
+				name, id, limit, jb->elapsed, jb->submit, start,
+				end, nodes, qos, user, code });
 		if (!jb->steps)
 			continue;
 		snprintf(step, sizeof(step), "%s.batch", id);
-		job_row(f, s->la, "batch", step, "", jb->elapsed, jb->submit, start,
-			end, "1", "", "", "0:0");
+		job_row(f, s->la, &(struct job_fields){
+				"batch", step, "", jb->elapsed, jb->submit, start,
+				end, "1", "", "", "0:0" });
 		snprintf(step, sizeof(step), "%s.extern", id);
-		job_row(f, s->la, "extern", step, "", jb->elapsed, jb->submit, start,
-			end, "4", "", "", "0:0");
+		job_row(f, s->la, &(struct job_fields){
+				"extern", step, "", jb->elapsed, jb->submit, start,
+				end, "4", "", "", "0:0" });
 		noise += 2;
 	}
 	return noise;

@@ -5,7 +5,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "streamtime/clock_net.h"
 
@@ -210,6 +213,90 @@ static void test_targets(void **state)
 	}
 }
 
+static void test_clock_format_ms(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	st_clock_format_ms(buf, sizeof(buf), 1234567);
+	assert_string_equal(buf, "1.234567");
+	st_clock_format_ms(buf, sizeof(buf), -5);
+	assert_string_equal(buf, "-0.000005");
+	st_clock_format_ms(buf, sizeof(buf), 0);
+	assert_string_equal(buf, "0.000000");
+}
+
+/* st_clock_probe_run refuses a bad target and an empty --ssh as usage
+ * errors before it probes anything. */
+static void test_clock_probe_run_usage(void **state)
+{
+	char *bad[] = { "udp://", NULL }, *good[] = { "exec:true", NULL };
+	st_clock_run_opts o = { .probe = { .samples = 1 }, .ssh = "ssh",
+				.targets = bad, .ntargets = 1 };
+	st_clock_run_result res;
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_clock_probe_run(&o, &res, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_USAGE);
+	assert_null(res.rows);
+	o.targets = good;
+	o.ssh = " \t ";
+	assert_int_equal(st_clock_probe_run(&o, &res, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_USAGE);
+	assert_string_equal(err.text, "--ssh: empty command");
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[512];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* The offsets file: made with its header, appended to without a second
+ * one, a torn last line cut off, another kind of file refused (65) and
+ * left as it was. */
+static void test_clock_offsets_append(void **state)
+{
+	char dir[] = "/tmp/st_clock_run_XXXXXX", path[64], other[64];
+	const char *row = "2024-01-01T00:00:00Z,a,b,1.0,2.0,1.0,16,udp\n";
+	char want[512];
+	st_error err;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/offsets.csv", dir);
+	snprintf(other, sizeof(other), "%s/other.csv", dir);
+	assert_int_equal(st_clock_offsets_append(path, row, strlen(row), &err), 0);
+	snprintf(want, sizeof(want), "%s\n%s", ST_CLOCK_OFFSETS_HEADER, row);
+	assert_string_equal(slurp(path), want);
+	assert_non_null(f = fopen(path, "a"));
+	fputs("2024-01-01T00:00:01Z,a,b,1.", f);       /* torn */
+	fclose(f);
+	assert_int_equal(st_clock_offsets_append(path, row, strlen(row), &err), 0);
+	snprintf(want, sizeof(want), "%s\n%s%s", ST_CLOCK_OFFSETS_HEADER, row,
+		 row);
+	assert_string_equal(slurp(path), want);
+	assert_non_null(f = fopen(other, "w"));
+	fputs("a,b\n1,2\n", f);
+	fclose(f);
+	assert_int_equal(st_clock_offsets_append(other, row, strlen(row), &err),
+			 -1);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_string_equal(slurp(other), "a,b\n1,2\n");
+	remove(path);
+	remove(other);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +304,9 @@ int main(void)
 		cmocka_unit_test(test_best),
 		cmocka_unit_test(test_wire),
 		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_clock_format_ms),
+		cmocka_unit_test(test_clock_probe_run_usage),
+		cmocka_unit_test(test_clock_offsets_append),
 		cmocka_unit_test(test_clock_reply_int64_max_overflow_is_refused),
 		cmocka_unit_test(test_clock_date_line_int64_max_overflow),
 	};

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "streamtime/distiller.h"
 
@@ -120,10 +121,44 @@ static void test_pg_refusals(void **state)
 	assert_null(strstr(err.text, "hunter2"));
 }
 
+/* st_distiller_jobs_run against an API that is not there: error 69, no
+ * file, and the directory it made is gone again; one that was there
+ * stays. */
+static void test_distiller_jobs_run_unreachable(void **state)
+{
+	static const int64_t sizes[] = { 128, 256 };
+	char dir[] = "/tmp/st_distiller_run_XXXXXX", sub[64], f[96];
+	st_distiller_jobs_opts o = {
+		.query = { .sizes = sizes, .n_sizes = 2 },
+		.use_api = true,
+		.api = { .url = "http://127.0.0.1:1", .timeout_s = 5 },
+	};
+	st_distiller_jobs_result res;
+	st_error err;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/out", dir);
+	o.out_dir = sub;
+	assert_int_equal(st_distiller_jobs_run(&o, &res, NULL, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_UNAVAILABLE);
+	assert_false(res.fetched);
+	assert_int_equal(res.committed, 0);
+	free(res.rows);
+	assert_int_equal(access(sub, F_OK), -1);
+	o.out_dir = dir;
+	assert_int_equal(st_distiller_jobs_run(&o, &res, NULL, &err), -1);
+	free(res.rows);
+	snprintf(f, sizeof(f), "%s/128_128.csv", dir);
+	assert_int_equal(access(f, F_OK), -1);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_row_format),
+		cmocka_unit_test(test_distiller_jobs_run_unreachable),
 		cmocka_unit_test(test_elapsed_forms),
 		cmocka_unit_test(test_schema_names),
 		cmocka_unit_test(test_pg_refusals),

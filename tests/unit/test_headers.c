@@ -47,6 +47,7 @@
 #include "streamtime/simulate.h"
 #include "streamtime/slurm.h"
 #include "streamtime/slurmrest.h"
+#include "streamtime/slurm_run.h"
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
 #include "streamtime/time.h"
@@ -89,6 +90,7 @@
 #include "streamtime/simulate.h"
 #include "streamtime/slurm.h"
 #include "streamtime/slurmrest.h"
+#include "streamtime/slurm_run.h"
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
 #include "streamtime/time.h"
@@ -132,6 +134,7 @@ static const char *const included[] = {
 	"simulate.h",
 	"slurm.h",
 	"slurmrest.h",
+	"slurm_run.h",
 	"spawn.h",
 	"stats.h",
 	"time.h",

@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "streamtime/sacct.h"
 #include "streamtime/slurm.h"
+#include "streamtime/slurm_run.h"
+#include "streamtime/tz.h"
 
 #define D ST_SACCT_DELIM
 
@@ -230,10 +233,71 @@ static void test_filter(void **state)
 	st_slurm_jobs_release(&js);
 }
 
+/* st_slurm_jobs_run on a saved dump: the filter applied, the counts, the
+ * CSV written; a live query with --since after --until is a usage error
+ * naming the options, and no output is made. */
+static void test_slurm_jobs_run(void **state)
+{
+	static const char dump[] = DUMP_HDR DUMP_OK
+		"1.batch|batch|00:30:00|00:10:40|2022-08-26T16:00:07|"
+		"2022-08-26T16:00:15|2022-08-26T16:10:55|1||u|0:0\n"
+		"2|jupyter|04:00:00|00:10:40|2022-08-26T16:00:07|"
+		"2022-08-26T16:00:15|2022-08-26T16:10:55|1|interactive|u|0:0\n";
+	char dir[] = "/tmp/st_slurm_run_XXXXXX", in[64], out[64], line[256];
+	st_slurm_jobs_opts o = {
+		.filter = { .name_contains = "distiller-count", .req_nodes = "4",
+			    .qos_contains = "realtime_", .exit_code = "0:0",
+			    .need_start = true },
+		.zone = "UTC",
+	};
+	st_slurm_jobs_result res;
+	st_error err;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(in, sizeof(in), "%s/jobs.txt", dir);
+	snprintf(out, sizeof(out), "%s/jobs.csv", dir);
+	assert_non_null(f = fopen(in, "w"));
+	fputs(dump, f);
+	fclose(f);
+	assert_non_null(o.tz = st_tz_load("UTC", &err));
+	o.input = in;
+	o.out = out;
+	assert_int_equal(st_slurm_jobs_run(&o, &res, NULL, &err), 0);
+	assert_int_equal(res.fetched, 3);
+	assert_int_equal(res.kept, 1);
+	assert_non_null(f = fopen(out, "r"));
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "Job Name,Job ID,Timelimit,Elapsed,Submit,"
+			    "Start,End,ReqNodes,QOS,User,ExitCode\n");
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_non_null(strstr(line, "distiller-count-1,1,"));
+	assert_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	remove(out);
+
+	o.input = NULL;
+	o.since = "2024-01-02";
+	o.until = "2024-01-01";
+	assert_int_equal(st_slurm_jobs_run(&o, &res, NULL, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_USAGE);
+	assert_string_equal(err.text, "--since must be before --until");
+	o.since = "yesterday";
+	assert_int_equal(st_slurm_jobs_run(&o, &res, NULL, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_USAGE);
+	assert_string_equal(err.text, "--since 'yesterday': not a date/time");
+	assert_null(fopen(out, "r"));
+	st_tz_free((st_tz *)o.tz);
+	remove(in);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_live),
+		cmocka_unit_test(test_slurm_jobs_run),
 		cmocka_unit_test(test_sacct_dump_bad_values_name_file_line),
 		cmocka_unit_test(test_sacct_live_bad_values_name_line),
 		cmocka_unit_test(test_sacct_dump_nul_byte_is_65_naming_line),
