@@ -31,10 +31,8 @@ static const struct st_cmd_desc responder_desc = {
 
 static const struct st_cmd_desc probe_desc = {
 	.path = "streamtime clock probe",
-	.args = "TARGET...",
-	.min_args = 1,
-	.max_args = -1,
-	.args_missing = "at least one TARGET is required",
+	ST_DESC_ARGS_ANY("TARGET...", "at least one TARGET is required",
+			 ST_COMPLETE_NONE),
 	.description =
 	"Measure each target's clock against this host's, NTP-style: N exchanges,\n"
 	"the one of least delay kept.  offset = target clock - this clock; the\n"
@@ -220,9 +218,4 @@ static const struct st_cmd subcommands[] = {
 	{ "serve", clock_serve, "answer clock requests over UDP", NULL },
 };
 
-ST_CMD_GROUP(st_clock_group, "streamtime clock", subcommands);
-
-int cmd_clock(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_clock_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_clock, st_clock_group, "streamtime clock", subcommands)

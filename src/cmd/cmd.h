@@ -39,6 +39,14 @@ struct st_cmd_group {
 	const struct st_cmd_group var = { path, table, \
 		sizeof(table) / sizeof(table[0]) }
 
+/* The group VAR and the command FN that runs its subcommands. */
+#define ST_CMD_GROUP_FN(fn, var, path, table) \
+	ST_CMD_GROUP(var, path, table); \
+	int fn(int argc, char **argv) \
+	{ \
+		return st_cmd_dispatch(&var, argc, argv); \
+	}
+
 /* Run the subcommand of G named by ARGV[1].  Handles -h/--help and an
  * unknown (with a suggestion) or missing subcommand (exit 64). */
 int st_cmd_dispatch(const struct st_cmd_group *g, int argc, char **argv);
@@ -97,6 +105,9 @@ int st_load_experiments(const char *config, const char *data,
  * NULL with ERR set (66 missing, 74 unreadable, 65 empty).  Wipe it with
  * explicit_bzero before free. */
 char *st_secret_read(const char *path, st_error *err);
+
+/* Wipe the secret S (NULL: nothing) with explicit_bzero and free it. */
+void st_secret_free(char *s);
 
 /* The URL given to option OPT as ARG (a string of argv), as a new copy
  * (NULL: out of memory; wipe with explicit_bzero before free).  When ARG

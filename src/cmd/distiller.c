@@ -176,13 +176,6 @@ static int run_jobs(const char *prog, const st_distiller_jobs_opts *o)
 	return rc;
 }
 
-static void wipe(char *s)
-{
-	if (s) {
-		explicit_bzero(s, strlen(s));
-		free(s);
-	}
-}
 
 static int distiller_jobs(int argc, char **argv)
 {
@@ -200,8 +193,8 @@ static int distiller_jobs(int argc, char **argv)
 	int64_t retries = ao->retries, page_size = 0;
 	int schema = 0;
 	const struct st_option opts[] = {
-		{ ST_O("out-dir", 0, ST_OPT_PATH, &dir, "DIR",
-		       "where the CSVs go (created if missing)", ST_OPT_REQUIRED) },
+		ST_ROW_OUT_DIR(dir,
+			       "where the CSVs go (created if missing)"),
 		{ ST_O("size", 0, ST_OPT_CALLBACK, &sizes, "N",
 		       "a scan size (repeatable or N,N,...; default the paper's "
 		       "128, 256, 512 and 1024)", ST_OPT_REPEAT),
@@ -277,9 +270,9 @@ static int distiller_jobs(int argc, char **argv)
 		 !(url && (rc = read_credentials(token_file, &token, ao))))
 		rc = run_jobs(prog, &jo);
 out:
-	wipe(dsn);
-	wipe(url);
-	wipe(token);
+	st_secret_free(dsn);
+	st_secret_free(url);
+	st_secret_free(token);
 	free(sizes.v);
 	return rc;
 }
@@ -288,9 +281,5 @@ static const struct st_cmd subcommands[] = {
 	{ "jobs", distiller_jobs, "the job table per scan size", NULL },
 };
 
-ST_CMD_GROUP(st_distiller_group, "streamtime distiller", subcommands);
-
-int cmd_distiller(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_distiller_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_distiller, st_distiller_group,
+		"streamtime distiller", subcommands)

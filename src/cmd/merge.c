@@ -182,8 +182,7 @@ static int merge_streaming(int argc, char **argv)
 		{ ST_O("tz", 0, ST_OPT_ZONE, &tz, "ZONE",
 		  "IANA zone of naive H5 times (default UTC; the paper's NERSC "
 		  "times are America/Los_Angeles)", 0) },
-		{ ST_O("out-dir", 0, ST_OPT_PATH, &outdir, "DIR",
-		  "where the files go (created if needed)", ST_OPT_REQUIRED) },
+		ST_ROW_OUT_DIR(outdir, ST_OUT_DIR_HELP),
 		CLOCK_ROWS(clock),
 		{ ST_O("nersc-host", 0, ST_OPT_STRING, &clock.nersc_host, "H",
 		  "the host whose clock stamped the H5 times (default: the "
@@ -235,9 +234,4 @@ static const struct st_cmd merge_cmds[] = {
 	  "join Slurm jobs with Distiller's job table", NULL },
 };
 
-ST_CMD_GROUP(st_merge_group, "streamtime merge", merge_cmds);
-
-int cmd_merge(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_merge_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_merge, st_merge_group, "streamtime merge", merge_cmds)

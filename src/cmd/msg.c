@@ -337,3 +337,11 @@ char *st_url_arg_take(const char *opt, char *arg, const char *instead)
 	}
 	return copy;
 }
+
+void st_secret_free(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}

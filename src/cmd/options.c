@@ -759,10 +759,7 @@ int st_opt_cb_url(const struct st_option *o, char *arg, st_error *err)
 {
 	char **url = o->target, opt[64];
 
-	if (*url) {
-		explicit_bzero(*url, strlen(*url));
-		free(*url);
-	}
+	st_secret_free(*url);
 	snprintf(opt, sizeof(opt), "--%s", o->name);
 	if (!(*url = st_url_arg_take(opt, arg, o->expect)))
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");

@@ -109,6 +109,17 @@ struct st_cmd_desc {
 	const char *verbose_help;   /* what -v adds, if anything to say */
 };
 
+/* In a st_cmd_desc: one or more positional arguments SYN ("FILE..."),
+ * MISSING said when there are none, completed as COMPLETE. */
+#define ST_DESC_ARGS_ANY(syn, missing, complete) \
+	.args = (syn), .min_args = 1, .max_args = -1, \
+	.args_missing = (missing), .args_complete = (complete)
+
+/* The row of --out-dir DIR, required, with HELP. */
+#define ST_ROW_OUT_DIR(var, help) \
+	{ ST_O("out-dir", 0, ST_OPT_PATH, &(var), "DIR", help, ST_OPT_REQUIRED) }
+#define ST_OUT_DIR_HELP "where the files go (created if needed)"
+
 /* st_opt_parse's return value when the command goes on. */
 #define ST_OPT_CONTINUE (-1)
 

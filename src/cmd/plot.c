@@ -84,9 +84,8 @@ int cmd_plot(int argc, char **argv)
 		{ ST_O("config", 0, ST_OPT_PATH, &config, "FILE",
 		       "experiments: sizes and slurm_tz (default: "
 		       "DATA/experiments.json if present, else the paper's)", 0) },
-		{ ST_O("out-dir", 0, ST_OPT_PATH, &outdir, "DIR",
-		       "where NAME.png and NAME.svg go (created if needed)",
-		       ST_OPT_REQUIRED) },
+		ST_ROW_OUT_DIR(outdir,
+			       "where NAME.png and NAME.svg go (created if needed)"),
 		{ ST_O("format", 0, ST_OPT_CALLBACK, &formats, "LIST",
 		       "png, svg or png,svg (default png,svg)", 0),
 		  .choices = format_choices, .cb = set_formats },

@@ -102,11 +102,7 @@ static int run_jobs(const char *prog, st_slurm_jobs_opts *jo,
 			    jo->out : "stdout");
 		rc = st_finish_stdout(ST_EXIT_OK);
 	}
-	if (token) {
-		/* wipe the secret before the memory goes back */
-		explicit_bzero(token, strlen(token));
-		free(token);
-	}
+	st_secret_free(token);
 	st_tz_free(tz);
 	return rc;
 }
@@ -209,10 +205,7 @@ static int slurm_jobs(int argc, char **argv)
 		rc = run_jobs(prog, &jo, token_file);
 	}
 out:
-	if (url) {
-		explicit_bzero(url, strlen(url));
-		free(url);
-	}
+	st_secret_free(url);
 	return rc;
 }
 
@@ -220,9 +213,4 @@ static const struct st_cmd subcommands[] = {
 	{ "jobs", slurm_jobs, "accounting rows from sacct or a saved dump", NULL },
 };
 
-ST_CMD_GROUP(st_slurm_group, "streamtime slurm", subcommands);
-
-int cmd_slurm(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_slurm_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_slurm, st_slurm_group, "streamtime slurm", subcommands)

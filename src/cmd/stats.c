@@ -21,8 +21,7 @@ static int stats_queue(int argc, char **argv)
 	const struct st_option opts[] = {
 		{ ST_O("merged", 0, ST_OPT_PATH, &merged, "FILE",
 		  "merged_job_info.csv (merge transfer)", ST_OPT_REQUIRED) },
-		{ ST_O("out-dir", 0, ST_OPT_PATH, &outdir, "DIR",
-		  "where the files go (created if needed)", ST_OPT_REQUIRED) },
+		ST_ROW_OUT_DIR(outdir, ST_OUT_DIR_HELP),
 		{ ST_O("tz", 0, ST_OPT_ZONE, &tz, "ZONE",
 		  "IANA zone of sacct's naive times (default UTC); matters for "
 		  "jobs queued across a DST change", 0) },
@@ -90,8 +89,7 @@ static int stats_transfers(int argc, char **argv)
 		{ ST_O("streaming-dir", 0, ST_OPT_PATH, &sdir, "DIR",
 		  "holds streaming_times_{size}.csv (merge streaming)",
 		  ST_OPT_REQUIRED) },
-		{ ST_O("out-dir", 0, ST_OPT_PATH, &outdir, "DIR",
-		  "where the files go (created if needed)", ST_OPT_REQUIRED) },
+		ST_ROW_OUT_DIR(outdir, ST_OUT_DIR_HELP),
 		{ ST_O("size", 0, ST_OPT_CALLBACK, &sizes, "N",
 		  "only these sizes (repeatable; default: every size of the "
 		  "offload file)", ST_OPT_REPEAT), .cb = push_size },
@@ -129,9 +127,4 @@ static const struct st_cmd stats_cmds[] = {
 	  NULL },
 };
 
-ST_CMD_GROUP(st_stats_group, "streamtime stats", stats_cmds);
-
-int cmd_stats(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_stats_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_stats, st_stats_group, "streamtime stats", stats_cmds)

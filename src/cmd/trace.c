@@ -24,11 +24,8 @@
 
 static const struct st_cmd_desc summary_desc = {
 	.path = "streamtime trace summary",
-	.args = "FILE...",
-	.min_args = 1,
-	.max_args = -1,
-	.args_missing = "no trace file given",
-	.args_complete = ST_COMPLETE_FILE,
+	ST_DESC_ARGS_ANY("FILE...", "no trace file given",
+			 ST_COMPLETE_FILE),
 	.description =
 	"Summarise DFTracer traces (.pfw, .pfw.gz; a directory means its\n"
 	"*.pfw and *.pfw.gz; '-' is standard input): events, hosts,\n"
@@ -46,11 +43,8 @@ static const struct st_cmd_desc summary_desc = {
 
 static const struct st_cmd_desc timeline_desc = {
 	.path = "streamtime trace timeline",
-	.args = "FILE...",
-	.min_args = 1,
-	.max_args = -1,
-	.args_missing = "no trace file given",
-	.args_complete = ST_COMPLETE_FILE,
+	ST_DESC_ARGS_ANY("FILE...", "no trace file given",
+			 ST_COMPLETE_FILE),
 	.required_msg = "--out FILE is required ('-' for stdout)",
 	.description =
 	"One Chrome trace (open it in https://ui.perfetto.dev) of DFTracer\n"
@@ -1023,9 +1017,4 @@ static const struct st_cmd sub[] = {
 	  "one Chrome/Perfetto trace, with the experiment's", NULL },
 };
 
-ST_CMD_GROUP(st_trace_group, "streamtime trace", sub);
-
-int cmd_trace(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_trace_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_trace, st_trace_group, "streamtime trace", sub)
