@@ -69,6 +69,10 @@ void st_msg_verbose(const char *fmt, ...) ST_PRINTF(1, 2);
 /* Print ERR and return its exit code. */
 int st_msg_fail(const st_error *err);
 
+/* As st_msg_fail, but a usage error (64) of the command PROG is said as
+ * st_msg_usage says it. */
+int st_msg_fail_usage(const char *prog, const st_error *err);
+
 /* A usage error: the message, a pointer to --help, exit 64. */
 int st_msg_usage(const char *prog, const char *fmt, ...) ST_PRINTF(2, 3);
 

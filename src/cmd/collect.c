@@ -112,8 +112,7 @@ static int collect_receivers(int argc, char **argv)
 	st_error err;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&receivers_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&receivers_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	co.dir = argv[1];
 	o.receivers = (int)receivers;
@@ -187,8 +186,7 @@ static int collect_h5(int argc, char **argv)
 	st_error err;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&h5_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&h5_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	if (o.naive && !co.tz)
 		return st_msg_usage(prog, "--naive needs --tz ZONE (the zone to "

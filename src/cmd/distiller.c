@@ -247,8 +247,7 @@ static int distiller_jobs(int argc, char **argv)
 	const char *prog = jobs_desc.path;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&jobs_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&jobs_desc, opts, argc, argv, &n, &rc))
 		goto out;
 	jo.out_dir = dir;
 	jo.pg.dsn = dsn;

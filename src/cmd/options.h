@@ -132,6 +132,17 @@ struct st_cmd_desc {
 int st_opt_parse(const struct st_cmd_desc *d, const struct st_option *opts,
 		 int argc, char **argv, int *nargs);
 
+/* st_opt_parse with its status in *RC: true when the command goes on,
+ * false when it returns *RC at once (every command's head:
+ * `if (!st_opt_go(&desc, opts, argc, argv, &n, &rc)) return rc;`). */
+static inline bool st_opt_go(const struct st_cmd_desc *d,
+			     const struct st_option *opts, int argc,
+			     char **argv, int *nargs, int *rc)
+{
+	return (*rc = st_opt_parse(d, opts, argc, argv, nargs)) ==
+	       ST_OPT_CONTINUE;
+}
+
 /* Write D's --help for OPTS to F. */
 void st_opt_help(FILE *f, const struct st_cmd_desc *d,
 		 const struct st_option *opts);

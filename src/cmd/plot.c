@@ -98,8 +98,7 @@ int cmd_plot(int argc, char **argv)
 	double t0 = now_ms(), t1;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&plot_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&plot_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	if (st_load_experiments(config, data, &ex, &err) < 0)
 		return st_msg_fail(&err);

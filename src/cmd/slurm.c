@@ -94,8 +94,7 @@ static int run_jobs(const char *prog, st_slurm_jobs_opts *jo,
 	jo->tz = tz;
 	jo->sacct.notes = &notes;
 	if (st_slurm_jobs_run(jo, &res, &log, &err) < 0) {
-		rc = err.code == ST_EXIT_USAGE ? st_msg_usage(prog, "%s", err.text)
-					       : st_msg_fail(&err);
+		rc = st_msg_fail_usage(prog, &err);
 	} else {
 		st_msg_info("slurm jobs: %zu rows read, %zu kept, written to %s",
 			    res.fetched, res.kept, strcmp(jo->out, "-") ?
@@ -187,8 +186,7 @@ static int slurm_jobs(int argc, char **argv)
 	st_slurm_jobs_opts jo = { 0 };
 	int n, rc;
 
-	if ((rc = st_opt_parse(&jobs_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&jobs_desc, opts, argc, argv, &n, &rc))
 		goto out;
 	f.user = so.user;
 	ro.url = url;

@@ -31,8 +31,7 @@ static int stats_queue(int argc, char **argv)
 	st_error err;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&queue_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&queue_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	if (st_run_stats_queue(merged, tz, outdir, &res, &err) < 0)
 		return st_msg_fail(&err);
@@ -100,8 +99,7 @@ static int stats_transfers(int argc, char **argv)
 	st_error err;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&transfers_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&transfers_desc, opts, argc, argv, &n, &rc))
 		goto out;
 	if (st_run_stats_transfers(&(st_stats_transfers_opts){
 					.merged = merged, .offload = offload,

@@ -873,8 +873,7 @@ static int cmd_trace_summary(int argc, char **argv)
 	struct inputs in = { 0 };
 	int nargs, rc;
 
-	if ((rc = st_opt_parse(&summary_desc, opts, argc, argv, &nargs)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&summary_desc, opts, argc, argv, &nargs, &rc))
 		goto out;
 	rc = ST_EXIT_OK;
 	if ((io_arg && !list_ok(prog, "--io-cat", io_arg, &rc)) ||
@@ -956,8 +955,7 @@ static int cmd_trace_timeline(int argc, char **argv)
 	int nargs, rc;
 
 	st_table_init(&otab);
-	if ((rc = st_opt_parse(&timeline_desc, opts, argc, argv, &nargs)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&timeline_desc, opts, argc, argv, &nargs, &rc))
 		goto out;
 	rc = ST_EXIT_OK;
 	o.max_events = (uint64_t)max_events;
