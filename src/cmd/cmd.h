@@ -18,11 +18,14 @@
 
 struct st_cmd_group;
 
+/* A command: parses ARGV (ARGV[0] its name), returns its exit status. */
+typedef int st_cmd_fn(int argc, char **argv);
+
 /* One entry of a dispatch table: a leaf command (GROUP NULL; FN parses its
  * options with st_opt_parse) or a command with subcommands (GROUP). */
 struct st_cmd {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	st_cmd_fn *fn;
 	const char *summary;
 	const struct st_cmd_group *group;
 };
@@ -123,18 +126,10 @@ char *st_url_arg_take(const char *opt, char *arg, const char *instead);
 /* Append V to a growable array of strings. */
 int st_strv_push(const char ***v, size_t *n, const char *s);
 
-int cmd_clock(int argc, char **argv);
-int cmd_collect(int argc, char **argv);
-int cmd_distiller(int argc, char **argv);
-int cmd_merge(int argc, char **argv);
-int cmd_plot(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_timeline(int argc, char **argv);
-int cmd_trace(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
-int cmd_reproduce(int argc, char **argv);
-int cmd_simulate(int argc, char **argv);
-int cmd_slurm(int argc, char **argv);
+/* The commands (main.c's table). */
+st_cmd_fn cmd_clock, cmd_collect, cmd_distiller, cmd_merge, cmd_plot,
+	cmd_report, cmd_timeline, cmd_trace, cmd_stats, cmd_reproduce,
+	cmd_simulate, cmd_slurm;
 
 extern const struct st_cmd_group st_clock_group, st_collect_group,
 	st_distiller_group, st_merge_group, st_slurm_group, st_stats_group,

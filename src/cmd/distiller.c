@@ -31,22 +31,17 @@ static const enum st_distiller_schema schema_values[] = {
 	ST_DISTILLER_SCHEMA_CURRENT,
 };
 
-struct sizes {
-	int64_t *v;
-	size_t n;
-};
-
 /* --size: "N" or "N,N,..." into the growing size list, rejecting anything
  * but positive integers and repeats. */
 static int push_sizes(const struct st_option *o, char *arg,
                       st_error *err)
 {
-	struct sizes *s = o->target;
+	struct st_i64list *s = o->target;
 	const char *p = arg;
 
 	for (;;) {
 		size_t len = strspn(p, "0123456789");
-		int64_t x = 0, *grown;
+		int64_t x = 0;
 
 		/* digits only: no sign, space or empty item */
 		if (len == 0 || len > 9 || (p[len] && p[len] != ','))
@@ -62,10 +57,8 @@ static int push_sizes(const struct st_option *o, char *arg,
 			if (s->v[i] == x)
 				return st_error_set(err, ST_EXIT_USAGE, "--size %"
 						    PRId64 " given twice", x);
-		if (!(grown = realloc(s->v, (s->n + 1) * sizeof(*s->v))))
-			return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-		s->v = grown;
-		s->v[s->n++] = x;
+		if (st_i64list_push(s, x, err) < 0)
+			return -1;
 		p += len;
 		if (!*p)
 			return 0;
@@ -187,7 +180,7 @@ static int distiller_jobs(int argc, char **argv)
 	};
 	st_distiller_api_opts *ao = &jo.api;
 	st_distiller_query *q = &jo.query;
-	struct sizes sizes = { 0 };
+	struct st_i64list sizes = { 0 };
 	char *token = NULL, *dsn = NULL, *url = NULL;
 	st_duration tmo = 30 * ST_NS_PER_SEC;
 	int64_t retries = ao->retries, page_size = 0;

@@ -93,24 +93,27 @@ static void log_warn(void *ctx, const char *msg)
 	st_msg_warn("%s", msg);
 }
 
-void st_log_stderr(st_log *log)
-{
-	log->warn = log_warn;
-	log->ctx = NULL;
-	log->count = 0;
-}
-
 static void log_verbose(void *ctx, const char *msg)
 {
 	(void)ctx;
 	st_msg_verbose("%s", msg);
 }
 
-void st_log_verbose(st_log *log)
+static void log_init(st_log *log, void (*warn)(void *, const char *))
 {
-	log->warn = log_verbose;
+	log->warn = warn;
 	log->ctx = NULL;
 	log->count = 0;
+}
+
+void st_log_stderr(st_log *log)
+{
+	log_init(log, log_warn);
+}
+
+void st_log_verbose(st_log *log)
+{
+	log_init(log, log_verbose);
 }
 
 int st_parse_seconds(const char *s, bool zero_ok, double max, st_duration *out)

@@ -779,3 +779,14 @@ void st_size_ranges_release(struct st_size_ranges *r)
 	r->v = NULL;
 	r->n = 0;
 }
+
+int st_i64list_push(struct st_i64list *l, int64_t x, st_error *err)
+{
+	int64_t *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	l->v = nv;
+	l->v[l->n++] = x;
+	return 0;
+}

@@ -93,6 +93,14 @@ struct st_size_ranges {
 	struct st_size_range *v;
 	size_t n;
 };
+/* A growable list of whole numbers, for callbacks (--size N); free .v. */
+struct st_i64list {
+	int64_t *v;
+	size_t n;
+};
+
+/* Append X to L.  0, or -1 with ERR set (74, out of memory; L as it was). */
+int st_i64list_push(struct st_i64list *l, int64_t x, st_error *err);
 
 /* A command: everything its --help says besides the option rows. */
 struct st_cmd_desc {

@@ -50,33 +50,23 @@ static const struct st_cmd_desc transfers_desc = {
 	"prints the comparison table.\n",
 };
 
-/* --size N: a positive whole number appended to the int64_t list. */
-struct sizes {
-	int64_t *v;
-	size_t n;
-};
-
+/* --size N: a positive whole number appended to the list. */
 static int push_size(const struct st_option *o, char *arg,
                      st_error *err)
 {
-	struct sizes *s = o->target;
-	int64_t *nv = realloc(s->v, (s->n + 1) * sizeof(*nv));
+	int64_t x;
 
-	if (!nv)
-		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	s->v = nv;
-	if (st_num_parse_int(arg, &nv[s->n]) < 0 || nv[s->n] <= 0)
+	if (st_num_parse_int(arg, &x) < 0 || x <= 0)
 		return st_error_set(err, ST_EXIT_USAGE, "--size '%s': expected a "
 				    "positive integer", arg);
-	s->n++;
-	return 0;
+	return st_i64list_push(o->target, x, err);
 }
 
 static int stats_transfers(int argc, char **argv)
 {
 	const char *merged = NULL, *offload = NULL, *save = NULL, *sdir = NULL;
 	const char *outdir = NULL;
-	struct sizes sizes = { 0 };
+	struct st_i64list sizes = { 0 };
 	const struct st_option opts[] = {
 		{ ST_O("merged", 0, ST_OPT_PATH, &merged, "FILE",
 		  "merged_job_info.csv (merge transfer)", ST_OPT_REQUIRED) },
