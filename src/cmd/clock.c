@@ -31,10 +31,8 @@ static const struct st_cmd_desc responder_desc = {
 
 static const struct st_cmd_desc probe_desc = {
 	.path = "streamtime clock probe",
-	.args = "TARGET...",
-	.min_args = 1,
-	.max_args = -1,
-	.args_missing = "at least one TARGET is required",
+	ST_DESC_ARGS_ANY("TARGET...", "at least one TARGET is required",
+			 ST_COMPLETE_NONE),
 	.description =
 	"Measure each target's clock against this host's, NTP-style: N exchanges,\n"
 	"the one of least delay kept.  offset = target clock - this clock; the\n"
@@ -86,8 +84,7 @@ static int clock_serve(int argc, char **argv)
 	int n, rc;
 
 	snprintf(deflisten, sizeof(deflisten), ":%d", ST_CLOCK_DEFAULT_PORT);
-	if ((rc = st_opt_parse(&serve_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&serve_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	/* no SA_RESTART: a signal must interrupt recvfrom */
 	sigaction(SIGINT, &sa, NULL);
@@ -104,8 +101,7 @@ static int clock_responder(int argc, char **argv)
 	st_error err;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&responder_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&responder_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	signal(SIGPIPE, SIG_IGN);
 	if (st_clock_respond_stream(0, 1, &err) < 0)
@@ -149,9 +145,7 @@ static int run_probe(st_clock_run_opts *o, const char *out)
 	o->report_ctx = &o->probe.samples;
 	signal(SIGPIPE, SIG_IGN);
 	if (st_clock_probe_run(o, &res, &err) < 0)
-		return err.code == ST_EXIT_USAGE ?
-		       st_msg_usage(probe_desc.path, "%s", err.text) :
-		       st_msg_fail(&err);
+		return st_msg_fail_usage(probe_desc.path, &err);
 	if (strcmp(out, "-") == 0) {
 		printf("%s\n%.*s", CLOCK_HEADER, (int)res.len,
 		       res.rows ? res.rows : "");
@@ -204,8 +198,7 @@ static int clock_probe(int argc, char **argv)
 	};
 	int nargs, rc;
 
-	if ((rc = st_opt_parse(&probe_desc, opts, argc, argv, &nargs)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&probe_desc, opts, argc, argv, &nargs, &rc))
 		return rc;
 	o.samples = (int)samples;
 	return run_probe(&(st_clock_run_opts){
@@ -220,9 +213,4 @@ static const struct st_cmd subcommands[] = {
 	{ "serve", clock_serve, "answer clock requests over UDP", NULL },
 };
 
-ST_CMD_GROUP(st_clock_group, "streamtime clock", subcommands);
-
-int cmd_clock(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_clock_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_clock, st_clock_group, "streamtime clock", subcommands)

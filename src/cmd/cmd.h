@@ -18,11 +18,14 @@
 
 struct st_cmd_group;
 
+/* A command: parses ARGV (ARGV[0] its name), returns its exit status. */
+typedef int st_cmd_fn(int argc, char **argv);
+
 /* One entry of a dispatch table: a leaf command (GROUP NULL; FN parses its
  * options with st_opt_parse) or a command with subcommands (GROUP). */
 struct st_cmd {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	st_cmd_fn *fn;
 	const char *summary;
 	const struct st_cmd_group *group;
 };
@@ -38,6 +41,14 @@ struct st_cmd_group {
 #define ST_CMD_GROUP(var, path, table) \
 	const struct st_cmd_group var = { path, table, \
 		sizeof(table) / sizeof(table[0]) }
+
+/* The group VAR and the command FN that runs its subcommands. */
+#define ST_CMD_GROUP_FN(fn, var, path, table) \
+	ST_CMD_GROUP(var, path, table); \
+	int fn(int argc, char **argv) \
+	{ \
+		return st_cmd_dispatch(&var, argc, argv); \
+	}
 
 /* Run the subcommand of G named by ARGV[1].  Handles -h/--help and an
  * unknown (with a suggestion) or missing subcommand (exit 64). */
@@ -60,6 +71,10 @@ void st_msg_verbose(const char *fmt, ...) ST_PRINTF(1, 2);
 
 /* Print ERR and return its exit code. */
 int st_msg_fail(const st_error *err);
+
+/* As st_msg_fail, but a usage error (64) of the command PROG is said as
+ * st_msg_usage says it. */
+int st_msg_fail_usage(const char *prog, const st_error *err);
 
 /* A usage error: the message, a pointer to --help, exit 64. */
 int st_msg_usage(const char *prog, const char *fmt, ...) ST_PRINTF(2, 3);
@@ -98,6 +113,9 @@ int st_load_experiments(const char *config, const char *data,
  * explicit_bzero before free. */
 char *st_secret_read(const char *path, st_error *err);
 
+/* Wipe the secret S (NULL: nothing) with explicit_bzero and free it. */
+void st_secret_free(char *s);
+
 /* The URL given to option OPT as ARG (a string of argv), as a new copy
  * (NULL: out of memory; wipe with explicit_bzero before free).  When ARG
  * holds a password ("http://user:PW@host"), it is overwritten with '*' in
@@ -108,18 +126,10 @@ char *st_url_arg_take(const char *opt, char *arg, const char *instead);
 /* Append V to a growable array of strings. */
 int st_strv_push(const char ***v, size_t *n, const char *s);
 
-int cmd_clock(int argc, char **argv);
-int cmd_collect(int argc, char **argv);
-int cmd_distiller(int argc, char **argv);
-int cmd_merge(int argc, char **argv);
-int cmd_plot(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_timeline(int argc, char **argv);
-int cmd_trace(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
-int cmd_reproduce(int argc, char **argv);
-int cmd_simulate(int argc, char **argv);
-int cmd_slurm(int argc, char **argv);
+/* The commands (main.c's table). */
+st_cmd_fn cmd_clock, cmd_collect, cmd_distiller, cmd_merge, cmd_plot,
+	cmd_report, cmd_timeline, cmd_trace, cmd_stats, cmd_reproduce,
+	cmd_simulate, cmd_slurm;
 
 extern const struct st_cmd_group st_clock_group, st_collect_group,
 	st_distiller_group, st_merge_group, st_slurm_group, st_stats_group,

@@ -30,11 +30,8 @@ static const struct st_cmd_desc receivers_desc = {
 
 static const struct st_cmd_desc h5_desc = {
 	.path = "streamtime collect h5",
-	.args = "DIR...",
-	.min_args = 1,
-	.max_args = -1,
-	.args_missing = "DIR is required",
-	.args_complete = ST_COMPLETE_DIR,
+	ST_DESC_ARGS_ANY("DIR...", "DIR is required",
+			 ST_COMPLETE_DIR),
 	.description =
 	"Record the mtime of each counted file FOURD_{date}_{time}_{id}_{scan}[_x].h5\n"
 	"of the DIRs: distiller_id,scan_number,datetime, sorted by distiller_id\n"
@@ -115,8 +112,7 @@ static int collect_receivers(int argc, char **argv)
 	st_error err;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&receivers_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&receivers_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	co.dir = argv[1];
 	o.receivers = (int)receivers;
@@ -190,8 +186,7 @@ static int collect_h5(int argc, char **argv)
 	st_error err;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&h5_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&h5_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	if (o.naive && !co.tz)
 		return st_msg_usage(prog, "--naive needs --tz ZONE (the zone to "
@@ -229,9 +224,5 @@ static const struct st_cmd subcommands[] = {
 	  "receiver status times and data mtimes (cron, acquisition host)", NULL },
 };
 
-ST_CMD_GROUP(st_collect_group, "streamtime collect", subcommands);
-
-int cmd_collect(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_collect_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_collect, st_collect_group,
+		"streamtime collect", subcommands)

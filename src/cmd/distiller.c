@@ -31,22 +31,17 @@ static const enum st_distiller_schema schema_values[] = {
 	ST_DISTILLER_SCHEMA_CURRENT,
 };
 
-struct sizes {
-	int64_t *v;
-	size_t n;
-};
-
 /* --size: "N" or "N,N,..." into the growing size list, rejecting anything
  * but positive integers and repeats. */
 static int push_sizes(const struct st_option *o, char *arg,
                       st_error *err)
 {
-	struct sizes *s = o->target;
+	struct st_i64list *s = o->target;
 	const char *p = arg;
 
 	for (;;) {
 		size_t len = strspn(p, "0123456789");
-		int64_t x = 0, *grown;
+		int64_t x = 0;
 
 		/* digits only: no sign, space or empty item */
 		if (len == 0 || len > 9 || (p[len] && p[len] != ','))
@@ -62,10 +57,8 @@ static int push_sizes(const struct st_option *o, char *arg,
 			if (s->v[i] == x)
 				return st_error_set(err, ST_EXIT_USAGE, "--size %"
 						    PRId64 " given twice", x);
-		if (!(grown = realloc(s->v, (s->n + 1) * sizeof(*s->v))))
-			return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-		s->v = grown;
-		s->v[s->n++] = x;
+		if (st_i64list_push(s, x, err) < 0)
+			return -1;
 		p += len;
 		if (!*p)
 			return 0;
@@ -176,13 +169,6 @@ static int run_jobs(const char *prog, const st_distiller_jobs_opts *o)
 	return rc;
 }
 
-static void wipe(char *s)
-{
-	if (s) {
-		explicit_bzero(s, strlen(s));
-		free(s);
-	}
-}
 
 static int distiller_jobs(int argc, char **argv)
 {
@@ -194,14 +180,14 @@ static int distiller_jobs(int argc, char **argv)
 	};
 	st_distiller_api_opts *ao = &jo.api;
 	st_distiller_query *q = &jo.query;
-	struct sizes sizes = { 0 };
+	struct st_i64list sizes = { 0 };
 	char *token = NULL, *dsn = NULL, *url = NULL;
 	st_duration tmo = 30 * ST_NS_PER_SEC;
 	int64_t retries = ao->retries, page_size = 0;
 	int schema = 0;
 	const struct st_option opts[] = {
-		{ ST_O("out-dir", 0, ST_OPT_PATH, &dir, "DIR",
-		       "where the CSVs go (created if missing)", ST_OPT_REQUIRED) },
+		ST_ROW_OUT_DIR(dir,
+			       "where the CSVs go (created if missing)"),
 		{ ST_O("size", 0, ST_OPT_CALLBACK, &sizes, "N",
 		       "a scan size (repeatable or N,N,...; default the paper's "
 		       "128, 256, 512 and 1024)", ST_OPT_REPEAT),
@@ -254,8 +240,7 @@ static int distiller_jobs(int argc, char **argv)
 	const char *prog = jobs_desc.path;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&jobs_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&jobs_desc, opts, argc, argv, &n, &rc))
 		goto out;
 	jo.out_dir = dir;
 	jo.pg.dsn = dsn;
@@ -277,9 +262,9 @@ static int distiller_jobs(int argc, char **argv)
 		 !(url && (rc = read_credentials(token_file, &token, ao))))
 		rc = run_jobs(prog, &jo);
 out:
-	wipe(dsn);
-	wipe(url);
-	wipe(token);
+	st_secret_free(dsn);
+	st_secret_free(url);
+	st_secret_free(token);
 	free(sizes.v);
 	return rc;
 }
@@ -288,9 +273,5 @@ static const struct st_cmd subcommands[] = {
 	{ "jobs", distiller_jobs, "the job table per scan size", NULL },
 };
 
-ST_CMD_GROUP(st_distiller_group, "streamtime distiller", subcommands);
-
-int cmd_distiller(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_distiller_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_distiller, st_distiller_group,
+		"streamtime distiller", subcommands)

@@ -53,8 +53,7 @@ static int merge_transfer(int argc, char **argv)
 	st_error err;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&transfer_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&transfer_desc, opts, argc, argv, &n, &rc))
 		goto out;
 	if (st_run_merge_transfer(jobs, db.v, db.n, max_elapsed, out, &rows,
 				  &err) < 0) {
@@ -78,6 +77,12 @@ out:
 	{ ST_O("receiver-hosts", 0, ST_OPT_STRING, &(c).receiver_hosts,      \
 	       "H0,H1,...", "the hosts (FILE's target names) whose clocks "  \
 	       "stamped time0, time1, ...", 0) }
+
+/* The row of --NAME H: the host whose clock stamped WHAT (a string). */
+#define CLOCK_HOST_ROW(name, field, what)                                   \
+	{ ST_O(name, 0, ST_OPT_STRING, &(field), "H",                        \
+	       "the host whose clock stamped " what " (default: the "        \
+	       "reference clock, no correction)", 0) }
 
 static const struct st_cmd_desc offload_desc = {
 	.path = "streamtime merge offload",
@@ -103,17 +108,15 @@ static int merge_offload(int argc, char **argv)
 		{ ST_O("per-scan", 0, ST_OPT_PATH, &per_scan, "FILE",
 		  "also write size,scan_number,offload_time", 0) },
 		CLOCK_ROWS(clock),
-		{ ST_O("data-host", 0, ST_OPT_STRING, &clock.data_host, "H",
-		  "the host whose clock stamped time_last_written (default: the "
-		  "reference clock, no correction)", 0) },
+		CLOCK_HOST_ROW("data-host", clock.data_host,
+			       "time_last_written"),
 		ST_OPT_END_ROW,
 	};
 	const char *prog = offload_desc.path;
 	st_error err;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&offload_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&offload_desc, opts, argc, argv, &n, &rc))
 		goto out;
 	rc = ST_EXIT_USAGE;
 	if (!clock.offsets && (clock.receiver_hosts || clock.data_host))
@@ -121,8 +124,7 @@ static int merge_offload(int argc, char **argv)
 			     "--clock-offsets");
 	else if (st_run_merge_offload(wt, ranges.v, ranges.n, &clock, out,
 				      per_scan, &err) < 0)
-		rc = err.code == ST_EXIT_USAGE ? st_msg_usage(prog, "%s", err.text) :
-		     st_msg_fail(&err);
+		rc = st_msg_fail_usage(prog, &err);
 	else {
 		st_msg_info("merge offload: %zu sizes written to %s", ranges.n,
 			    out);
@@ -182,12 +184,9 @@ static int merge_streaming(int argc, char **argv)
 		{ ST_O("tz", 0, ST_OPT_ZONE, &tz, "ZONE",
 		  "IANA zone of naive H5 times (default UTC; the paper's NERSC "
 		  "times are America/Los_Angeles)", 0) },
-		{ ST_O("out-dir", 0, ST_OPT_PATH, &outdir, "DIR",
-		  "where the files go (created if needed)", ST_OPT_REQUIRED) },
+		ST_ROW_OUT_DIR(outdir, ST_OUT_DIR_HELP),
 		CLOCK_ROWS(clock),
-		{ ST_O("nersc-host", 0, ST_OPT_STRING, &clock.nersc_host, "H",
-		  "the host whose clock stamped the H5 times (default: the "
-		  "reference clock, no correction)", 0) },
+		CLOCK_HOST_ROW("nersc-host", clock.nersc_host, "the H5 times"),
 		ST_OPT_END_ROW,
 	};
 	const char *prog = streaming_desc.path;
@@ -197,8 +196,7 @@ static int merge_streaming(int argc, char **argv)
 	int n, rc;
 
 	st_log_stderr(&log);
-	if ((rc = st_opt_parse(&streaming_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&streaming_desc, opts, argc, argv, &n, &rc))
 		goto out;
 	rc = ST_EXIT_USAGE;
 	if (!clock.offsets && (clock.receiver_hosts || clock.nersc_host)) {
@@ -210,8 +208,7 @@ static int merge_streaming(int argc, char **argv)
 						.nranges = ranges.n, .tz = tz,
 						.clock = &clock, .outdir = outdir,
 					  }, &res, &log, &err) < 0) {
-		rc = err.code == ST_EXIT_USAGE ? st_msg_usage(prog, "%s", err.text)
-					       : st_msg_fail(&err);
+		rc = st_msg_fail_usage(prog, &err);
 	} else {
 		if (res.negative)
 			st_msg_warn("%zu negative latencies: the NERSC and NCEM "
@@ -235,9 +232,4 @@ static const struct st_cmd merge_cmds[] = {
 	  "join Slurm jobs with Distiller's job table", NULL },
 };
 
-ST_CMD_GROUP(st_merge_group, "streamtime merge", merge_cmds);
-
-int cmd_merge(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_merge_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_merge, st_merge_group, "streamtime merge", merge_cmds)

@@ -27,13 +27,19 @@ static void vmsg(const char *prefix, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+/* The body of the st_msg_* functions: FMT and what follows it, through
+ * vmsg with PREFIX. */
+#define VMSG(prefix)                                                         \
+	do {                                                                 \
+		va_list ap;                                                  \
+		va_start(ap, fmt);                                           \
+		vmsg(prefix, fmt, ap);                                       \
+		va_end(ap);                                                  \
+	} while (0)
+
 void st_msg_error(const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
+	VMSG("");
 }
 
 /* Warnings are printed even with -q: they name something that needs a
@@ -41,39 +47,32 @@ void st_msg_error(const char *fmt, ...)
  * cron's mail to exactly those. */
 void st_msg_warn(const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("warning: ", fmt, ap);
-	va_end(ap);
+	VMSG("warning: ");
 }
 
 void st_msg_info(const char *fmt, ...)
 {
-	va_list ap;
-
-	if (st_verbosity < 0)
-		return;
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
+	if (st_verbosity >= 0)
+		VMSG("");
 }
 
 void st_msg_verbose(const char *fmt, ...)
 {
-	va_list ap;
-
-	if (st_verbosity < 1)
-		return;
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
+	if (st_verbosity >= 1)
+		VMSG("");
 }
 
 int st_msg_fail(const st_error *err)
 {
 	st_msg_error("%s", err->text[0] ? err->text : "unknown error");
 	return err->code ? err->code : ST_EXIT_IOERR;
+}
+
+int st_msg_fail_usage(const char *prog, const st_error *err)
+{
+	if (err->code == ST_EXIT_USAGE)
+		return st_msg_usage(prog, "%s", err->text);
+	return st_msg_fail(err);
 }
 
 int st_msg_usage(const char *prog, const char *fmt, ...)
@@ -94,24 +93,27 @@ static void log_warn(void *ctx, const char *msg)
 	st_msg_warn("%s", msg);
 }
 
-void st_log_stderr(st_log *log)
-{
-	log->warn = log_warn;
-	log->ctx = NULL;
-	log->count = 0;
-}
-
 static void log_verbose(void *ctx, const char *msg)
 {
 	(void)ctx;
 	st_msg_verbose("%s", msg);
 }
 
-void st_log_verbose(st_log *log)
+static void log_init(st_log *log, void (*warn)(void *, const char *))
 {
-	log->warn = log_verbose;
+	log->warn = warn;
 	log->ctx = NULL;
 	log->count = 0;
+}
+
+void st_log_stderr(st_log *log)
+{
+	log_init(log, log_warn);
+}
+
+void st_log_verbose(st_log *log)
+{
+	log_init(log, log_verbose);
 }
 
 int st_parse_seconds(const char *s, bool zero_ok, double max, st_duration *out)
@@ -336,4 +338,12 @@ char *st_url_arg_take(const char *opt, char *arg, const char *instead)
 			    instead);
 	}
 	return copy;
+}
+
+void st_secret_free(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
 }

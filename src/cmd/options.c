@@ -759,10 +759,7 @@ int st_opt_cb_url(const struct st_option *o, char *arg, st_error *err)
 {
 	char **url = o->target, opt[64];
 
-	if (*url) {
-		explicit_bzero(*url, strlen(*url));
-		free(*url);
-	}
+	st_secret_free(*url);
 	snprintf(opt, sizeof(opt), "--%s", o->name);
 	if (!(*url = st_url_arg_take(opt, arg, o->expect)))
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
@@ -781,4 +778,15 @@ void st_size_ranges_release(struct st_size_ranges *r)
 	free(r->v);
 	r->v = NULL;
 	r->n = 0;
+}
+
+int st_i64list_push(struct st_i64list *l, int64_t x, st_error *err)
+{
+	int64_t *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	l->v = nv;
+	l->v[l->n++] = x;
+	return 0;
 }

@@ -93,6 +93,14 @@ struct st_size_ranges {
 	struct st_size_range *v;
 	size_t n;
 };
+/* A growable list of whole numbers, for callbacks (--size N); free .v. */
+struct st_i64list {
+	int64_t *v;
+	size_t n;
+};
+
+/* Append X to L.  0, or -1 with ERR set (74, out of memory; L as it was). */
+int st_i64list_push(struct st_i64list *l, int64_t x, st_error *err);
 
 /* A command: everything its --help says besides the option rows. */
 struct st_cmd_desc {
@@ -109,6 +117,17 @@ struct st_cmd_desc {
 	const char *verbose_help;   /* what -v adds, if anything to say */
 };
 
+/* In a st_cmd_desc: one or more positional arguments SYN ("FILE..."),
+ * MISSING said when there are none, completed as COMPLETE. */
+#define ST_DESC_ARGS_ANY(syn, missing, complete) \
+	.args = (syn), .min_args = 1, .max_args = -1, \
+	.args_missing = (missing), .args_complete = (complete)
+
+/* The row of --out-dir DIR, required, with HELP. */
+#define ST_ROW_OUT_DIR(var, help) \
+	{ ST_O("out-dir", 0, ST_OPT_PATH, &(var), "DIR", help, ST_OPT_REQUIRED) }
+#define ST_OUT_DIR_HELP "where the files go (created if needed)"
+
 /* st_opt_parse's return value when the command goes on. */
 #define ST_OPT_CONTINUE (-1)
 
@@ -120,6 +139,17 @@ struct st_cmd_desc {
  * stderr), 74 when out of memory or stdout failed. */
 int st_opt_parse(const struct st_cmd_desc *d, const struct st_option *opts,
 		 int argc, char **argv, int *nargs);
+
+/* st_opt_parse with its status in *RC: true when the command goes on,
+ * false when it returns *RC at once (every command's head:
+ * `if (!st_opt_go(&desc, opts, argc, argv, &n, &rc)) return rc;`). */
+static inline bool st_opt_go(const struct st_cmd_desc *d,
+			     const struct st_option *opts, int argc,
+			     char **argv, int *nargs, int *rc)
+{
+	return (*rc = st_opt_parse(d, opts, argc, argv, nargs)) ==
+	       ST_OPT_CONTINUE;
+}
 
 /* Write D's --help for OPTS to F. */
 void st_opt_help(FILE *f, const struct st_cmd_desc *d,

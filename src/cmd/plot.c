@@ -84,9 +84,8 @@ int cmd_plot(int argc, char **argv)
 		{ ST_O("config", 0, ST_OPT_PATH, &config, "FILE",
 		       "experiments: sizes and slurm_tz (default: "
 		       "DATA/experiments.json if present, else the paper's)", 0) },
-		{ ST_O("out-dir", 0, ST_OPT_PATH, &outdir, "DIR",
-		       "where NAME.png and NAME.svg go (created if needed)",
-		       ST_OPT_REQUIRED) },
+		ST_ROW_OUT_DIR(outdir,
+			       "where NAME.png and NAME.svg go (created if needed)"),
 		{ ST_O("format", 0, ST_OPT_CALLBACK, &formats, "LIST",
 		       "png, svg or png,svg (default png,svg)", 0),
 		  .choices = format_choices, .cb = set_formats },
@@ -99,8 +98,7 @@ int cmd_plot(int argc, char **argv)
 	double t0 = now_ms(), t1;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&plot_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&plot_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	if (st_load_experiments(config, data, &ex, &err) < 0)
 		return st_msg_fail(&err);

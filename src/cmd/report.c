@@ -52,8 +52,7 @@ int cmd_report(int argc, char **argv)
 	bool to_stdout;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&report_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&report_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	if (!*results || (out && !*out))
 		return st_msg_usage(prog, "empty path");

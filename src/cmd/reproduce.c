@@ -288,8 +288,7 @@ int cmd_reproduce(int argc, char **argv)
 	int n, rc;
 
 	st_log_stderr(&log);
-	if ((rc = st_opt_parse(&reproduce_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&reproduce_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	if (st_load_experiments(config, data, &ex, &err) < 0)
 		return st_msg_fail(&err);

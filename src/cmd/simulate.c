@@ -83,8 +83,7 @@ int cmd_simulate(int argc, char **argv)
 	st_error err;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&simulate_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&simulate_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	o.scale = (unsigned)scale;
 	o.files_per_scan = (int)files;

@@ -94,19 +94,14 @@ static int run_jobs(const char *prog, st_slurm_jobs_opts *jo,
 	jo->tz = tz;
 	jo->sacct.notes = &notes;
 	if (st_slurm_jobs_run(jo, &res, &log, &err) < 0) {
-		rc = err.code == ST_EXIT_USAGE ? st_msg_usage(prog, "%s", err.text)
-					       : st_msg_fail(&err);
+		rc = st_msg_fail_usage(prog, &err);
 	} else {
 		st_msg_info("slurm jobs: %zu rows read, %zu kept, written to %s",
 			    res.fetched, res.kept, strcmp(jo->out, "-") ?
 			    jo->out : "stdout");
 		rc = st_finish_stdout(ST_EXIT_OK);
 	}
-	if (token) {
-		/* wipe the secret before the memory goes back */
-		explicit_bzero(token, strlen(token));
-		free(token);
-	}
+	st_secret_free(token);
 	st_tz_free(tz);
 	return rc;
 }
@@ -191,8 +186,7 @@ static int slurm_jobs(int argc, char **argv)
 	st_slurm_jobs_opts jo = { 0 };
 	int n, rc;
 
-	if ((rc = st_opt_parse(&jobs_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&jobs_desc, opts, argc, argv, &n, &rc))
 		goto out;
 	f.user = so.user;
 	ro.url = url;
@@ -209,10 +203,7 @@ static int slurm_jobs(int argc, char **argv)
 		rc = run_jobs(prog, &jo, token_file);
 	}
 out:
-	if (url) {
-		explicit_bzero(url, strlen(url));
-		free(url);
-	}
+	st_secret_free(url);
 	return rc;
 }
 
@@ -220,9 +211,4 @@ static const struct st_cmd subcommands[] = {
 	{ "jobs", slurm_jobs, "accounting rows from sacct or a saved dump", NULL },
 };
 
-ST_CMD_GROUP(st_slurm_group, "streamtime slurm", subcommands);
-
-int cmd_slurm(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_slurm_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_slurm, st_slurm_group, "streamtime slurm", subcommands)

@@ -21,8 +21,7 @@ static int stats_queue(int argc, char **argv)
 	const struct st_option opts[] = {
 		{ ST_O("merged", 0, ST_OPT_PATH, &merged, "FILE",
 		  "merged_job_info.csv (merge transfer)", ST_OPT_REQUIRED) },
-		{ ST_O("out-dir", 0, ST_OPT_PATH, &outdir, "DIR",
-		  "where the files go (created if needed)", ST_OPT_REQUIRED) },
+		ST_ROW_OUT_DIR(outdir, ST_OUT_DIR_HELP),
 		{ ST_O("tz", 0, ST_OPT_ZONE, &tz, "ZONE",
 		  "IANA zone of sacct's naive times (default UTC); matters for "
 		  "jobs queued across a DST change", 0) },
@@ -32,8 +31,7 @@ static int stats_queue(int argc, char **argv)
 	st_error err;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&queue_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&queue_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	if (st_run_stats_queue(merged, tz, outdir, &res, &err) < 0)
 		return st_msg_fail(&err);
@@ -52,33 +50,23 @@ static const struct st_cmd_desc transfers_desc = {
 	"prints the comparison table.\n",
 };
 
-/* --size N: a positive whole number appended to the int64_t list. */
-struct sizes {
-	int64_t *v;
-	size_t n;
-};
-
+/* --size N: a positive whole number appended to the list. */
 static int push_size(const struct st_option *o, char *arg,
                      st_error *err)
 {
-	struct sizes *s = o->target;
-	int64_t *nv = realloc(s->v, (s->n + 1) * sizeof(*nv));
+	int64_t x;
 
-	if (!nv)
-		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	s->v = nv;
-	if (st_num_parse_int(arg, &nv[s->n]) < 0 || nv[s->n] <= 0)
+	if (st_num_parse_int(arg, &x) < 0 || x <= 0)
 		return st_error_set(err, ST_EXIT_USAGE, "--size '%s': expected a "
 				    "positive integer", arg);
-	s->n++;
-	return 0;
+	return st_i64list_push(o->target, x, err);
 }
 
 static int stats_transfers(int argc, char **argv)
 {
 	const char *merged = NULL, *offload = NULL, *save = NULL, *sdir = NULL;
 	const char *outdir = NULL;
-	struct sizes sizes = { 0 };
+	struct st_i64list sizes = { 0 };
 	const struct st_option opts[] = {
 		{ ST_O("merged", 0, ST_OPT_PATH, &merged, "FILE",
 		  "merged_job_info.csv (merge transfer)", ST_OPT_REQUIRED) },
@@ -90,8 +78,7 @@ static int stats_transfers(int argc, char **argv)
 		{ ST_O("streaming-dir", 0, ST_OPT_PATH, &sdir, "DIR",
 		  "holds streaming_times_{size}.csv (merge streaming)",
 		  ST_OPT_REQUIRED) },
-		{ ST_O("out-dir", 0, ST_OPT_PATH, &outdir, "DIR",
-		  "where the files go (created if needed)", ST_OPT_REQUIRED) },
+		ST_ROW_OUT_DIR(outdir, ST_OUT_DIR_HELP),
 		{ ST_O("size", 0, ST_OPT_CALLBACK, &sizes, "N",
 		  "only these sizes (repeatable; default: every size of the "
 		  "offload file)", ST_OPT_REPEAT), .cb = push_size },
@@ -102,8 +89,7 @@ static int stats_transfers(int argc, char **argv)
 	st_error err;
 	int n, rc;
 
-	if ((rc = st_opt_parse(&transfers_desc, opts, argc, argv, &n)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&transfers_desc, opts, argc, argv, &n, &rc))
 		goto out;
 	if (st_run_stats_transfers(&(st_stats_transfers_opts){
 					.merged = merged, .offload = offload,
@@ -129,9 +115,4 @@ static const struct st_cmd stats_cmds[] = {
 	  NULL },
 };
 
-ST_CMD_GROUP(st_stats_group, "streamtime stats", stats_cmds);
-
-int cmd_stats(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_stats_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_stats, st_stats_group, "streamtime stats", stats_cmds)

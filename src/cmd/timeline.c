@@ -46,8 +46,7 @@ int cmd_timeline(int argc, char **argv)
 	st_log log;
 	int nargs, rc;
 
-	if ((rc = st_opt_parse(&timeline_desc, opts, argc, argv, &nargs)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&timeline_desc, opts, argc, argv, &nargs, &rc))
 		return rc;
 	if (!results || !*results)
 		return st_msg_usage(prog, "--results is required");

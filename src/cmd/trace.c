@@ -24,11 +24,8 @@
 
 static const struct st_cmd_desc summary_desc = {
 	.path = "streamtime trace summary",
-	.args = "FILE...",
-	.min_args = 1,
-	.max_args = -1,
-	.args_missing = "no trace file given",
-	.args_complete = ST_COMPLETE_FILE,
+	ST_DESC_ARGS_ANY("FILE...", "no trace file given",
+			 ST_COMPLETE_FILE),
 	.description =
 	"Summarise DFTracer traces (.pfw, .pfw.gz; a directory means its\n"
 	"*.pfw and *.pfw.gz; '-' is standard input): events, hosts,\n"
@@ -46,11 +43,8 @@ static const struct st_cmd_desc summary_desc = {
 
 static const struct st_cmd_desc timeline_desc = {
 	.path = "streamtime trace timeline",
-	.args = "FILE...",
-	.min_args = 1,
-	.max_args = -1,
-	.args_missing = "no trace file given",
-	.args_complete = ST_COMPLETE_FILE,
+	ST_DESC_ARGS_ANY("FILE...", "no trace file given",
+			 ST_COMPLETE_FILE),
 	.required_msg = "--out FILE is required ('-' for stdout)",
 	.description =
 	"One Chrome trace (open it in https://ui.perfetto.dev) of DFTracer\n"
@@ -879,8 +873,7 @@ static int cmd_trace_summary(int argc, char **argv)
 	struct inputs in = { 0 };
 	int nargs, rc;
 
-	if ((rc = st_opt_parse(&summary_desc, opts, argc, argv, &nargs)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&summary_desc, opts, argc, argv, &nargs, &rc))
 		goto out;
 	rc = ST_EXIT_OK;
 	if ((io_arg && !list_ok(prog, "--io-cat", io_arg, &rc)) ||
@@ -962,8 +955,7 @@ static int cmd_trace_timeline(int argc, char **argv)
 	int nargs, rc;
 
 	st_table_init(&otab);
-	if ((rc = st_opt_parse(&timeline_desc, opts, argc, argv, &nargs)) !=
-	    ST_OPT_CONTINUE)
+	if (!st_opt_go(&timeline_desc, opts, argc, argv, &nargs, &rc))
 		goto out;
 	rc = ST_EXIT_OK;
 	o.max_events = (uint64_t)max_events;
@@ -1023,9 +1015,4 @@ static const struct st_cmd sub[] = {
 	  "one Chrome/Perfetto trace, with the experiment's", NULL },
 };
 
-ST_CMD_GROUP(st_trace_group, "streamtime trace", sub);
-
-int cmd_trace(int argc, char **argv)
-{
-	return st_cmd_dispatch(&st_trace_group, argc, argv);
-}
+ST_CMD_GROUP_FN(cmd_trace, st_trace_group, "streamtime trace", sub)

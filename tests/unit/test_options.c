@@ -255,6 +255,49 @@ static void test_dump_lists_every_row(void **state)
 	json_decref(sink);
 }
 
+/* st_i64list_push: the shared --size list of distiller jobs and stats
+ * transfers keeps every value in order. */
+static void test_i64list_push_appends_in_order(void **state)
+{
+	struct st_i64list l = { 0 };
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_i64list_push(&l, 128, &err), 0);
+	assert_int_equal(st_i64list_push(&l, 256, &err), 0);
+	assert_int_equal(st_i64list_push(&l, 128, &err), 0);
+	assert_int_equal(l.n, 3);
+	assert_int_equal(l.v[0], 128);
+	assert_int_equal(l.v[1], 256);
+	assert_int_equal(l.v[2], 128);
+	free(l.v);
+}
+
+/* st_opt_go: false with *RC the usage error's 64 (the command returns at
+ * once), true with the arguments moved when parsing goes on. */
+static void test_opt_go_returns_status_of_help(void **state)
+{
+	const char *out = NULL;
+	const struct st_option opts[] = {
+		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE", "x", 0) },
+		ST_OPT_END_ROW,
+	};
+	char a0[] = "cmd", a1[] = "--bogus", a2[] = "f", a3[] = "--out",
+	     a4[] = "o";
+	char *bad[] = { a0, a1, NULL };
+	char *good[] = { a0, a2, a3, a4, NULL };
+	int n = 0, rc = 0;
+
+	(void)state;
+	assert_false(st_opt_go(&desc, opts, 2, bad, &n, &rc));
+	assert_int_equal(rc, 64);
+	assert_true(st_opt_go(&desc, opts, 4, good, &n, &rc));
+	assert_int_equal(rc, ST_OPT_CONTINUE);
+	assert_int_equal(n, 1);
+	assert_string_equal(good[1], "f");
+	assert_string_equal(out, "o");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +309,8 @@ int main(void)
 		cmocka_unit_test(test_suggest_only_close_unique_names),
 		cmocka_unit_test(test_help_generated_from_table),
 		cmocka_unit_test(test_dump_lists_every_row),
+		cmocka_unit_test(test_i64list_push_appends_in_order),
+		cmocka_unit_test(test_opt_go_returns_status_of_help),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
