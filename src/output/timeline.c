@@ -66,6 +66,18 @@ static struct slice *slice_new(struct slices *s, st_error *err)
 	return &s->v[s->n++];
 }
 
+/* Read the CSV table at PATH into T, which the caller releases, and find
+ * its columns NEED in IDX.  -1 with ERR set when either fails. */
+static int read_table(st_table *t, const char *path,
+		      const char *const need[], int idx[], size_t n,
+		      st_error *err)
+{
+	st_table_init(t);
+	if (st_table_read(t, path, err) < 0)
+		return -1;
+	return st_table_require(t, need, idx, n, err);
+}
+
 /* A receivers slice for each of T's NREC receiver columns RC that has a
  * time in row R, for scan SCAN of SIZE; *FIRST is lowered to the earliest
  * of them.  -1 with ERR set on a bad time or when memory runs out. */
@@ -134,9 +146,7 @@ static int add_offload(const st_timeline_input *in, struct slices *s,
 	st_table t;
 	int ret = -1;
 
-	st_table_init(&t);
-	if (st_table_read(&t, in->write_times, err) < 0 ||
-	    st_table_require(&t, need, idx, 2, err) < 0)
+	if (read_table(&t, in->write_times, need, idx, 2, err) < 0)
 		goto out;
 	if ((nrec = st_receiver_columns(&t, rc, ST_RECEIVERS_MAX, err)) < 0)
 		goto out;
@@ -185,9 +195,7 @@ static int add_jobs(const st_timeline_input *in, struct slices *s,
 	st_table t;
 	int ret = -1;
 
-	st_table_init(&t);
-	if (st_table_read(&t, in->merged, err) < 0 ||
-	    st_table_require(&t, need, idx, 6, err) < 0)
+	if (read_table(&t, in->merged, need, idx, 6, err) < 0)
 		goto out;
 	if (in->ex->slurm_tz && !(tz = st_tz_load(in->ex->slurm_tz, err)))
 		goto out;
@@ -293,8 +301,7 @@ static int add_streaming(const st_timeline_input *in, struct slices *s,
 			free(path);
 			continue;       /* a size not streamed */
 		}
-		if (st_table_read(&t, path, err) < 0 ||
-		    st_table_require(&t, need, idx, 4, err) < 0)
+		if (read_table(&t, path, need, idx, 4, err) < 0)
 			goto next;
 		corr = st_table_col(&t, "clock_correction_seconds");
 		for (size_t r = 0; r < t.nrows; r++) {
