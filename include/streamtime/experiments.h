@@ -41,6 +41,12 @@ typedef struct st_experiments {
 	st_duration max_elapsed;
 } st_experiments;
 
+/* Empty EX, then room for N zeroed experiments (EX->n 0) and copies of the
+ * zones TZ and SLURM_TZ.  Returns 0, or -1 when memory runs out with EX
+ * released (the caller sets the error: its exit code is its own). */
+int st_experiments_alloc(st_experiments *ex, size_t n, const char *tz,
+			 const char *slurm_tz);
+
 /* Fill EX with the paper's experiments.  Returns 0 or -1 (out of memory). */
 int st_experiments_default(st_experiments *ex, st_error *err);
 

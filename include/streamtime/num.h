@@ -35,4 +35,7 @@ static inline int64_t st_floor_div(int64_t a, int64_t b)
 int st_cmp_i64(const void *a, const void *b);
 int st_cmp_double(const void *a, const void *b);
 
+/* Three-way comparison of two numbers of the same type: -1, 0 or 1. */
+#define ST_CMP(x, y) (((x) > (y)) - ((x) < (y)))
+
 #endif

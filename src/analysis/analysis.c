@@ -67,6 +67,7 @@ struct queue_out {
 	st_queue_result res;
 	struct day *days;
 	size_t ndays;
+	bool by_month;          /* write_ranked: with a month column */
 };
 
 static int cmp_day_date(const void *a, const void *b)
@@ -118,28 +119,19 @@ static int write_queue_stats(FILE *f, const void *data)
 	return summary_row(f, "without_outliers", &q->res.without_outliers);
 }
 
-static int write_ranked_days(FILE *f, const void *data)
+/* The days' mean queue times in their order; BY_MONTH puts the month
+ * (the date's first 7 characters) in a column of its own first. */
+static int write_ranked(FILE *f, const void *data)
 {
 	const struct queue_out *q = data;
 	char b[32];
 
-	if (fputs("Submit_date,queue_time\n", f) < 0)
+	if (fputs(q->by_month ? "Submit_month_year,Submit_date,queue_time\n"
+			      : "Submit_date,queue_time\n", f) < 0)
 		return -1;
 	for (size_t i = 0; i < q->ndays; i++)
-		if (fprintf(f, "%s,%s\n", q->days[i].date, fmt(q->days[i].mean, b)) < 0)
-			return -1;
-	return 0;
-}
-
-static int write_ranked_by_month(FILE *f, const void *data)
-{
-	const struct queue_out *q = data;
-	char b[32];
-
-	if (fputs("Submit_month_year,Submit_date,queue_time\n", f) < 0)
-		return -1;
-	for (size_t i = 0; i < q->ndays; i++)
-		if (fprintf(f, "%.7s,%s,%s\n", q->days[i].date, q->days[i].date,
+		if ((q->by_month && fprintf(f, "%.7s,", q->days[i].date) < 0) ||
+		    fprintf(f, "%s,%s\n", q->days[i].date,
 			    fmt(q->days[i].mean, b)) < 0)
 			return -1;
 	return 0;
@@ -235,12 +227,13 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 		       write_queue_stats, &q, err) < 0)
 		goto out;
 	qsort(q.days, q.ndays, sizeof(*q.days), cmp_day_desc);
-	if (write_file(&set, outdir, "ranked_days.csv", write_ranked_days, &q,
+	if (write_file(&set, outdir, "ranked_days.csv", write_ranked, &q,
 		       err) < 0)
 		goto out;
 	qsort(q.days, q.ndays, sizeof(*q.days), cmp_day_month);
-	if (write_file(&set, outdir, "ranked_days_by_month.csv",
-		       write_ranked_by_month, &q, err) < 0 ||
+	q.by_month = true;
+	if (write_file(&set, outdir, "ranked_days_by_month.csv", write_ranked,
+		       &q, err) < 0 ||
 	    st_atomic_set_commit(&set, err) < 0)
 		goto out;
 	if (res)

@@ -33,15 +33,25 @@ void st_experiments_release(st_experiments *ex)
 	memset(ex, 0, sizeof(*ex));
 }
 
+int st_experiments_alloc(st_experiments *ex, size_t n, const char *tz,
+			 const char *slurm_tz)
+{
+	memset(ex, 0, sizeof(*ex));
+	ex->v = calloc(n, sizeof(*ex->v));
+	ex->tz = strdup(tz);
+	ex->slurm_tz = strdup(slurm_tz);
+	if (!ex->v || !ex->tz || !ex->slurm_tz) {
+		st_experiments_release(ex);
+		return -1;
+	}
+	return 0;
+}
+
 int st_experiments_default(st_experiments *ex, st_error *err)
 {
 	size_t n = sizeof(paper) / sizeof(paper[0]);
 
-	memset(ex, 0, sizeof(*ex));
-	ex->v = calloc(n, sizeof(*ex->v));
-	ex->tz = strdup(PAPER_TZ);
-	ex->slurm_tz = strdup(DEFAULT_SLURM_TZ);
-	if (!ex->v || !ex->tz || !ex->slurm_tz)
+	if (st_experiments_alloc(ex, n, PAPER_TZ, DEFAULT_SLURM_TZ) < 0)
 		goto oom;
 	for (size_t i = 0; i < n; i++) {
 		st_experiment *e = &ex->v[i];

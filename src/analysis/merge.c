@@ -470,10 +470,9 @@ struct scan_row {
 static int cmp_scan_row(const void *a, const void *b)
 {
 	const struct scan_row *x = a, *y = b;
+	int c = ST_CMP(x->scan, y->scan);
 
-	if (x->scan != y->scan)
-		return x->scan < y->scan ? -1 : 1;
-	return (x->row > y->row) - (x->row < y->row);
+	return c ? c : ST_CMP(x->row, y->row);
 }
 
 /* The rows of CREATED by scan number (its column CSCAN), sorted, in a new

@@ -683,10 +683,9 @@ struct scan_ref {
 static int cmp_scan(const void *a, const void *b)
 {
 	const struct scan_ref *x = a, *y = b;
+	int c = ST_CMP(x->size, y->size);
 
-	if (x->size != y->size)
-		return x->size < y->size ? -1 : 1;
-	return (x->created > y->created) - (x->created < y->created);
+	return c ? c : ST_CMP(x->created, y->created);
 }
 
 /* By size, then Submit -> End (Start for a job still running), then queue

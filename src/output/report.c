@@ -529,19 +529,30 @@ static int cmp_figure(const void *a, const void *b)
 	return strverscmp(x->stem, y->stem);
 }
 
+/* Open DIR (owned, from a join that may have failed) into *DP: 1 when
+ * open, 0 (DIR freed) when it is absent or unreadable, which a report
+ * treats as empty, -1 (DIR NULL) when memory ran out. */
+static int open_dir(struct rep *r, char *dir, DIR **dp)
+{
+	if (!dir)
+		return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
+	*dp = opendir(dir);
+	if (!*dp) {
+		free(dir);
+		return 0;
+	}
+	return 1;
+}
+
 static int load_figures(struct rep *r)
 {
 	char *dir = st_path_join(r->root, "figures");
 	struct dirent *de;
-	DIR *dp;
+	DIR *dp = NULL;
+	int o = open_dir(r, dir, &dp);
 
-	if (!dir)
-		return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
-	dp = opendir(dir);
-	if (!dp) {
-		free(dir);
-		return 0;
-	}
+	if (o <= 0)
+		return o;
 	while ((de = readdir(dp)) != NULL) {
 		size_t len = strlen(de->d_name), i;
 		bool svg = len > 4 && !strcmp(de->d_name + len - 4, ".svg");
@@ -595,16 +606,12 @@ static int walk_csvs(struct rep *r, const char *rel, int depth)
 {
 	char *dir = rel[0] ? st_path_join(r->root, rel) : strdup(r->root);
 	struct dirent *de;
-	DIR *dp;
-	int rc = 0;
+	DIR *dp = NULL;
+	int rc = open_dir(r, dir, &dp);
 
-	if (!dir)
-		return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
-	dp = opendir(dir);
-	if (!dp) {
-		free(dir);
-		return 0;
-	}
+	if (rc <= 0)
+		return rc;
+	rc = 0;
 	while (rc == 0 && (de = readdir(dp)) != NULL) {
 		size_t len = strlen(de->d_name);
 		char *path, *sub;

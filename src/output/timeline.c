@@ -66,6 +66,47 @@ static struct slice *slice_new(struct slices *s, st_error *err)
 	return &s->v[s->n++];
 }
 
+/* Read the CSV table at PATH into T, which the caller releases, and find
+ * its columns NEED in IDX.  -1 with ERR set when either fails. */
+static int read_table(st_table *t, const char *path,
+		      const char *const need[], int idx[], size_t n,
+		      st_error *err)
+{
+	st_table_init(t);
+	if (st_table_read(t, path, err) < 0)
+		return -1;
+	return st_table_require(t, need, idx, n, err);
+}
+
+/* A receivers slice for each of T's NREC receiver columns RC that has a
+ * time in row R, for scan SCAN of SIZE; *FIRST is lowered to the earliest
+ * of them.  -1 with ERR set on a bad time or when memory runs out. */
+static int receiver_slices(const st_table *t, size_t r, const int *rc,
+			   int nrec, int64_t size, int64_t scan,
+			   bool streaming, st_instant *first,
+			   struct slices *s, st_error *err)
+{
+	for (int k = 0; k < nrec; k++) {
+		struct slice *sl;
+		st_instant at;
+
+		if (!*st_table_get(t, r, rc[k]))
+			continue;       /* a receiver that said nothing */
+		if (st_table_get_time(t, r, rc[k], NULL, &at, err) < 0 ||
+		    !(sl = slice_new(s, err)))
+			return -1;
+		sl->stage = ST_STAGE_RECEIVERS;
+		sl->track = sl->receiver = k;
+		sl->size = size;
+		sl->scan = scan;
+		sl->start = at;
+		sl->streaming = streaming;
+		if (at < *first)
+			*first = at;
+	}
+	return 0;
+}
+
 /* A slice that ends before it starts (clock skew) is kept at its start
  * with no length, and said once per stage. */
 static void set_span(struct slice *sl, st_instant start, st_instant end,
@@ -105,15 +146,13 @@ static int add_offload(const st_timeline_input *in, struct slices *s,
 	st_table t;
 	int ret = -1;
 
-	st_table_init(&t);
-	if (st_table_read(&t, in->write_times, err) < 0 ||
-	    st_table_require(&t, need, idx, 2, err) < 0)
+	if (read_table(&t, in->write_times, need, idx, 2, err) < 0)
 		goto out;
 	if ((nrec = st_receiver_columns(&t, rc, ST_RECEIVERS_MAX, err)) < 0)
 		goto out;
 	for (size_t r = 0; r < t.nrows; r++) {
 		const st_experiment *e;
-		st_instant first = INT64_MAX, last, at;
+		st_instant first = INT64_MAX, last;
 		int64_t scan;
 
 		if (st_table_get_int(&t, r, idx[0], &scan, err) < 0)
@@ -122,22 +161,9 @@ static int add_offload(const st_timeline_input *in, struct slices *s,
 			continue;
 		if (st_table_get_time(&t, r, idx[1], NULL, &last, err) < 0)
 			goto out;
-		for (int k = 0; k < nrec; k++) {
-			struct slice *sl;
-
-			if (!*st_table_get(&t, r, rc[k]))
-				continue;       /* a receiver that said nothing */
-			if (st_table_get_time(&t, r, rc[k], NULL, &at, err) < 0 ||
-			    !(sl = slice_new(s, err)))
-				goto out;
-			sl->stage = ST_STAGE_RECEIVERS;
-			sl->track = sl->receiver = k;
-			sl->size = e->size;
-			sl->scan = scan;
-			sl->start = at;
-			if (at < first)
-				first = at;
-		}
+		if (receiver_slices(&t, r, rc, nrec, e->size, scan, false,
+				    &first, s, err) < 0)
+			goto out;
 		if (first != INT64_MAX) {
 			struct slice *sl = slice_new(s, err);
 
@@ -169,9 +195,7 @@ static int add_jobs(const st_timeline_input *in, struct slices *s,
 	st_table t;
 	int ret = -1;
 
-	st_table_init(&t);
-	if (st_table_read(&t, in->merged, err) < 0 ||
-	    st_table_require(&t, need, idx, 6, err) < 0)
+	if (read_table(&t, in->merged, need, idx, 6, err) < 0)
 		goto out;
 	if (in->ex->slurm_tz && !(tz = st_tz_load(in->ex->slurm_tz, err)))
 		goto out;
@@ -277,8 +301,7 @@ static int add_streaming(const st_timeline_input *in, struct slices *s,
 			free(path);
 			continue;       /* a size not streamed */
 		}
-		if (st_table_read(&t, path, err) < 0 ||
-		    st_table_require(&t, need, idx, 4, err) < 0)
+		if (read_table(&t, path, need, idx, 4, err) < 0)
 			goto next;
 		corr = st_table_col(&t, "clock_correction_seconds");
 		for (size_t r = 0; r < t.nrows; r++) {
@@ -360,6 +383,7 @@ static int add_created(const st_timeline_input *in, struct slices *s,
 		nrec = 0;
 	for (size_t r = 0; r < t.nrows; r++) {
 		struct joined key, *j;
+		st_instant first = INT64_MAX;
 		int64_t scan;
 
 		if (st_table_get_int(&t, r, col, &scan, err) < 0)
@@ -368,22 +392,9 @@ static int add_created(const st_timeline_input *in, struct slices *s,
 		if (!(j = bsearch(&key, joined, njoined, sizeof(*joined),
 				  cmp_joined)))
 			continue;
-		for (int k = 0; k < nrec; k++) {
-			struct slice *sl;
-			st_instant at;
-
-			if (!*st_table_get(&t, r, rc[k]))
-				continue;
-			if (st_table_get_time(&t, r, rc[k], NULL, &at, err) < 0 ||
-			    !(sl = slice_new(s, err)))
-				goto out;
-			sl->stage = ST_STAGE_RECEIVERS;
-			sl->track = sl->receiver = k;
-			sl->size = j->size;
-			sl->scan = scan;
-			sl->start = at;
-			sl->streaming = true;
-		}
+		if (receiver_slices(&t, r, rc, nrec, j->size, scan, true,
+				    &first, s, err) < 0)
+			goto out;
 	}
 	ret = 0;
 out:

@@ -261,11 +261,7 @@ int st_sim_experiments(unsigned scale, st_experiments *ex, st_error *err)
 	static const int order[3] = { 1, 2, 3 };
 	static const int off_order[4] = { 3, 2, 1, 0 };
 
-	memset(ex, 0, sizeof(*ex));
-	ex->v = calloc(ST_SIM_NSIZES, sizeof(*ex->v));
-	ex->tz = strdup(PACIFIC);
-	ex->slurm_tz = strdup(PACIFIC);
-	if (!ex->v || !ex->tz || !ex->slurm_tz)
+	if (st_experiments_alloc(ex, ST_SIM_NSIZES, PACIFIC, PACIFIC) < 0)
 		goto oom;
 	ex->n = ST_SIM_NSIZES;
 	ex->max_elapsed = 29 * 60 * NS;

@@ -243,28 +243,38 @@ static void fmt_secs(json_int_t s, char *buf, size_t size)
 			 (long long)(s % 60));
 }
 
+/* The number at PATH in JOB into *V: 1 when it is set, 0 with BUF holding
+ * WORD[how it is not set] (NULL: nothing), -1 with the error set when it
+ * is bad. */
+static int num_or_word(struct conv *c, json_t *job, const char *path,
+		       const char *const word[NUM_SET], json_int_t *v,
+		       char *buf, size_t size)
+{
+	enum num k = num_at(c, job, path, v);
+
+	if (k == NUM_BAD)
+		return -1;
+	if (k == NUM_SET)
+		return 1;
+	if (word[k])
+		snprintf(buf, size, "%s", word[k]);
+	else
+		buf[0] = '\0';
+	return 0;
+}
+
 /* sacct's Timelimit.  A null up to v0.0.38/39 is NO_VAL or INFINITE; on a
  * partition without MaxTime (the usual case) it is INFINITE. */
 static int timelimit(struct conv *c, json_t *job, char *buf, size_t size)
 {
+	static const char *const w[NUM_SET] = {
+		[NUM_NULL] = "UNLIMITED", [NUM_UNSET] = "Partition_Limit",
+		[NUM_INFINITE] = "UNLIMITED" };
 	json_int_t min;
+	int set = num_or_word(c, job, "time.limit", w, &min, buf, size);
 
-	switch (num_at(c, job, "time.limit", &min)) {
-	case NUM_BAD:
-		return -1;
-	case NUM_ABSENT:
-		buf[0] = '\0';
-		return 0;
-	case NUM_NULL:
-	case NUM_INFINITE:
-		snprintf(buf, size, "UNLIMITED");
-		return 0;
-	case NUM_UNSET:
-		snprintf(buf, size, "Partition_Limit");
-		return 0;
-	case NUM_SET:
-		break;
-	}
+	if (set <= 0)
+		return set;
 	if (min == SLURM_INFINITE)
 		snprintf(buf, size, "UNLIMITED");
 	else if (min == SLURM_NO_VAL)
@@ -280,23 +290,16 @@ static int timelimit(struct conv *c, json_t *job, char *buf, size_t size)
 
 static int elapsed(struct conv *c, json_t *job, char *buf, size_t size)
 {
+	static const char *const w[NUM_SET] = { [NUM_INFINITE] = "UNLIMITED" };
 	json_int_t s;
+	int set = num_or_word(c, job, "time.elapsed", w, &s, buf, size);
 
-	switch (num_at(c, job, "time.elapsed", &s)) {
-	case NUM_BAD:
-		return -1;
-	case NUM_SET:
-		if (s < 0 || s >= SLURM_NO_VAL)
-			return bad_field(c, "time.elapsed", "is out of range");
-		fmt_secs(s, buf, size);
-		return 0;
-	case NUM_INFINITE:
-		snprintf(buf, size, "UNLIMITED");
-		return 0;
-	default:
-		buf[0] = '\0';
-		return 0;
-	}
+	if (set <= 0)
+		return set;
+	if (s < 0 || s >= SLURM_NO_VAL)
+		return bad_field(c, "time.elapsed", "is out of range");
+	fmt_secs(s, buf, size);
+	return 0;
 }
 
 /* A time stamp as sacct prints it: %FT%T local time, "Unknown" for 0 (a
@@ -305,21 +308,15 @@ static int elapsed(struct conv *c, json_t *job, char *buf, size_t size)
 static int stamp(struct conv *c, json_t *job, const char *path, char *buf,
 		 size_t size)
 {
+	static const char *const w[NUM_SET] = {
+		[NUM_ABSENT] = "Unknown", [NUM_NULL] = "Unknown",
+		[NUM_UNSET] = "None", [NUM_INFINITE] = "Unknown" };
 	json_int_t t;
 	size_t n;
+	int set = num_or_word(c, job, path, w, &t, buf, size);
 
-	switch (num_at(c, job, path, &t)) {
-	case NUM_BAD:
-		return -1;
-	case NUM_UNSET:
-		snprintf(buf, size, "None");
-		return 0;
-	case NUM_SET:
-		break;
-	default:
-		snprintf(buf, size, "Unknown");
-		return 0;
-	}
+	if (set <= 0)
+		return set;
 	if (t == 0) {
 		snprintf(buf, size, "Unknown");
 		return 0;

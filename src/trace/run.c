@@ -15,12 +15,27 @@ static int check(const st_trace_run_opts *o, const st_trace_summary *s,
 	return *check_rc ? -1 : 0;
 }
 
+/* Write S to O's output atomically with WRITE: 0 when committed, else -1
+ * with ERR set and nothing left behind. */
+static int write_out(const st_trace_run_opts *o, const st_trace_summary *s,
+		     st_trace_writer write, void *write_ctx, st_error *err)
+{
+	st_atomic_file af = { 0 };
+
+	if (st_atomic_open(&af, o->out, err) < 0)
+		return -1;
+	if (write(write_ctx, s, af.fp, err) < 0) {
+		st_atomic_abort(&af);
+		return -1;
+	}
+	return st_atomic_commit(&af, err);
+}
+
 int st_trace_summary_run(const st_trace_run_opts *o, const st_trace_opts *so,
 			 st_trace_writer write, void *write_ctx,
 			 int *check_rc, st_log *log, st_error *err)
 {
 	st_trace_summary s = { 0 };
-	st_atomic_file af = { 0 };
 	int rc = -1;
 
 	*check_rc = 0;
@@ -31,16 +46,27 @@ int st_trace_summary_run(const st_trace_run_opts *o, const st_trace_opts *so,
 		st_warn(log, "trace summary: a total of bytes or time passed "
 			"%" PRId64 " and is shown as that (capped, not "
 			"wrapped)", INT64_MAX);
-	if (st_atomic_open(&af, o->out, err) < 0)
-		goto out;
-	if (write(write_ctx, &s, af.fp, err) < 0) {
-		st_atomic_abort(&af);
-		goto out;
-	}
-	rc = st_atomic_commit(&af, err);
+	rc = write_out(o, &s, write, write_ctx, err);
 out:
 	st_trace_summary_release(&s);
 	return rc;
+}
+
+/* What the timeline's second pass needs besides the summary. */
+struct timeline_ctx {
+	const st_trace_run_opts *o;
+	const st_trace_timeline_opts *to;
+	st_trace_timeline_counts *c;
+	st_log *log;
+};
+
+static int write_timeline(void *ctx, const st_trace_summary *s, FILE *f,
+			  st_error *err)
+{
+	const struct timeline_ctx *t = ctx;
+
+	return st_trace_timeline_write(t->o->paths, t->o->n, t->to, s, f, t->c,
+				       t->log, err);
 }
 
 int st_trace_timeline_run(const st_trace_run_opts *o,
@@ -48,22 +74,16 @@ int st_trace_timeline_run(const st_trace_run_opts *o,
 			  st_trace_timeline_counts *c, int *check_rc,
 			  st_log *log, st_error *err)
 {
+	struct timeline_ctx t = { o, to, c, log };
 	st_trace_summary s = { 0 };
-	st_atomic_file af = { 0 };
 	int rc = -1;
 
 	*check_rc = 0;
 	/* every input a whole trace before the output is touched */
 	if (st_trace_timeline_scan(o->paths, o->n, to, &s, err) < 0 ||
-	    check(o, &s, check_rc) < 0 ||
-	    st_atomic_open(&af, o->out, err) < 0)
+	    check(o, &s, check_rc) < 0)
 		goto out;
-	if (st_trace_timeline_write(o->paths, o->n, to, &s, af.fp, c, log,
-				    err) < 0) {
-		st_atomic_abort(&af);
-		goto out;
-	}
-	rc = st_atomic_commit(&af, err);
+	rc = write_out(o, &s, write_timeline, &t, err);
 out:
 	st_trace_summary_release(&s);
 	return rc;

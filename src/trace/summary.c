@@ -323,10 +323,9 @@ struct by_size {
 static int cmp_by_size(const void *x, const void *y)
 {
 	const struct by_size *a = x, *b = y;
+	int c = ST_CMP(b->size, a->size);       /* largest first */
 
-	if (a->size != b->size)
-		return a->size > b->size ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
+	return c ? c : ST_CMP(a->i, b->i);
 }
 
 int st_trace_summarize(const char *const *paths, size_t n,

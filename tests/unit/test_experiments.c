@@ -162,6 +162,29 @@ static int setup(void **state)
 	return 0;
 }
 
+/* st_experiments_alloc: room for N zeroed experiments, none counted yet,
+ * the two zones copied; a second fill replaces the first. */
+static void test_alloc_zeroed_with_zones(void **state)
+{
+	char tz[] = "Europe/Berlin";
+	st_experiments ex;
+
+	(void)state;
+	memset(&ex, 0xff, sizeof(ex));
+	assert_int_equal(st_experiments_alloc(&ex, 3, tz, "UTC"), 0);
+	tz[0] = 'X';
+	assert_int_equal(ex.n, 0);
+	assert_string_equal(ex.tz, "Europe/Berlin");
+	assert_string_equal(ex.slurm_tz, "UTC");
+	assert_int_equal(ex.max_elapsed, 0);
+	for (size_t i = 0; i < 3; i++) {
+		assert_null(ex.v[i].h5);
+		assert_int_equal(ex.v[i].size, 0);
+	}
+	st_experiments_release(&ex);
+	assert_null(ex.v);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -177,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_bad_configs),
 		cmocka_unit_test(test_negative_max_elapsed_is_78),
 		cmocka_unit_test(test_missing_file_is_66),
+		cmocka_unit_test(test_alloc_zeroed_with_zones),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -291,6 +291,21 @@ static void test_floor_div_rounds_toward_minus_infinity(void **state)
 	assert_true(st_floor_div(INT64_MIN + 1, 2) == INT64_MIN / 2);
 }
 
+/* ST_CMP: -1, 0, 1 for less, equal, greater, with no overflow at the ends
+ * of the range (a subtraction would wrap) and for unsigned types. */
+static void test_st_cmp_three_way(void **state)
+{
+	size_t lo = 0, hi = SIZE_MAX;
+
+	(void)state;
+	assert_int_equal(ST_CMP(INT64_MIN, INT64_MAX), -1);
+	assert_int_equal(ST_CMP(INT64_MAX, INT64_MIN), 1);
+	assert_int_equal(ST_CMP((int64_t)7, (int64_t)7), 0);
+	assert_int_equal(ST_CMP(lo, hi), -1);
+	assert_int_equal(ST_CMP(hi, lo), 1);
+	assert_int_equal(ST_CMP(-0.5, 0.25), -1);
+}
+
 static void test_cmp_i64_and_double_order_and_sort(void **state)
 {
 	int64_t a = INT64_MIN, b = -1, c = INT64_MAX;
@@ -335,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_num_format_parse_round_trip),
 		cmocka_unit_test(test_floor_div_rounds_toward_minus_infinity),
 		cmocka_unit_test(test_cmp_i64_and_double_order_and_sort),
+		cmocka_unit_test(test_st_cmp_three_way),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
