@@ -29,6 +29,8 @@ test_packages=(
 	util-linux faketime openssh-server openssh-client
 	# tests of the Distiller source: a throwaway PostgreSQL server and psql
 	postgresql postgresql-client
+	# tests of system traces: the real tracers around a workload of their own
+	bpftrace sysstat strace
 )
 # SETUP_PACKAGES=build (the Docker image's build stage): no test packages,
 # and configure with -Dtests=false yourself
