@@ -86,4 +86,57 @@ static inline const uint64_t *st_pairmap_find(const st_pairmap *m, uint64_t a,
 /* Free the table; M is empty again. */
 void st_pairmap_release(st_pairmap *m);
 
+/* Dense ids 0, 1, 2, ... of pairs in the order they were first seen (the
+ * map holds id + 1), with a one-entry cache for runs of the same pair, as
+ * the events of one process or thread come.  Zero-initialized is empty. */
+typedef struct st_pairids {
+	st_pairmap map;
+	uint64_t n;               /* ids given */
+	uint64_t last_a, last_b, last_id;
+	bool have_last;
+} st_pairids;
+
+/* The id of (A, B), the next one when new (*ADDED says which); -1 when
+ * memory runs out. */
+static inline int64_t st_pairids_get(st_pairids *p, uint64_t a, uint64_t b,
+				     bool *added)
+{
+	uint64_t *v;
+	bool add = false;
+
+	if (!(p->have_last && p->last_a == a && p->last_b == b)) {
+		if (!(v = st_pairmap_get(&p->map, a, b, &add)))
+			return -1;
+		if (add)
+			*v = ++p->n;
+		p->have_last = true;
+		p->last_a = a;
+		p->last_b = b;
+		p->last_id = *v - 1;
+	}
+	*added = add;
+	return (int64_t)p->last_id;
+}
+
+/* The id of (A, B), or -1 when it has none. */
+static inline int64_t st_pairids_find(const st_pairids *p, uint64_t a,
+				      uint64_t b)
+{
+	const uint64_t *v = st_pairmap_find(&p->map, a, b);
+
+	return v ? (int64_t)(*v - 1) : -1;
+}
+
+/* Forget the cached pair (its keys are about to mean something else). */
+static inline void st_pairids_forget(st_pairids *p)
+{
+	p->have_last = false;
+}
+
+static inline void st_pairids_release(st_pairids *p)
+{
+	st_pairmap_release(&p->map);
+	*p = (st_pairids){ 0 };
+}
+
 #endif

@@ -70,7 +70,7 @@ void trace_agg_release(struct agg *g)
 		free(g->procs[i].comp.v);
 	}
 	free(g->procs);
-	st_pairmap_release(&g->procmap);
+	st_pairids_release(&g->procids);
 	st_pairmap_release(&g->threads);
 	st_pairmap_release(&g->sizes);
 	st_pairmap_release(&g->gproc);
@@ -122,11 +122,9 @@ static int64_t agg_intern(struct agg *g, int d, const char *s, size_t len)
 static int64_t agg_proc(struct agg *g, uint32_t host, int64_t pid)
 {
 	bool added;
-	uint64_t *v;
+	int64_t id = st_pairids_get(&g->procids, host, (uint64_t)pid, &added);
 
-	if (g->have_last && g->last_host == host && g->last_pid == pid)
-		return g->last_proc;
-	if (!(v = st_pairmap_get(&g->procmap, host, (uint64_t)pid, &added)))
+	if (id < 0)
 		return -1;
 	if (added) {
 		if (ST_GROW(g->procs, g->nprocs, g->proc_cap, 64) < 0)
@@ -134,14 +132,12 @@ static int64_t agg_proc(struct agg *g, uint32_t host, int64_t pid)
 		memset(&g->procs[g->nprocs], 0, sizeof(g->procs[0]));
 		g->procs[g->nprocs].host = host;
 		g->procs[g->nprocs].pid = pid;
-		*v = ++g->nprocs;
+		g->nprocs++;
 	}
-	g->have_last = true;
-	g->have_thread = false;
-	g->last_host = host;
-	g->last_pid = pid;
-	g->last_proc = (uint32_t)(*v - 1);
-	return g->last_proc;
+	if (id != g->last_proc)
+		g->have_thread = false;
+	g->last_proc = (uint32_t)id;
+	return id;
 }
 
 
@@ -530,7 +526,8 @@ out:
 	trace_rmap_release(&m);
 	st_pfw_close(r);
 	/* a new reader's string ids mean nothing to the caches */
-	g->have_last = g->have_thread = false;
+	st_pairids_forget(&g->procids);
+	g->have_thread = false;
 	return ret;
 }
 
@@ -632,7 +629,8 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 		a->events += b->events;
 	}
 	a->saturated |= b->saturated;
-	a->have_last = a->have_thread = false;
+	st_pairids_forget(&a->procids);
+	a->have_thread = false;
 	rc = 0;
 out:
 	for (int d = 0; d < D_N; d++)

@@ -27,17 +27,13 @@ struct tl {
 	/* pass 2: the slices to be written, and their tracks */
 	struct lrec *rec;
 	size_t nrec, rec_cap;
-	st_pairmap tracks;       /* (trace pid, tid) -> track + 1 */
+	st_pairids tracks;       /* (trace pid, tid) -> track */
 	struct track {
 		int64_t tid;
 		uint32_t nlanes;
 		size_t first;     /* its lanes in lane_tid */
 	} *trk;
 	size_t ntrk, trk_cap;
-	uint64_t last_pid;        /* one-entry cache of tracks */
-	int64_t last_tid;
-	uint32_t last_trk;
-	bool have_last;
 	/* pass 3 */
 	uint32_t *slot;           /* by slice: its track's first + lane */
 	int64_t *lane_tid;        /* by slot: the tid written */
@@ -48,23 +44,16 @@ struct tl {
 static int64_t tl_track(struct tl *t, uint64_t pid, int64_t tid)
 {
 	bool added;
-	uint64_t *v;
+	int64_t id = st_pairids_get(&t->tracks, pid, (uint64_t)tid, &added);
 
-	if (t->have_last && t->last_pid == pid && t->last_tid == tid)
-		return t->last_trk;
-	if (!(v = st_pairmap_get(&t->tracks, pid, (uint64_t)tid, &added)))
+	if (id < 0)
 		return -1;
 	if (added) {
 		if (ST_GROW(t->trk, t->ntrk, t->trk_cap, 64) < 0)
 			return -1;
-		t->trk[t->ntrk] = (struct track){ tid, 1, 0 };
-		*v = ++t->ntrk;
+		t->trk[t->ntrk++] = (struct track){ tid, 1, 0 };
 	}
-	t->have_last = true;
-	t->last_pid = pid;
-	t->last_tid = tid;
-	t->last_trk = (uint32_t)(*v - 1);
-	return t->last_trk;
+	return id;
 }
 
 /* Pass 2 keeps the slice [TS, TS + DUR) of track TRK. */
@@ -362,11 +351,11 @@ static void tl_meta_threads(struct tl *t, size_t i)
 	tl_meta(t, "process_name", pid, 0, "name", name, 0);
 	tl_meta(t, "process_sort_index", pid, 0, "sort_index", NULL, pid);
 	for (size_t k = 0; k < p->ntids; k++) {
-		const uint64_t *v = st_pairmap_find(&t->tracks, (uint64_t)pid,
-					      (uint64_t)p->tids[k]);
+		int64_t v = st_pairids_find(&t->tracks, (uint64_t)pid,
+					    (uint64_t)p->tids[k]);
 
-		if (v)
-			extra += t->trk[*v - 1].nlanes - 1;
+		if (v >= 0)
+			extra += t->trk[v].nlanes - 1;
 	}
 	if (extra && p->ntids) {
 		int64_t mx = p->tids[p->ntids - 1];
@@ -376,9 +365,9 @@ static void tl_meta_threads(struct tl *t, size_t i)
 	}
 	for (size_t k = 0; k < p->ntids; k++) {
 		int64_t tid = p->tids[k];
-		const uint64_t *v = st_pairmap_find(&t->tracks, (uint64_t)pid,
-					      (uint64_t)tid);
-		const struct track *tr = v ? &t->trk[*v - 1] : NULL;
+		int64_t v = st_pairids_find(&t->tracks, (uint64_t)pid,
+					    (uint64_t)tid);
+		const struct track *tr = v >= 0 ? &t->trk[v] : NULL;
 
 		snprintf(name, sizeof(name), "tid %" PRId64, tid);
 		tl_meta(t, "thread_name", pid, tid, "name", name, 0);
@@ -519,7 +508,7 @@ int st_trace_timeline_write(const char *const *paths, size_t n,
 out:
 	st_strtab_release(&t->hosts);
 	st_pairmap_release(&t->pids);
-	st_pairmap_release(&t->tracks);
+	st_pairids_release(&t->tracks);
 	free(t->fix);
 	free(t->rec);
 	free(t->trk);

@@ -57,7 +57,7 @@ struct agg {
 	size_t acc_cap[D_N];
 	struct proc *procs;
 	size_t nprocs, proc_cap;
-	st_pairmap procmap;    /* (host, pid) -> proc + 1 */
+	st_pairids procids;    /* (host, pid) -> proc */
 	st_pairmap threads;    /* (proc, tid) */
 	st_pairmap sizes;      /* (name, bytes) -> events */
 	st_pairmap gproc;      /* (group, proc) -> dur */
@@ -67,9 +67,9 @@ struct agg {
 	int64_t host_none;      /* the id of "" in tab[D_HOST], -1 */
 	bool saturated;         /* a sum stopped at INT64_MAX */
 	/* one-entry caches */
-	uint32_t last_host, last_proc;
-	int64_t last_pid, last_tid;
-	bool have_last, have_thread;
+	uint32_t last_proc;     /* of the thread cache */
+	int64_t last_tid;
+	bool have_thread;
 };
 
 /* Per reader string id: its id in each of the thread's tables (+ 1) and

@@ -119,6 +119,34 @@ static void test_pairmap(void **state)
 }
 
 /* Pops come out in key order, with their values. */
+/* Ids are dense in the order of first sight, the one-entry cache gives
+ * the same answer as the map, and a forgotten cache is looked up again. */
+static void test_pairids(void **state)
+{
+	st_pairids p = { 0 };
+	bool added;
+
+	(void)state;
+	assert_int_equal(st_pairids_find(&p, 1, 2), -1);
+	assert_int_equal(st_pairids_get(&p, 1, 2, &added), 0);
+	assert_true(added);
+	assert_int_equal(st_pairids_get(&p, 1, 2, &added), 0);
+	assert_false(added);
+	assert_int_equal(st_pairids_get(&p, 2, 1, &added), 1);
+	assert_true(added);
+	assert_int_equal(st_pairids_get(&p, 1, 2, &added), 0);
+	assert_false(added);
+	for (uint64_t i = 0; i < 1000; i++)
+		assert_int_equal(st_pairids_get(&p, 7, i, &added), (int64_t)i + 2);
+	st_pairids_forget(&p);
+	assert_int_equal(st_pairids_get(&p, 7, 999, &added), 1001);
+	assert_false(added);
+	assert_int_equal(st_pairids_find(&p, 2, 1), 1);
+	assert_int_equal(st_pairids_find(&p, 7, 1000), -1);
+	st_pairids_release(&p);
+	assert_int_equal(st_pairids_find(&p, 1, 2), -1);
+}
+
 static void test_heap(void **state)
 {
 	enum { N = 3000 };
@@ -209,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_interval_sort),
 		cmocka_unit_test(test_interval_union),
 		cmocka_unit_test(test_pairmap),
+		cmocka_unit_test(test_pairids),
 		cmocka_unit_test(test_heap),
 		cmocka_unit_test(test_outbuf),
 		cmocka_unit_test(test_grow),
