@@ -119,21 +119,22 @@ static int64_t agg_intern(struct agg *g, int d, const char *s, size_t len)
 	return id;
 }
 
+/* A new process, the NPROCS-th: 0, or -1 when memory runs out. */
+static int proc_add(struct agg *g, uint32_t host, int64_t pid)
+{
+	if (ST_GROW(g->procs, g->nprocs, g->proc_cap, 64) < 0)
+		return -1;
+	g->procs[g->nprocs++] = (struct proc){ .host = host, .pid = pid };
+	return 0;
+}
+
 static int64_t agg_proc(struct agg *g, uint32_t host, int64_t pid)
 {
 	bool added;
 	int64_t id = st_pairids_get(&g->procids, host, (uint64_t)pid, &added);
 
-	if (id < 0)
+	if (id < 0 || (added && proc_add(g, host, pid) < 0))
 		return -1;
-	if (added) {
-		if (ST_GROW(g->procs, g->nprocs, g->proc_cap, 64) < 0)
-			return -1;
-		memset(&g->procs[g->nprocs], 0, sizeof(g->procs[0]));
-		g->procs[g->nprocs].host = host;
-		g->procs[g->nprocs].pid = pid;
-		g->nprocs++;
-	}
 	if (id != g->last_proc)
 		g->have_thread = false;
 	g->last_proc = (uint32_t)id;
