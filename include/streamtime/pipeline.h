@@ -71,6 +71,14 @@ int st_run_stats_transfers(const st_stats_transfers_opts *o,
 			   st_compare_row **rows, size_t *nrows,
 			   st_error *err);
 
+/* The warnings of st_robust_warn for the queue times and for each size's
+ * streaming and file-transfer times, naming the file under OUTDIR that
+ * holds the medians and intervals. */
+void st_robust_warns_queue(st_log *log, const st_queue_result *q,
+			   const char *outdir);
+void st_robust_warns_transfers(st_log *log, const st_compare_row *rows,
+			       size_t n, const char *outdir);
+
 /* ---- the analysis of `reproduce` ---- */
 
 /* The inputs of a dataset in the paper's layout and where the analysis

@@ -393,6 +393,36 @@ out:
 	return rc;
 }
 
+void st_robust_warns_queue(st_log *log, const st_queue_result *q,
+			   const char *outdir)
+{
+	char *file = st_path_join(outdir, "queue_time_median.csv");
+
+	st_robust_warn(log, "queue time", &q->robust,
+		       file ? file : "queue_time_median.csv");
+	free(file);
+}
+
+void st_robust_warns_transfers(st_log *log, const st_compare_row *rows,
+			       size_t n, const char *outdir)
+{
+	char *file = st_path_join(outdir, "medians.csv");
+
+	for (size_t i = 0; i < n; i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%" PRId64 "x%" PRId64 " streaming",
+			 rows[i].size, rows[i].size);
+		st_robust_warn(log, what, &rows[i].st_robust,
+			       file ? file : "medians.csv");
+		snprintf(what, sizeof(what), "%" PRId64 "x%" PRId64
+			 " file transfer", rows[i].size, rows[i].size);
+		st_robust_warn(log, what, &rows[i].ft_robust,
+			       file ? file : "medians.csv");
+	}
+	free(file);
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -480,6 +510,7 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 		return -1;
 	st_warn(notes, "stats queue: %zu jobs, %zu days (%.1f ms)",
 		qres.with_outliers.n, qres.days, now_ms() - t);
+	st_robust_warns_queue(log, &qres, p->out_stats);
 	t = now_ms();
 	if (st_run_stats_transfers(&(st_stats_transfers_opts){
 			.merged = p->merged, .offload = p->offload,
@@ -489,6 +520,7 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 		return -1;
 	st_warn(notes, "stats transfers: %zu sizes (%.1f ms)", res->nrows,
 		now_ms() - t);
+	st_robust_warns_transfers(log, res->rows, res->nrows, p->out_stats);
 	return 0;
 }
 

@@ -309,6 +309,21 @@ static const char *const queue_cols[SZ_NCOLS] = {
 	"n", "mean", "median", "std", "min", "max", "q25", "q75",
 };
 
+enum { MD_SIZE, MD_N, MD_MEDIAN, MD_LO, MD_HI, MD_LEVEL, MD_RES, MD_CLOCK,
+       MD_IQR, MD_DROPPED, MD_SHARE, MD_NCOLS };
+static const char *const median_cols[MD_NCOLS] = {
+	"size", "n", "median", "ci_low", "ci_high", "ci_level", "resolution_s",
+	"clock_bound_s", "iqr", "outliers_dropped", "outliers_share",
+};
+
+/* medians.csv or queue_time_median.csv */
+struct medians {
+	st_table t;
+	double *v;          /* nrows * MD_NCOLS */
+	long nrows;
+	int label;          /* the group column */
+};
+
 /* One per-size statistics file. */
 struct size_stats {
 	int64_t size;
@@ -348,6 +363,8 @@ struct rep {
 	double *days;
 	long ndays;
 	int days_label;
+
+	struct medians med[2];  /* medians.csv, queue_time_median.csv */
 
 	struct figure *figs;
 	size_t nfigs;
@@ -469,6 +486,16 @@ static int load_statistics(struct rep *r)
 	if (r->ndays < 0)
 		goto out;
 	r->days_label = st_table_col(&r->days_t, "Submit_date");
+	for (int i = 0; i < 2; i++) {
+		struct medians *m = &r->med[i];
+
+		m->nrows = read_numbers(&m->t, dir, i ? "queue_time_median.csv"
+					: "medians.csv", "group", median_cols,
+					MD_NCOLS, &m->v, r->err);
+		if (m->nrows < 0)
+			goto out;
+		m->label = st_table_col(&m->t, "group");
+	}
 	rc = 0;
 out:
 	free(dir);
@@ -753,6 +780,9 @@ static const char style[] =
 	"dl.formulas dd{margin:2px 0 0 18px}\n"
 	"ul.files{padding-left:20px}ul.files li{margin:2px 0}\n"
 	".note{background:var(--band);padding:10px 14px;font-size:.94em}\n"
+	"ul.warn{background:#fff4e5;border-left:4px solid #b35c00;"
+	"padding:10px 14px 10px 32px}\n"
+	"tr.misleads td{background:#fff4e5}\n"
 	"@media print{body{max-width:none}figure{break-inside:avoid}}\n"
 	"</style>\n";
 
@@ -925,6 +955,128 @@ static void write_comparison(struct rep *r)
 		num(r, c[CMP_ENH], 1);
 		put(r, "\xc3\x97</td></tr>\n");
 	}
+	put(r, "</tbody></table></div>\n");
+}
+
+/* "128×128 streaming", "queue time": the group of row I of M. */
+static void median_group(struct rep *r, const struct medians *m, long i)
+{
+	const char *g = st_table_get(&m->t, (size_t)i, m->label);
+	double size = m->v[i * MD_NCOLS + MD_SIZE];
+
+	if (isfinite(size) && size > 0 && size < 1e9) {
+		size_label(r, (int64_t)size);
+		put(r, " ");
+	}
+	if (!strcmp(g, "streaming"))
+		put(r, "<span class=\"st\">streaming</span>");
+	else if (!strcmp(g, "file_transfer"))
+		put(r, "<span class=\"ft\">file transfer</span>");
+	else if (!strcmp(g, "queue"))
+		put(r, "Slurm queue time");
+	else
+		esc(r, g);
+}
+
+/* Does the IQR rule mislead on row V (st_robust_misleads)? */
+static bool rule_misleads(const double *v)
+{
+	return v[MD_N] > 0 && (v[MD_IQR] == 0 || v[MD_DROPPED] * 10 > v[MD_N]);
+}
+
+/* Each group's median with its 95 % interval and the resolution of its
+ * inputs, after a warning for every group the IQR rule misleads on. */
+static void write_medians(struct rep *r)
+{
+	bool any = false;
+
+	put(r, "<h2 id=\"medians\">Medians with 95 % intervals</h2>\n");
+	if (r->med[0].nrows <= 0 && r->med[1].nrows <= 0) {
+		no_data(r, "<code>statistics/medians.csv</code> and "
+			   "<code>statistics/queue_time_median.csv</code> are "
+			   "missing or have no rows.");
+		return;
+	}
+	for (int k = 0; k < 2; k++)
+		for (long i = 0; i < r->med[k].nrows; i++) {
+			const double *v = &r->med[k].v[i * MD_NCOLS];
+
+			if (!rule_misleads(v))
+				continue;
+			if (!any)
+				put(r, "<ul class=\"warn\" id=\"outlier-warnings\">\n");
+			any = true;
+			put(r, "<li><b>Warning:</b> ");
+			median_group(r, &r->med[k], i);
+			put(r, ": the outlier rule drops ");
+			num(r, v[MD_DROPPED], 0);
+			put(r, " of ");
+			num(r, v[MD_N], 0);
+			put(r, " values (");
+			num(r, 100.0 * v[MD_SHARE], 1);
+			put(r, v[MD_IQR] == 0 ? " %; the IQR is 0" : " %");
+			put(r, "), so the mean \xc2\xb1 standard deviation without "
+			       "outliers understates the spread. The median and its "
+			       "interval below do not depend on that rule.</li>\n");
+		}
+	if (any)
+		put(r, "</ul>\n");
+	put(r, "<div class=\"wrap\"><table id=\"medians-table\">\n"
+	       "<caption>Median of all values (no outlier removal) with a "
+	       "distribution-free 95 % interval from order statistics: "
+	       "[X<sub>(k)</sub>, X<sub>(n+1\xe2\x88\x92k)</sub>] of the sorted "
+	       "values, whose exact coverage (binomial, p = \xc2\xbd) is given; "
+	       "fewer than 6 values give no 95 % interval. Resolution: the "
+	       "step of the input times (sacct and file times are whole "
+	       "seconds), so an interval narrower than it says only that the "
+	       "values tie. Clock bound: the largest clock-offset bound of "
+	       "the corrected times, when the clocks were measured.</caption>\n"
+	       "<thead><tr><th>Group</th><th>n</th><th>Median (s)</th>"
+	       "<th>95 % interval (s)</th><th>Coverage</th>"
+	       "<th>Resolution (s)</th><th>Clock bound (s)</th>"
+	       "<th>Dropped by the IQR rule</th></tr></thead>\n<tbody>\n");
+	for (int k = 0; k < 2; k++)
+		for (long i = 0; i < r->med[k].nrows; i++) {
+			const double *v = &r->med[k].v[i * MD_NCOLS];
+
+			put(r, rule_misleads(v) ? "<tr class=\"misleads\"><td>"
+						: "<tr><td>");
+			median_group(r, &r->med[k], i);
+			put(r, "</td><td>");
+			num(r, v[MD_N], 0);
+			put(r, "</td><td>");
+			num(r, v[MD_MEDIAN], 1);
+			put(r, "</td><td>");
+			if (isnan(v[MD_LO])) {
+				put(r, "too few values");
+			} else {
+				num(r, v[MD_LO], 1);
+				put(r, " \xe2\x80\x93 ");
+				num(r, v[MD_HI], 1);
+			}
+			put(r, "</td><td>");
+			if (isnan(v[MD_LEVEL])) {
+				put(r, "n/a");
+			} else {
+				num(r, 100.0 * v[MD_LEVEL], 1);
+				put(r, " %");
+			}
+			put(r, "</td><td>");
+			if (isnan(v[MD_RES]))
+				put(r, "unknown");
+			else
+				num(r, v[MD_RES], v[MD_RES] >= 1 ? 0 : 6);
+			put(r, "</td><td>");
+			if (isnan(v[MD_CLOCK]))
+				put(r, "not measured");
+			else
+				num(r, v[MD_CLOCK], 3);
+			put(r, "</td><td>");
+			num(r, v[MD_DROPPED], 0);
+			put(r, " (");
+			num(r, 100.0 * v[MD_SHARE], 1);
+			put(r, " %)</td></tr>\n");
+		}
 	put(r, "</tbody></table></div>\n");
 }
 
@@ -1204,6 +1356,10 @@ static const char *csv_about(const char *path, char *buf, size_t size)
 		  "first" },
 		{ "ranked_days_by_month.csv", "mean queue time per day, by "
 		  "month" },
+		{ "medians.csv", "median and 95 % interval of each size's "
+		  "streaming and file-transfer times" },
+		{ "queue_time_median.csv", "median and 95 % interval of the "
+		  "queue time" },
 	};
 	const char *base = strrchr(path, '/');
 	int64_t s;
@@ -1289,6 +1445,12 @@ static const char formulas[] =
 	"<dt>Outliers</dt><dd>Values below Q1 \xe2\x88\x92 1.5\xc2\xb7IQR or "
 	"above Q3 + 1.5\xc2\xb7IQR, where IQR = Q3 \xe2\x88\x92 Q1 is computed "
 	"before removal.</dd>\n"
+	"<dt>Median interval</dt><dd>[X<sub>(k)</sub>, "
+	"X<sub>(n+1\xe2\x88\x92k)</sub>] of the n sorted values, k the "
+	"largest rank with 1 \xe2\x88\x92 2\xc2\xb7P(B \xe2\x89\xa4 "
+	"k \xe2\x88\x92 1) \xe2\x89\xa5 95 %, B binomial (n, \xc2\xbd): "
+	"it holds the true median with that probability whatever the "
+	"distribution of the values (order statistics, no bootstrap).</dd>\n"
 	"<dt>Standard deviation</dt><dd>The sample standard deviation, "
 	"dividing by n \xe2\x88\x92 1.</dd>\n"
 	"<dt>Quantiles</dt><dd>Linear interpolation at position "
@@ -1309,6 +1471,7 @@ static int write_body(struct rep *r, st_report_info *info)
 	put(r, "</code> \xc2\xb7 made by streamtime " ST_VERSION "</p>\n"
 	       "<nav><ul><li><a href=\"#summary\">Summary</a></li>"
 	       "<li><a href=\"#comparison\">Comparison</a></li>"
+	       "<li><a href=\"#medians\">Medians</a></li>"
 	       "<li><a href=\"#per-size\">Per size</a></li>"
 	       "<li><a href=\"#queue\">Queue time</a></li>"
 	       "<li><a href=\"#figures\">Figures</a></li>"
@@ -1317,6 +1480,7 @@ static int write_body(struct rep *r, st_report_info *info)
 	       "</header>\n<main>\n");
 	write_summary(r);
 	write_comparison(r);
+	write_medians(r);
 	write_sizes(r);
 	write_queue(r);
 	if (write_figures(r, info) < 0)
@@ -1342,6 +1506,10 @@ static void rep_release(struct rep *r)
 	free(r->queue);
 	st_table_release(&r->days_t);
 	free(r->days);
+	for (int i = 0; i < 2; i++) {
+		st_table_release(&r->med[i].t);
+		free(r->med[i].v);
+	}
 	for (size_t i = 0; i < r->nfigs; i++)
 		free(r->figs[i].stem);
 	free(r->figs);
@@ -1385,6 +1553,8 @@ int st_report_write(FILE *f, const char *results, const char *base,
 	st_table_init(&r.cmp_t);
 	st_table_init(&r.queue_t);
 	st_table_init(&r.days_t);
+	st_table_init(&r.med[0].t);
+	st_table_init(&r.med[1].t);
 	r.f = f;
 	r.shown = results;
 	r.err = err;
