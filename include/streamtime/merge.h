@@ -54,7 +54,14 @@ int st_receiver_columns(const st_table *t, int idx[], size_t max,
  * (the measurements' bounds added up). */
 int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 		     size_t nranges, const struct st_clock_fix *fix, FILE *out,
-		     FILE *per_scan, st_error *err);
+		     FILE *per_scan, st_log *log, st_error *err);
+
+/* An offload time longer than this (a day) or negative cannot be one:
+ * st_merge_offload warns through LOG, counting them and naming up to
+ * ST_IMPLAUSIBLE_NAMED scans (a copied or checked-out acquisition directory
+ * has the mtimes of the copy: about 87,000,000 s on the 2023 sample). */
+#define ST_OFFLOAD_MAX_S 86400.0
+#define ST_IMPLAUSIBLE_NAMED 5
 
 typedef struct st_streaming_result {
 	size_t rows;          /* rows written */

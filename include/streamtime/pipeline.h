@@ -26,9 +26,12 @@ typedef struct st_clock_options {
 	const char *nersc_host;       /* H5 datetime; NULL: reference */
 } st_clock_options;
 
+/* LOG gets st_merge_offload's warnings, and one when the clock offsets
+ * were measured more than a day from the times they correct. */
 int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
 			 size_t nranges, const st_clock_options *clock,
-			 const char *out, const char *per_scan, st_error *err);
+			 const char *out, const char *per_scan, st_log *log,
+			 st_error *err);
 
 typedef struct st_sized_path {
 	int64_t size;

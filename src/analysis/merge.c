@@ -402,10 +402,60 @@ static int write_offload_means(FILE *out, const st_table *wt,
 	return 0;
 }
 
+/* Scans whose offload time cannot be one (negative, or over a day), for
+ * one warning. */
+struct implausible {
+	size_t n;
+	int64_t scan[ST_IMPLAUSIBLE_NAMED];
+	double worst;           /* the value farthest from [0, 1 day] */
+	int64_t worst_scan;
+};
+
+static void note_implausible(struct implausible *im, int64_t scan, double off)
+{
+	double away = off < 0 ? -off : off - ST_OFFLOAD_MAX_S;
+
+	if (off >= 0 && off <= ST_OFFLOAD_MAX_S)
+		return;
+	if (im->n < ST_IMPLAUSIBLE_NAMED)
+		im->scan[im->n] = scan;
+	if (im->n == 0 ||
+	    away > (im->worst < 0 ? -im->worst : im->worst - ST_OFFLOAD_MAX_S)) {
+		im->worst = off;
+		im->worst_scan = scan;
+	}
+	im->n++;
+}
+
+/* The warning for IM over SCANS scans of WT. */
+static void warn_implausible(st_log *log, const st_table *wt,
+			     const struct implausible *im, size_t scans)
+{
+	char names[ST_IMPLAUSIBLE_NAMED * 24 + 8] = "", w[32];
+	size_t len = 0;
+
+	if (!im->n)
+		return;
+	for (size_t i = 0; i < im->n && i < ST_IMPLAUSIBLE_NAMED; i++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len,
+					"%s%" PRId64, i ? ", " : "", im->scan[i]);
+	if (im->n > ST_IMPLAUSIBLE_NAMED)
+		snprintf(names + len, sizeof(names) - len, ", ...");
+	st_num_format(im->worst, w, sizeof(w));
+	st_warn(log, "%s: %zu of %zu scans have an offload time that is "
+		"negative or longer than a day (scan %" PRId64 ": %s s; scans "
+		"%s): time_last_written is not when the receivers wrote the "
+		"data (were the data files copied or checked out, which sets "
+		"their mtimes to then?) or a clock is wrong", wt->name, im->n,
+		scans, im->worst_scan, w, names);
+}
+
 int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 		     size_t nranges, const st_clock_fix *fix, FILE *out,
-		     FILE *per_scan, st_error *err)
+		     FILE *per_scan, st_log *log, st_error *err)
 {
+	struct implausible im = { 0 };
+	size_t scans = 0;
 	static const char *const need[] = { "scan_number", "time_last_written" };
 	int idx[2], rc[ST_RECEIVERS_MAX], nrc;
 	double *sum, *corr;
@@ -442,6 +492,10 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 			if (!parsed && offload_of_row(wt, r, rc, nrc, idx[1], fix, &o,
 						      err) < 0)
 				goto out;
+			if (!parsed) {
+				note_implausible(&im, scan, o.off);
+				scans++;
+			}
 			parsed = true;
 			sum[k] += o.off;
 			corr[k] += o.corr;
@@ -453,6 +507,8 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 	}
 	ret = write_offload_means(out, wt, ranges, nranges, sum, corr, count, fix,
 				  err);
+	if (ret == 0)
+		warn_implausible(log, wt, &im, scans);
 	goto out;
 io:
 	st_error_set(err, ST_EXIT_IOERR, "write error");

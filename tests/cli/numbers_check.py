@@ -154,8 +154,104 @@ def item1():
           "named (medians.csv)")
     return "ok"
 
+# ---- item 2 --------------------------------------------------------------
 
-ITEMS = {"1": item1}
+def fresh_clone(tmp):
+    """The tracked files of data/ and docs/ copied without their mtimes (as
+    a git clone leaves them), and build/ pointing at the binary's."""
+    repo = os.path.join(tmp, "repo")
+    files = subprocess.run(["git", "-C", ROOT, "ls-files", "data", "docs"],
+                           capture_output=True, text=True).stdout.split()
+    if not files:       # not a git checkout: every file of data/ and docs/
+        for top in ("data", "docs"):
+            for d, _, names in os.walk(os.path.join(ROOT, top)):
+                files += [os.path.relpath(os.path.join(d, n), ROOT)
+                          for n in names]
+    for f in files:
+        os.makedirs(os.path.join(repo, os.path.dirname(f)), exist_ok=True)
+        shutil.copyfile(os.path.join(ROOT, f), os.path.join(repo, f))
+    os.symlink(os.path.dirname(os.path.abspath(ST)),
+               os.path.join(repo, "build"))
+    return repo
+
+
+def guide_commands():
+    text = open(os.path.join(ROOT, "docs", "guide.md"), encoding="utf-8").read()
+    part = text[text.index("## 1."):text.index("## 2.")]
+    blocks = []
+    while "```sh\n" in part:
+        part = part[part.index("```sh\n") + 6:]
+        blocks.append(part[:part.index("```")])
+        part = part[part.index("```") + 3:]
+    return blocks
+
+
+def expected_offloads(write_times, ranges):
+    from datetime import datetime
+    rows = read(write_times)
+    out = {}
+    for size, (a, b) in ranges.items():
+        vals = []
+        for r in rows:
+            if a <= int(r["scan_number"]) <= b:
+                first = min(datetime.fromisoformat(r[c].split("+00:00+")[0]
+                                                   .replace("Z", "+00:00"))
+                            for c in r if c.startswith("time") and
+                            c != "time_last_written" and r[c])
+                last = datetime.fromisoformat(r["time_last_written"])
+                vals.append((last - first).total_seconds())
+        out[size] = sum(vals) / len(vals)
+    return out
+
+
+def item2():
+    """guide_offload_87_million_seconds: the guide's worked example,
+    followed literally on a fresh clone, gives the sample's offload times;
+    the checkout's mtimes and far clock measurements are warnings."""
+    ranges = {128: (2525, 2532), 256: (2517, 2524), 512: (2509, 2516),
+              1024: (2501, 2508)}
+    want = expected_offloads(os.path.join(SAMPLE, "file_transfer",
+                                          "write_times.csv"), ranges)
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = fresh_clone(tmp)
+        errs = []
+        for cmd in guide_commands():
+            p = subprocess.run(["bash", "-e", "-c", cmd], cwd=repo,
+                               capture_output=True, text=True)
+            check(p.returncode == 0, f"guide_offload_87_million_seconds: "
+                  f"exit {p.returncode}: {cmd.strip()}\n{p.stderr}")
+            errs.append((cmd, p.stderr))
+        got = {int(r["size"]): float(r["offload_time"]) for r in
+               read(os.path.join(repo, "out", "guide",
+                                 "ncem_offload_times.csv"))}
+        for size, w in want.items():
+            check(size in got and abs(got[size] - w) < 1e-3,
+                  f"guide_offload_87_million_seconds: the guide's offload "
+                  f"of {size} is {got.get(size)} s, the sample's is {w:.6f}")
+        off = [e for c, e in errs if "merge offload" in c]
+        check(off and "negative or longer than a day" not in off[0],
+              "guide_offload_87_million_seconds: implausible offloads "
+              "in the guide's merge")
+        check(off and "more than a day away" in off[0],
+              "clock_offsets_far_from_data: no warning that today's clock "
+              "offsets correct 2024 times")
+        # the old way: collect on the checked-out directory, then merge
+        wt = os.path.join(tmp, "wt.csv")
+        p = run("collect", "receivers", os.path.join(repo, "data",
+                "acquisition"), "--out", wt, "--settle", "0")
+        p = run("merge", "offload", "--write-times", wt,
+                *[a for s, (f, l) in ranges.items()
+                  for a in ("--range", f"{s}:{f}-{l}")],
+                "--out", os.path.join(tmp, "o.csv"))
+        check(p.returncode == 0 and "of 28 scans have an offload time that "
+              "is negative or longer than a day" in p.stderr and
+              "scans 2501, 2503, 2504, 2505, 2506, ...)" in p.stderr,
+              "guide_offload_87_million_seconds: merge offload on the "
+              "checkout's mtimes does not warn: " + p.stderr)
+    return "ok"
+
+
+ITEMS = {"1": item1, "2": item2}
 
 
 def main():
