@@ -68,7 +68,22 @@ typedef struct st_streaming_result {
 	size_t negative;      /* rows with latency < 0 (clock skew) */
 	size_t unmatched;     /* H5 rows without a created time */
 	size_t gaps;          /* naive H5 times in a DST gap or overlap */
+	size_t hourish;       /* of NEGATIVE, within ST_HOURISH_S of a
+			       * non-zero whole number of hours */
+	int hours;            /* the first of those, rounded to hours */
 } st_streaming_result;
+
+/* How close to a whole number of hours a negative latency is to count as
+ * a time-zone shift: 10 minutes, more than the streaming latencies of the
+ * paper (4 s to 2 min) and less than any zone's offset step (15 min). */
+#define ST_HOURISH_S 600.0
+
+/* The warning about R's negative latencies (none: nothing): when most are
+ * negative by about a whole number of hours, or all are negative, the time
+ * zone is the likelier cause, and ZONE_FIX says how to give the zone
+ * ("give --tz ZONE ..."); otherwise the clocks disagree. */
+void st_streaming_warn_negative(st_log *log, const st_streaming_result *r,
+				const char *zone_fix);
 
 /* merge streaming for one size: inner join of H5 (`distiller_id,
  * scan_number,datetime`) with CREATED (`scan_number,time0..`) on scan_number,

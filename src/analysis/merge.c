@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -595,8 +596,17 @@ static int write_streaming_row(struct streaming_join *j, size_t i, size_t row,
 	if (span(h5, i, nersc, first, 0, &d, err) < 0)
 		return -1;
 	lat = st_duration_seconds(d);
-	if (lat < 0)
+	if (lat < 0) {
+		double h = round(lat / 3600.0);
+
 		j->r.negative++;
+		/* a wrong zone shifts every latency by whole hours */
+		if (h != 0 && fabs(lat - h * 3600.0) <= ST_HOURISH_S) {
+			if (!j->r.hourish)
+				j->r.hours = (int)h;
+			j->r.hourish++;
+		}
+	}
 	st_time_format_utc(nersc, nbuf, sizeof(nbuf));
 	st_time_format_utc(first, cbuf, sizeof(cbuf));
 	st_num_format(lat < 0 ? -lat : lat, dbuf, sizeof(dbuf));
@@ -686,4 +696,25 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 out:
 	free(index);
 	return ret;
+}
+
+void st_streaming_warn_negative(st_log *log, const st_streaming_result *r,
+				const char *zone_fix)
+{
+	if (!r->negative)
+		return;
+	char hours[64] = "";
+
+	if (r->hourish)
+		snprintf(hours, sizeof(hours), ", %zu of them by about a whole "
+			 "number of hours (%+d h)", r->hourish, r->hours);
+	if (r->hourish * 2 > r->negative || r->negative == r->rows)
+		st_warn(log, "%zu of %zu latencies are negative%s: the likelier "
+			"cause is the time zone of the naive NERSC (H5) times, "
+			"not the clocks; %s", r->negative, r->rows, hours,
+			zone_fix);
+	else
+		st_warn(log, "%zu negative latencies: the NERSC and NCEM clocks "
+			"disagree (measure them with 'streamtime clock probe')",
+			r->negative);
 }

@@ -340,6 +340,9 @@ int st_run_merge_streaming(const st_merge_streaming_opts *o,
 		sum.negative += r.negative;
 		sum.unmatched += r.unmatched;
 		sum.gaps += r.gaps;
+		if (!sum.hourish)
+			sum.hours = r.hours;
+		sum.hourish += r.hourish;
 	}
 	/* every size computed: publish them together, all complete on disk
 	 * before the first rename */
@@ -520,9 +523,10 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 			.outdir = p->out_st,
 		}, &res->streaming, log, err) < 0)
 		return -1;
-	if (res->streaming.negative)
-		st_warn(log, "%zu negative streaming latencies: clock skew "
-			"between NCEM and NERSC", res->streaming.negative);
+	st_streaming_warn_negative(log, &res->streaming, "set \"tz\" in "
+				   "experiments.json (or --config) to the zone of "
+				   "the H5 times, e.g. America/Los_Angeles for "
+				   "NERSC");
 	st_warn(notes, "merge streaming: %zu rows (%.1f ms)",
 		res->streaming.rows, now_ms() - t);
 	t = now_ms();

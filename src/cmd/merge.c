@@ -216,10 +216,9 @@ static int merge_streaming(int argc, char **argv)
 					  }, &res, &log, &err) < 0) {
 		rc = st_msg_fail_usage(prog, &err);
 	} else {
-		if (res.negative)
-			st_msg_warn("%zu negative latencies: the NERSC and NCEM "
-				    "clocks disagree (measure them with 'streamtime "
-				    "clock probe')", res.negative);
+		st_streaming_warn_negative(&log, &res, "give --tz ZONE, the "
+					   "zone of the H5 times (America/"
+					   "Los_Angeles for NERSC's)");
 		st_msg_info("merge streaming: %zu rows in %zu files in %s "
 			    "(%zu H5 rows without created time)", res.rows, h5.n,
 			    outdir, res.unmatched);
