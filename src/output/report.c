@@ -22,6 +22,7 @@
 #include "streamtime/atomic.h"
 #include "streamtime/csv.h"
 #include "streamtime/features.h"
+#include "streamtime/file.h"
 #include "streamtime/num.h"
 #include "streamtime/report.h"
 
@@ -372,6 +373,10 @@ struct rep {
 	char **csvs;
 	size_t ncsvs;
 	bool timeline;
+
+	char **man;         /* the manifest's paths, sorted */
+	size_t nman;
+	bool has_man;       /* ROOT/manifest.txt was there */
 };
 
 static int push_ptr(void *vec, size_t *n, size_t elem, const void *item)
@@ -385,6 +390,159 @@ static int push_ptr(void *vec, size_t *n, size_t elem, const void *item)
 	*v = nv;
 	(*n)++;
 	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Did the run write REL (a path below the results)?  Without a manifest
+ * every file counts as the run's. */
+static bool listed(const struct rep *r, const char *rel)
+{
+	return !r->has_man ||
+	       bsearch(&rel, r->man, r->nman, sizeof(*r->man), cmp_str);
+}
+
+/* Read ROOT/manifest.txt when it is there: its paths, sorted, in R->man.
+ * Paths that leave the directory ("..", absolute) are ignored. */
+static int load_manifest(struct rep *r)
+{
+	char *path = st_path_join(r->root, ST_MANIFEST), *buf, *line, *save;
+	size_t len;
+
+	if (!path)
+		return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
+	if (!st_path_is_file(path)) {
+		free(path);
+		return 0;
+	}
+	buf = st_file_read(path, &len, r->err);
+	free(path);
+	if (!buf)
+		return -1;
+	r->has_man = true;
+	for (line = strtok_r(buf, "\r\n", &save); line;
+	     line = strtok_r(NULL, "\r\n", &save)) {
+		char *dup;
+
+		if (line[0] == '#' || line[0] == '/' || !line[0] ||
+		    !strncmp(line, "../", 3) || strstr(line, "/../"))
+			continue;
+		dup = strdup(line);
+		if (!dup || push_ptr(&r->man, &r->nman, sizeof(dup), &dup) < 0) {
+			free(dup);
+			free(buf);
+			return st_error_set(r->err, ST_EXIT_IOERR,
+					    "out of memory");
+		}
+	}
+	free(buf);
+	if (r->nman)
+		qsort(r->man, r->nman, sizeof(*r->man), cmp_str);
+	return 0;
+}
+
+/* Every regular, not hidden file below ROOT/REL (REL "" for ROOT) but the
+ * manifest, as paths relative to ROOT, appended to *V.  A directory that
+ * cannot be read is an error when STRICT, else it counts as empty. */
+static int walk_files(const char *root, const char *rel, int depth,
+		      bool strict, char ***v, size_t *n, st_error *err)
+{
+	char *dir = rel[0] ? st_path_join(root, rel) : strdup(root);
+	struct dirent *de;
+	DIR *dp;
+	int rc = 0;
+
+	if (!dir)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	dp = opendir(dir);
+	if (!dp) {
+		if (strict)
+			rc = st_error_set(err, ST_EXIT_IOERR, "cannot read %s: %s",
+					  dir, strerror(errno));
+		free(dir);
+		return rc;
+	}
+	while (rc == 0 && (de = readdir(dp)) != NULL) {
+		char *path, *sub;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		path = st_path_join(dir, de->d_name);
+		sub = rel[0] ? st_path_join(rel, de->d_name) : strdup(de->d_name);
+		if (!path || !sub) {
+			rc = st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		} else if (stat(path, &st) == 0) {
+			if (S_ISDIR(st.st_mode) && depth < MAX_DEPTH) {
+				rc = walk_files(root, sub, depth + 1, strict, v, n,
+						err);
+			} else if (S_ISREG(st.st_mode) &&
+				   strcmp(sub, ST_MANIFEST)) {
+				if (push_ptr(v, n, sizeof(sub), &sub) < 0)
+					rc = st_error_set(err, ST_EXIT_IOERR,
+							  "out of memory");
+				else
+					sub = NULL;
+			}
+		}
+		free(path);
+		free(sub);
+	}
+	closedir(dp);
+	free(dir);
+	return rc;
+}
+
+int st_report_manifest_write(const char *dir, const char *writer,
+			     const char *const extra[], size_t nextra,
+			     st_error *err)
+{
+	char **v = NULL, *path = NULL;
+	size_t n = 0;
+	st_atomic_file af;
+	int rc = -1;
+
+	if (walk_files(dir, "", 0, true, &v, &n, err) < 0)
+		goto out;
+	for (size_t i = 0; i < nextra; i++) {
+		char *dup = strdup(extra[i]);
+
+		if (!dup || push_ptr(&v, &n, sizeof(dup), &dup) < 0) {
+			free(dup);
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+			goto out;
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_str);
+	path = st_path_join(dir, ST_MANIFEST);
+	if (!path) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	if (st_atomic_open(&af, path, err) < 0)
+		goto out;
+	fprintf(af.fp, "# the files %s wrote into this directory, one run; "
+		"`streamtime report` links only these\n", writer);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || strcmp(v[i], v[i - 1]))
+			fprintf(af.fp, "%s\n", v[i]);
+	if (ferror(af.fp)) {
+		st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s", path,
+			     strerror(st_atomic_errno(&af)));
+		st_atomic_abort(&af);
+		goto out;
+	}
+	rc = st_atomic_commit(&af, err);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	free(path);
+	return rc;
 }
 
 /* "statistics_transfers_{N}.csv" -> N, or -1. */
@@ -453,8 +611,10 @@ static int load_statistics(struct rep *r)
 		while ((de = readdir(dp)) != NULL) {
 			int64_t s = size_of_name(de->d_name,
 						 "statistics_transfers_", ".csv");
+			char rel[300];
 
-			if (s > 0 && add_size(r, s) < 0) {
+			snprintf(rel, sizeof(rel), "statistics/%s", de->d_name);
+			if (s > 0 && listed(r, rel) && add_size(r, s) < 0) {
 				closedir(dp);
 				goto out;
 			}
@@ -587,7 +747,12 @@ static int load_figures(struct rep *r)
 		char *path;
 		bool isfile;
 
+		char rel[300];
+
 		if ((!svg && !png) || de->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof(rel), "figures/%s", de->d_name);
+		if (!listed(r, rel))
 			continue;
 		path = st_path_join(dir, de->d_name);
 		if (!path)
@@ -628,46 +793,27 @@ oom:
 	return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
 }
 
-/* Collect the CSV files below ROOT/REL (REL "" for the root itself). */
-static int walk_csvs(struct rep *r, const char *rel, int depth)
+/* The CSV files below the results that the run wrote (listed). */
+static int collect_csvs(struct rep *r)
 {
-	char *dir = rel[0] ? st_path_join(r->root, rel) : strdup(r->root);
-	struct dirent *de;
-	DIR *dp = NULL;
-	int rc = open_dir(r, dir, &dp);
+	char **v = NULL;
+	size_t n = 0;
+	int rc = walk_files(r->root, "", 0, false, &v, &n, r->err);
 
-	if (rc <= 0)
-		return rc;
-	rc = 0;
-	while (rc == 0 && (de = readdir(dp)) != NULL) {
-		size_t len = strlen(de->d_name);
-		char *path, *sub;
-		struct stat st;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(v[i]);
 
-		if (de->d_name[0] == '.')
-			continue;
-		path = st_path_join(dir, de->d_name);
-		sub = rel[0] ? st_path_join(rel, de->d_name) : strdup(de->d_name);
-		if (!path || !sub) {
-			rc = st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
-		} else if (stat(path, &st) == 0) {
-			if (S_ISDIR(st.st_mode) && depth < MAX_DEPTH) {
-				rc = walk_csvs(r, sub, depth + 1);
-			} else if (S_ISREG(st.st_mode) && len > 4 &&
-				   !strcmp(de->d_name + len - 4, ".csv")) {
-				if (push_ptr(&r->csvs, &r->ncsvs, sizeof(sub),
-					     &sub) < 0)
-					rc = st_error_set(r->err, ST_EXIT_IOERR,
-							  "out of memory");
-				else
-					sub = NULL;
-			}
+		if (rc == 0 && len > 4 && !strcmp(v[i] + len - 4, ".csv") &&
+		    listed(r, v[i])) {
+			if (push_ptr(&r->csvs, &r->ncsvs, sizeof(v[i]), &v[i]) < 0)
+				rc = st_error_set(r->err, ST_EXIT_IOERR,
+						  "out of memory");
+			else
+				continue;
 		}
-		free(path);
-		free(sub);
+		free(v[i]);
 	}
-	closedir(dp);
-	free(dir);
+	free(v);
 	return rc;
 }
 
@@ -1404,6 +1550,15 @@ static void write_files(struct rep *r)
 	       "browser). In Chrome or Chromium, <code>chrome://tracing</code> "
 	       "and <i>Load</i> works too, offline.</p>\n");
 	put(r, "<h3>CSV files</h3>\n");
+	if (r->has_man)
+		put(r, "<p id=\"files-from\">The files this run wrote (<code>"
+		       ST_MANIFEST "</code>).</p>\n");
+	else
+		put(r, "<p class=\"note\" id=\"files-from\">There is no <code>"
+		       ST_MANIFEST "</code> in these results (it is written by "
+		       "<code>streamtime reproduce</code>), so this lists every "
+		       "CSV file found below the directory: some may be left "
+		       "from other runs.</p>\n");
 	if (!r->ncsvs) {
 		no_data(r, "no CSV files in these results.");
 		return;
@@ -1516,6 +1671,9 @@ static void rep_release(struct rep *r)
 	for (size_t i = 0; i < r->ncsvs; i++)
 		free(r->csvs[i]);
 	free(r->csvs);
+	for (size_t i = 0; i < r->nman; i++)
+		free(r->man[i]);
+	free(r->man);
 }
 
 /* The real path of directory PATH (new), or NULL with ERR (66). */
@@ -1573,9 +1731,11 @@ int st_report_write(FILE *f, const char *results, const char *base,
 		st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		goto out;
 	}
-	r.timeline = st_path_is_file(tl);
+	if (load_manifest(&r) < 0)
+		goto out;
+	r.timeline = st_path_is_file(tl) && listed(&r, "timeline.json");
 	if (load_statistics(&r) < 0 || load_figures(&r) < 0 ||
-	    walk_csvs(&r, "", 0) < 0)
+	    collect_csvs(&r) < 0)
 		goto out;
 	if (r.ncsvs)
 		qsort(r.csvs, r.ncsvs, sizeof(*r.csvs), cmp_csv);
@@ -1592,6 +1752,7 @@ int st_report_write(FILE *f, const char *results, const char *base,
 		info->sizes = r.ncmp > 0 ? (size_t)r.ncmp : 0;
 		info->csvs = r.ncsvs;
 		info->timeline = r.timeline;
+		info->manifest = r.has_man;
 	}
 	rc = 0;
 out:

@@ -251,7 +251,73 @@ def item2():
     return "ok"
 
 
-ITEMS = {"1": item1, "2": item2}
+# ---- item 4 --------------------------------------------------------------
+
+def item4():
+    """report_links_unrelated_csvs: the report lists what the run wrote
+    (OUT/manifest.txt), not every CSV under the directory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        # an older run's leftovers, there before reproduce runs
+        os.makedirs(os.path.join(out, "old", "statistics"))
+        os.makedirs(os.path.join(out, "statistics"))
+        os.makedirs(os.path.join(out, "figures"))
+        for f in ("old/stale.csv", "old/statistics/ranked_days.csv",
+                  "statistics/statistics_transfers_64.csv"):
+            with open(os.path.join(out, f), "w") as fh:
+                fh.write("Statistics,Size,Number of Points\n")
+        with open(os.path.join(out, "figures", "stale_figure.svg"), "w") as fh:
+            fh.write('<svg xmlns="http://www.w3.org/2000/svg"/>')
+        p = run("reproduce", "--out", out)
+        check(p.returncode == 0, "reproduce: " + p.stderr)
+        written = set()
+        for d, _, names in os.walk(out):
+            for n in names:
+                written.add(os.path.relpath(os.path.join(d, n), out))
+        stale = {"old/stale.csv", "old/statistics/ranked_days.csv",
+                 "statistics/statistics_transfers_64.csv",
+                 "figures/stale_figure.svg"}
+        mpath = os.path.join(out, "manifest.txt")
+        check(os.path.isfile(mpath), "report_links_unrelated_csvs: "
+              "reproduce wrote no manifest.txt")
+        man = [l for l in (open(mpath).read() if os.path.isfile(mpath)
+                           else "").splitlines()
+               if l and not l.startswith("#")]
+        check(set(man) == written - stale - {"manifest.txt"},
+              "report_links_unrelated_csvs: manifest.txt is not what the "
+              f"run wrote: {sorted(set(man) ^ (written - stale - {'manifest.txt'}))}")
+        html = open(os.path.join(out, "report.html"), encoding="utf-8").read()
+        for f in ("stale.csv", "old/statistics", "64\u00d764",
+                  "stale_figure"):
+            check(f not in html, f"report_links_unrelated_csvs: reproduce's "
+                  f"report shows {f}")
+        check("statistics/medians.csv" in html,
+              "report_links_unrelated_csvs: the run's own CSVs are missing")
+        # report on its own: the same
+        p = run("report", "--results", out, "--out",
+                os.path.join(tmp, "r.html"))
+        html = open(os.path.join(tmp, "r.html"), encoding="utf-8").read()
+        check(p.returncode == 0 and "stale.csv" not in html and
+              "64\u00d764" not in html and "manifest" not in p.stderr,
+              "report_links_unrelated_csvs: report --results links files "
+              "the manifest does not name: " + p.stderr)
+        # without a manifest: every file, said on the page and on stderr
+        os.unlink(os.path.join(out, "manifest.txt"))
+        # (a malformed leftover would now be read: exit 65)
+        os.unlink(os.path.join(out, "statistics",
+                               "statistics_transfers_64.csv"))
+        p = run("report", "--results", out, "--out",
+                os.path.join(tmp, "r2.html"))
+        html = open(os.path.join(tmp, "r2.html"), encoding="utf-8").read()
+        check(p.returncode == 0 and "old/stale.csv" in html and
+              "no <code>manifest.txt</code>" in html.replace("There is no", "no")
+              and "no manifest.txt in" in p.stderr,
+              "report_links_unrelated_csvs: without a manifest the report "
+              "does not say it lists every file: " + p.stderr)
+    return "ok"
+
+
+ITEMS = {"1": item1, "2": item2, "4": item4}
 
 
 def main():
