@@ -21,6 +21,19 @@ double st_stats_quantile_sorted(const double *sorted, size_t n, double p)
 	return sorted[lo] + (sorted[lo + 1] - sorted[lo]) * frac;
 }
 
+/* The N (> 0) values V sorted ascending, in a new array; NULL when memory
+ * runs out. */
+static double *sorted_copy(const double *v, size_t n)
+{
+	double *s = malloc(n * sizeof(*s));
+
+	if (s) {
+		memcpy(s, v, n * sizeof(*s));
+		qsort(s, n, sizeof(*s), st_cmp_double);
+	}
+	return s;
+}
+
 int st_stats_summarize(const double *v, size_t n, st_summary *out)
 {
 	double *s, sum = 0, ss = 0, mean;
@@ -31,11 +44,9 @@ int st_stats_summarize(const double *v, size_t n, st_summary *out)
 		out->q25 = out->q75 = NAN;
 		return 0;
 	}
-	s = malloc(n * sizeof(*s));
+	s = sorted_copy(v, n);
 	if (!s)
 		return -1;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), st_cmp_double);
 	for (size_t i = 0; i < n; i++)
 		sum += s[i];
 	mean = sum / (double)n;
@@ -70,11 +81,9 @@ size_t st_stats_remove_outliers(const double *v, size_t n, double *out)
 
 	if (n == 0)
 		return 0;
-	s = malloc(n * sizeof(*s));
+	s = sorted_copy(v, n);
 	if (!s)
 		return (size_t)-1;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), st_cmp_double);
 	q1 = st_stats_quantile_sorted(s, n, 0.25);
 	q3 = st_stats_quantile_sorted(s, n, 0.75);
 	free(s);
@@ -127,11 +136,9 @@ int st_stats_robust(const double *v, size_t n, st_robust *out)
 	st_stats_median_ci(NULL, 0, 0.95, &out->ci);
 	if (n == 0)
 		return 0;
-	s = malloc(n * sizeof(*s));
+	s = sorted_copy(v, n);
 	if (!s)
 		return -1;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), st_cmp_double);
 	out->iqr = st_stats_quantile_sorted(s, n, 0.75) -
 		   st_stats_quantile_sorted(s, n, 0.25);
 	st_stats_median_ci(s, n, 0.95, &out->ci);
