@@ -1172,15 +1172,17 @@ static void write_medians(struct rep *r)
 	       "distribution-free 95 % interval from order statistics: "
 	       "[X<sub>(k)</sub>, X<sub>(n+1\xe2\x88\x92k)</sub>] of the sorted "
 	       "values, whose exact coverage (binomial, p = \xc2\xbd) is given; "
-	       "fewer than 6 values give no 95 % interval. Resolution: the "
-	       "step of the input times (sacct and file times are whole "
+	       "fewer than 6 values give no 95 % interval. Step: the "
+	       "resolution of the input times (sacct and file times are whole "
 	       "seconds), so an interval narrower than it says only that the "
 	       "values tie. Clock bound: the largest clock-offset bound of "
-	       "the corrected times, when the clocks were measured.</caption>\n"
+	       "the corrected times (\xe2\x80\x94: the clocks were not "
+	       "measured). IQR rule drops: the outliers the paper's rule "
+	       "leaves out of the mean above.</caption>\n"
 	       "<thead><tr><th>Group</th><th>n</th><th>Median (s)</th>"
 	       "<th>95 % interval (s)</th><th>Coverage</th>"
-	       "<th>Resolution (s)</th><th>Clock bound (s)</th>"
-	       "<th>Dropped by the IQR rule</th></tr></thead>\n<tbody>\n");
+	       "<th>Step (s)</th><th>Clock bound (s)</th>"
+	       "<th>IQR rule drops</th></tr></thead>\n<tbody>\n");
 	for (int k = 0; k < 2; k++)
 		for (long i = 0; i < r->med[k].nrows; i++) {
 			const double *v = &r->med[k].v[i * MD_NCOLS];
@@ -1214,7 +1216,7 @@ static void write_medians(struct rep *r)
 				num(r, v[MD_RES], v[MD_RES] >= 1 ? 0 : 6);
 			put(r, "</td><td>");
 			if (isnan(v[MD_CLOCK]))
-				put(r, "not measured");
+				put(r, "\xe2\x80\x94");
 			else
 				num(r, v[MD_CLOCK], 3);
 			put(r, "</td><td>");
