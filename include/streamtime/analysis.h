@@ -12,12 +12,14 @@
 
 typedef struct st_queue_result {
 	st_summary with_outliers, without_outliers;
+	st_robust robust;           /* median, interval, what the rule drops */
 	size_t days;
 } st_queue_result;
 
 /* stats queue: queue time = Start - Submit of MERGED (naive times in TZ,
  * NULL: UTC).  Writes queue_time_statistics.csv, ranked_days.csv and
- * ranked_days_by_month.csv into OUTDIR. */
+ * ranked_days_by_month.csv into OUTDIR (the paper's files), and beside them
+ * queue_time_median.csv (ST_MEDIANS_HEADER, one row). */
 int st_queue_stats(const st_table *merged, const st_tz *tz,
 		   const char *outdir, st_queue_result *res, st_error *err);
 
@@ -28,7 +30,23 @@ typedef struct st_compare_row {
 	double ft_mean, ft_std;     /* file transfer, outliers removed */
 	double st_mean, st_std;     /* streaming, outliers removed */
 	double enhancement;         /* ft_mean / st_mean */
+	st_robust ft_robust, st_robust; /* medians, intervals, drops */
 } st_compare_row;
+
+/* The columns of medians.csv and queue_time_median.csv: per group its
+ * median, the distribution-free 95 % interval (st_stats_median_ci; empty
+ * cells when n < 6), the interval's exact coverage, the step of its inputs
+ * and the largest clock-offset bound (empty: not measured), and what the
+ * paper's IQR rule does to it. */
+#define ST_MEDIANS_HEADER \
+	"group,size,n,median,ci_low,ci_high,ci_level,ci_method," \
+	"resolution_s,clock_bound_s,iqr,outliers_dropped,outliers_share\n"
+
+/* A warning through LOG when the IQR rule misleads on R
+ * (st_robust_misleads): WHAT names the group ("128x128 streaming"), FILE
+ * where its median and interval are written.  Nothing otherwise. */
+void st_robust_warn(st_log *log, const char *what, const st_robust *r,
+		    const char *file);
 
 typedef struct st_transfers_input {
 	const st_table *merged;     /* merged_job_info.csv */
@@ -40,7 +58,8 @@ typedef struct st_transfers_input {
 } st_transfers_input;
 
 /* stats transfers: writes statistics_transfers_{size}.csv per size and
- * statistics_table.{csv,md,tex} into OUTDIR.  ROWS (room for one per size,
+ * statistics_table.{csv,md,tex} into OUTDIR (the paper's files), and
+ * medians.csv (ST_MEDIANS_HEADER: streaming and file_transfer per size).  ROWS (room for one per size,
  * may be NULL) gets the table; *NROWS its length. */
 int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 		       st_compare_row *rows, size_t *nrows, st_error *err);

@@ -42,6 +42,19 @@ const st_clock_offset *st_clock_offsets_at(const st_clock_offsets *o,
 					   const char *host, st_instant t,
 					   st_error *err);
 
+/* A measurement more than this from the time it corrects is "far": clocks
+ * drift by up to ~1 ms a day without NTP and are stepped when it comes
+ * back, so an offset measured a day away says little about that time. */
+#define ST_CLOCK_FAR_NS (86400LL * 1000000000LL)
+
+/* Corrections made with a far measurement (ST_CLOCK_FAR_NS), counted by
+ * st_clock_fix_time when the fix points at one. */
+typedef struct st_clock_far {
+	size_t count;           /* times corrected with a far measurement */
+	size_t total;           /* times corrected */
+	st_duration worst;      /* the largest distance, ns */
+} st_clock_far;
+
 /* Which host's clock stamped which timestamp. */
 typedef struct st_clock_fix {
 	const st_clock_offsets *offsets;
@@ -49,10 +62,11 @@ typedef struct st_clock_fix {
 	size_t nreceivers;
 	const char *data_host;  /* time_last_written (offload); NULL: reference */
 	const char *nersc_host; /* H5 datetime (streaming); NULL: reference */
+	st_clock_far *far;      /* may be NULL; counts far measurements */
 } st_clock_fix;
 
 /* T from HOST (NULL: the reference clock, no change) corrected in place;
- * *BOUND grows by the measurement's bound. */
+ * *BOUND grows by the measurement's bound; F->far (when set) counts it. */
 int st_clock_fix_time(const st_clock_fix *f, const char *host, st_instant *t,
 		      st_duration *bound, st_error *err);
 

@@ -54,14 +54,36 @@ int st_receiver_columns(const st_table *t, int idx[], size_t max,
  * (the measurements' bounds added up). */
 int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 		     size_t nranges, const struct st_clock_fix *fix, FILE *out,
-		     FILE *per_scan, st_error *err);
+		     FILE *per_scan, st_log *log, st_error *err);
+
+/* An offload time longer than this (a day) or negative cannot be one:
+ * st_merge_offload warns through LOG, counting them and naming up to
+ * ST_IMPLAUSIBLE_NAMED scans (a copied or checked-out acquisition directory
+ * has the mtimes of the copy: about 87,000,000 s on the 2023 sample). */
+#define ST_OFFLOAD_MAX_S 86400.0
+#define ST_IMPLAUSIBLE_NAMED 5
 
 typedef struct st_streaming_result {
 	size_t rows;          /* rows written */
 	size_t negative;      /* rows with latency < 0 (clock skew) */
 	size_t unmatched;     /* H5 rows without a created time */
 	size_t gaps;          /* naive H5 times in a DST gap or overlap */
+	size_t hourish;       /* of NEGATIVE, within ST_HOURISH_S of a
+			       * non-zero whole number of hours */
+	int hours;            /* the first of those, rounded to hours */
 } st_streaming_result;
+
+/* How close to a whole number of hours a negative latency is to count as
+ * a time-zone shift: 10 minutes, more than the streaming latencies of the
+ * paper (4 s to 2 min) and less than any zone's offset step (15 min). */
+#define ST_HOURISH_S 600.0
+
+/* The warning about R's negative latencies (none: nothing): when most are
+ * negative by about a whole number of hours, or all are negative, the time
+ * zone is the likelier cause, and ZONE_FIX says how to give the zone
+ * ("give --tz ZONE ..."); otherwise the clocks disagree. */
+void st_streaming_warn_negative(st_log *log, const st_streaming_result *r,
+				const char *zone_fix);
 
 /* merge streaming for one size: inner join of H5 (`distiller_id,
  * scan_number,datetime`) with CREATED (`scan_number,time0..`) on scan_number,

@@ -26,9 +26,12 @@ typedef struct st_clock_options {
 	const char *nersc_host;       /* H5 datetime; NULL: reference */
 } st_clock_options;
 
+/* LOG gets st_merge_offload's warnings, and one when the clock offsets
+ * were measured more than a day from the times they correct. */
 int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
 			 size_t nranges, const st_clock_options *clock,
-			 const char *out, const char *per_scan, st_error *err);
+			 const char *out, const char *per_scan, st_log *log,
+			 st_error *err);
 
 typedef struct st_sized_path {
 	int64_t size;
@@ -70,6 +73,14 @@ typedef struct st_stats_transfers_opts {
 int st_run_stats_transfers(const st_stats_transfers_opts *o,
 			   st_compare_row **rows, size_t *nrows,
 			   st_error *err);
+
+/* The warnings of st_robust_warn for the queue times and for each size's
+ * streaming and file-transfer times, naming the file under OUTDIR that
+ * holds the medians and intervals. */
+void st_robust_warns_queue(st_log *log, const st_queue_result *q,
+			   const char *outdir);
+void st_robust_warns_transfers(st_log *log, const st_compare_row *rows,
+			       size_t n, const char *outdir);
 
 /* ---- the analysis of `reproduce` ---- */
 

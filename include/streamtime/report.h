@@ -2,7 +2,9 @@
  *
  * st_report_write() reads what `reproduce` leaves in a results directory
  * (file_transfer/, streaming/, statistics/, and when present figures/ and
- * timeline.json) and writes one self-contained HTML page: tables, figures as
+ * timeline.json) and writes one self-contained HTML page.  With a manifest
+ * (ST_MANIFEST) it shows only the files the manifest names; without one,
+ * every file it finds, and the page says so.  The page holds tables, figures as
  * data: URIs, relative links to the CSVs and the trace.  The page loads
  * nothing: no scripts, no fonts, no images by URL, and a Content-Security-
  * Policy that forbids them.  A part whose file is missing or holds only a
@@ -26,7 +28,22 @@ typedef struct st_report_info {
 	size_t figures;     /* figures embedded */
 	size_t csvs;        /* CSV files linked */
 	bool timeline;      /* timeline.json linked */
+	bool manifest;      /* RESULTS/manifest.txt said what the run wrote */
 } st_report_info;
+
+/* The manifest of a results directory: what one run wrote there, so that a
+ * report over a directory that also holds older or unrelated files links
+ * only the run's.  A text file, one path relative to the directory a line,
+ * lines starting with '#' are comments. */
+#define ST_MANIFEST "manifest.txt"
+
+/* Write DIR/manifest.txt (atomically): every regular file below DIR that
+ * is not hidden (no name starting with '.': temporaries, stages) and not
+ * the manifest, plus the NEXTRA paths EXTRA (relative to DIR, files still
+ * to be written), sorted, after a comment naming WRITER.  Errors 73/74. */
+int st_report_manifest_write(const char *dir, const char *writer,
+			     const char *const extra[], size_t nextra,
+			     st_error *err);
 
 /* Write the report on the results directory RESULTS to F.  Links are made
  * relative to the directory BASE (the one the page will live in; it must

@@ -54,6 +54,114 @@ static const char *fmt(double v, char buf[32])
 	return buf;
 }
 
+/* ---- medians and intervals beside the paper's numbers ----------------- */
+
+/* The step of the times in column COL of T: 1 s when most cells have no
+ * fraction (one in a million fine-grained times is a whole second, so a
+ * majority means the source wrote whole seconds), else the finest fraction
+ * written.  Empty and unset cells are not looked at; NaN when none is left
+ * or COL is -1. */
+static double time_step(const st_table *t, int col)
+{
+	size_t whole = 0, total = 0;
+	int digits = 0;
+
+	for (size_t r = 0; col >= 0 && r < t->nrows; r++) {
+		const char *c = st_table_get(t, r, col), *dot;
+		int d = 0;
+
+		if (st_time_unset(c))
+			continue;
+		total++;
+		dot = strchr(c, '.');
+		if (!dot) {
+			whole++;
+			continue;
+		}
+		for (const char *p = dot + 1; *p >= '0' && *p <= '9'; p++)
+			if (*p != '0')
+				d = (int)(p - dot);
+		if (d > digits)
+			digits = d;
+		if (d == 0)
+			whole++;
+	}
+	if (total == 0)
+		return NAN;
+	if (whole * 2 > total || digits == 0)
+		return 1.0;
+	return pow(10.0, -digits);
+}
+
+/* The larger of two steps, NaN when either is unknown. */
+static double coarser(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return NAN;
+	return a > b ? a : b;
+}
+
+/* One row of ST_MEDIANS_HEADER; SIZE 0 leaves the size cell empty. */
+static int medians_row(FILE *f, const char *group, int64_t size,
+		       const st_robust *r)
+{
+	char b[8][32], sz[24] = "";
+	double share = r->n ? (double)r->dropped / (double)r->n : NAN;
+
+	if (size)
+		snprintf(sz, sizeof(sz), "%" PRId64, size);
+	return fprintf(f, "%s,%s,%zu,%s,%s,%s,%s,order statistics,%s,%s,%s,%zu,"
+		       "%s\n", group, sz, r->n, fmt(r->ci.median, b[0]),
+		       fmt(r->ci.lo, b[1]), fmt(r->ci.hi, b[2]),
+		       fmt(r->ci.level, b[3]), fmt(r->resolution, b[4]),
+		       fmt(r->clock_bound, b[5]), fmt(r->iqr, b[6]), r->dropped,
+		       fmt(share, b[7])) < 0 ? -1 : 0;
+}
+
+/* "4" or "4.25": a value of an interval or median for a message. */
+static const char *short_num(double v, char buf[32])
+{
+	if (isnan(v))
+		snprintf(buf, 32, "n/a");
+	else
+		snprintf(buf, 32, "%.*f", v == floor(v) ? 0 : 2, v);
+	return buf;
+}
+
+void st_robust_warn(st_log *log, const char *what, const st_robust *r,
+		    const char *file)
+{
+	char m[32], lo[32], hi[32], res[48] = "", ci[96];
+
+	if (!st_robust_misleads(r))
+		return;
+	if (!isnan(r->resolution))
+		snprintf(res, sizeof(res), ", inputs in %s s steps",
+			 short_num(r->resolution, m));
+	if (r->ci.k)
+		snprintf(ci, sizeof(ci), "95 %% interval [%s, %s] s",
+			 short_num(r->ci.lo, lo), short_num(r->ci.hi, hi));
+	else
+		snprintf(ci, sizeof(ci), "too few values (%zu) for a 95 %% "
+			 "interval", r->n);
+	st_warn(log, "%s: the paper's IQR outlier rule drops %zu of %zu values "
+		"(%.1f %%%s%s), so its mean and standard deviation without "
+		"outliers understate the spread; median %s s, %s (order "
+		"statistics), in %s", what, r->dropped, r->n,
+		100.0 * (double)r->dropped / (double)r->n,
+		r->iqr == 0 ? ", IQR 0" : "", res, short_num(r->ci.median, m),
+		ci, file);
+}
+
+static int write_queue_median(FILE *f, const void *data)
+{
+	const st_robust *r = data;
+
+	if (fputs(ST_MEDIANS_HEADER, f) < 0)
+		return -1;
+	return medians_row(f, "queue", 0, r);
+}
+
 /* ---- stats queue ------------------------------------------------------ */
 
 struct day {
@@ -202,6 +310,11 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 		    st_stats_summarize(kept, k, &q.res.without_outliers) < 0)
 			goto oom;
 	}
+	if (st_stats_robust(v, n, &q.res.robust) < 0)
+		goto oom;
+	/* sacct writes whole seconds; a finer source shows in its cells */
+	q.res.robust.resolution = coarser(time_step(merged, idx[0]),
+					  time_step(merged, idx[1]));
 	if (!st_summary_finite(&q.res.with_outliers) ||
 	    !st_summary_finite(&q.res.without_outliers)) {
 		st_error_set(err, ST_EXIT_DATAERR, "%s: the queue-time statistics "
@@ -234,6 +347,8 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 	q.by_month = true;
 	if (write_file(&set, outdir, "ranked_days_by_month.csv", write_ranked,
 		       &q, err) < 0 ||
+	    write_file(&set, outdir, "queue_time_median.csv",
+		       write_queue_median, &q.res.robust, err) < 0 ||
 	    st_atomic_set_commit(&set, err) < 0)
 		goto out;
 	if (res)
@@ -255,6 +370,7 @@ out:
 struct size_stats {
 	int64_t size;
 	st_summary s_with, s_without, o_with, o_without;
+	st_robust s_rob, o_rob;
 };
 
 static const char *const stat_cols =
@@ -272,6 +388,20 @@ static int stats_row(FILE *f, int64_t size, const char *what,
 		       s->n, fmt(s->mean, b[0]), fmt(s->median, b[1]),
 		       fmt(s->std, b[2]), fmt(s->min, b[3]), fmt(s->max, b[4]),
 		       fmt(s->q25, b[5]), fmt(s->q75, b[6])) < 0 ? -1 : 0;
+}
+
+static int write_medians(FILE *f, const void *data)
+{
+	const struct size_stats *const *ss = data;
+
+	if (fputs(ST_MEDIANS_HEADER, f) < 0)
+		return -1;
+	for (const struct size_stats *const *s = ss; *s; s++)
+		if (medians_row(f, "streaming", (*s)->size, &(*s)->s_rob) < 0 ||
+		    medians_row(f, "file_transfer", (*s)->size,
+				&(*s)->o_rob) < 0)
+			return -1;
+	return 0;
 }
 
 static int write_size_stats(FILE *f, const void *data)
@@ -530,7 +660,7 @@ static int size_statistics(const st_transfers_input *in, int64_t size,
 	static const char *const mneed[] = { "size", "Elapsed" };
 	static const char *const sneed[] = { "Size", "Type", "Stat", "save_time" };
 	static const char *const tneed[] = { "time_difference_seconds" };
-	int mc[2], sc[4], tc;
+	int mc[2], sc[4], tc, bc;
 	double real, blank, *v = NULL;
 	size_t n = 0, cap;
 	st_table st;
@@ -562,8 +692,21 @@ static int size_statistics(const st_transfers_input *in, int64_t size,
 		if (st_table_get_double(&st, r, tc, &v[n++], err) < 0)
 			goto out;
 	}
-	if (summarize_both(v, n, &out->s_with, &out->s_without) < 0)
+	if (summarize_both(v, n, &out->s_with, &out->s_without) < 0 ||
+	    st_stats_robust(v, n, &out->s_rob) < 0)
 		goto oom;
+	/* a latency is as fine as the coarser of its two times */
+	out->s_rob.resolution = coarser(
+		time_step(&st, st_table_col(&st, "nersc_write_time")),
+		time_step(&st, st_table_col(&st, "ncem_created_time")));
+	bc = st_table_col(&st, "clock_bound_seconds");
+	for (size_t r = 0; bc >= 0 && r < st.nrows; r++) {
+		double b;
+
+		if (st_num_parse_double(st_table_get(&st, r, bc), &b) == 0 &&
+		    (isnan(out->s_rob.clock_bound) || b > out->s_rob.clock_bound))
+			out->s_rob.clock_bound = b;
+	}
 	if (!st_summary_finite(&out->s_with) || !st_summary_finite(&out->s_without)) {
 		size_t k = largest(v, n);
 
@@ -574,8 +717,12 @@ static int size_statistics(const st_transfers_input *in, int64_t size,
 	if (st_transfer_job_times(in->merged, in->save_stats, size, offload, v,
 				  &n, err) < 0)
 		goto out;
-	if (summarize_both(v, n, &out->o_with, &out->o_without) < 0)
+	if (summarize_both(v, n, &out->o_with, &out->o_without) < 0 ||
+	    st_stats_robust(v, n, &out->o_rob) < 0)
 		goto oom;
+	/* sacct's Elapsed is whole seconds; the offload and save terms are one
+	 * constant per size */
+	out->o_rob.resolution = 1.0;
 	if (!st_summary_finite(&out->o_with) || !st_summary_finite(&out->o_without)) {
 		size_t k = largest(v, n);
 		char how[512];
@@ -606,11 +753,12 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 	int oc[2];
 	size_t n = in->sizes ? in->nsizes : in->offload->nrows;
 	struct size_stats *ss = calloc(n + 1, sizeof(*ss));
+	const struct size_stats **ssp = calloc(n + 1, sizeof(*ssp));
 	st_compare_row *cr = calloc(n + 1, sizeof(*cr));
 	struct table_out tout = { cr, n };
 	int rc = -1;
 
-	if (!ss || !cr) {
+	if (!ss || !cr || !ssp) {
 		st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		goto out;
 	}
@@ -649,6 +797,8 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 		cr[i].st_mean = ss[i].s_without.mean;
 		cr[i].st_std = ss[i].s_without.std;
 		cr[i].enhancement = cr[i].ft_mean / cr[i].st_mean;
+		cr[i].ft_robust = ss[i].o_rob;
+		cr[i].st_robust = ss[i].s_rob;
 		/* NaN is "no data" (a group without values); inf is not */
 		if (isinf(cr[i].enhancement)) {
 			char b[32];
@@ -678,7 +828,12 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 	    write_file(&set, outdir, "statistics_table.md", write_table_md,
 		       &tout, err) < 0 ||
 	    write_file(&set, outdir, "statistics_table.tex", write_table_tex,
-		       &tout, err) < 0 ||
+		       &tout, err) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		ssp[i] = &ss[i];
+	if (write_file(&set, outdir, "medians.csv", write_medians, ssp,
+		       err) < 0 ||
 	    st_atomic_set_commit(&set, err) < 0)
 		goto out;
 	if (rows)
@@ -688,6 +843,7 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 	rc = 0;
 out:
 	st_atomic_set_abort(&set);
+	free(ssp);
 	free(ss);
 	free(cr);
 	return rc;

@@ -1,4 +1,5 @@
 /* clockfix.c - measured clock offsets applied to timestamps. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,20 @@ int st_clock_fix_time(const st_clock_fix *f, const char *host, st_instant *t,
 	m = st_clock_offsets_at(f->offsets, host, *t, err);
 	if (!m)
 		return -1;
+	if (f->far) {
+		st_duration away;
+
+		/* more than 292 years apart is far too */
+		if (__builtin_sub_overflow(m->at, *t, &away) || away == INT64_MIN)
+			away = INT64_MAX;
+		else if (away < 0)
+			away = -away;
+		f->far->total++;
+		if (away > ST_CLOCK_FAR_NS)
+			f->far->count++;
+		if (away > f->far->worst)
+			f->far->worst = away;
+	}
 	*t -= m->offset;
 	if (bound)
 		*bound += m->bound;

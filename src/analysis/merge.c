@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -402,10 +403,60 @@ static int write_offload_means(FILE *out, const st_table *wt,
 	return 0;
 }
 
+/* Scans whose offload time cannot be one (negative, or over a day), for
+ * one warning. */
+struct implausible {
+	size_t n;
+	int64_t scan[ST_IMPLAUSIBLE_NAMED];
+	double worst;           /* the value farthest from [0, 1 day] */
+	int64_t worst_scan;
+};
+
+static void note_implausible(struct implausible *im, int64_t scan, double off)
+{
+	double away = off < 0 ? -off : off - ST_OFFLOAD_MAX_S;
+
+	if (off >= 0 && off <= ST_OFFLOAD_MAX_S)
+		return;
+	if (im->n < ST_IMPLAUSIBLE_NAMED)
+		im->scan[im->n] = scan;
+	if (im->n == 0 ||
+	    away > (im->worst < 0 ? -im->worst : im->worst - ST_OFFLOAD_MAX_S)) {
+		im->worst = off;
+		im->worst_scan = scan;
+	}
+	im->n++;
+}
+
+/* The warning for IM over SCANS scans of WT. */
+static void warn_implausible(st_log *log, const st_table *wt,
+			     const struct implausible *im, size_t scans)
+{
+	char names[ST_IMPLAUSIBLE_NAMED * 24 + 8] = "", w[32];
+	size_t len = 0;
+
+	if (!im->n)
+		return;
+	for (size_t i = 0; i < im->n && i < ST_IMPLAUSIBLE_NAMED; i++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len,
+					"%s%" PRId64, i ? ", " : "", im->scan[i]);
+	if (im->n > ST_IMPLAUSIBLE_NAMED)
+		snprintf(names + len, sizeof(names) - len, ", ...");
+	st_num_format(im->worst, w, sizeof(w));
+	st_warn(log, "%s: %zu of %zu scans have an offload time that is "
+		"negative or longer than a day (scan %" PRId64 ": %s s; scans "
+		"%s): time_last_written is not when the receivers wrote the "
+		"data (were the data files copied or checked out, which sets "
+		"their mtimes to then?) or a clock is wrong", wt->name, im->n,
+		scans, im->worst_scan, w, names);
+}
+
 int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 		     size_t nranges, const st_clock_fix *fix, FILE *out,
-		     FILE *per_scan, st_error *err)
+		     FILE *per_scan, st_log *log, st_error *err)
 {
+	struct implausible im = { 0 };
+	size_t scans = 0;
 	static const char *const need[] = { "scan_number", "time_last_written" };
 	int idx[2], rc[ST_RECEIVERS_MAX], nrc;
 	double *sum, *corr;
@@ -442,6 +493,10 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 			if (!parsed && offload_of_row(wt, r, rc, nrc, idx[1], fix, &o,
 						      err) < 0)
 				goto out;
+			if (!parsed) {
+				note_implausible(&im, scan, o.off);
+				scans++;
+			}
 			parsed = true;
 			sum[k] += o.off;
 			corr[k] += o.corr;
@@ -453,6 +508,8 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 	}
 	ret = write_offload_means(out, wt, ranges, nranges, sum, corr, count, fix,
 				  err);
+	if (ret == 0)
+		warn_implausible(log, wt, &im, scans);
 	goto out;
 io:
 	st_error_set(err, ST_EXIT_IOERR, "write error");
@@ -539,8 +596,17 @@ static int write_streaming_row(struct streaming_join *j, size_t i, size_t row,
 	if (span(h5, i, nersc, first, 0, &d, err) < 0)
 		return -1;
 	lat = st_duration_seconds(d);
-	if (lat < 0)
+	if (lat < 0) {
+		double h = round(lat / 3600.0);
+
 		j->r.negative++;
+		/* a wrong zone shifts every latency by whole hours */
+		if (h != 0 && fabs(lat - h * 3600.0) <= ST_HOURISH_S) {
+			if (!j->r.hourish)
+				j->r.hours = (int)h;
+			j->r.hourish++;
+		}
+	}
 	st_time_format_utc(nersc, nbuf, sizeof(nbuf));
 	st_time_format_utc(first, cbuf, sizeof(cbuf));
 	st_num_format(lat < 0 ? -lat : lat, dbuf, sizeof(dbuf));
@@ -630,4 +696,25 @@ int st_merge_streaming(const st_table *created, const st_table *h5,
 out:
 	free(index);
 	return ret;
+}
+
+void st_streaming_warn_negative(st_log *log, const st_streaming_result *r,
+				const char *zone_fix)
+{
+	if (!r->negative)
+		return;
+	char hours[64] = "";
+
+	if (r->hourish)
+		snprintf(hours, sizeof(hours), ", %zu of them by about a whole "
+			 "number of hours (%+d h)", r->hourish, r->hours);
+	if (r->hourish * 2 > r->negative || r->negative == r->rows)
+		st_warn(log, "%zu of %zu latencies are negative%s: the likelier "
+			"cause is the time zone of the naive NERSC (H5) times, "
+			"not the clocks; %s", r->negative, r->rows, hours,
+			zone_fix);
+	else
+		st_warn(log, "%zu negative latencies: the NERSC and NCEM clocks "
+			"disagree (measure them with 'streamtime clock probe')",
+			r->negative);
 }

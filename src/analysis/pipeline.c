@@ -175,9 +175,25 @@ struct clock_setup {
 	st_table t;
 	st_clock_offsets o;
 	st_clock_fix fix;
+	st_clock_far far;
 	char *hosts;
 	bool on;
 };
+
+/* The warning when C corrected times with measurements far from them
+ * (ST_CLOCK_FAR_NS): offsets measured today say little about last year. */
+static void clock_far_warn(const struct clock_setup *c, const char *file,
+			   st_log *log)
+{
+	if (!c->on || !c->far.count)
+		return;
+	st_warn(log, "%s: %zu of %zu times were corrected with a clock "
+		"measurement more than a day away from them (up to %.1f days): "
+		"clocks drift and are stepped, so such an offset need not hold "
+		"then; measure the clocks (clock probe from cron) while the data "
+		"are taken", file, c->far.count, c->far.total,
+		(double)c->far.worst / 86400e9);
+}
 
 static void clock_release(struct clock_setup *c)
 {
@@ -206,6 +222,7 @@ static int clock_setup(struct clock_setup *c, const st_clock_options *opt,
 	    st_clock_offsets_load(&c->o, &c->t, err) < 0)
 		return -1;
 	c->fix.offsets = &c->o;
+	c->fix.far = &c->far;
 	c->fix.data_host = opt->data_host;
 	c->fix.nersc_host = opt->nersc_host;
 	c->on = true;
@@ -214,7 +231,8 @@ static int clock_setup(struct clock_setup *c, const st_clock_options *opt,
 
 int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
 			 size_t nranges, const st_clock_options *clock,
-			 const char *out, const char *per_scan, st_error *err)
+			 const char *out, const char *per_scan, st_log *log,
+			 st_error *err)
 {
 	st_table wt;
 	st_atomic_file af = { 0 }, ps = { 0 };
@@ -231,7 +249,7 @@ int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
 	if (per_scan && st_atomic_open(&ps, per_scan, err) < 0)
 		goto out;
 	if (st_merge_offload(&wt, ranges, nranges, cs.on ? &cs.fix : NULL, af.fp,
-			     per_scan ? ps.fp : NULL, err) < 0) {
+			     per_scan ? ps.fp : NULL, log, err) < 0) {
 		name_write_error(&af, out, err);
 		if (per_scan)
 			name_write_error(&ps, per_scan, err);
@@ -242,6 +260,8 @@ int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
 	    (per_scan && st_atomic_set_add(&set, &ps, err) < 0))
 		goto out;
 	rc = st_atomic_set_commit(&set, err);
+	if (rc == 0)
+		clock_far_warn(&cs, write_times, log);
 out:
 	st_atomic_abort(&af);
 	st_atomic_abort(&ps);
@@ -320,6 +340,9 @@ int st_run_merge_streaming(const st_merge_streaming_opts *o,
 		sum.negative += r.negative;
 		sum.unmatched += r.unmatched;
 		sum.gaps += r.gaps;
+		if (!sum.hourish)
+			sum.hours = r.hours;
+		sum.hourish += r.hourish;
 	}
 	/* every size computed: publish them together, all complete on disk
 	 * before the first rename */
@@ -328,6 +351,7 @@ int st_run_merge_streaming(const st_merge_streaming_opts *o,
 			goto out;
 	if (st_atomic_set_commit(&set, err) < 0)
 		goto out;
+	clock_far_warn(&cs, o->created, log);
 	if (res)
 		*res = sum;
 	rc = 0;
@@ -391,6 +415,36 @@ out:
 	st_table_release(&ot);
 	st_table_release(&st);
 	return rc;
+}
+
+void st_robust_warns_queue(st_log *log, const st_queue_result *q,
+			   const char *outdir)
+{
+	char *file = st_path_join(outdir, "queue_time_median.csv");
+
+	st_robust_warn(log, "queue time", &q->robust,
+		       file ? file : "queue_time_median.csv");
+	free(file);
+}
+
+void st_robust_warns_transfers(st_log *log, const st_compare_row *rows,
+			       size_t n, const char *outdir)
+{
+	char *file = st_path_join(outdir, "medians.csv");
+
+	for (size_t i = 0; i < n; i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%" PRId64 "x%" PRId64 " streaming",
+			 rows[i].size, rows[i].size);
+		st_robust_warn(log, what, &rows[i].st_robust,
+			       file ? file : "medians.csv");
+		snprintf(what, sizeof(what), "%" PRId64 "x%" PRId64
+			 " file transfer", rows[i].size, rows[i].size);
+		st_robust_warn(log, what, &rows[i].ft_robust,
+			       file ? file : "medians.csv");
+	}
+	free(file);
 }
 
 static double now_ms(void)
@@ -458,7 +512,7 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 		now_ms() - t);
 	t = now_ms();
 	if (st_run_merge_offload(p->write_times, in->off, ex->n, NULL,
-				 p->offload, p->per_scan, err) < 0)
+				 p->offload, p->per_scan, log, err) < 0)
 		return -1;
 	st_warn(notes, "merge offload: %zu sizes (%.1f ms)", ex->n,
 		now_ms() - t);
@@ -469,9 +523,10 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 			.outdir = p->out_st,
 		}, &res->streaming, log, err) < 0)
 		return -1;
-	if (res->streaming.negative)
-		st_warn(log, "%zu negative streaming latencies: clock skew "
-			"between NCEM and NERSC", res->streaming.negative);
+	st_streaming_warn_negative(log, &res->streaming, "set \"tz\" in "
+				   "experiments.json (or --config) to the zone of "
+				   "the H5 times, e.g. America/Los_Angeles for "
+				   "NERSC");
 	st_warn(notes, "merge streaming: %zu rows (%.1f ms)",
 		res->streaming.rows, now_ms() - t);
 	t = now_ms();
@@ -480,6 +535,7 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 		return -1;
 	st_warn(notes, "stats queue: %zu jobs, %zu days (%.1f ms)",
 		qres.with_outliers.n, qres.days, now_ms() - t);
+	st_robust_warns_queue(log, &qres, p->out_stats);
 	t = now_ms();
 	if (st_run_stats_transfers(&(st_stats_transfers_opts){
 			.merged = p->merged, .offload = p->offload,
@@ -489,6 +545,7 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 		return -1;
 	st_warn(notes, "stats transfers: %zu sizes (%.1f ms)", res->nrows,
 		now_ms() - t);
+	st_robust_warns_transfers(log, res->rows, res->nrows, p->out_stats);
 	return 0;
 }
 

@@ -21,6 +21,19 @@ double st_stats_quantile_sorted(const double *sorted, size_t n, double p)
 	return sorted[lo] + (sorted[lo + 1] - sorted[lo]) * frac;
 }
 
+/* The N (> 0) values V sorted ascending, in a new array; NULL when memory
+ * runs out. */
+static double *sorted_copy(const double *v, size_t n)
+{
+	double *s = malloc(n * sizeof(*s));
+
+	if (s) {
+		memcpy(s, v, n * sizeof(*s));
+		qsort(s, n, sizeof(*s), st_cmp_double);
+	}
+	return s;
+}
+
 int st_stats_summarize(const double *v, size_t n, st_summary *out)
 {
 	double *s, sum = 0, ss = 0, mean;
@@ -31,11 +44,9 @@ int st_stats_summarize(const double *v, size_t n, st_summary *out)
 		out->q25 = out->q75 = NAN;
 		return 0;
 	}
-	s = malloc(n * sizeof(*s));
+	s = sorted_copy(v, n);
 	if (!s)
 		return -1;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), st_cmp_double);
 	for (size_t i = 0; i < n; i++)
 		sum += s[i];
 	mean = sum / (double)n;
@@ -70,11 +81,9 @@ size_t st_stats_remove_outliers(const double *v, size_t n, double *out)
 
 	if (n == 0)
 		return 0;
-	s = malloc(n * sizeof(*s));
+	s = sorted_copy(v, n);
 	if (!s)
 		return (size_t)-1;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), st_cmp_double);
 	q1 = st_stats_quantile_sorted(s, n, 0.25);
 	q3 = st_stats_quantile_sorted(s, n, 0.75);
 	free(s);
@@ -85,4 +94,63 @@ size_t st_stats_remove_outliers(const double *v, size_t n, double *out)
 		if (!(v[i] < lo) && !(v[i] > hi))
 			out[k++] = v[i];
 	return k;
+}
+
+void st_stats_median_ci(const double *sorted, size_t n, double conf,
+			st_median_ci *out)
+{
+	double tail = (1.0 - conf) / 2.0, cdf = 0, lnorm;
+
+	out->median = st_stats_quantile_sorted(sorted, n, 0.5);
+	out->lo = out->hi = out->level = NAN;
+	out->k = 0;
+	if (n == 0)
+		return;
+	/* P(B <= i) summed in logs: exact enough for any n an array holds */
+	lnorm = lgamma((double)n + 1.0) - (double)n * log(2.0);
+	for (size_t i = 0; i < (n + 1) / 2; i++) {
+		double p = exp(lnorm - lgamma((double)i + 1.0) -
+			       lgamma((double)(n - i) + 1.0));
+
+		if (cdf + p > tail * (1.0 + 1e-12))
+			break;
+		cdf += p;
+		out->k = i + 1;
+		out->level = 1.0 - 2.0 * cdf;
+	}
+	if (out->k) {
+		out->lo = sorted[out->k - 1];
+		out->hi = sorted[n - out->k];
+	}
+}
+
+int st_stats_robust(const double *v, size_t n, st_robust *out)
+{
+	double *s;
+	size_t k;
+
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	out->resolution = out->clock_bound = NAN;
+	out->iqr = NAN;
+	st_stats_median_ci(NULL, 0, 0.95, &out->ci);
+	if (n == 0)
+		return 0;
+	s = sorted_copy(v, n);
+	if (!s)
+		return -1;
+	out->iqr = st_stats_quantile_sorted(s, n, 0.75) -
+		   st_stats_quantile_sorted(s, n, 0.25);
+	st_stats_median_ci(s, n, 0.95, &out->ci);
+	k = st_stats_remove_outliers(s, n, s);
+	free(s);
+	if (k == (size_t)-1)
+		return -1;
+	out->dropped = n - k;
+	return 0;
+}
+
+bool st_robust_misleads(const st_robust *r)
+{
+	return r->n > 0 && (r->iqr == 0 || r->dropped * 10 > r->n);
 }

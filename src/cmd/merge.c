@@ -88,7 +88,11 @@ static const struct st_cmd_desc offload_desc = {
 	.path = "streamtime merge offload",
 	.description =
 	"Offload time of a scan = time_last_written - min(time0..timeR-1), in\n"
-	"seconds; written per size as the mean over the scans of its range.\n",
+	"seconds; written per size as the mean over the scans of its range.\n"
+	"Warns (naming up to 5 scans) when an offload time is negative or longer\n"
+	"than a day: the data files' mtimes are not the acquisition's (a copy or\n"
+	"a checkout sets them) or a clock is wrong.  With --clock-offsets, warns\n"
+	"when a time is corrected with a measurement more than a day away.\n",
 };
 
 static int merge_offload(int argc, char **argv)
@@ -114,8 +118,10 @@ static int merge_offload(int argc, char **argv)
 	};
 	const char *prog = offload_desc.path;
 	st_error err;
+	st_log log;
 	int n, rc;
 
+	st_log_stderr(&log);
 	if (!st_opt_go(&offload_desc, opts, argc, argv, &n, &rc))
 		goto out;
 	rc = ST_EXIT_USAGE;
@@ -123,7 +129,7 @@ static int merge_offload(int argc, char **argv)
 		st_msg_usage(prog, "--receiver-hosts and --data-host need "
 			     "--clock-offsets");
 	else if (st_run_merge_offload(wt, ranges.v, ranges.n, &clock, out,
-				      per_scan, &err) < 0)
+				      per_scan, &log, &err) < 0)
 		rc = st_msg_fail_usage(prog, &err);
 	else {
 		st_msg_info("merge offload: %zu sizes written to %s", ranges.n,
@@ -210,10 +216,9 @@ static int merge_streaming(int argc, char **argv)
 					  }, &res, &log, &err) < 0) {
 		rc = st_msg_fail_usage(prog, &err);
 	} else {
-		if (res.negative)
-			st_msg_warn("%zu negative latencies: the NERSC and NCEM "
-				    "clocks disagree (measure them with 'streamtime "
-				    "clock probe')", res.negative);
+		st_streaming_warn_negative(&log, &res, "give --tz ZONE, the "
+					   "zone of the H5 times (America/"
+					   "Los_Angeles for NERSC's)");
 		st_msg_info("merge streaming: %zu rows in %zu files in %s "
 			    "(%zu H5 rows without created time)", res.rows, h5.n,
 			    outdir, res.unmatched);

@@ -20,7 +20,9 @@ static const struct st_cmd_desc report_desc = {
 	"queue-time statistics, the worst queue days, the figures of\n"
 	"DIR/figures (embedded), links to every CSV and to DIR/timeline.json,\n"
 	"and the formulas.  The page loads nothing from the network.  Parts\n"
-	"whose files are missing or empty say \"no data\".\n",
+	"whose files are missing or empty say \"no data\".  Only the files\n"
+	"named in DIR/manifest.txt (written by reproduce) are shown; without\n"
+	"it, every file found, with a note on the page and on stderr.\n",
 };
 
 static double now_ms(void)
@@ -92,6 +94,10 @@ int cmd_report(int argc, char **argv)
 	} else if (st_atomic_commit(&af, &err) < 0) {
 		rc = st_msg_fail(&err);
 	} else {
+		if (!info.manifest)
+			st_msg_warn("report: no %s in %s: listing every CSV file "
+				    "found below it, some may be from other runs",
+				    ST_MANIFEST, results);
 		st_msg_info("report: %zu sizes, %zu figures, %zu CSV files, "
 			    "%s; written to %s in %.1f ms", info.sizes,
 			    info.figures, info.csvs,

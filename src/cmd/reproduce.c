@@ -19,7 +19,9 @@ static const struct st_cmd_desc reproduce_desc = {
 	.description =
 	"Run merge transfer, merge offload, merge streaming, stats queue, stats\n"
 	"transfers, plot, timeline and report over DIR/file_transfer and\n"
-	"DIR/streaming, and print the comparison table.\n",
+	"DIR/streaming, and print the comparison table.  The outputs appear in\n"
+	"OUT together when every step is done, with OUT/manifest.txt naming\n"
+	"them: the report links those files only.\n",
 };
 
 /* Paths of one run, all owned. */
@@ -199,7 +201,12 @@ static int output_steps(const struct paths *p, const struct paths *shown,
 		return -1;
 	st_msg_verbose("plot: %zu figures (%.1f ms)", nfig, now_ms() - t);
 	t = now_ms();
-	if (st_atomic_open(&af, p->report, err) < 0)
+	/* what this run wrote, published with it: the report links only
+	 * these, not what older runs left in OUT */
+	if (st_report_manifest_write(p->out, "streamtime reproduce",
+				     (const char *const[]){ "report.html" }, 1,
+				     err) < 0 ||
+	    st_atomic_open(&af, p->report, err) < 0)
 		return -1;
 	if (write_report(af.fp, p->out, shown->out, &ri, err) < 0) {
 		st_atomic_abort(&af);
@@ -275,8 +282,8 @@ int cmd_reproduce(int argc, char **argv)
 		       "experiments)", 0) },
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "DIR",
 		       "outputs: DIR/file_transfer, DIR/streaming, DIR/statistics, "
-		       "DIR/figures, DIR/timeline.json, DIR/report.html (default: "
-		       "out)", 0) },
+		       "DIR/figures, DIR/timeline.json, DIR/report.html, "
+		       "DIR/manifest.txt (default: out)", 0) },
 		ST_OPT_END_ROW,
 	};
 	const char *prog = reproduce_desc.path;

@@ -12,7 +12,10 @@ static const struct st_cmd_desc queue_desc = {
 	.description =
 	"Queue time = Start - Submit of each merged job, in seconds.  Writes\n"
 	"queue_time_statistics.csv (with and without IQR outliers),\n"
-	"ranked_days.csv and ranked_days_by_month.csv.\n",
+	"ranked_days.csv and ranked_days_by_month.csv (the paper's files), and\n"
+	"queue_time_median.csv: the median with a distribution-free 95 %\n"
+	"interval (order statistics).  Warns when the IQR rule drops more than\n"
+	"10 % of the jobs or the IQR is 0.\n",
 };
 
 static int stats_queue(int argc, char **argv)
@@ -29,12 +32,15 @@ static int stats_queue(int argc, char **argv)
 	};
 	st_queue_result res;
 	st_error err;
+	st_log log;
 	int n, rc;
 
+	st_log_stderr(&log);
 	if (!st_opt_go(&queue_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	if (st_run_stats_queue(merged, tz, outdir, &res, &err) < 0)
 		return st_msg_fail(&err);
+	st_robust_warns_queue(&log, &res, outdir);
 	st_msg_info("stats queue: %zu jobs (%zu without outliers), %zu days, "
 		    "written to %s", res.with_outliers.n, res.without_outliers.n,
 		    res.days, outdir);
@@ -46,8 +52,11 @@ static const struct st_cmd_desc transfers_desc = {
 	.description =
 	"File transfer time = job Elapsed + offload time - 2 x (Real - Blank mean\n"
 	"save_time); streaming time = time_difference_seconds.  Writes\n"
-	"statistics_transfers_{size}.csv and statistics_table.{csv,md,tex}, and\n"
-	"prints the comparison table.\n",
+	"statistics_transfers_{size}.csv and statistics_table.{csv,md,tex} (the\n"
+	"paper's files), medians.csv (each group's median with a distribution-\n"
+	"free 95 % interval from order statistics, the step of its inputs and\n"
+	"what the IQR rule drops), and prints the comparison table.  Warns when\n"
+	"the IQR rule drops more than 10 % of a group or its IQR is 0.\n",
 };
 
 /* --size N: a positive whole number appended to the list. */
@@ -99,6 +108,10 @@ static int stats_transfers(int argc, char **argv)
 				   }, &rows, &nrows, &err) < 0) {
 		rc = st_msg_fail(&err);
 	} else {
+		st_log log;
+
+		st_log_stderr(&log);
+		st_robust_warns_transfers(&log, rows, nrows, outdir);
 		st_compare_write_md(stdout, rows, nrows);
 		rc = ST_EXIT_OK;
 	}

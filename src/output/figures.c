@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +282,12 @@ static bool all_integral(const double *v, size_t n)
 	return true;
 }
 
+/* "1 job", "2 jobs": ONE or MANY by N. */
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* V rounded up to a nice step of about a fifth of it. */
 static double nice_ceil(double v)
 {
@@ -393,17 +400,19 @@ static int transfer_panel(st_plot_axes *ax, const struct size_data *sd,
 	if (combined) {
 		snprintf(lft, sizeof(lft), "file transfer (offload + count job)");
 		snprintf(lst, sizeof(lst), "streaming");
-		snprintf(title, sizeof(title), "%s: %zu jobs, %zu streamed scans",
-			 sd->name, kft, kst);
+		snprintf(title, sizeof(title), "%s: %zu %s, %zu streamed %s",
+			 sd->name, kft, plural(kft, "job", "jobs"), kst,
+			 plural(kst, "scan", "scans"));
 		st_plot_axes_title(ax, title);
 	} else {
 		snprintf(lft, sizeof(lft), "file transfer: offload + count job "
 			 "(n = %zu)", kft);
 		snprintf(lst, sizeof(lst), "streaming (n = %zu)", kst);
 	}
-	snprintf(xlabel, sizeof(xlabel), "transfer and count time (s); "
-		 "outliers left out: %zu jobs, %zu scans", sd->nft - kft,
-		 sd->nst - kst);
+	snprintf(xlabel, sizeof(xlabel), "time per scan (s); outliers left "
+		 "out: %zu %s, %zu %s", sd->nft - kft,
+		 plural(sd->nft - kft, "job", "jobs"), sd->nst - kst,
+		 plural(sd->nst - kst, "scan", "scans"));
 	st_plot_axes_labels(ax, xlabel, combined ? "scans" : "number of scans");
 	st_plot_axes_yinteger(ax);
 	if (kft + kst == 0)
@@ -527,9 +536,15 @@ static st_plot_fig *fig_queue_hist(const struct data *d)
 	st_plot_axes_labels(ax, "queue time: Start \xe2\x88\x92 Submit (s)",
 			    "number of jobs");
 	if (n) {
-		double lo = fmin(0, dmin(q, n)), hi = quantile(q, n, 0.99);
-		double elo, ehi, m, max = dmax(q, n);
+		double lo = fmin(0, dmin(q, n)), p99 = quantile(q, n, 0.99);
+		double elo, ehi, m, max = dmax(q, n), hi = lo;
 
+		/* the largest value at or below the 99th percentile: with few
+		 * jobs the percentile interpolates far into the gap before the
+		 * tail, and the axis would run on past the last bar shown */
+		for (size_t i = 0; i < n; i++)
+			if (q[i] <= p99 && q[i] > hi)
+				hi = q[i];
 		if (!(hi > lo))
 			hi = max > lo ? max : lo + 1;
 		nb = bins_for(lo, hi, 60, all_integral(q, n), &elo, &ehi);
@@ -554,8 +569,9 @@ static st_plot_fig *fig_queue_hist(const struct data *d)
 					      &ilo, &ihi);
 			char it[96];
 
-			snprintf(it, sizeof(it), "without outliers: %zu jobs, "
-				 "%.0f\xe2\x80\x93%.0f s", k, klo, khi);
+			snprintf(it, sizeof(it), "without outliers: %zu %s, "
+				 "%.0f\xe2\x80\x93%.0f s", k, plural(k, "job", "jobs"),
+				 klo, khi);
 			st_plot_axes_title(in, it);
 			st_plot_axes_yinteger(in);
 			hist(in, kept, k, ilo, ihi, inb, st_plot_hex(RED, 0.85), NULL, &m);
@@ -588,8 +604,8 @@ static st_plot_fig *fig_queue_scatter(const struct data *d, bool by_date)
 		st_plot_fig_free(fig);
 		return NULL;
 	}
-	snprintf(title, sizeof(title), "Slurm queue time by %s (n = %zu jobs)",
-		 by_date ? "submit date" : "job", n);
+	snprintf(title, sizeof(title), "Slurm queue time by %s (n = %zu %s)",
+		 by_date ? "submit date" : "job", n, plural(n, "job", "jobs"));
 	st_plot_fig_title(fig, title);
 	if (by_date)
 		snprintf(xlabel, sizeof(xlabel), "submit date (%s)", d->tzname);
@@ -634,7 +650,11 @@ static st_plot_fig *fig_queue_scatter(const struct data *d, bool by_date)
 /* ---- streaming latency box plot ---------------------------------------- */
 
 /* One panel per size (their latencies differ 25-fold, one axis would
- * flatten the small ones), every scan included. */
+ * flatten the small ones), every scan included: the box, and right of it
+ * every scan as a dot, spread sideways, so that a box of no height (an
+ * IQR of 0: whole-second latencies that mostly tie) still shows its data
+ * (a dark pile at the tied value).
+ * The panel title is the median only: a 200-point panel holds no more. */
 static st_plot_fig *fig_streaming_box(const struct data *d)
 {
 	int cols = d->nsizes ? (int)d->nsizes : 1;
@@ -646,22 +666,32 @@ static st_plot_fig *fig_streaming_box(const struct data *d)
 		const struct size_data *sd = &d->sizes[i];
 		st_plot_axes *ax = st_plot_fig_grid(fig, 1, cols, 0, (int)i);
 		const char *cat[1] = { sd->name };
-		char note[96];
+		char note[128];
 
 		st_plot_axes_xcategories(ax, cat, 1);
 		st_plot_axes_labels(ax, NULL, i == 0 ? "latency (s)" : NULL);
 		if (sd->nst) {
 			st_plot_box_stats b;
+			double *x = malloc(sd->nst * sizeof(*x));
 
-			if (st_plot_box_stats_compute(sd->st, sd->nst, &b) < 0) {
+			if (!x || st_plot_box_stats_compute(sd->st, sd->nst, &b) < 0) {
+				free(x);
 				st_plot_fig_free(fig);
 				return NULL;
 			}
-			snprintf(note, sizeof(note), "median %g s, n = %zu",
-				 b.median, sd->nst);
+			/* a low-discrepancy spread in a strip right of the box */
+			for (size_t k = 0; k < sd->nst; k++)
+				x[k] = 0.31 + 0.14 * fmod((double)k *
+							  0.6180339887498949, 1.0);
+			st_plot_points(ax, x, sd->st, sd->nst,
+				       st_plot_hex(0x555555, 0.4), 1.8, NULL);
+			free(x);
+			snprintf(note, sizeof(note), "median %g s", b.median);
 			st_plot_axes_title(ax, note);
-			snprintf(note, sizeof(note), "%zu outlier%s", b.outliers,
-				 b.outliers == 1 ? "" : "s");
+			snprintf(note, sizeof(note), "n = %zu, %zu %s%s", sd->nst,
+				 b.outliers, plural(b.outliers, "outlier",
+						    "outliers"),
+				 b.q3 == b.q1 ? "; IQR 0" : "");
 			st_plot_axes_labels(ax, note, i == 0 ? "latency (s)" : NULL);
 			st_plot_box(ax, 0, sd->st, sd->nst, 0.5, st_plot_hex(BLUE, 1.0),
 				    NULL);
@@ -706,6 +736,24 @@ static int cmp_job(const void *a, const void *b)
 	return (x->submit > y->submit) - (x->submit < y->submit);
 }
 
+/* The first and last of the N (> 0) instants found OFF bytes into each
+ * STRIDE-byte element of BASE: the dates a timeline panel covers. */
+static void instant_span(const void *base, size_t n, size_t stride,
+			 size_t off, st_instant *first, st_instant *last)
+{
+	const char *p = base;
+
+	memcpy(first, p + off, sizeof(*first));
+	*last = *first;
+	for (size_t i = 0; i < n; i++) {
+		st_instant t;
+
+		memcpy(&t, p + i * stride + off, sizeof(t));
+		*first = t < *first ? t : *first;
+		*last = t > *last ? t : *last;
+	}
+}
+
 static double minutes(st_duration d)
 {
 	return st_duration_seconds(d) / 60;
@@ -724,7 +772,9 @@ static void timeline_axes(st_plot_axes *ax, const char *title,
 }
 
 /* Top panel: every streamed scan, one bar from NCEM created to NERSC
- * write, grouped by size, in order of creation. */
+ * write, grouped by size, in order of creation, in seconds from LEFT to
+ * RIGHT: a scale of its own, since the scans take seconds where the jobs
+ * below take minutes. */
 static int timeline_streaming(st_plot_axes *ax, const struct data *d,
 			      double left, double right)
 {
@@ -752,19 +802,18 @@ static int timeline_streaming(st_plot_axes *ax, const struct data *d,
 						    d->sizes[i].written[j], i };
 	qsort(s, n, sizeof(*s), cmp_scan);
 	snprintf(label, sizeof(label), "Streaming: one bar per scan, NCEM "
-		 "created \xe2\x86\x92 NERSC write (%zu scans)", n);
-	timeline_axes(ax, label, "minutes since the scan was created at NCEM",
+		 "created \xe2\x86\x92 NERSC write (%zu %s; note the scale: "
+		 "seconds)", n, plural(n, "scan", "scans"));
+	timeline_axes(ax, label, "seconds since the scan was created at NCEM",
 		      "scan (by size, then creation)", left, right);
 	if (n) {
-		st_instant first = s[0].created, last = s[0].created;
+		st_instant first, last;
 
-		for (size_t i = 0; i < n; i++) {
-			first = s[i].created < first ? s[i].created : first;
-			last = s[i].created > last ? s[i].created : last;
-		}
+		instant_span(s, n, sizeof(*s), offsetof(struct scan_ref, created),
+			     &first, &last);
 		format_utc(first, a);
 		format_utc(last, b);
-		snprintf(label, sizeof(label), "minutes since the scan was created "
+		snprintf(label, sizeof(label), "seconds since the scan was created "
 			 "at NCEM (scans of %.16s to %.16s UTC)", a, b);
 		st_plot_axes_labels(ax, label, "scan (by size, then creation)");
 		for (size_t i = 0; i < d->nsizes; i++) {
@@ -774,7 +823,8 @@ static int timeline_streaming(st_plot_axes *ax, const struct data *d,
 				if (s[j].size != i)
 					continue;
 				x0[m] = 0;
-				x1[m] = minutes(s[j].written - s[j].created);
+				x1[m] = st_duration_seconds(s[j].written -
+							    s[j].created);
 				y[m++] = (double)j;
 			}
 			if (m)
@@ -813,15 +863,14 @@ static int timeline_jobs(st_plot_axes *ax, const struct data *d, double left,
 	timeline_axes(ax, label, "minutes since the job was submitted",
 		      "job (by size, then Submit \xe2\x86\x92 End)", left, right);
 	if (n) {
-		st_instant first = j[0].submit, last = j[0].submit;
+		st_instant first, last;
 		size_t len;
 
-		for (size_t i = 0; i < n; i++) {
-			first = j[i].submit < first ? j[i].submit : first;
-			last = j[i].submit > last ? j[i].submit : last;
+		instant_span(j, n, sizeof(*j), offsetof(struct job, submit),
+			     &first, &last);
+		for (size_t i = 0; i < n; i++)
 			beyond += minutes((j[i].has_end ? j[i].end : j[i].start) -
 					  j[i].submit) > right;
-		}
 		/* dates on slurm_tz's wall clock, as the zone name says */
 		st_time_format_naive(first, d->tz, a, sizeof(a));
 		st_time_format_naive(last, d->tz, b, sizeof(b));
@@ -874,15 +923,16 @@ out:
 /* Scan (or job) against time, one horizontal bar per stage.  The two
  * paths cannot share a wall clock (streaming ran in one 13-hour session,
  * the count jobs over 14 months), so each scan is drawn on its own clock,
- * from the start of its first stage, in two panels with the same x axis:
- * streaming (created -> NERSC write) above, file transfer (queue, run)
- * below, sizes colour-coded.  The axis stops at the 98th percentile of the
- * jobs' Submit -> End. */
+ * from the start of its first stage, in two panels: streaming (created ->
+ * NERSC write) above, in seconds up to its slowest scan, and file transfer
+ * (queue, run) below, in minutes up to the 98th percentile of the jobs'
+ * Submit -> End; sizes colour-coded.  One axis for both left the streaming
+ * bars in the first tenth of the panel. */
 static st_plot_fig *fig_timeline(const struct data *d)
 {
 	st_plot_fig *fig = st_plot_fig_new(900, 860);
 	double *tot = malloc((d->njobs + 1) * sizeof(*tot));
-	double left = 0, right = 0;
+	double left = 0, right = 0, sleft = 0, sright = 0;
 
 	if (!fig || !tot)
 		goto fail;
@@ -896,18 +946,20 @@ static st_plot_fig *fig_timeline(const struct data *d)
 		right = quantile(tot, d->njobs, 0.98);
 	for (size_t i = 0; i < d->nsizes; i++)
 		for (size_t k = 0; k < d->sizes[i].nst; k++) {
-			double m = minutes(d->sizes[i].written[k] -
-					   d->sizes[i].created[k]);
+			double sec = st_duration_seconds(d->sizes[i].written[k] -
+							 d->sizes[i].created[k]);
 
-			left = fmin(left, m);
-			right = fmax(right, m);
+			sleft = fmin(sleft, sec);
+			sright = fmax(sright, sec);
 		}
 	right = nice_ceil(right);
 	left = left < 0 ? -nice_ceil(-left) : 0;
+	sright = nice_ceil(sright);
+	sleft = sleft < 0 ? -nice_ceil(-sleft) : 0;
 	st_plot_fig_title(fig, "Experiment timeline: each scan's stages, on "
 			  "its own clock");
-	if (timeline_streaming(st_plot_fig_grid(fig, 2, 1, 0, 0), d, left,
-			       right) < 0 ||
+	if (timeline_streaming(st_plot_fig_grid(fig, 2, 1, 0, 0), d, sleft,
+			       sright) < 0 ||
 	    timeline_jobs(st_plot_fig_grid(fig, 2, 1, 1, 0), d, left, right) < 0)
 		goto fail;
 	free(tot);

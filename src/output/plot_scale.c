@@ -158,6 +158,16 @@ size_t plot_numeric_ticks(double lo, double hi, double len, double spacing,
 		step = 1;
 	while (st_plot_ticks(lo, hi, step, NULL, 0) > MAX_TICKS)
 		step *= 2;
+	/* one tick gives no scale (an inset of 85-115 with a step of 20):
+	 * the next finer nice step, 10 for 20, 5 for 10, 2 for 5 */
+	while (st_plot_ticks(lo, hi, step, NULL, 0) < 2 &&
+	       !(integer && step <= 1)) {
+		double finer = st_plot_nice_step(step, 2);
+
+		if (!(finer < step) || !(finer > 0))
+			break;
+		step = finer;
+	}
 	n = st_plot_ticks(lo, hi, step, v, MAX_TICKS);
 	d = step_decimals(step);
 	for (size_t i = 0; i < n; i++) {

@@ -22,6 +22,7 @@
 #include "streamtime/atomic.h"
 #include "streamtime/csv.h"
 #include "streamtime/features.h"
+#include "streamtime/file.h"
 #include "streamtime/num.h"
 #include "streamtime/report.h"
 
@@ -309,6 +310,21 @@ static const char *const queue_cols[SZ_NCOLS] = {
 	"n", "mean", "median", "std", "min", "max", "q25", "q75",
 };
 
+enum { MD_SIZE, MD_N, MD_MEDIAN, MD_LO, MD_HI, MD_LEVEL, MD_RES, MD_CLOCK,
+       MD_IQR, MD_DROPPED, MD_SHARE, MD_NCOLS };
+static const char *const median_cols[MD_NCOLS] = {
+	"size", "n", "median", "ci_low", "ci_high", "ci_level", "resolution_s",
+	"clock_bound_s", "iqr", "outliers_dropped", "outliers_share",
+};
+
+/* medians.csv or queue_time_median.csv */
+struct medians {
+	st_table t;
+	double *v;          /* nrows * MD_NCOLS */
+	long nrows;
+	int label;          /* the group column */
+};
+
 /* One per-size statistics file. */
 struct size_stats {
 	int64_t size;
@@ -349,12 +365,18 @@ struct rep {
 	long ndays;
 	int days_label;
 
+	struct medians med[2];  /* medians.csv, queue_time_median.csv */
+
 	struct figure *figs;
 	size_t nfigs;
 
 	char **csvs;
 	size_t ncsvs;
 	bool timeline;
+
+	char **man;         /* the manifest's paths, sorted */
+	size_t nman;
+	bool has_man;       /* ROOT/manifest.txt was there */
 };
 
 static int push_ptr(void *vec, size_t *n, size_t elem, const void *item)
@@ -368,6 +390,159 @@ static int push_ptr(void *vec, size_t *n, size_t elem, const void *item)
 	*v = nv;
 	(*n)++;
 	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Did the run write REL (a path below the results)?  Without a manifest
+ * every file counts as the run's. */
+static bool listed(const struct rep *r, const char *rel)
+{
+	return !r->has_man ||
+	       bsearch(&rel, r->man, r->nman, sizeof(*r->man), cmp_str);
+}
+
+/* Read ROOT/manifest.txt when it is there: its paths, sorted, in R->man.
+ * Paths that leave the directory ("..", absolute) are ignored. */
+static int load_manifest(struct rep *r)
+{
+	char *path = st_path_join(r->root, ST_MANIFEST), *buf, *line, *save;
+	size_t len;
+
+	if (!path)
+		return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
+	if (!st_path_is_file(path)) {
+		free(path);
+		return 0;
+	}
+	buf = st_file_read(path, &len, r->err);
+	free(path);
+	if (!buf)
+		return -1;
+	r->has_man = true;
+	for (line = strtok_r(buf, "\r\n", &save); line;
+	     line = strtok_r(NULL, "\r\n", &save)) {
+		char *dup;
+
+		if (line[0] == '#' || line[0] == '/' || !line[0] ||
+		    !strncmp(line, "../", 3) || strstr(line, "/../"))
+			continue;
+		dup = strdup(line);
+		if (!dup || push_ptr(&r->man, &r->nman, sizeof(dup), &dup) < 0) {
+			free(dup);
+			free(buf);
+			return st_error_set(r->err, ST_EXIT_IOERR,
+					    "out of memory");
+		}
+	}
+	free(buf);
+	if (r->nman)
+		qsort(r->man, r->nman, sizeof(*r->man), cmp_str);
+	return 0;
+}
+
+/* Every regular, not hidden file below ROOT/REL (REL "" for ROOT) but the
+ * manifest, as paths relative to ROOT, appended to *V.  A directory that
+ * cannot be read is an error when STRICT, else it counts as empty. */
+static int walk_files(const char *root, const char *rel, int depth,
+		      bool strict, char ***v, size_t *n, st_error *err)
+{
+	char *dir = rel[0] ? st_path_join(root, rel) : strdup(root);
+	struct dirent *de;
+	DIR *dp;
+	int rc = 0;
+
+	if (!dir)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	dp = opendir(dir);
+	if (!dp) {
+		if (strict)
+			rc = st_error_set(err, ST_EXIT_IOERR, "cannot read %s: %s",
+					  dir, strerror(errno));
+		free(dir);
+		return rc;
+	}
+	while (rc == 0 && (de = readdir(dp)) != NULL) {
+		char *path, *sub;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		path = st_path_join(dir, de->d_name);
+		sub = rel[0] ? st_path_join(rel, de->d_name) : strdup(de->d_name);
+		if (!path || !sub) {
+			rc = st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		} else if (stat(path, &st) == 0) {
+			if (S_ISDIR(st.st_mode) && depth < MAX_DEPTH) {
+				rc = walk_files(root, sub, depth + 1, strict, v, n,
+						err);
+			} else if (S_ISREG(st.st_mode) &&
+				   strcmp(sub, ST_MANIFEST)) {
+				if (push_ptr(v, n, sizeof(sub), &sub) < 0)
+					rc = st_error_set(err, ST_EXIT_IOERR,
+							  "out of memory");
+				else
+					sub = NULL;
+			}
+		}
+		free(path);
+		free(sub);
+	}
+	closedir(dp);
+	free(dir);
+	return rc;
+}
+
+int st_report_manifest_write(const char *dir, const char *writer,
+			     const char *const extra[], size_t nextra,
+			     st_error *err)
+{
+	char **v = NULL, *path = NULL;
+	size_t n = 0;
+	st_atomic_file af;
+	int rc = -1;
+
+	if (walk_files(dir, "", 0, true, &v, &n, err) < 0)
+		goto out;
+	for (size_t i = 0; i < nextra; i++) {
+		char *dup = strdup(extra[i]);
+
+		if (!dup || push_ptr(&v, &n, sizeof(dup), &dup) < 0) {
+			free(dup);
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+			goto out;
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_str);
+	path = st_path_join(dir, ST_MANIFEST);
+	if (!path) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	if (st_atomic_open(&af, path, err) < 0)
+		goto out;
+	fprintf(af.fp, "# the files %s wrote into this directory, one run; "
+		"`streamtime report` links only these\n", writer);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || strcmp(v[i], v[i - 1]))
+			fprintf(af.fp, "%s\n", v[i]);
+	if (ferror(af.fp)) {
+		st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s", path,
+			     strerror(st_atomic_errno(&af)));
+		st_atomic_abort(&af);
+		goto out;
+	}
+	rc = st_atomic_commit(&af, err);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	free(path);
+	return rc;
 }
 
 /* "statistics_transfers_{N}.csv" -> N, or -1. */
@@ -436,8 +611,10 @@ static int load_statistics(struct rep *r)
 		while ((de = readdir(dp)) != NULL) {
 			int64_t s = size_of_name(de->d_name,
 						 "statistics_transfers_", ".csv");
+			char rel[300];
 
-			if (s > 0 && add_size(r, s) < 0) {
+			snprintf(rel, sizeof(rel), "statistics/%s", de->d_name);
+			if (s > 0 && listed(r, rel) && add_size(r, s) < 0) {
 				closedir(dp);
 				goto out;
 			}
@@ -469,6 +646,16 @@ static int load_statistics(struct rep *r)
 	if (r->ndays < 0)
 		goto out;
 	r->days_label = st_table_col(&r->days_t, "Submit_date");
+	for (int i = 0; i < 2; i++) {
+		struct medians *m = &r->med[i];
+
+		m->nrows = read_numbers(&m->t, dir, i ? "queue_time_median.csv"
+					: "medians.csv", "group", median_cols,
+					MD_NCOLS, &m->v, r->err);
+		if (m->nrows < 0)
+			goto out;
+		m->label = st_table_col(&m->t, "group");
+	}
 	rc = 0;
 out:
 	free(dir);
@@ -560,7 +747,12 @@ static int load_figures(struct rep *r)
 		char *path;
 		bool isfile;
 
+		char rel[300];
+
 		if ((!svg && !png) || de->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof(rel), "figures/%s", de->d_name);
+		if (!listed(r, rel))
 			continue;
 		path = st_path_join(dir, de->d_name);
 		if (!path)
@@ -601,46 +793,27 @@ oom:
 	return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
 }
 
-/* Collect the CSV files below ROOT/REL (REL "" for the root itself). */
-static int walk_csvs(struct rep *r, const char *rel, int depth)
+/* The CSV files below the results that the run wrote (listed). */
+static int collect_csvs(struct rep *r)
 {
-	char *dir = rel[0] ? st_path_join(r->root, rel) : strdup(r->root);
-	struct dirent *de;
-	DIR *dp = NULL;
-	int rc = open_dir(r, dir, &dp);
+	char **v = NULL;
+	size_t n = 0;
+	int rc = walk_files(r->root, "", 0, false, &v, &n, r->err);
 
-	if (rc <= 0)
-		return rc;
-	rc = 0;
-	while (rc == 0 && (de = readdir(dp)) != NULL) {
-		size_t len = strlen(de->d_name);
-		char *path, *sub;
-		struct stat st;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(v[i]);
 
-		if (de->d_name[0] == '.')
-			continue;
-		path = st_path_join(dir, de->d_name);
-		sub = rel[0] ? st_path_join(rel, de->d_name) : strdup(de->d_name);
-		if (!path || !sub) {
-			rc = st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
-		} else if (stat(path, &st) == 0) {
-			if (S_ISDIR(st.st_mode) && depth < MAX_DEPTH) {
-				rc = walk_csvs(r, sub, depth + 1);
-			} else if (S_ISREG(st.st_mode) && len > 4 &&
-				   !strcmp(de->d_name + len - 4, ".csv")) {
-				if (push_ptr(&r->csvs, &r->ncsvs, sizeof(sub),
-					     &sub) < 0)
-					rc = st_error_set(r->err, ST_EXIT_IOERR,
-							  "out of memory");
-				else
-					sub = NULL;
-			}
+		if (rc == 0 && len > 4 && !strcmp(v[i] + len - 4, ".csv") &&
+		    listed(r, v[i])) {
+			if (push_ptr(&r->csvs, &r->ncsvs, sizeof(v[i]), &v[i]) < 0)
+				rc = st_error_set(r->err, ST_EXIT_IOERR,
+						  "out of memory");
+			else
+				continue;
 		}
-		free(path);
-		free(sub);
+		free(v[i]);
 	}
-	closedir(dp);
-	free(dir);
+	free(v);
 	return rc;
 }
 
@@ -753,6 +926,9 @@ static const char style[] =
 	"dl.formulas dd{margin:2px 0 0 18px}\n"
 	"ul.files{padding-left:20px}ul.files li{margin:2px 0}\n"
 	".note{background:var(--band);padding:10px 14px;font-size:.94em}\n"
+	"ul.warn{background:#fff4e5;border-left:4px solid #b35c00;"
+	"padding:10px 14px 10px 32px}\n"
+	"tr.misleads td{background:#fff4e5}\n"
 	"@media print{body{max-width:none}figure{break-inside:avoid}}\n"
 	"</style>\n";
 
@@ -925,6 +1101,130 @@ static void write_comparison(struct rep *r)
 		num(r, c[CMP_ENH], 1);
 		put(r, "\xc3\x97</td></tr>\n");
 	}
+	put(r, "</tbody></table></div>\n");
+}
+
+/* "128×128 streaming", "queue time": the group of row I of M. */
+static void median_group(struct rep *r, const struct medians *m, long i)
+{
+	const char *g = st_table_get(&m->t, (size_t)i, m->label);
+	double size = m->v[i * MD_NCOLS + MD_SIZE];
+
+	if (isfinite(size) && size > 0 && size < 1e9) {
+		size_label(r, (int64_t)size);
+		put(r, " ");
+	}
+	if (!strcmp(g, "streaming"))
+		put(r, "<span class=\"st\">streaming</span>");
+	else if (!strcmp(g, "file_transfer"))
+		put(r, "<span class=\"ft\">file transfer</span>");
+	else if (!strcmp(g, "queue"))
+		put(r, "Slurm queue time");
+	else
+		esc(r, g);
+}
+
+/* Does the IQR rule mislead on row V (st_robust_misleads)? */
+static bool rule_misleads(const double *v)
+{
+	return v[MD_N] > 0 && (v[MD_IQR] == 0 || v[MD_DROPPED] * 10 > v[MD_N]);
+}
+
+/* Each group's median with its 95 % interval and the resolution of its
+ * inputs, after a warning for every group the IQR rule misleads on. */
+static void write_medians(struct rep *r)
+{
+	bool any = false;
+
+	put(r, "<h2 id=\"medians\">Medians with 95 % intervals</h2>\n");
+	if (r->med[0].nrows <= 0 && r->med[1].nrows <= 0) {
+		no_data(r, "<code>statistics/medians.csv</code> and "
+			   "<code>statistics/queue_time_median.csv</code> are "
+			   "missing or have no rows.");
+		return;
+	}
+	for (int k = 0; k < 2; k++)
+		for (long i = 0; i < r->med[k].nrows; i++) {
+			const double *v = &r->med[k].v[i * MD_NCOLS];
+
+			if (!rule_misleads(v))
+				continue;
+			if (!any)
+				put(r, "<ul class=\"warn\" id=\"outlier-warnings\">\n");
+			any = true;
+			put(r, "<li><b>Warning:</b> ");
+			median_group(r, &r->med[k], i);
+			put(r, ": the outlier rule drops ");
+			num(r, v[MD_DROPPED], 0);
+			put(r, " of ");
+			num(r, v[MD_N], 0);
+			put(r, " values (");
+			num(r, 100.0 * v[MD_SHARE], 1);
+			put(r, v[MD_IQR] == 0 ? " %; the IQR is 0" : " %");
+			put(r, "), so the mean \xc2\xb1 standard deviation without "
+			       "outliers understates the spread. The median and its "
+			       "interval below do not depend on that rule.</li>\n");
+		}
+	if (any)
+		put(r, "</ul>\n");
+	put(r, "<div class=\"wrap\"><table id=\"medians-table\">\n"
+	       "<caption>Median of all values (no outlier removal) with a "
+	       "distribution-free 95 % interval from order statistics: "
+	       "[X<sub>(k)</sub>, X<sub>(n+1\xe2\x88\x92k)</sub>] of the sorted "
+	       "values, whose exact coverage (binomial, p = \xc2\xbd) is given; "
+	       "fewer than 6 values give no 95 % interval. Step: the "
+	       "resolution of the input times (sacct and file times are whole "
+	       "seconds), so an interval narrower than it says only that the "
+	       "values tie. Clock bound: the largest clock-offset bound of "
+	       "the corrected times (\xe2\x80\x94: the clocks were not "
+	       "measured). IQR rule drops: the outliers the paper's rule "
+	       "leaves out of the mean above.</caption>\n"
+	       "<thead><tr><th>Group</th><th>n</th><th>Median (s)</th>"
+	       "<th>95 % interval (s)</th><th>Coverage</th>"
+	       "<th>Step (s)</th><th>Clock bound (s)</th>"
+	       "<th>IQR rule drops</th></tr></thead>\n<tbody>\n");
+	for (int k = 0; k < 2; k++)
+		for (long i = 0; i < r->med[k].nrows; i++) {
+			const double *v = &r->med[k].v[i * MD_NCOLS];
+
+			put(r, rule_misleads(v) ? "<tr class=\"misleads\"><td>"
+						: "<tr><td>");
+			median_group(r, &r->med[k], i);
+			put(r, "</td><td>");
+			num(r, v[MD_N], 0);
+			put(r, "</td><td>");
+			num(r, v[MD_MEDIAN], 1);
+			put(r, "</td><td>");
+			if (isnan(v[MD_LO])) {
+				put(r, "too few values");
+			} else {
+				num(r, v[MD_LO], 1);
+				put(r, " \xe2\x80\x93 ");
+				num(r, v[MD_HI], 1);
+			}
+			put(r, "</td><td>");
+			if (isnan(v[MD_LEVEL])) {
+				put(r, "n/a");
+			} else {
+				num(r, 100.0 * v[MD_LEVEL], 1);
+				put(r, " %");
+			}
+			put(r, "</td><td>");
+			if (isnan(v[MD_RES]))
+				put(r, "unknown");
+			else
+				num(r, v[MD_RES], v[MD_RES] >= 1 ? 0 : 6);
+			put(r, "</td><td>");
+			if (isnan(v[MD_CLOCK]))
+				put(r, "\xe2\x80\x94");
+			else
+				num(r, v[MD_CLOCK], 3);
+			put(r, "</td><td>");
+			num(r, v[MD_DROPPED], 0);
+			put(r, " (");
+			num(r, 100.0 * v[MD_SHARE], 1);
+			put(r, " %)</td></tr>\n");
+		}
 	put(r, "</tbody></table></div>\n");
 }
 
@@ -1204,6 +1504,10 @@ static const char *csv_about(const char *path, char *buf, size_t size)
 		  "first" },
 		{ "ranked_days_by_month.csv", "mean queue time per day, by "
 		  "month" },
+		{ "medians.csv", "median and 95 % interval of each size's "
+		  "streaming and file-transfer times" },
+		{ "queue_time_median.csv", "median and 95 % interval of the "
+		  "queue time" },
 	};
 	const char *base = strrchr(path, '/');
 	int64_t s;
@@ -1248,6 +1552,15 @@ static void write_files(struct rep *r)
 	       "browser). In Chrome or Chromium, <code>chrome://tracing</code> "
 	       "and <i>Load</i> works too, offline.</p>\n");
 	put(r, "<h3>CSV files</h3>\n");
+	if (r->has_man)
+		put(r, "<p id=\"files-from\">The files this run wrote (<code>"
+		       ST_MANIFEST "</code>).</p>\n");
+	else
+		put(r, "<p class=\"note\" id=\"files-from\">There is no <code>"
+		       ST_MANIFEST "</code> in these results (it is written by "
+		       "<code>streamtime reproduce</code>), so this lists every "
+		       "CSV file found below the directory: some may be left "
+		       "from other runs.</p>\n");
 	if (!r->ncsvs) {
 		no_data(r, "no CSV files in these results.");
 		return;
@@ -1289,6 +1602,12 @@ static const char formulas[] =
 	"<dt>Outliers</dt><dd>Values below Q1 \xe2\x88\x92 1.5\xc2\xb7IQR or "
 	"above Q3 + 1.5\xc2\xb7IQR, where IQR = Q3 \xe2\x88\x92 Q1 is computed "
 	"before removal.</dd>\n"
+	"<dt>Median interval</dt><dd>[X<sub>(k)</sub>, "
+	"X<sub>(n+1\xe2\x88\x92k)</sub>] of the n sorted values, k the "
+	"largest rank with 1 \xe2\x88\x92 2\xc2\xb7P(B \xe2\x89\xa4 "
+	"k \xe2\x88\x92 1) \xe2\x89\xa5 95 %, B binomial (n, \xc2\xbd): "
+	"it holds the true median with that probability whatever the "
+	"distribution of the values (order statistics, no bootstrap).</dd>\n"
 	"<dt>Standard deviation</dt><dd>The sample standard deviation, "
 	"dividing by n \xe2\x88\x92 1.</dd>\n"
 	"<dt>Quantiles</dt><dd>Linear interpolation at position "
@@ -1309,6 +1628,7 @@ static int write_body(struct rep *r, st_report_info *info)
 	put(r, "</code> \xc2\xb7 made by streamtime " ST_VERSION "</p>\n"
 	       "<nav><ul><li><a href=\"#summary\">Summary</a></li>"
 	       "<li><a href=\"#comparison\">Comparison</a></li>"
+	       "<li><a href=\"#medians\">Medians</a></li>"
 	       "<li><a href=\"#per-size\">Per size</a></li>"
 	       "<li><a href=\"#queue\">Queue time</a></li>"
 	       "<li><a href=\"#figures\">Figures</a></li>"
@@ -1317,6 +1637,7 @@ static int write_body(struct rep *r, st_report_info *info)
 	       "</header>\n<main>\n");
 	write_summary(r);
 	write_comparison(r);
+	write_medians(r);
 	write_sizes(r);
 	write_queue(r);
 	if (write_figures(r, info) < 0)
@@ -1342,12 +1663,19 @@ static void rep_release(struct rep *r)
 	free(r->queue);
 	st_table_release(&r->days_t);
 	free(r->days);
+	for (int i = 0; i < 2; i++) {
+		st_table_release(&r->med[i].t);
+		free(r->med[i].v);
+	}
 	for (size_t i = 0; i < r->nfigs; i++)
 		free(r->figs[i].stem);
 	free(r->figs);
 	for (size_t i = 0; i < r->ncsvs; i++)
 		free(r->csvs[i]);
 	free(r->csvs);
+	for (size_t i = 0; i < r->nman; i++)
+		free(r->man[i]);
+	free(r->man);
 }
 
 /* The real path of directory PATH (new), or NULL with ERR (66). */
@@ -1385,6 +1713,8 @@ int st_report_write(FILE *f, const char *results, const char *base,
 	st_table_init(&r.cmp_t);
 	st_table_init(&r.queue_t);
 	st_table_init(&r.days_t);
+	st_table_init(&r.med[0].t);
+	st_table_init(&r.med[1].t);
 	r.f = f;
 	r.shown = results;
 	r.err = err;
@@ -1403,9 +1733,11 @@ int st_report_write(FILE *f, const char *results, const char *base,
 		st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		goto out;
 	}
-	r.timeline = st_path_is_file(tl);
+	if (load_manifest(&r) < 0)
+		goto out;
+	r.timeline = st_path_is_file(tl) && listed(&r, "timeline.json");
 	if (load_statistics(&r) < 0 || load_figures(&r) < 0 ||
-	    walk_csvs(&r, "", 0) < 0)
+	    collect_csvs(&r) < 0)
 		goto out;
 	if (r.ncsvs)
 		qsort(r.csvs, r.ncsvs, sizeof(*r.csvs), cmp_csv);
@@ -1422,6 +1754,7 @@ int st_report_write(FILE *f, const char *results, const char *base,
 		info->sizes = r.ncmp > 0 ? (size_t)r.ncmp : 0;
 		info->csvs = r.ncsvs;
 		info->timeline = r.timeline;
+		info->manifest = r.has_man;
 	}
 	rc = 0;
 out:

@@ -59,6 +59,46 @@ static void test_nearest_and_fix(void **state)
 	st_table_release(&t);
 }
 
+/* Issue 17 item 2: clock offsets measured today were applied to 2023 data
+ * without a word.  A correction whose measurement is more than a day
+ * (ST_CLOCK_FAR_NS) from the time is counted, with the largest distance. */
+static void test_far_measurement_counted(void **state)
+{
+	st_table t;
+	st_clock_offsets o;
+	st_clock_fix f = { 0 };
+	st_clock_far far = { 0 };
+	st_error err;
+	/* rec0 measured at 16:00 and 18:00 on 2023-10-13 */
+	st_instant t17 = INT64_C(1697216400) * ST_NS_PER_SEC;
+	st_instant day = INT64_C(86400) * ST_NS_PER_SEC, x;
+
+	(void)state;
+	st_table_init(&t);
+	assert_int_equal(st_table_parse(&t, "o.csv", offsets, strlen(offsets),
+					&err), 0);
+	assert_int_equal(st_clock_offsets_load(&o, &t, &err), 0);
+	f.offsets = &o;
+	f.far = &far;
+	x = t17;                        /* an hour from 16:00: near */
+	assert_int_equal(st_clock_fix_time(&f, "rec0", &x, NULL, &err), 0);
+	x = t17 + day;                  /* 23 h after 18:00: near */
+	assert_int_equal(st_clock_fix_time(&f, "rec0", &x, NULL, &err), 0);
+	assert_int_equal(far.count, 0);
+	x = t17 + day + 2 * 3600 * ST_NS_PER_SEC; /* 25 h after 18:00: far */
+	assert_int_equal(st_clock_fix_time(&f, "rec0", &x, NULL, &err), 0);
+	x = t17 - 400 * day;            /* 400 days less an hour before 16:00 */
+	assert_int_equal(st_clock_fix_time(&f, "rec0", &x, NULL, &err), 0);
+	assert_int_equal(far.total, 4);
+	assert_int_equal(far.count, 2);
+	assert_true(far.worst == 400 * day - 3600 * ST_NS_PER_SEC);
+	/* the reference clock is not corrected, so not counted */
+	assert_int_equal(st_clock_fix_time(&f, NULL, &x, NULL, &err), 0);
+	assert_int_equal(far.total, 4);
+	st_clock_offsets_release(&o);
+	st_table_release(&t);
+}
+
 static void test_bad_files(void **state)
 {
 	static const char *const bad[] = {
@@ -96,6 +136,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nearest_and_fix),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_far_measurement_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -261,7 +261,7 @@ static void test_offload_means_and_missing_receiver(void **state)
 
 	(void)state;
 	assert_int_equal(st_merge_offload(&wt, r, 2, NULL, cap_open(&c), cap_open(&ps),
-					  &err), 0);
+					  NULL, &err), 0);
 	assert_string_equal(cap_text(&c), "size,offload_time\n128,3.75\n256,20.0\n");
 	assert_string_equal(cap_text(&ps), "size,scan_number,offload_time\n"
 			    "128,1,3.0\n128,2,4.5\n256,9,20.0\n");
@@ -270,7 +270,7 @@ static void test_offload_means_and_missing_receiver(void **state)
 
 	/* a range without scans is an error, not a NaN */
 	st_size_range none[] = { { 512, { 100, 200 } } };
-	assert_int_equal(st_merge_offload(&wt, none, 1, NULL, cap_open(&c), NULL, &err), -1);
+	assert_int_equal(st_merge_offload(&wt, none, 1, NULL, cap_open(&c), NULL, NULL, &err), -1);
 	assert_int_equal(err.code, ST_EXIT_DATAERR);
 	assert_string_equal(err.text, "write_times.csv: no scan of range 100-200 "
 			    "(size 512)");
@@ -279,7 +279,7 @@ static void test_offload_means_and_missing_receiver(void **state)
 
 	/* the junk row inside a range: file, line and column named */
 	st_size_range bad[] = { { 128, { 3, 3 } } };
-	assert_int_equal(st_merge_offload(&wt, bad, 1, NULL, cap_open(&c), NULL, &err), -1);
+	assert_int_equal(st_merge_offload(&wt, bad, 1, NULL, cap_open(&c), NULL, NULL, &err), -1);
 	assert_non_null(strstr(err.text, "write_times.csv:4: column 'time0': "
 			       "cannot parse time 'junk'"));
 	fclose(c.f);
@@ -366,6 +366,50 @@ static void test_streaming_dst_overlap_warns(void **state)
 	st_tz_free(la);
 }
 
+/* Issue 17 item 2: on a fresh clone the data files' mtimes are the
+ * checkout's, so offload times came out near 87,000,000 s with no word.
+ * Negative or longer-than-a-day offloads are one warning that counts them
+ * and names the scans; plausible ones say nothing. */
+static void test_offload_checkout_mtimes_warn(void **state)
+{
+	st_table wt;
+	struct capture c;
+	char last[512] = "";
+	st_log log = { warn_sink, last, 0 };
+	st_error err;
+	st_size_range r[] = { { 128, { 1, 9 } } };
+
+	(void)state;
+	parse(&wt, "write_times.csv",
+	      "scan_number,time0,time_last_written\n"
+	      "1,2023-10-16T10:00:00+00:00,2023-10-16T10:00:03+00:00\n"
+	      "2,2023-10-16T10:00:00+00:00,2026-06-01T00:00:00+00:00\n"
+	      "3,2023-10-16T10:00:00+00:00,2023-10-16T09:59:55+00:00\n"
+	      "4,2023-10-16T10:00:00+00:00,2023-10-17T10:00:00+00:00\n"
+	      "5,2023-10-16T10:00:00+00:00,2023-10-17T10:00:01+00:00\n");
+	assert_int_equal(st_merge_offload(&wt, r, 1, NULL, cap_open(&c), NULL,
+					  &log, &err), 0);
+	free((void *)cap_text(&c));
+	/* scan 4 is a day exactly: plausible; 2 (about 2.6 years), 3 (-5 s)
+	 * and 5 (a day and a second) are not; 2 is the worst */
+	assert_int_equal(log.count, 1);
+	assert_non_null(strstr(last, "write_times.csv: 3 of 5 scans have an "
+			       "offload time that is negative or longer than "
+			       "a day (scan 2: "));
+	assert_non_null(strstr(last, "scans 2, 3, 5)"));
+	st_table_release(&wt);
+
+	parse(&wt, "write_times.csv",
+	      "scan_number,time0,time_last_written\n"
+	      "1,2023-10-16T10:00:00+00:00,2023-10-16T10:00:03+00:00\n");
+	log.count = 0;
+	assert_int_equal(st_merge_offload(&wt, r, 1, NULL, cap_open(&c), NULL,
+					  &log, &err), 0);
+	free((void *)cap_text(&c));
+	assert_int_equal(log.count, 0);
+	st_table_release(&wt);
+}
+
 /* Issue 13 item 10 (the merges): times more than 292 years apart
  * overflowed the int64 ns difference (undefined behaviour, then garbage
  * offload and latency values). */
@@ -381,7 +425,7 @@ static void test_merges_time_span_overflow_is_65(void **state)
 	      "1,2023-10-16T10:00:00+00:00,2023-10-16T10:00:03+00:00\n"
 	      "2,1700-01-01T00:00:00+00:00,2260-01-01T00:00:00+00:00\n");
 	assert_int_equal(st_merge_offload(&wt, r, 1, NULL, cap_open(&c), NULL,
-					  &err), -1);
+					  NULL, &err), -1);
 	assert_int_equal(err.code, ST_EXIT_DATAERR);
 	assert_non_null(strstr(err.text, "write_times.csv:3:"));
 	fclose(c.f);
@@ -416,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_streaming_time_zones_and_sign),
 		cmocka_unit_test(test_streaming_dst_overlap_warns),
 		cmocka_unit_test(test_merges_time_span_overflow_is_65),
+		cmocka_unit_test(test_offload_checkout_mtimes_warn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

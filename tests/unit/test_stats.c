@@ -337,6 +337,131 @@ static void test_outliers_then_summary(void **state)
 	assert_near(s.max, 4.0);
 }
 
+/* ---- the median's interval (order statistics) -------------------------- */
+
+/* Coverage of [X(k), X(n+1-k)] is 1 - 2 P(B <= k-1), B ~ Bin(n, 1/2);
+ * k is the largest rank with coverage >= 95 %.  Worked by hand:
+ *   n = 5:  P(B <= 0) = 1/32 = 0.03125 > 0.025: no 95 % interval
+ *   n = 6:  P(B <= 0) = 1/64 <= 0.025; P(B <= 1) = 7/64 > 0.025: k = 1,
+ *           coverage 1 - 2/64 = 0.96875
+ *   n = 9:  P(B <= 1) = 10/512 <= 0.025 < P(B <= 2) = 46/512: k = 2,
+ *           coverage 1 - 20/512 = 0.9609375, [X(2), X(8)]
+ *   n = 10: P(B <= 1) = 11/1024 <= 0.025 < 56/1024: k = 2,
+ *           coverage 1 - 22/1024 = 0.978515625, [X(2), X(9)]
+ *   n = 100: k = 40, [X(40), X(61)], coverage 0.9647997997822951 (exact
+ *           sum of C(100, i) / 2^100 in Python's fractions; the textbook
+ *           table gives the same ranks). */
+static void test_median_ci_too_few_values(void **state)
+{
+	static const double v[] = { 1, 2, 3, 4, 5 };
+	st_median_ci ci;
+
+	(void)state;
+	st_stats_median_ci(v, 5, 0.95, &ci);
+	assert_near(ci.median, 3.0);
+	assert_int_equal(ci.k, 0);
+	assert_nan(ci.lo);
+	assert_nan(ci.hi);
+	assert_nan(ci.level);
+	st_stats_median_ci(NULL, 0, 0.95, &ci);
+	assert_nan(ci.median);
+	assert_int_equal(ci.k, 0);
+}
+
+static void test_median_ci_smallest_n(void **state)
+{
+	static const double v[] = { 10, 11, 12, 13, 14, 90 };
+	st_median_ci ci;
+
+	(void)state;
+	st_stats_median_ci(v, 6, 0.95, &ci);
+	assert_int_equal(ci.k, 1);
+	assert_near(ci.median, 12.5);
+	assert_near(ci.lo, 10.0);
+	assert_near(ci.hi, 90.0);
+	assert_near(ci.level, 0.96875);
+}
+
+static void test_median_ci_nine_and_ten(void **state)
+{
+	static const double v9[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	static const double v10[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	st_median_ci ci;
+
+	(void)state;
+	st_stats_median_ci(v9, 9, 0.95, &ci);
+	assert_int_equal(ci.k, 2);
+	assert_near(ci.lo, 2.0);
+	assert_near(ci.hi, 8.0);
+	assert_near(ci.level, 0.9609375);
+	st_stats_median_ci(v10, 10, 0.95, &ci);
+	assert_int_equal(ci.k, 2);
+	assert_near(ci.lo, 2.0);
+	assert_near(ci.hi, 9.0);
+	assert_near(ci.level, 0.978515625);
+}
+
+static void test_median_ci_hundred(void **state)
+{
+	double v[100];
+	st_median_ci ci;
+
+	(void)state;
+	for (int i = 0; i < 100; i++)
+		v[i] = i + 1;          /* X(r) = r */
+	st_stats_median_ci(v, 100, 0.95, &ci);
+	assert_int_equal(ci.k, 40);
+	assert_near(ci.lo, 40.0);
+	assert_near(ci.hi, 61.0);
+	if (fabs(ci.level - 0.9647997997822951) > 1e-9)
+		fail_msg("level %.17g", ci.level);
+}
+
+/* Whole-second values that mostly tie (the paper's 128x128 streaming):
+ * the interval collapses to the tied value, and the IQR rule, with an IQR
+ * of 0, calls every other value an outlier: st_robust_misleads. */
+static void test_median_ci_ties_iqr_zero(void **state)
+{
+	static const double v[] = { 4, 4, 5, 4, 3, 4, 4, 4, 4, 4 };
+	st_robust r;
+
+	(void)state;
+	assert_int_equal(st_stats_robust(v, N(v), &r), 0);
+	assert_int_equal(r.n, 10);
+	/* sorted 3 4 4 4 4 4 4 4 4 5: q25 = q75 = 4 */
+	assert_near(r.iqr, 0.0);
+	assert_int_equal(r.dropped, 2);
+	assert_int_equal(r.ci.k, 2);
+	assert_near(r.ci.lo, 4.0);
+	assert_near(r.ci.hi, 4.0);
+	assert_near(r.ci.median, 4.0);
+	assert_nan(r.resolution);
+	assert_nan(r.clock_bound);
+	assert_true(st_robust_misleads(&r));
+}
+
+/* The rule drops more than 10 %: misleads; 10 % exactly or less: not. */
+static void test_robust_misleads_share(void **state)
+{
+	/* sorted 1..9, 100: q25 = 3.25, q75 = 7.75, IQR 4.5, hi 14.5: 100
+	 * dropped, 1 of 10 = 10 %: not more than 10 % */
+	static const double ten[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 100 };
+	/* 1..8, 100, 200: q25 = 3.25, q75 = 7.75, IQR 4.5, hi 14.5: two
+	 * dropped, 20 % */
+	static const double two[] = { 1, 2, 3, 4, 5, 6, 7, 8, 100, 200 };
+	st_robust r;
+
+	(void)state;
+	assert_int_equal(st_stats_robust(ten, N(ten), &r), 0);
+	assert_int_equal(r.dropped, 1);
+	assert_false(st_robust_misleads(&r));
+	assert_int_equal(st_stats_robust(two, N(two), &r), 0);
+	assert_int_equal(r.dropped, 2);
+	assert_true(st_robust_misleads(&r));
+	assert_int_equal(st_stats_robust(NULL, 0, &r), 0);
+	assert_false(st_robust_misleads(&r));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +484,12 @@ int main(void)
 		cmocka_unit_test(test_outliers_in_place),
 		cmocka_unit_test(test_outliers_empty),
 		cmocka_unit_test(test_outliers_then_summary),
+		cmocka_unit_test(test_median_ci_too_few_values),
+		cmocka_unit_test(test_median_ci_smallest_n),
+		cmocka_unit_test(test_median_ci_nine_and_ten),
+		cmocka_unit_test(test_median_ci_hundred),
+		cmocka_unit_test(test_median_ci_ties_iqr_zero),
+		cmocka_unit_test(test_robust_misleads_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
