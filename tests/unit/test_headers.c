@@ -54,6 +54,7 @@
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/tz.h"
 
@@ -99,6 +100,7 @@
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/tz.h"
 
@@ -145,6 +147,7 @@ static const char *const included[] = {
 	"time.h",
 	"timeline.h",
 	"trace.h",
+	"trace_events.h",
 	"trace_keys.h",
 	"tz.h",
 };
