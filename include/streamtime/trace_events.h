@@ -59,6 +59,8 @@ typedef struct st_trace_events_result {
 	uint64_t bad_lines;
 	bool limited;              /* stopped at the limit: the rest of the
 				    * inputs was not read */
+	bool write_failed;         /* the error is OUT's ... */
+	int write_errno;           /* ... and this its errno */
 	st_trace_file *files_in;   /* the inputs read (all of them unless
 				    * limited), in order */
 	size_t n_files;
@@ -75,8 +77,9 @@ bool st_trace_events_key_is_column(const st_trace_key *k);
  * or a read error is recorded in RES->files_in (err_code, err_text: what
  * was read before it is written) and the next input is read; so is a
  * file with no event of any phase (not_trace).  Returns 0, or -1 with
- * ERR set: 74 when OUT cannot be written or memory runs out (RES then
- * says what was read), 64 when a key is a column already.  Release RES
+ * ERR set: 74 when OUT cannot be written (RES->write_failed) or memory
+ * runs out (RES then says what was read), 64 when a key is a column
+ * already.  Release RES
  * in every case. */
 int st_trace_events_write(const char *const *paths, size_t n,
 			  const st_trace_events_opts *o, FILE *out,

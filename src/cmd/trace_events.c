@@ -85,8 +85,13 @@ static int run_events(const struct st_trace_inputs *in,
 	rc = st_trace_inputs_report(res.files_in, res.n_files, res.bad,
 				    res.n_bad, res.bad_lines);
 	if (wrc < 0) {
+		if (res.write_failed)
+			st_msg_error("cannot write %s: %s", to_stdout ?
+				     "to standard output" : out,
+				     strerror(res.write_errno));
+		else
+			st_msg_fail(&err);
 		st_atomic_abort(&af);
-		st_msg_fail(&err);
 		if (!rc || err.code == ST_EXIT_IOERR)
 			rc = err.code;
 	} else if (rc) {
@@ -94,7 +99,7 @@ static int run_events(const struct st_trace_inputs *in,
 	} else if (st_atomic_commit(&af, &err) < 0) {
 		rc = st_msg_fail(&err);
 	}
-	if (rc && to_stdout && res.rows)
+	if (rc && to_stdout && !res.write_failed && res.rows)
 		st_msg_error("trace events: standard output got the first %"
 			     PRIu64 " rows only", res.rows);
 	else if (rc && !to_stdout)
@@ -107,8 +112,10 @@ static int run_events(const struct st_trace_inputs *in,
 		st_msg_verbose("trace events: %" PRIu64 " rows of %" PRIu64
 			       " events", res.rows, res.events);
 	}
+	if (to_stdout && !res.write_failed)
+		rc = st_finish_stdout(rc);
 	st_trace_events_result_release(&res);
-	return to_stdout ? st_finish_stdout(rc) : rc;
+	return rc;
 }
 
 int cmd_trace_events(int argc, char **argv)

@@ -1,5 +1,6 @@
 /* events.c - `trace events`: selected events as CSV or JSON lines
  * (trace_events.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -328,7 +329,8 @@ static void json_row(struct writer *w)
 	st_outbuf_put(ob, "}\n", 2);
 }
 
-/* One event of R as a row.  0, or -1 when memory runs out or OUT fails. */
+/* One event of R as a row.  0, -1 when memory runs out, -2 when OUT
+ * fails. */
 static int write_row(struct writer *w, const st_pfw_reader *r,
 		     const st_pfw_event *ev)
 {
@@ -359,14 +361,21 @@ static int write_row(struct writer *w, const st_pfw_reader *r,
 			return -1;
 	if (json) {
 		json_row(w);
-		return 0;
+		return w->ob->failed ? -2 : 0;
 	}
 	for (size_t i = 0; i < C_N + w->nkeys; i++)
 		cells[i] = w->off[i] == SIZE_MAX ? NULL : w->row + w->off[i];
-	return st_csv_write_row(w->out, C_N + w->nkeys, cells);
+	return st_csv_write_row(w->out, C_N + w->nkeys, cells) < 0 ? -2 : 0;
 }
 
 /* ---- reading --------------------------------------------------------- */
+
+static int write_failed(st_trace_events_result *res, st_error *err)
+{
+	res->write_errno = errno ? errno : EIO;
+	res->write_failed = true;
+	return st_error_set(err, ST_EXIT_IOERR, "cannot write the events");
+}
 
 /* Keep the corrupt line R just gave as number FI's, while fewer than
  * max_bad are kept.  0, or -1 when memory runs out. */
@@ -429,9 +438,8 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 		}
 		if (!k)
 			continue;
-		if (write_row(w, r, &ev) < 0) {
-			ret = st_error_set(err, ST_EXIT_IOERR, "cannot write "
-					   "the events (or out of memory)");
+		if ((k = write_row(w, r, &ev)) < 0) {
+			ret = k == -1 ? OOM(err) : write_failed(res, err);
 			break;
 		}
 		if (++res->rows == o->limit) {
@@ -442,8 +450,7 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 			if (w->ob)
 				st_outbuf_flush(w->ob);
 			if ((w->ob && w->ob->failed) || ferror(w->out)) {
-				ret = st_error_set(err, ST_EXIT_IOERR, "cannot "
-						   "write the events");
+				ret = write_failed(res, err);
 				break;
 			}
 			if (o->progress) {
@@ -504,8 +511,7 @@ int st_trace_events_write(const char *const *paths, size_t n,
 		st_outbuf_init(w.ob, out);
 	}
 	if (write_header(&w) < 0)
-		ret = st_error_set(err, ST_EXIT_IOERR, "cannot write the "
-				   "events");
+		ret = write_failed(res, err);
 	for (size_t i = 0; ret == 0 && i < n && !res->limited; i++) {
 		res->n_files = i + 1;
 		ret = read_one(&w, paths[i], i, res, err);
@@ -513,12 +519,10 @@ int st_trace_events_write(const char *const *paths, size_t n,
 	if (w.ob) {
 		st_outbuf_flush(w.ob);
 		if (w.ob->failed && ret == 0)
-			ret = st_error_set(err, ST_EXIT_IOERR, "cannot write "
-					   "the events");
+			ret = write_failed(res, err);
 	}
 	if (ret == 0 && ferror(out))
-		ret = st_error_set(err, ST_EXIT_IOERR, "cannot write the "
-				   "events");
+		ret = write_failed(res, err);
 	free(w.ob);
 	free(w.row);
 	free(w.kb);

@@ -345,6 +345,19 @@ def exits(tmp):
     with open(out) as f:
         check(parse_jsonl(f.read(), ("basename", "pattern")) ==
               expected_rows([SMALL]), "--out FILE holds the rows")
+    # a full disk: 74, said with its cause
+    if os.path.exists("/dev/full"):
+        r = st("trace", "events", OLD, "--out", "/dev/full")
+        check(r.returncode == 74 and b"cannot write /dev/full: No space"
+              in r.stderr, "--out /dev/full: rc %d %r" %
+              (r.returncode, r.stderr))
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([BIN, "trace", "events", OLD, "--format",
+                                "jsonl"], stdout=full,
+                               stderr=subprocess.PIPE, timeout=60)
+        check(p.returncode == 74 and p.stderr.count(b"\n") == 1 and
+              b"standard output: No space" in p.stderr,
+              "stdout on a full disk: rc %d %r" % (p.returncode, p.stderr))
     # only a header when the filter keeps nothing
     r = st("trace", "events", SMALL, "--filter", "name=none")
     check(r.returncode == 0 and r.stdout.decode() ==
