@@ -157,32 +157,6 @@ def run_both(args, want, keys, what, csv_none=True):
     same_rows(parse_jsonl(r.stdout.decode(), keys), want, what + " jsonl")
 
 
-def matches(e, terms):
-    for field, op, neg, val in terms:
-        v = e[field]
-        if field in ("pid", "tid"):
-            hit = v == int(val)
-        elif v is None:
-            hit = False
-        elif op == "=":
-            hit = v == val
-        elif op == "~":
-            hit = val in v
-        else:
-            hit = v.startswith(val)
-        if hit == neg:
-            return False
-    return True
-
-
-def terms_of(expr):
-    out = []
-    for t in expr.split(","):
-        m = re.fullmatch(r"([a-z]+)(!?)([=~^])(.*)", t)
-        out.append((m.group(1), m.group(3), m.group(2) == "!", m.group(4)))
-    return out
-
-
 # ---- cases -----------------------------------------------------------------
 
 def fixtures():
@@ -211,10 +185,10 @@ def filters():
                   ["file^/p/lustre1", "name!~stat"], ["name=read"],
                   ["pid=1338896"], ["tid!=2677792"], ["host~corona"],
                   ["file!^/usr", "cat!=dftracer"], ["name=nothing"]):
-        terms = [t for x in exprs for t in terms_of(x)]
+        terms = [t for x in exprs for t in ref.filter_terms(x)]
         args = [a for x in exprs for a in ("--filter", x)]
         allp = [SMALL, OLD, NEW]
-        want = expected_rows(allp, keep=lambda e: matches(e, terms))
+        want = expected_rows(allp, keep=lambda e: ref.filter_keep(e, terms))
         run_both(allp + args, want, None, "filter %s" % exprs)
         if exprs == ["cat=POSIX,name~write"]:
             check(len(want) > 100, "the write filter keeps rows")

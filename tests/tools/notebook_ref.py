@@ -282,6 +282,41 @@ def key_text(t):
     return ":".join(["?" if t[0] is None else t[0]] + [str(x) for x in t[1:]])
 
 
+# ---- --filter --------------------------------------------------------------
+
+def filter_terms(expr):
+    """"TERM[,TERM...]" as (field, op, negated, value): FIELD [!] OP VALUE
+    with OP one of = (equal), ~ (contains), ^ (starts with)."""
+    out = []
+    for t in expr.split(","):
+        m = re.fullmatch(r"([a-z]+)(!?)([=~^])(.*)", t, re.S)
+        if not m:
+            raise ValueError("bad filter term %r" % t)
+        out.append((m.group(1), m.group(3), m.group(2) == "!", m.group(4)))
+    return out
+
+
+def filter_keep(e, terms):
+    """Do all TERMS hold for event E?  pid and tid compare as integers; a
+    field the event lacks (no host, no file) matches no term, so only a
+    negated one lets it through."""
+    for field, op, neg, val in terms:
+        v = e[field]
+        if field in ("pid", "tid"):
+            hit = v == int(val)
+        elif v is None:
+            hit = False
+        elif op == "=":
+            hit = v == val
+        elif op == "~":
+            hit = val in v
+        else:
+            hit = v.startswith(val)
+        if hit == neg:
+            return False
+    return True
+
+
 # ---- the notebook ----------------------------------------------------------
 
 def under(path, d):
