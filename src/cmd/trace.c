@@ -1009,6 +1009,8 @@ out:
 }
 
 static const struct st_cmd sub[] = {
+	{ "events", cmd_trace_events,
+	  "the selected events as CSV or JSON lines, with derived keys", NULL },
 	{ "summary", cmd_trace_summary,
 	  "summarise traces: counts, time, bytes, overlap, groups", NULL },
 	{ "timeline", cmd_trace_timeline,

@@ -50,9 +50,12 @@
 #include "streamtime/slurm_run.h"
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
+#include "streamtime/suggest.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_events.h"
+#include "streamtime/trace_keys.h"
 #include "streamtime/tz.h"
 
 #include "streamtime/analysis.h"
@@ -93,9 +96,12 @@
 #include "streamtime/slurm_run.h"
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
+#include "streamtime/suggest.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_events.h"
+#include "streamtime/trace_keys.h"
 #include "streamtime/tz.h"
 
 static const char *const included[] = {
@@ -137,9 +143,12 @@ static const char *const included[] = {
 	"slurm_run.h",
 	"spawn.h",
 	"stats.h",
+	"suggest.h",
 	"time.h",
 	"timeline.h",
 	"trace.h",
+	"trace_events.h",
+	"trace_keys.h",
 	"tz.h",
 };
 

@@ -1,0 +1,90 @@
+/* trace_events.h - `trace events`: the selected events of traces as a
+ * table, a row per event, for the drill-downs a tool does not answer
+ * itself (issue 16).
+ *
+ * Columns, in this order:
+ *   ts, dur     microseconds, as in the trace (ts since the epoch);
+ *   start, end  ts and ts + dur as UTC instants (st_time_format_utc:
+ *               "2024-09-26T21:48:27.981693+00:00", the fraction only
+ *               when there is one);
+ *   host, pid, tid, name, cat, file   as read (pfw.h: hashes resolved);
+ *   bytes       st_pfw_event_bytes; none when the event moved no data
+ *               we know of;
+ *   then one column per derived key asked (trace_keys.h), named as the
+ *   key ("pattern", "prefix:2").
+ * A value the event does not have (host, file, bytes, a key of a file)
+ * is an empty cell in CSV and null in JSON lines.
+ *
+ * CSV (RFC 4180, st_csv_write_row): a header row, then a row per event;
+ * a cell is quoted when it holds a comma, a quote, or begins or ends
+ * with a blank.  Every row is one line: in text cells a control
+ * character (U+0000-U+001F, U+007F-U+009F) is written "\u00XX" and a
+ * backslash "\\", so the exact text comes back by undoing those two
+ * escapes.  JSON lines: an object per event, the same escapes (JSON's
+ * own; quotes as \").  Names are valid UTF-8 (the reader takes no
+ * other), and stay as they are otherwise.
+ *
+ * Rows come in the order of the paths, each file's in its order; the
+ * files are read one after the other, once, in memory bounded by the
+ * reader's (pfw.h).
+ */
+#ifndef STREAMTIME_TRACE_EVENTS_H
+#define STREAMTIME_TRACE_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "streamtime/error.h"
+#include "streamtime/trace.h"
+#include "streamtime/trace_keys.h"
+
+enum st_trace_events_format { ST_TRACE_EVENTS_CSV, ST_TRACE_EVENTS_JSONL };
+
+typedef struct st_trace_events_opts {
+	const st_trace_filter *filter;      /* NULL: every event */
+	const st_trace_keys *keys;          /* derived columns; NULL: none */
+	enum st_trace_events_format format;
+	uint64_t limit;                     /* at most this many rows; 0:
+					     * no limit */
+	size_t max_bad;                     /* corrupt lines kept by number */
+	st_trace_progress *progress;        /* may be NULL */
+} st_trace_events_opts;
+
+/* What became of the inputs, as a summary says it (trace.h). */
+typedef struct st_trace_events_result {
+	uint64_t rows;             /* events written */
+	uint64_t events;           /* X events read (before the filter) */
+	uint64_t bad_lines;
+	bool limited;              /* stopped at the limit: the rest of the
+				    * inputs was not read */
+	bool write_failed;         /* the error is OUT's ... */
+	int write_errno;           /* ... and this its errno */
+	st_trace_file *files_in;   /* the inputs read (all of them unless
+				    * limited), in order */
+	size_t n_files;
+	st_trace_bad *bad;         /* the first max_bad corrupt lines */
+	size_t n_bad;
+} st_trace_events_result;
+
+/* Is K a column of its own already (host, pid, name, cat, file), so
+ * that it cannot be a derived column too? */
+bool st_trace_events_key_is_column(const st_trace_key *k);
+
+/* Write the header and a row per event of PATHS[0..N) that O's filter
+ * keeps to OUT.  An input that cannot be opened, a damaged gzip stream
+ * or a read error is recorded in RES->files_in (err_code, err_text: what
+ * was read before it is written) and the next input is read; so is a
+ * file with no event of any phase (not_trace).  Returns 0, or -1 with
+ * ERR set: 74 when OUT cannot be written (RES->write_failed) or memory
+ * runs out (RES then says what was read), 64 when a key is a column
+ * already.  Release RES
+ * in every case. */
+int st_trace_events_write(const char *const *paths, size_t n,
+			  const st_trace_events_opts *o, FILE *out,
+			  st_trace_events_result *res, st_error *err);
+
+void st_trace_events_result_release(st_trace_events_result *res);
+
+#endif

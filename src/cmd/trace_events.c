@@ -1,0 +1,182 @@
+/* trace_events.c - `streamtime trace events` (issue 16): the selected
+ * events of traces as CSV or JSON lines. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "trace_inputs.h"
+#include "streamtime/atomic.h"
+#include "streamtime/trace_events.h"
+
+static const struct st_cmd_desc events_desc = {
+	.path = "streamtime trace events",
+	ST_DESC_ARGS_ANY("FILE...", "no trace file given",
+			 ST_COMPLETE_FILE),
+	.description =
+	"The events of DFTracer traces (.pfw, .pfw.gz; a directory means its\n"
+	"*.pfw and *.pfw.gz; '-' is standard input) that --filter keeps, as a\n"
+	"table with a row per event, in the order of the files and of their\n"
+	"lines: ts and dur (microseconds, as in the trace), start and end\n"
+	"(UTC), host, pid, tid, name, cat, file, bytes, then the keys asked\n"
+	"with --keys.  A value the event lacks is an empty cell (CSV) or null\n"
+	"(JSON).  In text, a control character is written \\u00XX and a\n"
+	"backslash \\\\, so every row is one line and the text comes back\n"
+	"exactly.\n",
+	.epilogue =
+	"Corrupt lines are counted and skipped (the first ten named on stderr).\n"
+	"Exit 0, also when the filter keeps no event (only the CSV header); 65\n"
+	"when an input is not a trace (empty, no event, only corrupt lines) or\n"
+	"its gzip stream is damaged; 66 an input missing or unreadable (said\n"
+	"before anything is read); 74 a read or write error.  On 65, 66 and 74\n"
+	"--out FILE is left as it was; standard output has had the rows before\n"
+	"the fault.\n",
+};
+
+static const char *const format_choices[] = { "csv", "jsonl", NULL };
+
+static const char *const key_choices[] = {
+	"thread", "basename", "pattern", "prefix:", "phase", NULL,
+};
+
+/* --filter F: one more AND of terms (as `trace summary`). */
+static int add_filter(const struct st_option *o, char *arg, st_error *err)
+{
+	if (st_trace_filter_parse(o->target, arg, err) < 0) {
+		err->code = ST_EXIT_USAGE;
+		return -1;
+	}
+	return 0;
+}
+
+/* --keys LIST: the derived columns; none of them a column already. */
+static int set_keys(const struct st_option *o, char *arg, st_error *err)
+{
+	st_trace_keys *k = o->target;
+	char name[16];
+
+	if (st_trace_keys_parse(k, arg, err) < 0)
+		return -1;
+	for (size_t i = 0; i < k->n; i++)
+		if (st_trace_events_key_is_column(&k->v[i]))
+			return st_error_set(err, ST_EXIT_USAGE, "'%s': a column "
+					    "already (host, pid, tid, name, cat "
+					    "and file always are)",
+					    st_trace_key_name(&k->v[i], name,
+							      sizeof(name)));
+	return 0;
+}
+
+/* Write the rows of IN with O to OUT (atomically; '-' streams to stdout)
+ * and say what became of the inputs.  Returns the exit status. */
+static int run_events(const struct st_trace_inputs *in,
+		      const st_trace_events_opts *o, const char *out)
+{
+	st_atomic_file af = { 0 };
+	st_trace_events_result res = { 0 };
+	st_error err;
+	bool to_stdout = strcmp(out, "-") == 0;
+	int rc, wrc;
+
+	if (st_atomic_open(&af, out, &err) < 0)
+		return st_msg_fail(&err);
+	wrc = st_trace_events_write((const char *const *)in->v, in->n, o,
+				    af.fp, &res, &err);
+	rc = st_trace_inputs_report(res.files_in, res.n_files, res.bad,
+				    res.n_bad, res.bad_lines);
+	if (wrc < 0) {
+		if (res.write_failed)
+			st_msg_error("cannot write %s: %s", to_stdout ?
+				     "to standard output" : out,
+				     strerror(res.write_errno));
+		else
+			st_msg_fail(&err);
+		st_atomic_abort(&af);
+		if (!rc || err.code == ST_EXIT_IOERR)
+			rc = err.code;
+	} else if (rc) {
+		st_atomic_abort(&af);
+	} else if (st_atomic_commit(&af, &err) < 0) {
+		rc = st_msg_fail(&err);
+	}
+	if (rc && to_stdout && !res.write_failed && res.rows)
+		st_msg_error("trace events: standard output got the first %"
+			     PRIu64 " rows only", res.rows);
+	else if (rc && !to_stdout)
+		st_msg_error("trace events: nothing written (%s is left as "
+			     "it was)", out);
+	if (!rc) {
+		if (res.limited)
+			st_msg_info("trace events: stopped at --limit %" PRIu64
+				    " rows (the rest not read)", o->limit);
+		st_msg_verbose("trace events: %" PRIu64 " rows of %" PRIu64
+			       " events", res.rows, res.events);
+	}
+	if (to_stdout && !res.write_failed)
+		rc = st_finish_stdout(rc);
+	st_trace_events_result_release(&res);
+	return rc;
+}
+
+int cmd_trace_events(int argc, char **argv)
+{
+	const char *out = "-";
+	st_trace_filter filter = { 0 };
+	st_trace_keys keys = { 0 };
+	int format = 0;
+	int64_t limit = 0;
+	const struct st_option opts[] = {
+		{ ST_O("filter", 0, ST_OPT_CALLBACK, &filter, "F",
+		       "as for `trace summary`", ST_OPT_REPEAT),
+		  .cb = add_filter },
+		{ ST_O("format", 0, ST_OPT_CHOICE, &format, "F",
+		       "CSV with a header (RFC 4180, the default) or a JSON "
+		       "object per line", 0), .choices = format_choices },
+		{ ST_O("keys", 0, ST_OPT_CALLBACK, &keys, "LIST",
+		       "derived columns after bytes (default basename,pattern; "
+		       "'' for none): thread (host:pid:tid), basename (the "
+		       "file's last component), pattern (the basename with each "
+		       "run of digits and '-' as '*'), prefix:N (the file's "
+		       "first N path components), phase", 0),
+		  .choices = key_choices, .cb = set_keys },
+		{ ST_O("limit", 0, ST_OPT_INT, &limit, "N",
+		       "stop after N rows (the rest is not read)", 0),
+		  .min = 1, .max = INT64_MAX },
+		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
+		       "write the table there, whole or not at all (default "
+		       "'-': stdout, as the rows come)", 0) },
+		ST_OPT_END_ROW,
+	};
+	bool keys_given;
+	st_trace_events_opts o = { 0 };
+	struct st_trace_inputs in = { 0 };
+	int nargs, rc;
+
+	/* the default unless --keys is given ('' then means none) */
+	keys.n = SIZE_MAX;
+	if (!st_opt_go(&events_desc, opts, argc, argv, &nargs, &rc))
+		goto out;
+	keys_given = keys.n != SIZE_MAX;
+	if (!keys_given &&
+	    st_trace_keys_parse(&keys, "basename,pattern", NULL) < 0) {
+		rc = ST_EXIT_IOERR;
+		goto out;
+	}
+	if (!*out) {
+		rc = st_msg_usage(events_desc.path, "--out needs a file name or "
+				  "'-'");
+		goto out;
+	}
+	if ((rc = st_trace_inputs_collect(&in, argv + 1, (size_t)nargs)))
+		goto out;
+	o.filter = filter.n ? &filter : NULL;
+	o.keys = &keys;
+	o.format = format ? ST_TRACE_EVENTS_JSONL : ST_TRACE_EVENTS_CSV;
+	o.limit = (uint64_t)limit;
+	o.max_bad = st_verbosity > 0 ? 1000 : 10;
+	rc = run_events(&in, &o, out);
+out:
+	st_trace_filter_release(&filter);
+	st_trace_inputs_release(&in);
+	return rc;
+}

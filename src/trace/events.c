@@ -1,0 +1,543 @@
+/* events.c - `trace events`: selected events as CSV or JSON lines
+ * (trace_events.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamtime/csv.h"
+#include "streamtime/grow.h"
+#include "streamtime/outbuf.h"
+#include "streamtime/time.h"
+#include "streamtime/trace_events.h"
+
+#define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
+
+/* The fixed columns, then the keys. */
+enum { C_TS, C_DUR, C_START, C_END, C_HOST, C_PID, C_TID, C_NAME, C_CAT,
+       C_FILE, C_BYTES, C_N };
+static const char *const col_names[C_N] = {
+	"ts", "dur", "start", "end", "host", "pid", "tid", "name", "cat",
+	"file", "bytes",
+};
+
+#define NCOLS (C_N + ST_TRACE_KEYS_MAX)
+
+/* Per reader string id and field (name, cat, host, file): whether the
+ * filter's terms on that field hold, 0 unknown, 1, -1. */
+struct fcache {
+	int8_t *ok[4];
+	size_t cap;
+};
+
+/* The text of the last whole second formatted. */
+struct tcache {
+	bool valid;
+	int64_t sec;
+	size_t n;
+	char text[48];
+};
+
+struct writer {
+	const st_trace_events_opts *o;
+	FILE *out;
+	st_outbuf *ob;            /* JSON lines */
+	char *row;                /* the row's cells, each NUL-terminated */
+	size_t rn, rcap;
+	size_t off[NCOLS];        /* each cell's offset in ROW; SIZE_MAX: none */
+	char *kb;                 /* a key's value */
+	size_t kcap;
+	size_t nkeys;
+	st_trace_key keys[ST_TRACE_KEYS_MAX];
+	char knames[ST_TRACE_KEYS_MAX][16];
+	struct tcache t_start, t_end;
+};
+
+bool st_trace_events_key_is_column(const st_trace_key *k)
+{
+	return k->kind == ST_TRACE_KEY_HOST || k->kind == ST_TRACE_KEY_PID ||
+	       k->kind == ST_TRACE_KEY_NAME || k->kind == ST_TRACE_KEY_CAT ||
+	       k->kind == ST_TRACE_KEY_FILE;
+}
+
+/* ---- the filter ------------------------------------------------------ */
+
+static void fcache_release(struct fcache *c)
+{
+	for (int f = 0; f < 4; f++)
+		free(c->ok[f]);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Do the filter's terms on FIELD hold for string ID of R (ST_PFW_NONE:
+ * the event has none)?  1, 0, or -1 when memory runs out. */
+static int field_ok(struct fcache *c, const st_trace_filter *f,
+		    const st_pfw_reader *r, enum st_trace_field field,
+		    uint32_t id)
+{
+	const char *s;
+	size_t len;
+
+	if (id == ST_PFW_NONE)
+		return st_trace_filter_field(f, field, NULL, 0);
+	if (id >= c->cap) {
+		size_t cap = c->cap ? c->cap : 1024;
+
+		while (cap <= id)
+			cap *= 2;
+		for (int k = 0; k < 4; k++) {
+			int8_t *v = realloc(c->ok[k], cap);
+
+			if (!v)
+				return -1;
+			memset(v + c->cap, 0, cap - c->cap);
+			c->ok[k] = v;
+		}
+		c->cap = cap;
+	}
+	if (!c->ok[field][id]) {
+		s = st_pfw_str(r, id, &len);
+		c->ok[field][id] = st_trace_filter_field(f, field, s, len) ? 1
+									  : -1;
+	}
+	return c->ok[field][id] > 0;
+}
+
+/* Does F let EV through?  1, 0, or -1 when memory runs out. */
+static int keep(struct fcache *c, const st_trace_filter *f,
+		const st_pfw_reader *r, const st_pfw_event *ev)
+{
+	const uint32_t ids[4] = { ev->name, ev->cat, ev->host, ev->file };
+
+	if (!f)
+		return 1;
+	if (!st_trace_filter_ids(f, ev->pid, ev->tid))
+		return 0;
+	for (int k = 0; k < 4; k++) {
+		int ok = field_ok(c, f, r, (enum st_trace_field)k, ids[k]);
+
+		if (ok <= 0)
+			return ok;
+	}
+	return 1;
+}
+
+/* ---- cells ----------------------------------------------------------- */
+
+/* Room for N more bytes in the row. */
+static int row_room(struct writer *w, size_t n)
+{
+	if (w->rn + n <= w->rcap)
+		return 0;
+	return st_grow(&w->row, &w->rcap, w->rn + n, 1, 4096);
+}
+
+/* Start cell COL; the text goes at w->row + w->rn. */
+static void cell_begin(struct writer *w, size_t col)
+{
+	w->off[col] = w->rn;
+}
+
+static int cell_end(struct writer *w)
+{
+	if (row_room(w, 1) < 0)
+		return -1;
+	w->row[w->rn++] = 0;
+	return 0;
+}
+
+/* V in decimal at P; returns the length. */
+static size_t put_int(char *p, int64_t v)
+{
+	char t[24], *q = t + sizeof(t);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	size_t n;
+
+	do
+		*--q = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--q = '-';
+	n = (size_t)(t + sizeof(t) - q);
+	memcpy(p, q, n);
+	return n;
+}
+
+static int cell_int(struct writer *w, size_t col, int64_t v)
+{
+	if (row_room(w, 24) < 0)
+		return -1;
+	cell_begin(w, col);
+	w->rn += put_int(w->row + w->rn, v);
+	return cell_end(w);
+}
+
+/* An instant US microseconds after the epoch as st_time_format_utc
+ * writes it, the date and time of its second cached in C (rows come
+ * in time order, mostly); none beyond st_instant. */
+static int cell_time(struct writer *w, size_t col, struct tcache *c,
+		     int64_t us)
+{
+	int64_t sec, frac;
+	char *p;
+
+	if (us > INT64_MAX / 1000 || us < INT64_MIN / 1000 + 1000000) {
+		w->off[col] = SIZE_MAX;
+		return 0;
+	}
+	sec = us / 1000000;
+	frac = us % 1000000;
+	if (frac < 0) {
+		sec--;
+		frac += 1000000;
+	}
+	if (!c->valid || c->sec != sec) {
+		/* "...T HH:MM:SS+00:00" of the whole second, less the zone */
+		c->n = st_time_format_utc(sec * 1000000000, c->text,
+					  sizeof(c->text)) - 6;
+		c->sec = sec;
+		c->valid = true;
+	}
+	if (row_room(w, c->n + 16) < 0)
+		return -1;
+	cell_begin(w, col);
+	p = w->row + w->rn;
+	memcpy(p, c->text, c->n);
+	p += c->n;
+	if (frac) {
+		*p++ = '.';
+		for (int i = 5; i >= 0; i--, frac /= 10)
+			p[i] = (char)('0' + frac % 10);
+		p += 6;
+	}
+	memcpy(p, "+00:00", 6);
+	w->rn = (size_t)(p + 6 - w->row);
+	return cell_end(w);
+}
+
+/* Text S[0..LEN) with the escapes of trace_events.h: control characters
+ * as \u00XX, a backslash doubled, and for JSON a quote as \". */
+static int cell_text(struct writer *w, size_t col, const char *s, size_t len,
+		     bool json)
+{
+	size_t run = 0;
+
+	if (row_room(w, len + 1) < 0)
+		return -1;
+	cell_begin(w, col);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		unsigned code;
+		size_t skip = 1;
+
+		if (c == '\\' || (json && c == '"')) {
+			code = 0;
+		} else if (c < 0x20 || c == 0x7f) {
+			code = c;
+		} else if (c == 0xc2 && i + 1 < len &&
+			   (unsigned char)s[i + 1] >= 0x80 &&
+			   (unsigned char)s[i + 1] <= 0x9f) {
+			code = (unsigned char)s[i + 1];
+			skip = 2;
+		} else {
+			continue;
+		}
+		if (row_room(w, (i - run) + 6 + (len - i) + 1) < 0)
+			return -1;
+		memcpy(w->row + w->rn, s + run, i - run);
+		w->rn += i - run;
+		if (code)
+			w->rn += (size_t)snprintf(w->row + w->rn, 7, "\\u%04x",
+						  code);
+		else {
+			w->row[w->rn++] = '\\';
+			w->row[w->rn++] = (char)c;
+		}
+		i += skip - 1;
+		run = i + 1;
+	}
+	memcpy(w->row + w->rn, s + run, len - run);
+	w->rn += len - run;
+	return cell_end(w);
+}
+
+/* Key I of E into its cell (none: no cell). */
+static int cell_key(struct writer *w, size_t i, const st_trace_rec *e,
+		    bool json)
+{
+	const st_trace_key *k = &w->keys[i];
+	size_t n = st_trace_key_format(k, e, w->kb, w->kcap);
+
+	if (n == ST_TRACE_KEY_NONE) {
+		w->off[C_N + i] = SIZE_MAX;
+		return 0;
+	}
+	if (n >= w->kcap) {
+		char *b = realloc(w->kb, n + 1);
+
+		if (!b)
+			return -1;
+		w->kb = b;
+		w->kcap = n + 1;
+		st_trace_key_format(k, e, w->kb, w->kcap);
+	}
+	return cell_text(w, C_N + i, w->kb, n, json);
+}
+
+/* ---- rows ------------------------------------------------------------ */
+
+static int write_header(struct writer *w)
+{
+	const char *names[NCOLS];
+
+	if (w->o->format == ST_TRACE_EVENTS_JSONL)
+		return 0;
+	for (size_t i = 0; i < C_N; i++)
+		names[i] = col_names[i];
+	for (size_t i = 0; i < w->nkeys; i++)
+		names[C_N + i] = w->knames[i];
+	return st_csv_write_row(w->out, C_N + w->nkeys, names);
+}
+
+/* The cells of ROW as a JSON object on one line. */
+static void json_row(struct writer *w)
+{
+	static const bool is_text[C_N] = {
+		[C_START] = true, [C_END] = true, [C_HOST] = true,
+		[C_NAME] = true, [C_CAT] = true, [C_FILE] = true,
+	};
+	st_outbuf *ob = w->ob;
+
+	for (size_t i = 0; i < C_N + w->nkeys; i++) {
+		const char *name = i < C_N ? col_names[i] : w->knames[i - C_N];
+
+		st_outbuf_put(ob, i ? ",\"" : "{\"", 2);
+		/* key names need no escape */
+		st_outbuf_str(ob, name);
+		st_outbuf_put(ob, "\":", 2);
+		if (w->off[i] == SIZE_MAX) {
+			st_outbuf_put(ob, "null", 4);
+		} else if (i >= C_N || is_text[i]) {
+			st_outbuf_put(ob, "\"", 1);
+			st_outbuf_str(ob, w->row + w->off[i]);
+			st_outbuf_put(ob, "\"", 1);
+		} else {
+			st_outbuf_str(ob, w->row + w->off[i]);
+		}
+	}
+	st_outbuf_put(ob, "}\n", 2);
+}
+
+/* One event of R as a row.  0, -1 when memory runs out, -2 when OUT
+ * fails. */
+static int write_row(struct writer *w, const st_pfw_reader *r,
+		     const st_pfw_event *ev)
+{
+	bool json = w->o->format == ST_TRACE_EVENTS_JSONL;
+	st_trace_rec e = { .pid = ev->pid, .tid = ev->tid };
+	const char *cells[NCOLS];
+
+	e.name = st_pfw_str(r, ev->name, &e.name_len);
+	e.cat = st_pfw_str(r, ev->cat, &e.cat_len);
+	if (ev->host != ST_PFW_NONE)
+		e.host = st_pfw_str(r, ev->host, &e.host_len);
+	if (ev->file != ST_PFW_NONE)
+		e.file = st_pfw_str(r, ev->file, &e.file_len);
+	w->rn = 0;
+	w->off[C_HOST] = w->off[C_FILE] = w->off[C_BYTES] = SIZE_MAX;
+	if (cell_int(w, C_TS, ev->ts) < 0 || cell_int(w, C_DUR, ev->dur) < 0 ||
+	    cell_time(w, C_START, &w->t_start, ev->ts) < 0 ||
+	    cell_time(w, C_END, &w->t_end, ev->ts + ev->dur) < 0 ||
+	    (e.host && cell_text(w, C_HOST, e.host, e.host_len, json) < 0) ||
+	    cell_int(w, C_PID, ev->pid) < 0 || cell_int(w, C_TID, ev->tid) < 0 ||
+	    cell_text(w, C_NAME, e.name, e.name_len, json) < 0 ||
+	    cell_text(w, C_CAT, e.cat, e.cat_len, json) < 0 ||
+	    (e.file && cell_text(w, C_FILE, e.file, e.file_len, json) < 0) ||
+	    (ev->bytes >= 0 && cell_int(w, C_BYTES, ev->bytes) < 0))
+		return -1;
+	for (size_t i = 0; i < w->nkeys; i++)
+		if (cell_key(w, i, &e, json) < 0)
+			return -1;
+	if (json) {
+		json_row(w);
+		return w->ob->failed ? -2 : 0;
+	}
+	for (size_t i = 0; i < C_N + w->nkeys; i++)
+		cells[i] = w->off[i] == SIZE_MAX ? NULL : w->row + w->off[i];
+	return st_csv_write_row(w->out, C_N + w->nkeys, cells) < 0 ? -2 : 0;
+}
+
+/* ---- reading --------------------------------------------------------- */
+
+static int write_failed(st_trace_events_result *res, st_error *err)
+{
+	res->write_errno = errno ? errno : EIO;
+	res->write_failed = true;
+	return st_error_set(err, ST_EXIT_IOERR, "cannot write the events");
+}
+
+/* Keep the corrupt line R just gave as number FI's, while fewer than
+ * max_bad are kept.  0, or -1 when memory runs out. */
+static int keep_bad(st_trace_events_result *res, size_t max_bad, size_t fi,
+		    const st_pfw_reader *r)
+{
+	const char *why;
+	uint64_t line = st_pfw_bad_line(r, &why);
+	st_trace_bad *b;
+
+	res->bad_lines++;
+	if (res->n_bad >= max_bad)
+		return 0;
+	if (!res->bad && !(res->bad = calloc(max_bad, sizeof(*b))))
+		return -1;
+	b = &res->bad[res->n_bad];
+	b->file = fi;
+	b->line = line;
+	if (!(b->why = strdup(why)))
+		return -1;
+	res->n_bad++;
+	return 0;
+}
+
+/* Read input FI to its end (or the limit), writing its rows.  0, or -1
+ * with ERR set (74: OUT failed or memory ran out). */
+static int read_one(struct writer *w, const char *path, size_t fi,
+		    st_trace_events_result *res, st_error *err)
+{
+	const st_trace_events_opts *o = w->o;
+	st_trace_file *tf = &res->files_in[fi];
+	struct fcache fc = { 0 };
+	st_pfw_reader *r;
+	st_pfw_event ev;
+	st_error rerr;
+	uint64_t seen = 0, tick = 0;
+	int rc, ret = 0;
+
+	tf->path = path;
+	if (!(r = st_pfw_open(path, &rerr))) {
+		tf->err_code = rerr.code;
+		if (!(tf->err_text = strdup(rerr.text)))
+			return OOM(err);
+		return 0;
+	}
+	while ((rc = st_pfw_next(r, &ev, &rerr)) > 0) {
+		int k;
+
+		if (rc == ST_PFW_BAD) {
+			if (keep_bad(res, o->max_bad, fi, r) < 0) {
+				ret = OOM(err);
+				break;
+			}
+			continue;
+		}
+		res->events++;
+		if ((k = keep(&fc, o->filter, r, &ev)) < 0) {
+			ret = OOM(err);
+			break;
+		}
+		if (!k)
+			continue;
+		if ((k = write_row(w, r, &ev)) < 0) {
+			ret = k == -1 ? OOM(err) : write_failed(res, err);
+			break;
+		}
+		if (++res->rows == o->limit) {
+			res->limited = true;
+			break;
+		}
+		if ((++tick & 8191) == 0) {
+			if (w->ob)
+				st_outbuf_flush(w->ob);
+			if ((w->ob && w->ob->failed) || ferror(w->out)) {
+				ret = write_failed(res, err);
+				break;
+			}
+			if (o->progress) {
+				uint64_t off = st_pfw_offset(r);
+
+				atomic_fetch_add(&o->progress->bytes,
+						 off - seen);
+				seen = off;
+			}
+		}
+	}
+	if (rc == ST_PFW_ERROR) {
+		tf->err_code = rerr.code;
+		if (!(tf->err_text = strdup(rerr.text)) && !ret)
+			ret = OOM(err);
+	}
+	tf->st = *st_pfw_stats_get(r);
+	/* read to its end and no line an event of any phase */
+	tf->not_trace = !res->limited && rc != ST_PFW_ERROR && ret == 0 &&
+			tf->st.events == 0 && tf->st.meta == 0 &&
+			tf->st.other == 0;
+	if (o->progress) {
+		atomic_fetch_add(&o->progress->bytes, st_pfw_offset(r) - seen);
+		atomic_fetch_add(&o->progress->events, tf->st.events);
+	}
+	st_pfw_close(r);
+	fcache_release(&fc);
+	return ret;
+}
+
+int st_trace_events_write(const char *const *paths, size_t n,
+			  const st_trace_events_opts *o, FILE *out,
+			  st_trace_events_result *res, st_error *err)
+{
+	struct writer w = { .o = o, .out = out };
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (o->keys) {
+		w.nkeys = o->keys->n;
+		for (size_t i = 0; i < w.nkeys; i++) {
+			w.keys[i] = o->keys->v[i];
+			st_trace_key_name(&w.keys[i], w.knames[i],
+					  sizeof(w.knames[i]));
+			if (st_trace_events_key_is_column(&w.keys[i]))
+				return st_error_set(err, ST_EXIT_USAGE, "key "
+						    "'%s' is a column already "
+						    "(host, pid, tid, name, "
+						    "cat and file always are)",
+						    w.knames[i]);
+		}
+	}
+	if (!(res->files_in = calloc(n ? n : 1, sizeof(*res->files_in))))
+		return OOM(err);
+	if (o->format == ST_TRACE_EVENTS_JSONL) {
+		if (!(w.ob = malloc(sizeof(*w.ob))))
+			return OOM(err);
+		st_outbuf_init(w.ob, out);
+	}
+	if (write_header(&w) < 0)
+		ret = write_failed(res, err);
+	for (size_t i = 0; ret == 0 && i < n && !res->limited; i++) {
+		res->n_files = i + 1;
+		ret = read_one(&w, paths[i], i, res, err);
+	}
+	if (w.ob) {
+		st_outbuf_flush(w.ob);
+		if (w.ob->failed && ret == 0)
+			ret = write_failed(res, err);
+	}
+	if (ret == 0 && ferror(out))
+		ret = write_failed(res, err);
+	free(w.ob);
+	free(w.row);
+	free(w.kb);
+	return ret;
+}
+
+void st_trace_events_result_release(st_trace_events_result *res)
+{
+	if (!res)
+		return;
+	for (size_t i = 0; i < res->n_files; i++)
+		free(res->files_in[i].err_text);
+	free(res->files_in);
+	for (size_t i = 0; i < res->n_bad; i++)
+		free(res->bad[i].why);
+	free(res->bad);
+	memset(res, 0, sizeof(*res));
+}
