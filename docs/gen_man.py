@@ -219,10 +219,13 @@ out/:
 .B streamtime reproduce
 .fi
 .PP
-From cron, every minute, on the acquisition host:
+From cron, every minute, on the acquisition host: file-transfer runs, then
+streaming runs (status files only), quiet unless something needs a person
+(contrib/cron/streamtime.crontab):
 .PP
 .nf
-* * * * * streamtime collect receivers /data/acq \-\-out /var/lib/streamtime/created_times.csv \-q
+* * * * * /usr/local/bin/streamtime collect receivers /mnt/nvmedata5/distiller\-dev \-\-out /var/lib/streamtime/write_times.csv \-\-strict \-q
+* * * * * /usr/local/bin/streamtime collect receivers /mnt/nvmedata5/distiller\-dev \-\-no\-data \-\-out /var/lib/streamtime/created_times.csv \-\-strict \-q
 .fi
 .SH SEE ALSO
 README.md and docs/guide.md, installed in share/doc/streamtime.
