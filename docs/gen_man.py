@@ -199,9 +199,15 @@ The token for \fBslurm jobs \-\-rest\fR; never printed.
 The sacct binary for \fBslurm jobs\fR (default: sacct on PATH).
 .SH FILES
 .TP
-.I data/
-The shipped sample dataset, in the paper's layout, with its
-experiments.json (scan ranges, HDF5 files, time zones).
+.I share/streamtime/data/
+The sample dataset (data/ in the source tree), in the paper's layout, with
+its experiments.json (scan ranges, HDF5 files, time zones): the default of
+\fBreproduce \-\-data\fR.  Found from the executable's location
+(\fIbin/..\fR is the prefix), so a moved install works; a streamtime run
+from its build directory reads the source tree's.
+.TP
+.I share/doc/streamtime/README.md, share/doc/streamtime/docs/guide.md
+The README and the guide (\fBstreamtime \-\-help\fR names them).
 .TP
 .I share/bash-completion/completions/streamtime
 Bash completion, generated from the same option tables.
@@ -213,13 +219,16 @@ out/:
 .B streamtime reproduce
 .fi
 .PP
-From cron, every minute, on the acquisition host:
+From cron, every minute, on the acquisition host: file-transfer runs, then
+streaming runs (status files only), quiet unless something needs a person
+(contrib/cron/streamtime.crontab):
 .PP
 .nf
-* * * * * streamtime collect receivers /data/acq \-\-out /var/lib/streamtime/created_times.csv \-q
+* * * * * /usr/local/bin/streamtime collect receivers /mnt/nvmedata5/distiller\-dev \-\-out /var/lib/streamtime/write_times.csv \-\-strict \-q
+* * * * * /usr/local/bin/streamtime collect receivers /mnt/nvmedata5/distiller\-dev \-\-no\-data \-\-out /var/lib/streamtime/created_times.csv \-\-strict \-q
 .fi
 .SH SEE ALSO
-README.md and docs/guide.md in the source tree.
+README.md and docs/guide.md, installed in share/doc/streamtime.
 '''
 
 

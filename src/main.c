@@ -53,6 +53,10 @@ static int print_help(FILE *f)
 	      "exit codes: 0 ok, 64 usage, 65 bad data, 66 missing input, 69 service\n"
 	      "unavailable, 73 cannot create output, 74 I/O error, 75 retry later,\n"
 	      "78 bad config\n", f);
+	fprintf(f, "documentation: %s/README.md, %s/docs/guide.md, "
+		"man streamtime\nsample dataset (reproduce's default): %s\n",
+		st_install_dir(ST_INSTALL_DOC), st_install_dir(ST_INSTALL_DOC),
+		st_install_dir(ST_INSTALL_DATA));
 	return 0;
 }
 

@@ -12,11 +12,17 @@
  *   Elapsed    seconds as "[D-]HH:MM:SS"
  *   Submit, Start, End   naive "%FT%T" in the caller's zone; 0 "Unknown"
  *   ReqNodes   the count of tres.requested[] with type "node", else ""
- *   ExitCode   "rc:signal" (rc >= 128 less 128, as sacct); "" while pending
+ *   ExitCode   "rc:signal" (rc >= 128 less 128, as sacct); "" while pending;
+ *              ST_SLURMREST_FAILED_EXIT for a failed job up to v0.0.39
  * The schemas differ by version (int or {set,infinite,number}, string or
  * array states); the parser takes either form wherever one occurs.  In
  * v0.0.38 and v0.0.39 exit_code.return_code reads 0 for every normal exit,
- * failed ones included: one warning per fetch says so.
+ * failed ones included: there a job that reads 0:0 but whose state.current
+ * is FAILED, TIMEOUT, CANCELLED, NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL,
+ * DEADLINE or PREEMPTED gets ST_SLURMREST_FAILED_EXIT instead (what sacct
+ * shows for a script's `exit 1`), so that the paper's exit-code filter 0:0
+ * drops it as it would drop it from sacct's rows; one warning per fetch
+ * counts those jobs.
  */
 #ifndef STREAMTIME_SLURMREST_H
 #define STREAMTIME_SLURMREST_H
@@ -28,6 +34,10 @@
 #include "streamtime/slurm.h"
 
 struct st_tz;
+
+/* The ExitCode of a failed job whose slurmrestd (v0.0.38, v0.0.39) says
+ * 0:0: its true code is lost. */
+#define ST_SLURMREST_FAILED_EXIT "1:0"
 
 typedef struct st_slurmrest_opts {
 	const char *url;        /* base, e.g. http://127.0.0.1:6820 */
@@ -67,8 +77,8 @@ int st_slurmrest_fetch(const st_slurmrest_opts *o, int64_t since,
 /* Convert one /slurmdb/VERSION/jobs response body (LEN bytes) and append its
  * jobs to OUT, times in TZ (NULL: UTC).  VERSION ("v0.0.38".."v0.0.41";
  * NULL or another: the newest schema) names the schema in messages and
- * decides the exit-code warning, given once per call when a v0.0.38/39 body
- * holds a job.  "Nothing found" (errors[] holding error_number 9003) is an
+ * decides the failed jobs' ExitCode (v0.0.38/39: see above) and the warning
+ * that counts them, given once per call.  "Nothing found" (errors[] holding error_number 9003) is an
  * empty result.  Returns 0, or -1 with ERR set and OUT as it was: 65 not
  * JSON, no jobs[], a field of the wrong type; 69 slurmrestd reported
  * another error; 74 allocation failure. */

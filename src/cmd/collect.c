@@ -10,6 +10,13 @@
 #include "streamtime/num.h"
 #include "streamtime/tz.h"
 
+/* What both collectors do for cron (collect.h). */
+#define ST_COLLECT_CRON_HELP                                                 \
+	"A run that finds the lock held exits 75, silently under -q until runs\n" \
+	"have found it held for 15 minutes (a stuck run); each adds a line to\n"  \
+	"FILE.skipped, which the next run that gets the lock counts and removes.\n" \
+	"FILE's directory is made when missing and its parent exists.\n"
+
 static const struct st_cmd_desc receivers_desc = {
 	.path = "streamtime collect receivers",
 	.args = "DIR",
@@ -24,7 +31,8 @@ static const struct st_cmd_desc receivers_desc = {
 	"full resolution.  A scan is complete when all N status files parse, it\n"
 	"has data files, and none changed for SECONDS.  Other scans are retried\n"
 	"next run; scans already in FILE are never looked at again.  Made for\n"
-	"cron: safe to kill, one run at a time (a lock on FILE).\n",
+	"cron: safe to kill, one run at a time (a lock on FILE).\n"
+	ST_COLLECT_CRON_HELP,
 	.verbose_help = " (why scans are pending)",
 };
 
@@ -38,7 +46,8 @@ static const struct st_cmd_desc h5_desc = {
 	"then scan.  distiller_id 00000 (unknown) is skipped; variants of one scan\n"
 	"give one row with the earliest mtime.  Rows already in FILE are kept (also\n"
 	"when their files are gone) and new ones merged in; the file is replaced\n"
-	"atomically, one run at a time (FILE.lock).\n",
+	"atomically, one run at a time (FILE.lock).\n"
+	ST_COLLECT_CRON_HELP,
 };
 
 /* Shared option values of both collectors. */
@@ -48,9 +57,44 @@ struct common {
 	bool wait, strict;
 };
 
+/* "N runs found the lock held since T" of S into BUF, "" for none. */
+static void skipped_text(const st_collect_summary *s, char *buf, size_t size)
+{
+	char since[48] = "";
+
+	buf[0] = '\0';
+	if (!s->skipped)
+		return;
+	if (s->skipped_since)
+		st_time_format_utc(s->skipped_since, since, sizeof(since));
+	snprintf(buf, size, "%zu run%s found the lock held%s%s", s->skipped,
+		 s->skipped == 1 ? "" : "s", since[0] ? " since " : "", since);
+}
+
+/* A collector failed with ERR.  A held lock (75) is the normal overlap of
+ * two cron runs: under -q it is said only once runs have found it held for
+ * ST_COLLECT_OVERLAP_QUIET (a stuck run), or when the count is unknown. */
+static int fail(const st_error *err, const st_collect_summary *s, st_instant now)
+{
+	char more[160];
+	bool long_held = !s->skipped_since ||
+			 now - s->skipped_since >= ST_COLLECT_OVERLAP_QUIET;
+
+	if (err->code != ST_EXIT_TEMPFAIL)
+		return st_msg_fail(err);
+	if (st_verbosity < 0 && !long_held)
+		return ST_EXIT_TEMPFAIL;
+	skipped_text(s, more, sizeof(more));
+	st_msg_error("%s%s%s%s%s", err->text, more[0] ? " (" : "", more,
+		     more[0] ? ")" : "", long_held && s->skipped_since ?
+		     ": is the run that holds it stuck?" : "");
+	return ST_EXIT_TEMPFAIL;
+}
+
 static int finish(const char *what, const char *out, const st_collect_summary *s,
 		  bool strict)
 {
+	char more[160];
 	int rc;
 
 	if (s->dropped)
@@ -58,13 +102,17 @@ static int finish(const char *what, const char *out, const st_collect_summary *s
 			    "run; its scan is written again", out, s->dropped);
 	if (s->completed)
 		st_msg_warn("%s: its last row lacked a newline; added", out);
+	if (s->made_dir)
+		st_msg_info("collect %s: made the missing directory of %s", what,
+			    out);
+	skipped_text(s, more, sizeof(more));
 	if (strcmp(out, "-") == 0)
 		st_msg_info("collect %s: %zu written to stdout, %zu pending, %zu bad",
 			    what, s->written, s->pending, s->bad);
 	else
 		st_msg_info("collect %s: %zu written, %zu pending, %zu bad, %zu "
-			    "already in %s", what, s->written, s->pending, s->bad,
-			    s->known, out);
+			    "already in %s%s%s", what, s->written, s->pending,
+			    s->bad, s->known, out, more[0] ? "; " : "", more);
 	rc = st_finish_stdout(ST_EXIT_OK);
 	if (rc == ST_EXIT_OK && strict && s->bad) {
 		st_msg_error("%zu scan(s) or file(s) unusable (named above) and "
@@ -126,7 +174,7 @@ static int collect_receivers(int argc, char **argv)
 	o.now = st_clock_now();
 	o.notes = &notes;
 	if (st_collect_receivers(co.dir, co.out, co.wait, &o, &sum, &log, &err) < 0)
-		rc = st_msg_fail(&err);
+		rc = fail(&err, &sum, o.now);
 	else
 		rc = finish("receivers", co.out, &sum, co.strict);
 	st_tz_free(tz);
@@ -207,7 +255,7 @@ static int collect_h5(int argc, char **argv)
 	o.h5.notes = &notes;
 	if (st_collect_h5((const char *const *)argv + 1, (size_t)n,
 			  co.out, &o, &sum, &log, &err) < 0) {
-		rc = st_msg_fail(&err);
+		rc = fail(&err, &sum, o.h5.now);
 	} else {
 		if (sum.unknown)
 			st_msg_verbose("%zu file(s) with distiller_id 00000 skipped",

@@ -272,7 +272,7 @@ out:
 
 int cmd_reproduce(int argc, char **argv)
 {
-	const char *data = ST_DEFAULT_DATA, *config = NULL, *out = "out";
+	const char *data = st_install_dir(ST_INSTALL_DATA), *config = NULL, *out = "out";
 	const struct st_option opts[] = {
 		{ ST_O("data", 0, ST_OPT_PATH, &data, "DIR",
 		       "the dataset (default: the sample shipped in data/)", 0) },

@@ -25,7 +25,11 @@ static const struct st_cmd_desc jobs_desc = {
 	"By default sacct runs (binary: $STREAMTIME_SACCT, else sacct on PATH) over\n"
 	"contiguous --window-days windows from --since to --until, with a rare\n"
 	"delimiter and JobName last, so no job name can break a row.  Steps are\n"
-	"dropped and each job id is kept once.\n",
+	"dropped and each job id is kept once.\n"
+	"slurmrestd v0.0.38/v0.0.39 say ExitCode 0:0 for failed jobs: there a job\n"
+	"whose state is FAILED, TIMEOUT, CANCELLED, NODE_FAIL, OUT_OF_MEMORY,\n"
+	"BOOT_FAIL, DEADLINE or PREEMPTED gets 1:0 (a warning counts them), so that\n"
+	"--exit-code 0:0 drops it.\n",
 	.required_msg = "--out is required",
 };
 

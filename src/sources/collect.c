@@ -1,12 +1,14 @@
 /* collect.c - lock, read what is there, add what is new (SPEC 5.1, 5.2). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "streamtime/atomic.h"
 #include "streamtime/collect.h"
@@ -68,6 +70,94 @@ static char *lock_path(const char *out)
 		memcpy(p + n, ".lock", 6);
 	}
 	return p;
+}
+
+/* Make OUT's directory when it is missing and its parent exists: a state
+ * directory that cron's first run finds absent.  Deeper gaps (a mistyped
+ * path) are not filled in: error 73 names the directory to create. */
+static int out_dir(const char *out, st_collect_summary *sum, st_error *err)
+{
+	char *copy = strdup(out), *dir;
+	struct stat st;
+	int rc = 0;
+
+	if (!copy)
+		return st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory",
+				    out);
+	dir = dirname(copy);
+	if (stat(dir, &st) != 0 && errno == ENOENT) {
+		if (mkdir(dir, 0777) == 0)
+			sum->made_dir = true;
+		else if (errno != EEXIST)
+			rc = st_error_set(err, ST_EXIT_CANTCREAT, "cannot create "
+					  "%s: its directory %s is missing and "
+					  "cannot be made (%s); create it once, "
+					  "e.g. as root: install -d -o USER %s",
+					  out, dir, strerror(errno), dir);
+	}
+	free(copy);
+	return rc;
+}
+
+/* "OUT.skipped" in a new string. */
+static char *skipped_path(const char *out)
+{
+	char *p = NULL;
+
+	return asprintf(&p, "%s.skipped", out) < 0 ? NULL : p;
+}
+
+/* Count the lines of OUT.skipped into SUM (the first one's time into
+ * skipped_since); 0 and nothing when there is no such file.  TAKE: then
+ * remove it. */
+static void skipped_read(const char *out, bool take, st_collect_summary *sum)
+{
+	char *p = skipped_path(out), line[128];
+	FILE *f = p ? fopen(p, "re") : NULL;
+
+	sum->skipped = 0;
+	sum->skipped_since = 0;
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			st_instant t;
+			char *sp = strchr(line, ' ');
+
+			if (!strchr(line, '\n'))
+				continue;       /* torn, or a long line's rest */
+			if (sp)
+				*sp = '\0';
+			if (sum->skipped++ == 0 &&
+			    st_time_parse(line, NULL, &t, NULL, NULL) == 0)
+				sum->skipped_since = t;
+		}
+		fclose(f);
+		if (take)
+			unlink(p);
+	}
+	free(p);
+}
+
+/* The lock of OUT is held (ERR says so): note this run in OUT.skipped and
+ * count the runs there.  Failing to note it only loses the count. */
+static void skipped_note(const char *out, st_instant now,
+			 st_collect_summary *sum)
+{
+	char *p = skipped_path(out), stamp[48], line[96];
+	int fd = p ? open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666) : -1;
+
+	if (fd >= 0) {
+		int n;
+
+		st_time_format_utc(now - now % ST_NS_PER_SEC, stamp,
+				   sizeof(stamp));
+		n = snprintf(line, sizeof(line), "%s pid %ld\n", stamp,
+			     (long)getpid());
+		if (write(fd, line, (size_t)n) != n)
+			(void)0;        /* the count is best effort */
+		close(fd);
+	}
+	free(p);
+	skipped_read(out, false, sum);
 }
 
 static int lock_out(const char *out, bool wait, st_error *err)
@@ -215,8 +305,14 @@ int st_collect_receivers(const char *dir, const char *out, bool wait,
 			goto out;
 		}
 		closedir(d);
-		if (st_atomic_append_open(&ap, out, wait, err) < 0)
+		if (out_dir(out, sum, err) < 0)
 			goto out;
+		if (st_atomic_append_open(&ap, out, wait, err) < 0) {
+			if (err && err->code == ST_EXIT_TEMPFAIL)
+				skipped_note(out, o->now, sum);
+			goto out;
+		}
+		skipped_read(out, true, sum);
 		if (st_atomic_append_check_header(&ap, header, "a receivers "
 						  "file of this --receivers/--no-data "
 						  "shape", err) < 0)
@@ -412,9 +508,15 @@ int st_collect_h5(const char *const *dirs, size_t ndirs, const char *out_arg,
 	if (!out)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	if (!to_stdout) {
-		lock = lock_out(out, o->wait, err);
-		if (lock < 0)
+		if (out_dir(out, sum, err) < 0)
 			goto out;
+		lock = lock_out(out, o->wait, err);
+		if (lock < 0) {
+			if (err && err->code == ST_EXIT_TEMPFAIL)
+				skipped_note(out, o->h5.now, sum);
+			goto out;
+		}
+		skipped_read(out, true, sum);
 		/* an empty file (a crash before its first write) counts as new */
 		exists = stat(out, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 	}

@@ -94,10 +94,20 @@ static json_t *jget(json_t *o, const char *path)
 	return NULL;
 }
 
+/* The ids of the jobs given ST_SLURMREST_FAILED_EXIT from their state
+ * (owned copies), to count each job once however many windows list it. */
+struct derived {
+	char **id;
+	size_t n, cap;
+};
+
 /* What the conversion of one job needs to say what went wrong. */
 struct conv {
 	const char *version;    /* for messages */
+	int minor;              /* version_minor(version) */
 	const st_tz *tz;
+	const char *users;      /* keep only these users (v0.0.38), NULL: all */
+	struct derived *derived;
 	st_error *err;
 	size_t index;           /* in jobs[] */
 	json_int_t id;          /* job_id, -1 until known */
@@ -180,12 +190,29 @@ static void array_tasks(const char *s, char *buf, size_t size)
 	}
 }
 
+/* "BASE<SEP>K" into BUF when the number at PATH (array.task_id,
+ * het.job_offset) is a set index K: 1; 0 when it is not, -1 reported. */
+static int id_index(struct conv *c, json_t *job, const char *path,
+		    json_int_t base, char sep, char *buf, size_t size)
+{
+	json_int_t k;
+	enum num n = num_at(c, job, path, &k);
+
+	if (n == NUM_BAD)
+		return -1;
+	if (n != NUM_SET || k < 0 || k >= SLURM_NO_VAL)
+		return 0;
+	snprintf(buf, size, "%lld%c%lld", (long long)base, sep, (long long)k);
+	return 1;
+}
+
 /* sacct's Job ID: an array task J_T (J the array's master id), a pending
  * array J_[tasks], a het job component N+K, or the plain id. */
 static int job_id(struct conv *c, json_t *job, char *buf, size_t size)
 {
-	json_int_t id, aj, at, hj, ho;
+	json_int_t id, aj, hj;
 	enum num k;
+	int r;
 
 	k = num_read(json_object_get(job, "job_id"), &id);
 	if (k != NUM_SET || id < 0)
@@ -207,25 +234,15 @@ static int job_id(struct conv *c, json_t *job, char *buf, size_t size)
 			snprintf(buf, size, "%lld_[%s]", (long long)aj, tasks);
 			return 0;
 		}
-		if ((k = num_at(c, job, "array.task_id", &at)) == NUM_BAD)
-			return -1;
-		if (k == NUM_SET && at >= 0 && at < SLURM_NO_VAL) {
-			snprintf(buf, size, "%lld_%lld", (long long)aj,
-				 (long long)at);
-			return 0;
-		}
+		if ((r = id_index(c, job, "array.task_id", aj, '_', buf,
+				  size)) != 0)
+			return r < 0 ? -1 : 0;
 	}
 	if ((k = num_at(c, job, "het.job_id", &hj)) == NUM_BAD)
 		return -1;
-	if (k == NUM_SET && hj > 0) {
-		if ((k = num_at(c, job, "het.job_offset", &ho)) == NUM_BAD)
-			return -1;
-		if (k == NUM_SET && ho >= 0 && ho < SLURM_NO_VAL) {
-			snprintf(buf, size, "%lld+%lld", (long long)hj,
-				 (long long)ho);
-			return 0;
-		}
-	}
+	if (k == NUM_SET && hj > 0 &&
+	    (r = id_index(c, job, "het.job_offset", hj, '+', buf, size)) != 0)
+		return r < 0 ? -1 : 0;
 	snprintf(buf, size, "%lld", (long long)id);
 	return 0;
 }
@@ -381,10 +398,38 @@ static bool status_pending(json_t *st)
 	return false;
 }
 
+/* The states that end a job without success, as state.current names them
+ * (a string up to v0.0.39, an array of flags from v0.0.40). */
+static const char *const failed_states[] = {
+	"FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY",
+	"BOOT_FAIL", "DEADLINE", "PREEMPTED",
+};
+
+static bool state_is_failure(json_t *cur)
+{
+	const char *s = json_string_value(cur);
+	size_t i;
+	json_t *v;
+
+	if (!s) {
+		json_array_foreach(cur, i, v)
+			if (state_is_failure(v))
+				return true;
+		return false;
+	}
+	for (i = 0; i < sizeof(failed_states) / sizeof(failed_states[0]); i++)
+		if (strcmp(s, failed_states[i]) == 0)
+			return true;
+	return false;
+}
+
 /* sacct's ExitCode "rc:signal".  exit_code.return_code is an int up to
  * v0.0.39 (and then always 0 for a normal exit), an object from v0.0.40;
- * the signal is signal.signal_id up to v0.0.39, signal.id after. */
-static int exit_code(struct conv *c, json_t *job, char *buf, size_t size)
+ * the signal is signal.signal_id up to v0.0.39, signal.id after.  Up to
+ * v0.0.39 a 0:0 of a job whose state is a failure is not true: it becomes
+ * ST_SLURMREST_FAILED_EXIT, *DERIVED set. */
+static int exit_code(struct conv *c, json_t *job, char *buf, size_t size,
+		     bool *derived)
 {
 	json_t *ec = json_object_get(job, "exit_code"), *sig;
 	json_int_t rc = 0, sn = 0;
@@ -416,44 +461,13 @@ static int exit_code(struct conv *c, json_t *job, char *buf, size_t size)
 		return bad_field(c, "exit_code", "is out of range");
 	if (rc >= 128)
 		rc -= 128;              /* as sacct does */
-	snprintf(buf, size, "%lld:%lld", (long long)rc, (long long)sn);
+	*derived = rc == 0 && sn == 0 && c->minor >= 38 && c->minor <= 39 &&
+		   state_is_failure(jget(job, "state.current"));
+	if (*derived)
+		snprintf(buf, size, "%s", ST_SLURMREST_FAILED_EXIT);
+	else
+		snprintf(buf, size, "%lld:%lld", (long long)rc, (long long)sn);
 	return 0;
-}
-
-/* Append JOB (one element of jobs[]) to OUT. */
-static int job_add(struct conv *c, json_t *job, st_slurm_jobs *out)
-{
-	char id[160], limit[40], el[40], sub[40], start[40], end[40];
-	char nodes[32], ec[32];
-	const char *f[ST_SLURM_NFIELDS];
-
-	c->id = -1;
-	if (!json_is_object(job))
-		return st_error_set(c->err, ST_EXIT_DATAERR, "slurmrestd %s "
-				    "response: jobs[%zu] is not an object",
-				    c->version, c->index);
-	if (job_id(c, job, id, sizeof(id)) < 0 ||
-	    timelimit(c, job, limit, sizeof(limit)) < 0 ||
-	    elapsed(c, job, el, sizeof(el)) < 0 ||
-	    stamp(c, job, "time.submission", sub, sizeof(sub)) < 0 ||
-	    stamp(c, job, "time.start", start, sizeof(start)) < 0 ||
-	    stamp(c, job, "time.end", end, sizeof(end)) < 0 ||
-	    req_nodes(c, job, nodes, sizeof(nodes)) < 0 ||
-	    exit_code(c, job, ec, sizeof(ec)) < 0)
-		return -1;
-	f[ST_SLURM_ID] = id;
-	f[ST_SLURM_TIMELIMIT] = limit;
-	f[ST_SLURM_ELAPSED] = el;
-	f[ST_SLURM_SUBMIT] = sub;
-	f[ST_SLURM_START] = start;
-	f[ST_SLURM_END] = end;
-	f[ST_SLURM_REQNODES] = nodes;
-	f[ST_SLURM_EXITCODE] = ec;
-	if (!(f[ST_SLURM_NAME] = str_at(c, job, "name")) ||
-	    !(f[ST_SLURM_QOS] = str_at(c, job, "qos")) ||
-	    !(f[ST_SLURM_USER] = str_at(c, job, "user")))
-		return -1;
-	return st_slurm_jobs_add(out, f, c->err);
 }
 
 /* Is USER one of the comma-separated names in LIST? */
@@ -470,22 +484,88 @@ static bool user_listed(const char *user, const char *list)
 	return false;
 }
 
-/* Keep, of the jobs from index FROM on, those of a user in USERS: the
- * users query of v0.0.39 on, which v0.0.38 does not know ("Unknown Query
- * field"). */
-static void keep_users(st_slurm_jobs *js, size_t from, const char *users)
+/* Note ID among C's derived exit codes. */
+static int derived_add(struct conv *c, const char *id)
 {
-	size_t w = from;
+	struct derived *d = c->derived;
 
-	for (size_t r = from; r < js->n; r++) {
-		if (user_listed(js->v[r].f[ST_SLURM_USER], users)) {
-			js->v[w++] = js->v[r];
-			continue;
-		}
-		for (int i = 0; i < ST_SLURM_NFIELDS; i++)
-			free(js->v[r].f[i]);
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 16;
+		char **nv = realloc(d->id, cap * sizeof(*nv));
+
+		if (!nv)
+			return st_error_set(c->err, ST_EXIT_IOERR, "out of "
+					    "memory");
+		d->id = nv;
+		d->cap = cap;
 	}
-	js->n = w;
+	if (!(d->id[d->n] = strdup(id)))
+		return st_error_set(c->err, ST_EXIT_IOERR, "out of memory");
+	d->n++;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* How many distinct jobs D holds; frees what it holds. */
+static size_t derived_release(struct derived *d)
+{
+	size_t n = 0;
+
+	if (d->n)
+		qsort(d->id, d->n, sizeof(*d->id), cmp_str);
+	for (size_t i = 0; i < d->n; i++)
+		n += i == 0 || strcmp(d->id[i], d->id[i - 1]) != 0;
+	for (size_t i = 0; i < d->n; i++)
+		free(d->id[i]);
+	free(d->id);
+	memset(d, 0, sizeof(*d));
+	return n;
+}
+
+/* Append JOB (one element of jobs[]) to OUT, unless its user is not one of
+ * C->users. */
+static int job_add(struct conv *c, json_t *job, st_slurm_jobs *out)
+{
+	char id[160], limit[40], el[40], sub[40], start[40], end[40];
+	char nodes[32], ec[32];
+	const char *f[ST_SLURM_NFIELDS];
+	bool derived = false;
+
+	c->id = -1;
+	if (!json_is_object(job))
+		return st_error_set(c->err, ST_EXIT_DATAERR, "slurmrestd %s "
+				    "response: jobs[%zu] is not an object",
+				    c->version, c->index);
+	if (job_id(c, job, id, sizeof(id)) < 0 ||
+	    timelimit(c, job, limit, sizeof(limit)) < 0 ||
+	    elapsed(c, job, el, sizeof(el)) < 0 ||
+	    stamp(c, job, "time.submission", sub, sizeof(sub)) < 0 ||
+	    stamp(c, job, "time.start", start, sizeof(start)) < 0 ||
+	    stamp(c, job, "time.end", end, sizeof(end)) < 0 ||
+	    req_nodes(c, job, nodes, sizeof(nodes)) < 0 ||
+	    exit_code(c, job, ec, sizeof(ec), &derived) < 0)
+		return -1;
+	f[ST_SLURM_ID] = id;
+	f[ST_SLURM_TIMELIMIT] = limit;
+	f[ST_SLURM_ELAPSED] = el;
+	f[ST_SLURM_SUBMIT] = sub;
+	f[ST_SLURM_START] = start;
+	f[ST_SLURM_END] = end;
+	f[ST_SLURM_REQNODES] = nodes;
+	f[ST_SLURM_EXITCODE] = ec;
+	if (!(f[ST_SLURM_NAME] = str_at(c, job, "name")) ||
+	    !(f[ST_SLURM_QOS] = str_at(c, job, "qos")) ||
+	    !(f[ST_SLURM_USER] = str_at(c, job, "user")))
+		return -1;
+	if (c->users && !user_listed(f[ST_SLURM_USER], c->users))
+		return 0;
+	if (derived && derived_add(c, id) < 0)
+		return -1;
+	return st_slurm_jobs_add(out, f, c->err);
 }
 
 /* Drop the jobs appended after the first N. */
@@ -533,12 +613,17 @@ static void scan_errors(json_t *root, bool *empty, char *why, size_t size)
 }
 
 /* st_slurmrest_parse without the warning, which a fetch gives once for all
- * its windows. */
+ * its windows: the jobs of USERS (NULL: all) appended to OUT, the ids of
+ * those given ST_SLURMREST_FAILED_EXIT to DERIVED. */
 static int parse_body(const char *body, size_t len, const char *version,
-		      const st_tz *tz, st_slurm_jobs *out, st_error *err)
+		      const st_tz *tz, const char *users,
+		      struct derived *derived, st_slurm_jobs *out,
+		      st_error *err)
 {
 	struct conv c = { .version = version ? version : "(unknown version)",
-			  .tz = tz, .err = err, .id = -1 };
+			  .minor = version_minor(version), .tz = tz,
+			  .users = users, .derived = derived, .err = err,
+			  .id = -1 };
 	json_error_t jerr;
 	json_t *root, *jobs, *job;
 	size_t n0 = out->n;
@@ -586,24 +671,33 @@ static int parse_body(const char *body, size_t len, const char *version,
 	return 0;
 }
 
-static void warn_exit_codes(st_log *log, const char *version)
+/* Say how many jobs D gave ST_SLURMREST_FAILED_EXIT (none: nothing), and
+ * free D. */
+static void warn_exit_codes(st_log *log, const char *version,
+			    struct derived *d)
 {
-	st_warn(log, "slurmrestd %s reads every normal exit as exit code 0, "
-		"failed jobs too: ExitCode shows signals only; cross-check "
-		"with sacct or use v0.0.40 or later", version);
+	size_t n = derived_release(d);
+
+	if (n)
+		st_warn(log, "slurmrestd %s reports exit code 0 for failed "
+			"jobs: %zu job%s whose state is a failure (FAILED, "
+			"TIMEOUT, CANCELLED, NODE_FAIL, OUT_OF_MEMORY, ...) "
+			"given ExitCode %s, which the exit-code filter 0:0 "
+			"drops", version, n, n == 1 ? "" : "s",
+			ST_SLURMREST_FAILED_EXIT);
 }
 
 int st_slurmrest_parse(const char *body, size_t len, const char *version,
 		       const st_tz *tz, st_slurm_jobs *out, st_log *log,
 		       st_error *err)
 {
-	size_t n0 = out->n;
-	int minor = version_minor(version);
+	struct derived d = { 0 };
 
-	if (parse_body(body, len, version, tz, out, err) < 0)
+	if (parse_body(body, len, version, tz, NULL, &d, out, err) < 0) {
+		derived_release(&d);
 		return -1;
-	if (out->n > n0 && (minor == 38 || minor == 39))
-		warn_exit_codes(log, version);
+	}
+	warn_exit_codes(log, version, &d);
 	return 0;
 }
 
@@ -787,6 +881,7 @@ int st_slurmrest_fetch(const st_slurmrest_opts *o, int64_t since,
 		       st_slurm_jobs *out, st_log *log, st_error *err)
 {
 	struct client cl;
+	struct derived derived = { 0 };
 	const char *version = o->version;
 	size_t n0 = out->n;
 	char *full = NULL;
@@ -815,7 +910,6 @@ int st_slurmrest_fetch(const st_slurmrest_opts *o, int64_t since,
 		users = NULL;
 	local_users = users && version_minor(version) == 38;
 	for (int64_t from = since, to; from < until; from = to) {
-		size_t before = out->n;
 		char *pq;
 		int rc;
 
@@ -838,15 +932,15 @@ int st_slurmrest_fetch(const st_slurmrest_opts *o, int64_t since,
 			goto out;
 		}
 		if (parse_body(cl.http.body ? cl.http.body : "",
-			       cl.http.body_len, version, o->tz, out, err) < 0)
+			       cl.http.body_len, version, o->tz,
+			       local_users ? users : NULL, &derived, out,
+			       err) < 0)
 			goto out;
-		if (local_users)
-			keep_users(out, before, users);
 	}
-	if (out->n > n0 && version_minor(version) <= 39)
-		warn_exit_codes(log, version);
+	warn_exit_codes(log, version, &derived);
 	ret = 0;
 out:
+	derived_release(&derived);
 	if (ret < 0)
 		jobs_truncate(out, n0);
 	free(full);

@@ -6,7 +6,7 @@ usage: run_check.py STREAMTIME
 Starts munged, MariaDB, slurmdbd, slurmctld, four slurmd and slurmrestd
 (tests/slurm/slurm_up.sh, Debian packages, installed when missing), submits
 real jobs (submit_jobs.sh: 4-node distiller-count-N jobs in QOS
-realtime_test, one that exits 1, a cancelled pending one, one on 2 nodes,
+realtime_test, two that exit 1, a cancelled pending one, one on 2 nodes,
 an array, a name with a '|'), then checks that `slurm jobs` over sacct and
 over slurmrestd return exactly the expected rows, and stops it all.
 Needs root (daemons run as munge, mysql and slurm); otherwise skipped (77),
@@ -124,34 +124,52 @@ def checks(state):
 
     # slurmrestd: Debian 12 serves v0.0.36-38 only, so auto-detection
     # must land on v0.0.38.  Its exit codes are known to be wrong (a job
-    # that exited 1 reads SUCCESS/0): the warning must say so, and that
-    # job is the one extra row.
+    # that exited 1 reads SUCCESS/0): the bug "failed job exit code 0 kept"
+    # was that this job passed --exit-code 0:0.  Its state FAILED gives it
+    # 1:0 now, so the default filters drop it, and stderr counts it.
     tok = env.pop("SLURM_JWT")
     tokfile = os.path.join(state, "token")
     with open(tokfile, "w") as f:
         f.write(tok + "\n")
     os.chmod(tokfile, 0o600)
-    p, rest_rows = jobs("--rest", env["SLURM_REST_URL"], "--token-file",
-                        tokfile, "--rest-user", "root")
+    rest = ["--rest", env["SLURM_REST_URL"], "--token-file", tokfile,
+            "--rest-user", "root"]
+    p, rest_rows = jobs(*rest)
     check(p.returncode == 0, "over REST: %d %s" % (p.returncode, p.stderr))
     check(tok not in p.stdout + p.stderr, "the token is never printed")
-    check("exit" in p.stderr.lower() and "v0.0.38" in p.stderr,
-          "the v0.0.38 exit-code warning: %s" % p.stderr)
+    check("v0.0.38" in p.stderr and ": 2 jobs whose state is a failure"
+          in p.stderr and "ExitCode 1:0" in p.stderr,
+          "failed job exit code 0 kept: stderr counts the two failed jobs "
+          "given 1:0: %s" % p.stderr)
     all_jobs = {}
     for line in open(os.path.join(state, "all_jobs.txt")):
         parts = line.split()
         if parts:
             all_jobs[parts[0]] = " ".join(parts[1:])
     failed = [j for j, label in all_jobs.items() if " exit 1 " in label]
+    check(len(failed) == 2, "submit_jobs.sh has two jobs that exit 1: %s"
+          % all_jobs)
     rest_ids = [r[1] for r in rest_rows[1:]]
-    check(sorted(rest_ids) == sorted(expected + failed),
-          "REST rows %s, expected %s plus the failed job %s"
-          % (rest_ids, expected, failed))
+    check(sorted(rest_ids) == sorted(expected),
+          "failed job exit code 0 kept: REST rows %s, expected %s (the "
+          "failed job %s dropped)" % (rest_ids, expected, failed))
     # and every other value agrees with sacct's, field by field
     by_id = {r[1]: r for r in rest_rows[1:]}
     for r in sacct_rows[1:]:
         check(by_id.get(r[1]) == r, "REST row of %s: %s, sacct: %s"
               % (r[1], by_id.get(r[1]), r))
+    # without the exit-code filter the failed job is there, as sacct has it
+    p, sacct_all = jobs("--exit-code", "")
+    p2, rest_all = jobs("--exit-code", "", *rest)
+    sacct_failed = [r for r in sacct_all[1:] if r[1] in failed]
+    rest_failed = [r for r in rest_all[1:] if r[1] in failed]
+    check(p.returncode == 0 and p2.returncode == 0 and
+          len(sacct_failed) == 2 and
+          sorted(rest_failed) == sorted(sacct_failed) and
+          all(r[10] == "1:0" for r in sacct_failed),
+          "failed job exit code 0 kept: without --exit-code, REST %s, "
+          "sacct %s (want both rows, ExitCode 1:0 in both)"
+          % (rest_failed, sacct_failed))
     env["SLURM_JWT"] = tok
     p, rows = jobs("--rest", env["SLURM_REST_URL"], "--rest-user", "root")
     check(p.returncode == 0 and len(rows) == len(rest_rows),

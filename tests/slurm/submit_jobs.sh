@@ -7,6 +7,9 @@
 # Jobs (user root, account dstlr_acct, partition debug):
 #   distiller-count-1..3    -N 4 --qos=realtime_test  srun -N4 true        exit 0   kept
 #   distiller-count-4       -N 4 --qos=realtime_test  srun -N4 true; exit 1 (1:0) dropped: ExitCode
+#   distiller-count-8       -N 4 --qos=realtime_test  exit 1, no step     (1:0) dropped: ExitCode
+#                           (slurmrestd v0.0.38 says 0:0 for both: streamtime derives
+#                           1:0 from their state FAILED)
 #   distiller-count-5       -N 4 --qos=realtime_test  --begin=now+1hour, scancelled while
 #                           pending, never runs.  Not kept, but NOT because Start is empty:
 #                           Slurm sets Start=End=cancel time.  It is absent from
@@ -47,6 +50,8 @@ for i in 1 2 3; do
 done
 j4=$(sb -J distiller-count-4 -N 4 --qos=$Q --wrap 'srun -N4 true; exit 1') || die "sbatch distiller-count-4 failed"
 add "$j4" "distiller-count-4 N=4 $Q exit 1 (dropped: ExitCode 1:0)"
+j8=$(sb -J distiller-count-8 -N 4 --qos=$Q --wrap 'exit 1') || die "sbatch distiller-count-8 failed"
+add "$j8" "distiller-count-8 N=4 $Q exit 1 without a step (dropped: ExitCode 1:0)"
 j5=$(sb -J distiller-count-5 -N 4 --qos=$Q --begin=now+1hour --wrap 'true') || die "sbatch distiller-count-5 failed"
 st=$(squeue -h -j "$j5" -o '%T %r')
 [ "${st%% *}" = PENDING ] || die "distiller-count-5 ($j5) should be pending, squeue says: $st"
@@ -64,6 +69,7 @@ add "$j7" "distiller-count-7|pipe N=4 $Q exit 0 (kept; '|' in the name)"
 declare -A want
 for k in "${!ids[@]}"; do want[${ids[$k]}]="COMPLETED 0:0"; done
 want[$j4]="FAILED 1:0"
+want[$j8]="FAILED 1:0"
 want[$j5]="CANCELLED 0:0"
 joblist=$(printf '%s\n' "${ids[@]}" | sed 's/_.*//' | sort -u | paste -sd,)
 

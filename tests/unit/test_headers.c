@@ -31,6 +31,7 @@
 #include "streamtime/h5.h"
 #include "streamtime/heap.h"
 #include "streamtime/http.h"
+#include "streamtime/install.h"
 #include "streamtime/interval.h"
 #include "streamtime/merge.h"
 #include "streamtime/num.h"
@@ -77,6 +78,7 @@
 #include "streamtime/h5.h"
 #include "streamtime/heap.h"
 #include "streamtime/http.h"
+#include "streamtime/install.h"
 #include "streamtime/interval.h"
 #include "streamtime/merge.h"
 #include "streamtime/num.h"
@@ -124,6 +126,7 @@ static const char *const included[] = {
 	"h5.h",
 	"heap.h",
 	"http.h",
+	"install.h",
 	"interval.h",
 	"merge.h",
 	"num.h",

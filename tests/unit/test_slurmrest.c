@@ -109,17 +109,18 @@ static int parse_fixture(const char *version, const char *suffix,
 /* cancelled while pending, in January: PST, and Start Unknown */
 #define R_PENDING "distiller-count-4dstem-4001", "1100", "00:30:00", \
 	"00:00:00", "2023-01-10T09:15:07", "Unknown", "2023-01-10T10:15:07", \
-	"4", "realtime_test", "dstlr", "0:0"
+	"4", "realtime_test", "dstlr"
 
 static void test_v0038(void **state)
 {
-	/* Slurm 22.05 (Debian 12): the failed job reads 0:0, the known bug */
+	/* Slurm 22.05 (Debian 12): the failed job reads 0:0, the known bug;
+	 * its state FAILED (and the cancelled one's) give 1:0 instead */
 	static const row_t rows[] = {
 		{ R_NORMAL, "0:0" },
-		{ R_FAILED, "0:0" },
+		{ R_FAILED, "1:0" },
 		{ R_ARRAY },
 		{ R_PIPE },
-		{ R_PENDING },
+		{ R_PENDING, "1:0" },
 		{ "distiller-count-long", "1230", "UNLIMITED", "1-01:01:01",
 		  "2023-03-16T13:56:40", "2023-03-16T13:56:50",
 		  "2023-03-17T14:57:51", "2", "normal", "dstlr", "0:9" },
@@ -138,6 +139,9 @@ static void test_v0038(void **state)
 	assert_int_equal(w.n, 1);
 	assert_non_null(strstr(w.last, "v0.0.38"));
 	assert_non_null(strstr(w.last, "exit code 0"));
+	/* 1202 FAILED, 1100 CANCELLED; 1230 has its signal, no guess */
+	assert_non_null(strstr(w.last, ": 2 jobs whose state is a failure"));
+	assert_non_null(strstr(w.last, "given ExitCode 1:0"));
 	st_slurm_jobs_release(&js);
 }
 
@@ -145,10 +149,10 @@ static void test_v0039(void **state)
 {
 	static const row_t rows[] = {
 		{ R_NORMAL, "0:0" },
-		{ R_FAILED, "0:0" },
+		{ R_FAILED, "1:0" },
 		{ R_ARRAY },
 		{ R_PIPE },
-		{ R_PENDING },
+		{ R_PENDING, "1:0" },
 	};
 	struct warnings w = { 0 };
 	st_log log = LOG(w);
@@ -160,7 +164,62 @@ static void test_v0039(void **state)
 	expect_rows(&js, rows, sizeof(rows) / sizeof(rows[0]));
 	assert_int_equal(w.n, 1);
 	assert_non_null(strstr(w.last, "v0.0.39"));
+	assert_non_null(strstr(w.last, ": 2 jobs whose state is a failure"));
 	st_slurm_jobs_release(&js);
+}
+
+/* The bug: slurmrestd v0.0.38/39 say 0:0 for a failed job, so the paper's
+ * exit-code filter 0:0 kept it.  Its state decides now, in either schema
+ * of state.current; v0.0.40 on report the true code and are left alone. */
+static void test_failed_job_exit_code_0_kept(void **state)
+{
+	static const struct {
+		const char *version, *state, *want;
+	} cases[] = {
+		{ "v0.0.38", "\"FAILED\"", "1:0" },
+		{ "v0.0.38", "\"TIMEOUT\"", "1:0" },
+		{ "v0.0.38", "\"NODE_FAIL\"", "1:0" },
+		{ "v0.0.38", "\"OUT_OF_MEMORY\"", "1:0" },
+		{ "v0.0.38", "\"COMPLETED\"", "0:0" },
+		{ "v0.0.38", "\"RUNNING\"", "0:0" },
+		{ "v0.0.39", "\"CANCELLED\"", "1:0" },
+		{ "v0.0.39", "[\"TIMEOUT\"]", "1:0" },
+		{ "v0.0.39", "\"COMPLETED\"", "0:0" },
+		{ "v0.0.40", "[\"FAILED\"]", "0:0" },
+		{ "v0.0.41", "[\"TIMEOUT\"]", "0:0" },
+	};
+	const st_slurm_filter f = { .exit_code = "0:0" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char job[512];
+		struct warnings w = { 0 };
+		st_log log = LOG(w);
+		st_slurm_jobs js = { 0 };
+		st_error err = { 0 };
+		bool failed = strcmp(cases[i].want, "0:0") != 0;
+
+		snprintf(job, sizeof(job), "{\"jobs\":[{\"job_id\":5,\"state\":"
+			 "{\"current\":%s,\"reason\":\"None\"},\"exit_code\":"
+			 "{\"status\":\"SUCCESS\",\"return_code\":0}}]}",
+			 cases[i].state);
+		assert_int_equal(st_slurmrest_parse(job, strlen(job),
+						    cases[i].version, NULL,
+						    &js, &log, &err), 0);
+		assert_int_equal(js.n, 1);
+		if (strcmp(js.v[0].f[ST_SLURM_EXITCODE], cases[i].want) != 0)
+			print_error("case %zu: %s %s\n", i, cases[i].version,
+				    cases[i].state);
+		assert_string_equal(js.v[0].f[ST_SLURM_EXITCODE],
+				    cases[i].want);
+		/* said on stderr with the count, only when it happened */
+		assert_int_equal(w.n, failed ? 1 : 0);
+		if (failed)
+			assert_non_null(strstr(w.last, ": 1 job whose"));
+		/* and the default filter drops it */
+		assert_int_equal(st_slurm_filter_apply(&js, &f), failed);
+		st_slurm_jobs_release(&js);
+	}
 }
 
 static void test_v0040(void **state)
@@ -170,7 +229,7 @@ static void test_v0040(void **state)
 		{ R_FAILED, "1:0" },
 		{ R_ARRAY },
 		{ R_PIPE },
-		{ R_PENDING },
+		{ R_PENDING, "0:0" },
 		{ "distiller-count-het", "1240+0", "00:15:00", "00:01:01",
 		  "2023-03-16T14:01:40", "2023-03-16T14:01:45",
 		  "2023-03-16T14:02:46", "1", "realtime_test", "dstlr", "0:0" },
@@ -197,7 +256,7 @@ static void test_v0041(void **state)
 		{ R_FAILED, "1:0" },
 		{ R_ARRAY },
 		{ R_PIPE },
-		{ R_PENDING },
+		{ R_PENDING, "0:0" },
 		{ "distiller-count-4dstem-5000", "1250", "UNLIMITED",
 		  "1-03:46:40", "2023-03-16T14:03:20", "2023-03-16T14:03:21",
 		  "2023-03-17T17:50:01", "4", "realtime_test", "dstlr", "0:15" },
@@ -679,9 +738,25 @@ static void test_fetch_v0038_users(void **state)
 		st_slurm_jobs_release(&js);
 	}
 	{
+		/* two windows list the same jobs: each failed one counted
+		 * once, the count that the filter will drop */
+		struct warnings w = { 0 };
+		st_log log = LOG(w);
+		st_slurm_jobs js = { 0 };
+		st_error err = { 0 };
+
+		assert_int_equal(st_slurmrest_fetch(&o, 1678950000, 1679050000,
+						    50000, NULL, &js, &log,
+						    &err), 0);
+		assert_int_equal(js.n, 14);
+		assert_int_equal(w.n, 1);
+		assert_non_null(strstr(w.last, ": 2 jobs whose"));
+		st_slurm_jobs_release(&js);
+	}
+	{
 		char *req = server_stop();
 
-		assert_int_equal(count(req, "----\n"), 5);
+		assert_int_equal(count(req, "----\n"), 7);
 		assert_null(strstr(req, "users="));
 		free(req);
 	}
@@ -816,6 +891,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_v0038),
 		cmocka_unit_test(test_v0039),
+		cmocka_unit_test(test_failed_job_exit_code_0_kept),
 		cmocka_unit_test(test_v0040),
 		cmocka_unit_test(test_v0041),
 		cmocka_unit_test(test_nothing_found),
