@@ -127,6 +127,13 @@ struct st_cmd_desc {
 #define ST_ROW_OUT_DIR(var, help) \
 	{ ST_O("out-dir", 0, ST_OPT_PATH, &(var), "DIR", help, ST_OPT_REQUIRED) }
 #define ST_OUT_DIR_HELP "where the files go (created if needed)"
+/* --config FILE, the experiments: one help for one rule, st_load_experiments
+ * (cmd/msg.c), which looks in the --data directory first. */
+#define ST_ROW_CONFIG(var) \
+	{ ST_O("config", 0, ST_OPT_PATH, &(var), "FILE", \
+	       "experiments: scan ranges, H5 files, time zones (default: " \
+	       "experiments.json in the --data directory if present, else " \
+	       "the paper's)", 0) }
 
 /* st_opt_parse's return value when the command goes on. */
 #define ST_OPT_CONTINUE (-1)

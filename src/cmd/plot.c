@@ -81,9 +81,7 @@ int cmd_plot(int argc, char **argv)
 		{ ST_O("data", 0, ST_OPT_PATH, &data, "DIR",
 		       "the dataset (DIR/file_transfer/save_time_stats.csv)",
 		       ST_OPT_REQUIRED) },
-		{ ST_O("config", 0, ST_OPT_PATH, &config, "FILE",
-		       "experiments: sizes and slurm_tz (default: "
-		       "DATA/experiments.json if present, else the paper's)", 0) },
+		ST_ROW_CONFIG(config),
 		ST_ROW_OUT_DIR(outdir,
 			       "where NAME.png and NAME.svg go (created if needed)"),
 		{ ST_O("format", 0, ST_OPT_CALLBACK, &formats, "LIST",

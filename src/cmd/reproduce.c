@@ -276,10 +276,7 @@ int cmd_reproduce(int argc, char **argv)
 	const struct st_option opts[] = {
 		{ ST_O("data", 0, ST_OPT_PATH, &data, "DIR",
 		       "the dataset (default: the sample shipped in data/)", 0) },
-		{ ST_O("config", 0, ST_OPT_PATH, &config, "FILE",
-		       "experiments: scan ranges, H5 files, time zones (default: "
-		       "DIR/experiments.json if present, else the paper's "
-		       "experiments)", 0) },
+		ST_ROW_CONFIG(config),
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "DIR",
 		       "outputs: DIR/file_transfer, DIR/streaming, DIR/statistics, "
 		       "DIR/figures, DIR/timeline.json, DIR/report.html, "

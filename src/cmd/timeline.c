@@ -28,9 +28,7 @@ int cmd_timeline(int argc, char **argv)
 		       "the dataset, for the receivers' times and the offload "
 		       "(write_times.csv, ncem_file_created_times.csv); without it "
 		       "those stages stay empty", 0) },
-		{ ST_O("config", 0, ST_OPT_PATH, &config, "FILE",
-		       "experiments (default: DIR/experiments.json of --data, else "
-		       "the paper's)", 0) },
+		ST_ROW_CONFIG(config),
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
 		       "the trace (default: RESULTS/timeline.json; '-' for stdout)",
 		       0) },
