@@ -80,8 +80,11 @@ int st_msg_fail_usage(const char *prog, const st_error *err);
 /* A usage error: the message, a pointer to --help, exit 64. */
 int st_msg_usage(const char *prog, const char *fmt, ...) ST_PRINTF(2, 3);
 
-/* A st_log that prints warnings through st_msg_warn. */
+/* A st_log that prints warnings through st_msg_warn: st_log_stderr(&log),
+ * or st_log log = ST_LOG_STDERR. */
 void st_log_stderr(st_log *log);
+void st_log_warn_stderr(void *ctx, const char *msg);
+#define ST_LOG_STDERR ((st_log){ .warn = st_log_warn_stderr })
 
 /* A st_log for notes shown only with -v (st_msg_verbose). */
 void st_log_verbose(st_log *log);

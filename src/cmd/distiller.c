@@ -148,11 +148,10 @@ static int run_jobs(const char *prog, const st_distiller_jobs_opts *o)
 {
 	const st_distiller_query *q = &o->query;
 	st_distiller_jobs_result res;
-	st_log log;
+	st_log log = ST_LOG_STDERR;
 	st_error err;
 	int ok, rc = ST_EXIT_OK;
 
-	st_log_stderr(&log);
 	ok = st_distiller_jobs_run(o, &res, &log, &err);
 	if (res.fetched && !o->use_api)
 		st_msg_verbose("distiller jobs: %s schema",

@@ -118,10 +118,9 @@ static int merge_offload(int argc, char **argv)
 	};
 	const char *prog = offload_desc.path;
 	st_error err;
-	st_log log;
+	st_log log = ST_LOG_STDERR;
 	int n, rc;
 
-	st_log_stderr(&log);
 	if (!st_opt_go(&offload_desc, opts, argc, argv, &n, &rc))
 		goto out;
 	rc = ST_EXIT_USAGE;
@@ -197,11 +196,10 @@ static int merge_streaming(int argc, char **argv)
 	};
 	const char *prog = streaming_desc.path;
 	st_streaming_result res;
-	st_log log;
+	st_log log = ST_LOG_STDERR;
 	st_error err;
 	int n, rc;
 
-	st_log_stderr(&log);
 	if (!st_opt_go(&streaming_desc, opts, argc, argv, &n, &rc))
 		goto out;
 	rc = ST_EXIT_USAGE;

@@ -87,7 +87,7 @@ int st_msg_usage(const char *prog, const char *fmt, ...)
 	return ST_EXIT_USAGE;
 }
 
-static void log_warn(void *ctx, const char *msg)
+void st_log_warn_stderr(void *ctx, const char *msg)
 {
 	(void)ctx;
 	st_msg_warn("%s", msg);
@@ -108,7 +108,7 @@ static void log_init(st_log *log, void (*warn)(void *, const char *))
 
 void st_log_stderr(st_log *log)
 {
-	log_init(log, log_warn);
+	log_init(log, st_log_warn_stderr);
 }
 
 void st_log_verbose(st_log *log)

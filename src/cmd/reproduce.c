@@ -288,10 +288,9 @@ int cmd_reproduce(int argc, char **argv)
 	st_atomic_stage stage = { .fd = -1 };
 	struct paths p, shown;
 	st_error err;
-	st_log log;
+	st_log log = ST_LOG_STDERR;
 	int n, rc;
 
-	st_log_stderr(&log);
 	if (!st_opt_go(&reproduce_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	if (st_load_experiments(config, data, &ex, &err) < 0)

@@ -32,10 +32,9 @@ static int stats_queue(int argc, char **argv)
 	};
 	st_queue_result res;
 	st_error err;
-	st_log log;
+	st_log log = ST_LOG_STDERR;
 	int n, rc;
 
-	st_log_stderr(&log);
 	if (!st_opt_go(&queue_desc, opts, argc, argv, &n, &rc))
 		return rc;
 	if (st_run_stats_queue(merged, tz, outdir, &res, &err) < 0)
@@ -108,9 +107,8 @@ static int stats_transfers(int argc, char **argv)
 				   }, &rows, &nrows, &err) < 0) {
 		rc = st_msg_fail(&err);
 	} else {
-		st_log log;
+		st_log log = ST_LOG_STDERR;
 
-		st_log_stderr(&log);
 		st_robust_warns_transfers(&log, rows, nrows, outdir);
 		st_compare_write_md(stdout, rows, nrows);
 		rc = ST_EXIT_OK;

@@ -41,7 +41,7 @@ int cmd_timeline(int argc, char **argv)
 	st_timeline_input in = { 0 };
 	st_timeline_counts n;
 	st_error err;
-	st_log log;
+	st_log log = ST_LOG_STDERR;
 	int nargs, rc;
 
 	if (!st_opt_go(&timeline_desc, opts, argc, argv, &nargs, &rc))
@@ -69,7 +69,6 @@ int cmd_timeline(int argc, char **argv)
 	in = (st_timeline_input){ .merged = merged, .write_times = wt,
 				  .created = created, .streaming_dir = stdir,
 				  .ex = &ex };
-	st_log_stderr(&log);
 	if (st_timeline_write_file(&in, out, &n, &log, &err) < 0) {
 		rc = st_msg_fail(&err);
 		goto out;
