@@ -131,6 +131,9 @@ st_cmd_fn cmd_clock, cmd_collect, cmd_distiller, cmd_merge, cmd_plot,
 	cmd_report, cmd_timeline, cmd_trace, cmd_stats, cmd_reproduce,
 	cmd_simulate, cmd_slurm;
 
+/* Subcommands in files of their own. */
+st_cmd_fn cmd_trace_record;
+
 extern const struct st_cmd_group st_clock_group, st_collect_group,
 	st_distiller_group, st_merge_group, st_slurm_group, st_stats_group,
 	st_trace_group;

@@ -1009,6 +1009,9 @@ out:
 }
 
 static const struct st_cmd sub[] = {
+	{ "record", cmd_trace_record,
+	  "run a command under bpftrace, mpstat and pmon into a directory",
+	  NULL },
 	{ "summary", cmd_trace_summary,
 	  "summarise traces: counts, time, bytes, overlap, groups", NULL },
 	{ "timeline", cmd_trace_timeline,
