@@ -41,6 +41,7 @@
 #include "streamtime/png.h"
 #include "streamtime/plot.h"
 #include "streamtime/receivers.h"
+#include "streamtime/record.h"
 #include "streamtime/report.h"
 #include "streamtime/sacct.h"
 #include "streamtime/search.h"
@@ -84,6 +85,7 @@
 #include "streamtime/png.h"
 #include "streamtime/plot.h"
 #include "streamtime/receivers.h"
+#include "streamtime/record.h"
 #include "streamtime/report.h"
 #include "streamtime/sacct.h"
 #include "streamtime/search.h"
@@ -128,6 +130,7 @@ static const char *const included[] = {
 	"png.h",
 	"plot.h",
 	"receivers.h",
+	"record.h",
 	"report.h",
 	"sacct.h",
 	"search.h",
