@@ -153,8 +153,9 @@ int cmd_trace_record(int argc, char **argv)
 		st_msg_warn("trace record: %" PRIu64 " lines of bpftrace's "
 			    "output were of no known kind", res.bad_lines);
 	if (res.signal)
-		st_msg_info("trace record: interrupted by signal %d; %s is "
-			    "complete up to there", res.signal, out);
+		st_msg_info("trace record: interrupted (%s); %s holds what "
+			    "was recorded up to then", strsignal(res.signal),
+			    out);
 	st_msg_verbose("trace record: COMMAND ran %.1f ms after the start; "
 		       "exit status %d; traces in %s",
 		       (double)res.startup_ns / 1e6, res.status, out);

@@ -485,6 +485,10 @@ static int write_manifest(const struct rec *r, bool final, st_error *err)
 		if (i == ST_REC_IO && t->ran)
 			json_object_set_new(e, "path_max",
 					    json_integer(BT_STRLEN - 1));
+		if (t->ran && final)
+			json_object_set_new(e, "exit_status", t->status >= 0 ?
+					    json_integer(t->status) :
+					    json_null());
 		if ((i == ST_REC_IO || i == ST_REC_PROC) && t->ran && final) {
 			json_object_set_new(e, "lost_events",
 					    json_integer((json_int_t)r->lost));
@@ -1144,8 +1148,16 @@ int st_trace_record_run(const st_record_opts *o, st_record_result *res,
 	}
 	stop_tracers(&r);
 	rc = 0;
-	if (r.t[ST_REC_IO].ran || r.t[ST_REC_PROC].ran)
+	if (r.t[ST_REC_IO].ran || r.t[ST_REC_PROC].ran) {
 		rc = split_raw(&r, err);
+	} else if (r.t[ST_REC_IO].wanted || r.t[ST_REC_PROC].wanted) {
+		/* stopped before its probes were attached: nothing to keep */
+		char *raw = st_path_join(o->dir, BT_RAW);
+
+		if (raw)
+			unlink(raw);
+		free(raw);
+	}
 	if (write_manifest(&r, true, rc < 0 ? &e2 : err) < 0 && rc == 0)
 		rc = -1;
 	res->status = r.exited ? r.status : 128 + r.signal;
