@@ -142,6 +142,9 @@ int cmd_trace_record(int argc, char **argv)
 	if ((tracers & (1u << ST_REC_IO | 1u << ST_REC_PROC)) &&
 	    !(o.script_dir = st_record_script_dir(n ? exe : NULL, &err)))
 		return st_msg_fail(&err);
+	if (o.script_dir)
+		st_msg_verbose("trace record: bpftrace scripts from %s",
+			       o.script_dir);
 	rc = st_trace_record_run(&o, &res, &err);
 	free((char *)o.script_dir);
 	if (rc < 0)
