@@ -39,7 +39,7 @@ static const struct st_cmd_desc record_desc = {
 	"  command.stdout.log  COMMAND's stdout (command.stderr.log: stderr)\n"
 	"  manifest.json  host, kernel, zone, versions, what ran and why not,\n"
 	"                 COMMAND's status, the clocks measured at both ends\n"
-	"  record.bt  the bpftrace program (tracers.log: the tracers' stderr)\n",
+	"  record.bt  the bpftrace program (tracers.stderr: the tracers' stderr)\n",
 	.epilogue =
 	"Needs root and bpftrace for io and proc, sysstat for cpu (tracefs is\n"
 	"mounted when it is not).  Ctrl-C, SIGINT or SIGTERM stops COMMAND\n"

@@ -60,7 +60,7 @@ static const char file_tags[ST_RF_COUNT] = { 'R', 'W', 'O', 'C', 'P' };
 #define BT_STRLEN 64
 #define BT_RAW ".bpftrace.out"
 #define BT_SCRIPT "record.bt"
-#define TRACERS_LOG "tracers.log"
+#define TRACERS_ERR "tracers.stderr"
 #define BT_READY "__BPFTRACE_NOTIFY_PROBES_ATTACHED"
 #define ATTACH_TIMEOUT_MS 120000
 #define STOP_GRACE_MS 15000
@@ -190,7 +190,7 @@ struct rec {
 	struct tracer t[ST_REC_NTRACERS];
 	char *bpftrace, *mpstat, *smi;        /* found in PATH */
 	st_child bt, cpu, gpu;
-	int logfd;                    /* DIR/tracers.log */
+	int logfd;                    /* DIR/tracers.stderr */
 	pid_t pid;                    /* COMMAND's */
 	int pidfd, out, err, execfd;  /* its pidfd, output pipes, exec report */
 	bool released, exited;
@@ -746,7 +746,7 @@ static int write_script(struct rec *r, const char *path, st_error *err)
 }
 
 /* What bpftrace said that explains a failure: its last line of error
- * (RLIMIT_MEMLOCK's is harmless), from tracers.log. */
+ * (RLIMIT_MEMLOCK's is harmless), from tracers.stderr. */
 static void bpftrace_error(const char *logpath, char *buf, size_t size)
 {
 	size_t len;
@@ -764,13 +764,13 @@ static void bpftrace_error(const char *logpath, char *buf, size_t size)
 }
 
 /* Start bpftrace on COMMAND's pid and wait until its probes are attached
- * (it says so on stderr, into tracers.log).  Returns 0, 1 when a signal
- * came first, or -1 with ERR (69). */
+ * (it says so on stderr, into tracers.stderr).  Returns 0, 1 when a
+ * signal came first, or -1 with ERR (69). */
 static int start_bpftrace(struct rec *r, int sigfd, st_error *err)
 {
 	char *script = st_path_join(r->o->dir, BT_SCRIPT),
 	     *raw = st_path_join(r->o->dir, BT_RAW),
-	     *logp = st_path_join(r->o->dir, TRACERS_LOG);
+	     *logp = st_path_join(r->o->dir, TRACERS_ERR);
 	char pid[32], strlen_env[40];
 	const char *env[] = { strlen_env, BT_READY "=1",
 			      "BPFTRACE_MAP_KEYS_MAX=16384",
@@ -1094,7 +1094,7 @@ int st_trace_record_run(const st_record_opts *o, st_record_result *res,
 		st_warn(o->log, "no nvidia-smi in PATH: no GPU trace (gpu.out)");
 	if (write_manifest(&r, false, err) < 0)
 		goto out;
-	if ((r.logfd = open_in_dir(o->dir, TRACERS_LOG, err)) < 0 ||
+	if ((r.logfd = open_in_dir(o->dir, TRACERS_ERR, err)) < 0 ||
 	    (logs[0] = open_in_dir(o->dir, "command.stdout.log", err)) < 0 ||
 	    (logs[1] = open_in_dir(o->dir, "command.stderr.log", err)) < 0)
 		goto out;
