@@ -618,27 +618,21 @@ static void signals_handle(struct rec *r, int fd)
  * pipes to us; an exec failure comes back as an errno on R->execfd. */
 static int fork_command(struct rec *r, st_error *err)
 {
-	int out[2], errp[2], ex[2];
+	int pp[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
+	int *out = pp[0], *errp = pp[1], *ex = pp[2];
 	sigset_t usr1, old;
 	pid_t parent = getpid();
 
-	if (pipe2(out, O_CLOEXEC) != 0)
-		return st_error_set(err, ST_EXIT_IOERR, "pipe: %s",
-				    strerror(errno));
-	if (pipe2(errp, O_CLOEXEC) != 0) {
-		close(out[0]);
-		close(out[1]);
-		return st_error_set(err, ST_EXIT_IOERR, "pipe: %s",
-				    strerror(errno));
-	}
-	if (pipe2(ex, O_CLOEXEC) != 0) {
-		close(out[0]);
-		close(out[1]);
-		close(errp[0]);
-		close(errp[1]);
-		return st_error_set(err, ST_EXIT_IOERR, "pipe: %s",
-				    strerror(errno));
-	}
+	for (int i = 0; i < 3; i++)
+		if (pipe2(pp[i], O_CLOEXEC) != 0) {
+			st_error_set(err, ST_EXIT_IOERR, "pipe: %s",
+				     strerror(errno));
+			for (int k = 0; k < i; k++) {
+				close(pp[k][0]);
+				close(pp[k][1]);
+			}
+			return -1;
+		}
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &usr1, &old);
