@@ -765,7 +765,7 @@ static int start_bpftrace(struct rec *r, int sigfd, st_error *err)
 	char *script = st_path_join(r->o->dir, BT_SCRIPT),
 	     *raw = st_path_join(r->o->dir, BT_RAW),
 	     *logp = st_path_join(r->o->dir, TRACERS_ERR);
-	char pid[32], strlen_env[40];
+	char pid[32], me[32], strlen_env[40];
 	const char *env[] = { strlen_env, BT_READY "=1",
 			      "BPFTRACE_MAP_KEYS_MAX=16384",
 			      "BPFTRACE_PERF_RB_PAGES=512", NULL };
@@ -780,11 +780,12 @@ static int start_bpftrace(struct rec *r, int sigfd, st_error *err)
 	if (write_script(r, script, err) < 0)
 		goto out;
 	snprintf(pid, sizeof(pid), "%d", (int)r->pid);
+	snprintf(me, sizeof(me), "%d", (int)getpid());
 	snprintf(strlen_env, sizeof(strlen_env), "BPFTRACE_STRLEN=%d",
 		 BT_STRLEN);
 	{
 		char *argv[] = { r->bpftrace, "-o", raw, script, pid,
-				 r->t[ST_REC_PROC].wanted ? "1" : "0", NULL };
+				 r->t[ST_REC_PROC].wanted ? "1" : "0", me, NULL };
 
 		if (st_spawn_to(&r->bt, argv, &so, r->logfd, r->logfd, err) < 0)
 			goto out;
@@ -863,7 +864,8 @@ static void start_sampler(struct rec *r, int i, st_child *c, char *argv[],
 static void stop_tracers(struct rec *r)
 {
 	st_child *c[3] = { &r->bt, &r->cpu, &r->gpu };
-	int idx[3] = { ST_REC_IO, ST_REC_CPU, ST_REC_GPU };
+	int bt = r->t[ST_REC_IO].wanted ? ST_REC_IO : ST_REC_PROC;
+	int idx[3] = { bt, ST_REC_CPU, ST_REC_GPU };
 	int64_t until = mono_now() + (int64_t)STOP_GRACE_MS * 1000000;
 	int left = 0;
 
@@ -901,11 +903,19 @@ static void stop_tracers(struct rec *r)
 		if (left)
 			usleep(10000);
 	}
-	if (r->t[ST_REC_PROC].wanted) {
+	for (int i = 0; i < 3; i++)
+		if (r->t[idx[i]].ran && r->t[idx[i]].status != 0)
+			st_warn(r->o->log, "%s (tracer %s) %s; see %s",
+				c[i] == &r->bt ? "bpftrace" : c[i] == &r->cpu ?
+				"mpstat" : "nvidia-smi pmon",
+				st_record_tracer_names[idx[i]],
+				r->t[idx[i]].why[0] ? r->t[idx[i]].why :
+				"failed", TRACERS_ERR);
+	/* one bpftrace runs io and proc */
+	if (bt == ST_REC_IO && r->t[ST_REC_PROC].wanted) {
 		r->t[ST_REC_PROC].status = r->t[ST_REC_IO].status;
-		if (!r->t[ST_REC_PROC].why[0])
-			memcpy(r->t[ST_REC_PROC].why, r->t[ST_REC_IO].why,
-			       sizeof(r->t[ST_REC_PROC].why));
+		memcpy(r->t[ST_REC_PROC].why, r->t[ST_REC_IO].why,
+		       sizeof(r->t[ST_REC_PROC].why));
 	}
 }
 
