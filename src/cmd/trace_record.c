@@ -147,8 +147,10 @@ int cmd_trace_record(int argc, char **argv)
 			       o.script_dir);
 	rc = st_trace_record_run(&o, &res, &err);
 	free((char *)o.script_dir);
-	if (rc < 0)
+	if (rc < 0) {
+		st_error_prefix(&err, "trace record");
 		return st_msg_fail(&err);
+	}
 	if (res.lost_events)
 		st_msg_warn("trace record: bpftrace lost %" PRIu64 " events "
 			    "(its buffers overflowed): the traces miss calls",
