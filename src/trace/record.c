@@ -841,18 +841,31 @@ static void start_sampler(struct rec *r, int i, st_child *c, char *argv[],
 	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 			     0666) : -1;
 	st_spawn_opts so = { ST_SPAWN_GROUP | ST_SPAWN_NULL_IN, env };
+	char *guard = find_in_path("setpriv"), *v[16];
+	size_t n = 0;
 	st_error e;
 
+	/* where util-linux's setpriv is, the sampler gets SIGINT when we end
+	 * without stopping it (killed) instead of sampling on forever */
+	if (guard) {
+		v[n++] = guard;
+		v[n++] = "--pdeathsig";
+		v[n++] = "INT";
+	}
+	for (size_t k = 0; argv[k] && n < 15; k++)
+		v[n++] = argv[k];
+	v[n] = NULL;
 	if (fd < 0) {
 		snprintf(r->t[i].why, sizeof(r->t[i].why), "cannot create %s: "
 			 "%s", name, strerror(errno));
-	} else if (st_spawn_to(c, argv, &so, fd, r->logfd, &e) < 0) {
+	} else if (st_spawn_to(c, v, &so, fd, r->logfd, &e) < 0) {
 		snprintf(r->t[i].why, sizeof(r->t[i].why), "%s", e.text);
 	} else {
 		r->t[i].ran = true;
 	}
 	if (fd >= 0)
 		close(fd);
+	free(guard);
 	if (!r->t[i].ran)
 		st_warn(r->o->log, "%s: %s", st_record_tracer_names[i],
 			r->t[i].why);
