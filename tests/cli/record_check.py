@@ -19,7 +19,8 @@ manifest's clock measurements, interpolated):
     stdout; manifest.json is valid, exit_status 0, the clock bound small;
   - a failing COMMAND gives its status (3; 143 for SIGTERM); SIGINT to the
     harness stops everything and leaves a readable directory (signal in
-    the manifest); --tracers with an unknown name is 64 (with a did you
+    the manifest); SIGKILL to it leaves no tracer running and the first
+    manifest; --tracers with an unknown name is 64 (with a did you
     mean); a non-empty DIR is 73 and left alone; without root or without
     bpftrace: 69 naming what is missing and --tracers as the way out;
     a COMMAND that does not exist: 127.
@@ -360,6 +361,64 @@ def interrupted_run(tmp):
     check(not left, "SIGINT: no workload process left: %r" % left)
 
 
+def holders(d):
+    """The processes that hold a file below D open."""
+    found = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            for fd in os.listdir("/proc/%s/fd" % pid):
+                try:
+                    if os.readlink("/proc/%s/fd/%s" % (pid, fd)).startswith(
+                            d + "/"):
+                        found.add(int(pid))
+                except OSError:
+                    pass
+        except OSError:
+            pass
+    return found
+
+
+def killed_run(tmp):
+    """SIGKILL to the harness: the tracers end by themselves (bpftrace's
+    watchdog on our pid, setpriv --pdeathsig for mpstat), and DIR keeps
+    the first manifest with the start's clock."""
+    d = os.path.join(tmp, "killed")
+    h = subprocess.Popen([BIN, "trace", "record", "--out", d, "--",
+                          "sleep", "60"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    until = time.monotonic() + 60
+    m = None
+    while time.monotonic() < until:
+        try:
+            with open(os.path.join(d, "manifest.json")) as f:
+                m = json.load(f)
+            if m.get("clock"):
+                break
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    time.sleep(1.5)            # mpstat has sampled
+    h.kill()
+    h.wait()
+    left = holders(d)
+    until = time.monotonic() + 10
+    while left and time.monotonic() < until:
+        time.sleep(0.1)
+        left = holders(d)
+    check(not left, "killed harness: tracers still running, holding files "
+          "of DIR: %r" % sorted(left))
+    check(m is not None and m.get("complete") is False and
+          len(m.get("clock", [])) == 1,
+          "killed harness: the first manifest with the start's clock: %r" % m)
+    if m and isinstance(m.get("pid"), int):
+        try:
+            os.kill(m["pid"], signal.SIGKILL)   # our sleep 60
+        except OSError:
+            pass
+
+
 def usage_errors(tmp):
     d = os.path.join(tmp, "usage")
     p = record(d, ["true"], tracers="io,cpuu")
@@ -430,6 +489,7 @@ def main():
         main_run(tmp)
         failing_runs(tmp)
         interrupted_run(tmp)
+        killed_run(tmp)
         usage_errors(tmp)
     finally:
         if not FAILS:
