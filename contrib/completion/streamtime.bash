@@ -13,7 +13,7 @@ _streamtime_cmds() {   # the subcommands of command path $1
 	"merge") echo "offload streaming transfer" ;;
 	"slurm") echo "jobs" ;;
 	"stats") echo "queue transfers" ;;
-	"trace") echo "events summary timeline" ;;
+	"trace") echo "events record summary timeline" ;;
 	*) return 1 ;;
 	esac
 }
@@ -38,6 +38,7 @@ _streamtime_opts() {   # the options of leaf command $1
 	"stats transfers") echo "--merged --offload --save-stats --streaming-dir --out-dir --size --help --quiet --verbose" ;;
 	"timeline") echo "--results --data --config --out --help --quiet --verbose" ;;
 	"trace events") echo "--filter --format --keys --limit --out --help --quiet --verbose" ;;
+	"trace record") echo "--out --tracers --interval -o --help --quiet --verbose" ;;
 	"trace summary") echo "--json --group-by --filter --io-cat --compute-cat --time-granularity --jobs --out -j --help --quiet --verbose" ;;
 	"trace timeline") echo "--out --max-events --clock-offsets --experiment --data --config --filter --jobs -j --help --quiet --verbose" ;;
 	*) return 1 ;;
@@ -152,6 +153,10 @@ _streamtime_value() {
 	"trace events --keys") echo "choice thread basename pattern prefix: phase" ;;
 	"trace events --limit") echo "none" ;;
 	"trace events --out") echo "file" ;;
+	"trace record --out") echo "dir" ;;
+	"trace record -o") echo "dir" ;;
+	"trace record --tracers") echo "choice io proc cpu gpu" ;;
+	"trace record --interval") echo "none" ;;
 	"trace summary --group-by") echo "choice name cat pid host file prefix:" ;;
 	"trace summary --filter") echo "none" ;;
 	"trace summary --io-cat") echo "none" ;;
@@ -179,6 +184,7 @@ _streamtime_args() {   # what the arguments of command $1 are
 	"collect h5") echo dir ;;
 	"collect receivers") echo dir ;;
 	"trace events") echo file ;;
+	"trace record") echo file ;;
 	"trace summary") echo file ;;
 	"trace timeline") echo file ;;
 	*) echo none ;;

@@ -1,8 +1,9 @@
 /* install.h - where streamtime finds what it ships beside its binary: the
- * sample dataset, the README and the guide.
+ * sample dataset, the README and the guide, trace record's scripts.
  *
  * `meson install` puts them under the prefix: DATADIR/streamtime/data (the
- * sample), DATADIR/doc/streamtime/{README.md,docs/guide.md,docs/img}.  They
+ * sample), DATADIR/doc/streamtime/{README.md,docs/guide.md,docs/img},
+ * DATADIR/streamtime/bpftrace (data/bpftrace in the source tree).  They
  * are found from the executable's own location (/proc/self/exe), so a
  * DESTDIR install moved elsewhere works; a streamtime run from its build
  * directory reads the source tree instead (data/, README.md, docs/).
@@ -15,6 +16,8 @@
 enum st_install_item {
 	ST_INSTALL_DATA,        /* the sample dataset */
 	ST_INSTALL_DOC,         /* README.md and docs/guide.md below it */
+	ST_INSTALL_SCRIPTS,     /* trace record's bpftrace scripts */
+	ST_INSTALL_NITEMS
 };
 
 /* Where ITEM is for a streamtime whose executable is EXE (absolute,

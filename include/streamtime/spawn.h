@@ -22,6 +22,7 @@ enum {
 	ST_SPAWN_STDERR = 4,    /* we read its stderr on ->err */
 	ST_SPAWN_GROUP = 8,     /* its own process group: a shell's children
 				 * go with it when it is killed */
+	ST_SPAWN_NULL_IN = 16,  /* its stdin is /dev/null */
 };
 
 typedef struct st_spawn_opts {
@@ -37,12 +38,18 @@ typedef struct st_child {
 } st_child;
 
 /* Start ARGV[0] with arguments ARGV (NULL-terminated), looked up in PATH
- * as execvp does, with the pipes O asks for (our ends close on exec).
+ * as execvp does, with the pipes and files O asks for (our ends close on
+ * exec) and SIGPIPE at its default whatever ours is.
  * Returns 0 with *C filled, or -1 with ERR (69 "cannot run ARGV[0]: ..."
  * when it cannot be executed, or a pipe/spawn failure) and nothing left
  * open. */
 int st_spawn(st_child *c, char *const argv[], const st_spawn_opts *o,
 	     st_error *err);
+
+/* st_spawn with the child's stdout on OUT_FD and its stderr on ERR_FD
+ * (files of ours, e.g. a log; -1: as O says). */
+int st_spawn_to(st_child *c, char *const argv[], const st_spawn_opts *o,
+		int out_fd, int err_fd, st_error *err);
 
 /* Close C's pipes and wait for it to end: its exit status, 128 + the signal
  * that ended it, or -1 when it cannot be waited for.  C's pid is -1 then. */

@@ -19,6 +19,8 @@ static const struct {
 			      ST_SOURCE_ROOT "/data" },
 	[ST_INSTALL_DOC] = { ST_INSTALL_DOC_REL, ST_INSTALL_DOC_ABS,
 			     ST_SOURCE_ROOT },
+	[ST_INSTALL_SCRIPTS] = { ST_INSTALL_SCRIPTS_REL, ST_INSTALL_SCRIPTS_ABS,
+				 ST_SOURCE_ROOT "/data/bpftrace" },
 };
 
 static bool is_dir(const char *p)
@@ -81,7 +83,7 @@ char *st_install_dir_for(const char *exe, const char *build,
 
 const char *st_install_dir(enum st_install_item item)
 {
-	static char *dirs[2];
+	static char *dirs[ST_INSTALL_NITEMS];
 	char exe[PATH_MAX];
 	ssize_t n;
 

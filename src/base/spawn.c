@@ -69,6 +69,12 @@ static void close_pipes(st_child *c)
 int st_spawn(st_child *c, char *const argv[], const st_spawn_opts *o,
 	     st_error *err)
 {
+	return st_spawn_to(c, argv, o, -1, -1, err);
+}
+
+int st_spawn_to(st_child *c, char *const argv[], const st_spawn_opts *o,
+		int out_fd, int err_fd, st_error *err)
+{
 	static const unsigned want[3] = { ST_SPAWN_STDIN, ST_SPAWN_STDOUT,
 					  ST_SPAWN_STDERR };
 	int p[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
@@ -106,8 +112,25 @@ int st_spawn(st_child *c, char *const argv[], const st_spawn_opts *o,
 	for (int i = 0; i < 3 && !e; i++)
 		if (p[i][0] >= 0)
 			e = posix_spawn_file_actions_adddup2(&fa, p[i][i == 0 ? 0 : 1], i);
-	if (!e && (o->flags & ST_SPAWN_GROUP))
-		e = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+	if (!e && out_fd >= 0)
+		e = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	if (!e && err_fd >= 0)
+		e = posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+	if (!e && (o->flags & ST_SPAWN_NULL_IN))
+		e = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+						     O_RDONLY, 0);
+	/* a caller that ignores SIGPIPE (to see EPIPE) must not pass that on */
+	if (!e) {
+		sigset_t def;
+
+		sigemptyset(&def);
+		sigaddset(&def, SIGPIPE);
+		e = posix_spawnattr_setsigdefault(&attr, &def);
+	}
+	if (!e)
+		e = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF |
+					     ((o->flags & ST_SPAWN_GROUP) ?
+					      POSIX_SPAWN_SETPGROUP : 0));
 	if (!e)
 		e = posix_spawnp(&c->pid, argv[0], &fa, &attr, argv,
 				 envp ? envp : environ);

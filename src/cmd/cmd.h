@@ -137,6 +137,7 @@ st_cmd_fn cmd_clock, cmd_collect, cmd_distiller, cmd_merge, cmd_plot,
 
 /* trace subcommands in files of their own */
 st_cmd_fn cmd_trace_events;
+st_cmd_fn cmd_trace_record;
 
 extern const struct st_cmd_group st_clock_group, st_collect_group,
 	st_distiller_group, st_merge_group, st_slurm_group, st_stats_group,

@@ -148,6 +148,9 @@ static void synopsis(FILE *f, const struct st_cmd_desc *d,
 	int at = col - 1;
 	char word[160];
 
+	/* arguments after "--" (a command to run) come after the options */
+	int args_pass = d->args && !strncmp(d->args, "-- ", 3) ? 2 : 0;
+
 	fprintf(f, "%s%s", wrapped ? "usage: " : "", d->path);
 	for (int pass = 0; pass < 3; pass++) {
 		for (const struct st_option *o = opts; pass && o->kind; o++) {
@@ -163,7 +166,11 @@ static void synopsis(FILE *f, const struct st_cmd_desc *d,
 			fprintf(f, " %s", word);
 			at += 1 + (int)strlen(word);
 		}
-		if (pass == 0 && d->args) {
+		if (pass == args_pass && d->args) {
+			if (wrapped && pass && at + 1 + (int)strlen(d->args) > WRAP) {
+				fprintf(f, "\n%*s", col - 1, "");
+				at = col - 1;
+			}
 			fprintf(f, " %s", d->args);
 			at += 1 + (int)strlen(d->args);
 		}

@@ -1011,6 +1011,9 @@ out:
 static const struct st_cmd sub[] = {
 	{ "events", cmd_trace_events,
 	  "the selected events as CSV or JSON lines, with derived keys", NULL },
+	{ "record", cmd_trace_record,
+	  "run a command under bpftrace, mpstat and pmon into a directory",
+	  NULL },
 	{ "summary", cmd_trace_summary,
 	  "summarise traces: counts, time, bytes, overlap, groups", NULL },
 	{ "timeline", cmd_trace_timeline,

@@ -42,6 +42,7 @@
 #include "streamtime/png.h"
 #include "streamtime/plot.h"
 #include "streamtime/receivers.h"
+#include "streamtime/record.h"
 #include "streamtime/report.h"
 #include "streamtime/sacct.h"
 #include "streamtime/search.h"
@@ -89,6 +90,7 @@
 #include "streamtime/png.h"
 #include "streamtime/plot.h"
 #include "streamtime/receivers.h"
+#include "streamtime/record.h"
 #include "streamtime/report.h"
 #include "streamtime/sacct.h"
 #include "streamtime/search.h"
@@ -137,6 +139,7 @@ static const char *const included[] = {
 	"png.h",
 	"plot.h",
 	"receivers.h",
+	"record.h",
 	"report.h",
 	"sacct.h",
 	"search.h",

@@ -82,10 +82,13 @@ static void test_installed_reproduce_needs_the_source_tree(void **state)
 	mkdirs("opt/st/bin");
 	mkdirs("opt/st/share/streamtime/data");
 	mkdirs("opt/st/share/doc/streamtime");
+	mkdirs("opt/st/share/streamtime/bpftrace");
 	expect("opt/st/bin/streamtime", NULL, ST_INSTALL_DATA,
 	       "opt/st/share/streamtime/data");
 	expect("opt/st/bin/streamtime", NULL, ST_INSTALL_DOC,
 	       "opt/st/share/doc/streamtime");
+	expect("opt/st/bin/streamtime", NULL, ST_INSTALL_SCRIPTS,
+	       "opt/st/share/streamtime/bpftrace");
 }
 
 /* Run from the build directory: the source tree, installed or not. */
@@ -100,6 +103,8 @@ static void test_build_tree_reads_the_source(void **state)
 	expect("build/streamtime", build, ST_INSTALL_DATA,
 	       ST_SOURCE_ROOT "/data");
 	expect("build/streamtime", build, ST_INSTALL_DOC, ST_SOURCE_ROOT);
+	expect("build/streamtime", build, ST_INSTALL_SCRIPTS,
+	       ST_SOURCE_ROOT "/data/bpftrace");
 	/* the same directory by another name */
 	expect("build/../build/streamtime", build, ST_INSTALL_DATA,
 	       ST_SOURCE_ROOT "/data");

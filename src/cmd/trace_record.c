@@ -1,0 +1,169 @@
+/* trace_record.c - `streamtime trace record` (SPEC 5.11, issue 15): run a
+ * command under bpftrace, mpstat and nvidia-smi pmon; the harness is in
+ * src/trace/record.c. */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "streamtime/record.h"
+#include "st_config.h"
+
+static const struct st_cmd_desc record_desc = {
+	.path = "streamtime trace record",
+	.args = "-- COMMAND [ARG...]",
+	.min_args = 0, .max_args = -1,
+	.args_complete = ST_COMPLETE_FILE,
+	.required_msg = "--out DIR is required (streamtime trace record --out "
+			"DIR -- COMMAND [ARG...])",
+	.description =
+	"Run COMMAND under the system tracers and write what they saw into\n"
+	"DIR, in the layout `trace summary DIR` and `trace timeline DIR` read\n"
+	"(docs/systrace.md): bpftrace follows COMMAND and every process it\n"
+	"forks by pid (tracepoints only: no kernel headers needed), mpstat\n"
+	"samples the CPUs, `nvidia-smi pmon` the GPUs where nvidia-smi exists.\n"
+	"COMMAND starts once the probes are attached; its output is passed\n"
+	"through and saved.  A call is a line: TIMESTAMP (ns since boot, at\n"
+	"its return), PID, TID, FD, RET, LAT(ns), FILENAME (cut at 63 bytes).\n"
+	"DIR holds:\n"
+	"  trace_read.out  read, pread64, readv calls (tracer io)\n"
+	"  trace_write.out  write, pwrite64, writev calls (io)\n"
+	"  trace_openat.out  openat calls (io)\n"
+	"  trace_close.out  close calls (io)\n"
+	"  trace_proc.out  fork, exec, exit of COMMAND's processes (proc)\n"
+	"  cpu.out  mpstat's samples (cpu)\n"
+	"  gpu.out  pmon's samples (gpu)\n"
+	"  command.stdout.log  COMMAND's stdout (command.stderr.log: stderr)\n"
+	"  manifest.json  host, kernel, zone, versions, what ran and why not,\n"
+	"                 COMMAND's status, the clocks measured at both ends\n"
+	"  record.bt  the bpftrace program (tracers.stderr: the tracers' stderr)\n",
+	.epilogue =
+	"Needs root and bpftrace for io and proc, sysstat for cpu (tracefs is\n"
+	"mounted when it is not).  Ctrl-C, SIGINT or SIGTERM stops COMMAND\n"
+	"(it is passed on; a third one kills it), then every tracer, and DIR\n"
+	"is still complete, the signal in its manifest.\n"
+	"Exit status: COMMAND's (128+N when signal N ended it); 64 usage; 69 a\n"
+	"tracer asked for cannot run here (the message says which --tracers\n"
+	"would); 73 DIR cannot be created or is not empty; 74 an I/O error;\n"
+	"127 COMMAND not found, 126 not executable.\n",
+};
+
+/* --tracers io,proc,cpu,gpu: a bit set of enum st_record_tracer. */
+static int parse_tracers(const struct st_option *o, char *arg, st_error *err)
+{
+	unsigned *set = o->target, bits = 0;
+	char *save = NULL, *copy = strdup(arg), *w;
+
+	if (!copy)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		int i;
+
+		for (i = 0; i < ST_REC_NTRACERS; i++)
+			if (!strcmp(w, st_record_tracer_names[i]))
+				break;
+		if (i == ST_REC_NTRACERS) {
+			const char *near = st_opt_suggest(w,
+				st_record_tracer_names, (size_t)-1);
+
+			st_error_set(err, ST_EXIT_USAGE, "--tracers: unknown "
+				     "tracer '%s'%s%s%s (io, proc, cpu, gpu)",
+				     w, near ? "; did you mean '" : "",
+				     near ? near : "", near ? "'?" : "");
+			free(copy);
+			return -1;
+		}
+		bits |= 1u << i;
+	}
+	free(copy);
+	if (!bits)
+		return st_error_set(err, ST_EXIT_USAGE, "--tracers: empty (give "
+				    "some of io, proc, cpu, gpu)");
+	*set = bits;
+	return 0;
+}
+
+int cmd_trace_record(int argc, char **argv)
+{
+	const char *out = NULL;
+	unsigned tracers = (1u << ST_REC_NTRACERS) - 1;
+	int64_t interval = 1;
+	const struct st_option opts[] = {
+		{ ST_O("out", 'o', ST_OPT_PATH, &out, "DIR",
+		       "the trace directory: created, or an empty one",
+		       ST_OPT_REQUIRED) },
+		{ ST_O("tracers", 0, ST_OPT_CALLBACK, &tracers, "LIST",
+		       "which tracers run, comma-separated: io (bpftrace: read, "
+		       "write, openat, close), proc (bpftrace: fork, exec, "
+		       "exit), cpu (mpstat), gpu (nvidia-smi pmon, where it "
+		       "exists); default all", 0),
+		  .cb = parse_tracers, .choices = st_record_tracer_names },
+		{ ST_O("interval", 0, ST_OPT_INT, &interval, "S",
+		       "seconds between mpstat and pmon samples, 1 to 3600 "
+		       "(default 1)", 0), .min = 1, .max = 3600 },
+		ST_OPT_END_ROW,
+	};
+	const char *prog = record_desc.path;
+	st_record_opts o = { 0 };
+	st_record_result res;
+	char exe[PATH_MAX];
+	ssize_t n;
+	st_log log;
+	st_error err;
+	int dd, nargs, rc;
+
+	/* our options end at "--": COMMAND's are its own */
+	for (dd = 1; dd < argc && strcmp(argv[dd], "--"); dd++)
+		;
+	if (!st_opt_go(&record_desc, opts, dd, argv, &nargs, &rc))
+		return rc;
+	if (nargs > 0)
+		return st_msg_usage(prog, "'%s': COMMAND goes after '--' "
+				    "(streamtime trace record --out DIR -- "
+				    "COMMAND [ARG...])", argv[1]);
+	if (dd >= argc - 1)
+		return st_msg_usage(prog, "no COMMAND given (streamtime trace "
+				    "record --out DIR -- COMMAND [ARG...])");
+	if (!*out || !strcmp(out, "-"))
+		return st_msg_usage(prog, "--out is a directory, not '%s'", out);
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
+		n = 0;
+	exe[n] = '\0';
+	st_log_stderr(&log);
+	o.dir = out;
+	o.argv = argv + dd + 1;
+	o.tracers = tracers;
+	o.interval_s = (int)interval;
+	o.version = ST_VERSION;
+	o.log = &log;
+	if ((tracers & (1u << ST_REC_IO | 1u << ST_REC_PROC)) &&
+	    !(o.script_dir = st_record_script_dir(n ? exe : NULL, &err)))
+		return st_msg_fail(&err);
+	if (o.script_dir)
+		st_msg_verbose("trace record: bpftrace scripts from %s",
+			       o.script_dir);
+	rc = st_trace_record_run(&o, &res, &err);
+	free((char *)o.script_dir);
+	if (rc < 0) {
+		st_error_prefix(&err, "trace record");
+		return st_msg_fail(&err);
+	}
+	if (res.lost_events)
+		st_msg_warn("trace record: bpftrace lost %" PRIu64 " events "
+			    "(its buffers overflowed): the traces miss calls",
+			    res.lost_events);
+	if (res.bad_lines)
+		st_msg_warn("trace record: %" PRIu64 " lines of bpftrace's "
+			    "output were of no known kind", res.bad_lines);
+	if (res.signal)
+		st_msg_info("trace record: interrupted (%s); %s holds what "
+			    "was recorded up to then", strsignal(res.signal),
+			    out);
+	st_msg_verbose("trace record: COMMAND ran %.1f ms after the start; "
+		       "exit status %d; traces in %s",
+		       (double)res.startup_ns / 1e6, res.status, out);
+	return res.status;
+}
