@@ -66,6 +66,43 @@ void st_ctrace_slice(st_ctrace *w, const char *name, size_t nlen,
 	w->arg = false;
 }
 
+void st_ctrace_counter(st_ctrace *w, const char *name, size_t nlen,
+		       int64_t pid, int64_t ts)
+{
+	st_outbuf *o = &w->ob;
+
+	next_event(w);
+	st_outbuf_str(o, "{\"name\":");
+	st_outbuf_json(o, name, nlen);
+	st_outbuf_str(o, ",\"ph\":\"C\",\"pid\":");
+	st_outbuf_int(o, pid);
+	st_outbuf_str(o, ",\"ts\":");
+	st_outbuf_int(o, ts);
+	st_outbuf_str(o, ",\"args\":{");
+	w->arg = false;
+}
+
+void st_ctrace_instant(st_ctrace *w, const char *name, size_t nlen,
+		       const char *cat, size_t clen, int64_t pid, int64_t tid,
+		       int64_t ts)
+{
+	st_outbuf *o = &w->ob;
+
+	next_event(w);
+	st_outbuf_str(o, "{\"name\":");
+	st_outbuf_json(o, name, nlen);
+	st_outbuf_str(o, ",\"cat\":");
+	st_outbuf_json(o, cat, clen);
+	st_outbuf_str(o, ",\"ph\":\"i\",\"s\":\"t\",\"pid\":");
+	st_outbuf_int(o, pid);
+	st_outbuf_str(o, ",\"tid\":");
+	st_outbuf_int(o, tid);
+	st_outbuf_str(o, ",\"ts\":");
+	st_outbuf_int(o, ts);
+	st_outbuf_str(o, ",\"args\":{");
+	w->arg = false;
+}
+
 static void arg_key(st_ctrace *w, const char *key)
 {
 	st_outbuf_str(&w->ob, w->arg ? ",\"" : "\"");

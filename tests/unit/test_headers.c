@@ -50,6 +50,7 @@
 #include "streamtime/slurm_run.h"
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
+#include "streamtime/systrace.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
@@ -93,6 +94,7 @@
 #include "streamtime/slurm_run.h"
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
+#include "streamtime/systrace.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
@@ -137,6 +139,7 @@ static const char *const included[] = {
 	"slurm_run.h",
 	"spawn.h",
 	"stats.h",
+	"systrace.h",
 	"time.h",
 	"timeline.h",
 	"trace.h",
