@@ -783,7 +783,8 @@ int st_sys_proc_parse(const char *line, size_t len, st_sys_proc *pr)
 	memset(pr, 0, sizeof(*pr));
 	while (e > p && sp(e[-1]))
 		e--;
-	if ((n = word(&p, e, &w)) == 0 || *w < '0' || *w > '9')
+	if ((n = word(&p, e, &w)) == 0 || is_word(w, n, "TIMESTAMP") ||
+	    is_word(w, n, "Attaching"))
 		return 0;
 	if (num(w, n, &pr->ts) < 0 || pr->ts <= 0)
 		return -1;
