@@ -23,8 +23,15 @@ Checks, each computed here from the truth file and the raw trace:
     bound streamtime states; the phases on an application track; CPU
     counters; the alignment in otherData.
 
+Before the tracers, without root, on directories written here: bad input
+(a directory that is no trace set: 65; a bpftrace name holding another
+kind of file: 65 naming file and line, --out left as it was; a time-align
+trace without a date: 64 naming --date), trace record's layout (TID
+column, manifest clock, trace_proc.out names) and a DFTracer file mixed
+in.  Timelines are checked by tests/tools/trace_verify.
+
 Skip rule: tests/cli/setup_rule.py (77 only off CI and not root).
-usage: systrace_check.py STREAMTIME SOURCE_DIR
+usage: systrace_check.py STREAMTIME SOURCE_DIR [TRACE_VERIFY]
 """
 import json
 import os
@@ -44,6 +51,9 @@ BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
 SEED = os.path.join(SRC, "tests", "systrace", "seed")
 WORKLOAD = os.path.join(SRC, "tests", "systrace", "workload.py")
+VERIFY = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
+SMALL = os.path.join(SRC, "..", "shared", "fixtures", "dftracer",
+                     "small.pfw")
 ZONE = "America/New_York"
 FAILS, CHECKS = [], [0]
 
@@ -132,7 +142,130 @@ def record(tdir, data, truth):
     return rc
 
 
+def verify(path, what):
+    if not VERIFY:
+        return
+    r = subprocess.run([VERIFY, path], capture_output=True, text=True)
+    check(r.returncode == 0, "%s: trace_verify: %s" % (what, r.stderr))
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def offline(top):
+    """Bad input and trace record's layout, on directories written here."""
+    d = os.path.join(top, "notaset")
+    os.makedirs(d)
+    write(os.path.join(d, "notes.txt"), "hello\n")
+    r = st("trace", "summary", d)
+    check(r.returncode == 65 and "not a trace set" in r.stderr,
+          "not_a_trace_set_is_65: a directory without traces: %d %s" %
+          (r.returncode, r.stderr))
+    d = os.path.join(top, "wrongkind")
+    os.makedirs(d)
+    write(os.path.join(d, "trace_read.out"),
+          'Attaching 1 probe...\n{"name":"read","ph":"X"}\n')
+    out = os.path.join(top, "keep.json")
+    write(out, "before\n")
+    r = st("trace", "timeline", d, "--out", out)
+    with open(out) as f:
+        kept = f.read()
+    check(r.returncode == 65 and "trace_read.out:2:" in r.stderr and
+          kept == "before\n", "a DFTracer line under trace_read.out: 65 "
+          "naming file:line, --out left: %d %s %r" %
+          (r.returncode, r.stderr, kept))
+    d = os.path.join(top, "nodate")
+    os.makedirs(d)
+    write(os.path.join(d, "trace_time_align.out"),
+          "TIMESTAMP TIME\n5000000000 10:00:00\n")
+    r = st("trace", "summary", d)
+    check(r.returncode == 64 and "--date" in r.stderr and "--tz" in
+          r.stderr, "a time-align trace without a date: 64 naming --date "
+          "and --tz: %d %s" % (r.returncode, r.stderr))
+    r = st("trace", "summary", d, "--date", "2026-03-08", "--tz",
+           "America/New_York", "--json")
+    check(r.returncode == 0, "with --date and --tz it reads: %s" % r.stderr)
+    # trace record's layout
+    d = os.path.join(top, "record")
+    os.makedirs(d)
+    write(os.path.join(d, "manifest.json"), json.dumps({
+        "streamtime_record": 1, "host": "node1", "tz": "UTC",
+        "clock": [{"when": "start", "mono_ns": 1000,
+                   "real_ns": 1700000000000001000, "bound_ns": 80},
+                  {"when": "end", "mono_ns": 9000001000,
+                   "real_ns": 1700000009000001000, "bound_ns": 75}]}))
+    write(os.path.join(d, "trace_proc.out"),
+          "TIMESTAMP EVENT PID PPID COMM\n1000 fork 100 50 bash\n"
+          "1100 exec 100 -1 trainer\n1200 fork 101 100 trainer\n")
+    write(os.path.join(d, "trace_read.out"),
+          "Attaching 4 probes...\n"
+          "TIMESTAMP PID TID FD RET (B) LAT(ns) FILENAME\n"
+          "2000000000 100 100 3 4096 1000000 /data/a.bin\n"
+          "2000500000 100 102 3 4096 1000000 /data/a.bin\n"
+          "5000000000 101 101 4 100 1000 /data/b.bin\n")
+    write(os.path.join(d, "command.stdout.log"),
+          ':::MLLOG {"time_ms": 1700000001000, "event_type": '
+          '"INTERVAL_START", "key": "epoch_start", "metadata": '
+          '{"epoch_num": 1}}\n:::MLLOG {"time_ms": 1700000004000, '
+          '"event_type": "INTERVAL_END", "key": "epoch_stop", "metadata": '
+          '{"epoch_num": 1}}\n')
+    r = st("trace", "summary", d, "--json")
+    check(r.returncode == 0, "record layout: summary: %s" % r.stderr)
+    if r.returncode == 0:
+        j = json.loads(r.stdout)
+        s0 = j["system"][0]
+        check(s0["alignment"]["bound_ns"] == 80 and
+              "trace record" in s0["alignment"]["method"],
+              "record layout: the manifest's clock: %s" % s0["alignment"])
+        check(j["by_name"]["read"] == {"count": 3, "bytes": 8292,
+                                       "dur_us": 2001},
+              "record layout: reads: %s" % j["by_name"])
+        check(j["threads"] == 3, "record layout: TID read: %d threads" %
+              j["threads"])
+        ph = {p["name"]: p for p in s0["phases"]}
+        check(ph.get("epoch 1", {}).get("reads") == 2 and
+              ph["epoch 1"]["read_bytes"] == 8192,
+              "record layout: epoch 1 (1 s to 4 s) holds the two reads at 2 s, not the one at 5 s: %s" % ph)
+        pr = {p["pid"]: p for p in s0["processes"]}
+        check(pr.get(100, {}).get("name") == "trainer" and
+              pr.get(101, {}).get("ppid") == 100,
+              "record layout: names and parents from trace_proc.out: %s" %
+              pr)
+    tl = os.path.join(top, "record.json")
+    args = ["trace", "timeline", d, "--out", tl]
+    if os.path.exists(SMALL):
+        args.insert(3, SMALL)
+    r = st(*args)
+    check(r.returncode == 0, "record layout: timeline: %s" % r.stderr)
+    if r.returncode == 0:
+        verify(tl, "record layout timeline")
+        with open(tl) as f:
+            evs = json.load(f)["traceEvents"]
+        names = {e["args"].get("name") for e in evs if e.get("ph") == "M"}
+        check("trainer pid 100 (child of 50)" in names and
+              "trainer pid 101 (child of 100)" in names,
+              "record layout: processes named with parents: %s" % names)
+        two = [e for e in evs if e.get("ph") == "X" and
+               e.get("name") == "read" and e["args"].get("tid") in (100, 102)]
+        check(len(two) == 2 and len({e["tid"] for e in two}) == 2,
+              "record layout: overlapping reads on two lanes of the read "
+              "track: %s" % two)
+        if os.path.exists(SMALL):
+            check(any(e.get("cat") == "POSIX" for e in evs),
+                  "a DFTracer file mixed in: its events are there")
+
+
 def main():
+    top = tempfile.mkdtemp(prefix="st-sys0-")
+    try:
+        offline(top)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+    if FAILS:
+        print("%s: %d checks, %d failed" % (TEST, CHECKS[0], len(FAILS)))
+        return 1
     if os.geteuid() != 0:
         setup_rule.missing(TEST, "not root: bpftrace needs root")
     for tool in ("bpftrace", "mpstat", "strace"):
@@ -308,6 +441,7 @@ def run(top):
     od = tl.get("otherData", {}).get("system_traces", [{}])[0]
     check(od.get("alignment", {}).get("bound_ns") == bound,
           "the timeline's metadata states the alignment: %s" % od)
+    verify(out, "the timeline")
 
 
 if __name__ == "__main__":
