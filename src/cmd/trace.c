@@ -34,7 +34,10 @@ static const struct st_cmd_desc summary_desc = {
 	"*.pfw and *.pfw.gz; '-' is standard input): events, hosts,\n"
 	"processes, threads, files, span, time and bytes per category and\n"
 	"function, I/O and compute time per process (exact unions of the\n"
-	"events' intervals), overlapped and not.\n",
+	"events' intervals), overlapped and not.  A directory of system\n"
+	"traces (bpftrace, mpstat, nvidia-smi pmon, MLPerf logs, strace:\n"
+	"docs/systrace.md) adds its calls as events, and its clock\n"
+	"alignment with a stated bound, processes and per-phase figures.\n",
 	.epilogue =
 	"Corrupt lines are counted and skipped (the first ten named on stderr).\n"
 	"Exit 0, also when the filter keeps no event (a zero summary); 65 when\n"
@@ -53,7 +56,9 @@ static const struct st_cmd_desc timeline_desc = {
 	"One Chrome trace (open it in https://ui.perfetto.dev) of DFTracer\n"
 	"traces: a process per (host, pid), a track per thread, a slice per\n"
 	"event (args: file, bytes).  Slices of a thread that overlap without\n"
-	"nesting go on extra tracks next to it, \"tid T (2)\", ...\n",
+	"nesting go on extra tracks next to it, \"tid T (2)\", ...  System\n"
+	"traces: a track per kind of call, the application's phases, CPU and\n"
+	"GPU counters, the clock alignment in otherData.\n",
 	.epilogue =
 	"Exit status as for `trace summary`: no event kept by the filter is an\n"
 	"empty trace (0); on 65, 66 and 74 --out FILE is left as it was.\n",
