@@ -271,7 +271,9 @@ static int inputs_collect(struct inputs *in, char **args, size_t n)
 				rc = ST_EXIT_DATAERR;
 			continue;
 		}
-		qsort(in->v + first, in->n - first, sizeof(*in->v), cmp_str);
+		if (in->n > first)
+			qsort(in->v + first, in->n - first, sizeof(*in->v),
+			      cmp_str);
 		for (size_t k = first; k < in->n; k++)
 			if (input_check(in->v[k], true))
 				rc = ST_EXIT_NOINPUT;

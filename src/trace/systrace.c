@@ -633,7 +633,8 @@ static int mllog_writes(struct st_systrace *s, const char *wpath,
 	*nused = 0;
 	if ((rc = each_line(wpath, wscan_line, &w, err)) < 0)
 		goto out;
-	qsort(w.v, w.n, sizeof(*w.v), cmp_wr);
+	if (w.n)
+		qsort(w.v, w.n, sizeof(*w.v), cmp_wr);
 	for (size_t i = 0; i < w.n;) {
 		size_t j = i;
 
@@ -1167,7 +1168,8 @@ static int list_dir(struct st_systrace *s, const char *dir, st_error *err)
 	closedir(d);
 	if (rc < 0)
 		return -1;
-	qsort(s->files, s->nfiles, sizeof(*s->files), cmp_path);
+	if (s->nfiles)
+		qsort(s->files, s->nfiles, sizeof(*s->files), cmp_path);
 	return 0;
 }
 
