@@ -36,6 +36,10 @@ done
 dir=${keep:-$(mktemp -d /tmp/st-sysbench-XXXXXX)}
 mkdir -p "$dir"
 [ -n "$keep" ] || trap 'rm -rf "$dir"' EXIT
+if [ -n "$keep" ] && [ -s "$dir/trace_write.out" ]; then
+	lines=$(($(wc -l < "$dir/trace_read.out") + $(wc -l < "$dir/trace_write.out") - 4))
+	echo "reusing the $lines lines in $dir" >&2
+else
 
 half=$((lines / 2))
 base=5000000000000
@@ -55,13 +59,17 @@ awk -v n="$half" -v b="$base" 'BEGIN {
 		       b + i * 2000 + 1000, 1000 + i % 64, 3 + i % 7, 4096, 4096,
 		       20000 + i % 499, i % 1000
 }' > "$dir/trace_write.out"
-printf 'Linux 6.1.0 (bench) \t11/23/26 \t_x86_64_\t(2 CPU)\n\n' > "$dir/cpu.out"
+printf 'Linux 6.1.0 (bench) \t11/23/26 \t_x86_64_\t(2 CPU)\n\n%s\n%s\n' \
+	'10:00:00 CPU %usr %nice %sys %iowait %irq %soft %steal %guest %gnice %idle' \
+	'10:00:01 all 50.00 0.00 10.00 5.00 0.00 0.00 0.00 0.00 0.00 35.00' \
+	> "$dir/cpu.out"
 printf 'TIMESTAMP TIME\n%d 10:00:00\n%d 10:00:01\n' $((base + 999000000)) \
 	$((base + 1001000000)) > "$dir/trace_time_align.out"
+fi
 
-best() {   # best wall seconds of $runs runs of "$@"; peak RSS (KB) in rss
-	local t b=
-	rss=0
+best() {   # "SECONDS RSS": the best wall time of $runs runs of "$@", the
+	   # largest peak RSS (KB)
+	local t r b= rss=0
 	for _ in $(seq "$runs"); do
 		/usr/bin/time -v -o "$dir/.time" "$@" > /dev/null
 		t=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, a, ":");
@@ -72,16 +80,16 @@ best() {   # best wall seconds of $runs runs of "$@"; peak RSS (KB) in rss
 			b=$t
 		fi
 	done
-	echo "$b"
+	echo "$b $rss"
 }
 
 files=("$dir/trace_read.out" "$dir/trace_write.out")
 size=$(du -cb "${files[@]}" | tail -1 | cut -f1)
 echo "machine: $(nproc) cores, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)"
 echo "input:   $lines call lines, $((size / 1000000)) MB"
-awk_t=$(best awk '{s += $4} END {print s}' "${files[@]}"); awk_rss=$rss
-j1_t=$(best "$bin" -q trace summary "$dir" -j 1); j1_rss=$rss
-j2_t=$(best "$bin" -q trace summary "$dir" -j 2); j2_rss=$rss
+read -r awk_t awk_rss < <(best awk '{s += $4} END {print s}' "${files[@]}")
+read -r j1_t j1_rss < <(best "$bin" -q trace summary "$dir" -j 1)
+read -r j2_t j2_rss < <(best "$bin" -q trace summary "$dir" -j 2)
 for row in "awk:$awk_t:$awk_rss" "streamtime -j 1:$j1_t:$j1_rss" \
 	   "streamtime -j 2:$j2_t:$j2_rss"; do
 	IFS=: read -r what t r <<< "$row"

@@ -1044,8 +1044,8 @@ static int gpu_line(void *ctx, const char *line, size_t len, uint64_t no,
 		c->sm += r.sm > 0 ? r.sm : 0;
 		c->mem += r.mem > 0 ? r.mem : 0;
 		c->fb += r.fb > 0 ? r.fb : 0;
-		if (r.cmdlen && name_set(s, r.pid, r.cmd, r.cmdlen, "comm",
-					 0) < 0)
+		if (!c->w && r.cmdlen && name_set(s, r.pid, r.cmd, r.cmdlen,
+						  "comm", 0) < 0)
 			return OOM(err);
 	}
 	return 0;

@@ -43,7 +43,7 @@ struct callrd {
 	st_sys_header h;
 	bool have_h;
 	int section;              /* mmap / create_del: K_MMAP ... */
-	int64_t name_id[K_N], cat_id[3];
+	int64_t name_id[K_N], cat_id[3], host_id;
 	/* the last event's details, for the timeline's args */
 	int64_t fd, tid, lat, ret;
 	bool err;
@@ -106,7 +106,7 @@ static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 		len--;
 	if (len == 0 || (len > 10 && memcmp(line, "Attaching ", 10) == 0))
 		return ST_PFW_EOF;
-	if ((sec = section_of(line, len)) >= 0) {
+	if (line[len - 1] == ':' && (sec = section_of(line, len)) >= 0) {
 		c->section = sec;
 		c->have_h = false;
 		return ST_PFW_EOF;
@@ -143,10 +143,11 @@ static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 	ev->dur = utc_us(c->s, k.ts) - ev->ts;
 	ev->host = ST_PFW_NONE;
 	if (c->s->host[0]) {
-		int64_t h = st_pfw_intern(r, c->s->host, strlen(c->s->host));
-
-		if (h >= 0)
-			ev->host = (uint32_t)h;
+		if (c->host_id < 0)
+			c->host_id = st_pfw_intern(r, c->s->host,
+						   strlen(c->s->host));
+		if (c->host_id >= 0)
+			ev->host = (uint32_t)c->host_id;
 	}
 	ev->file = ST_PFW_NONE;
 	if (k.flen) {
@@ -281,6 +282,7 @@ st_pfw_reader *st_systrace_open_file(const st_systrace *cs, const char *path,
 	for (int k = 0; k < K_N; k++)
 		c->name_id[k] = -1;
 	c->cat_id[0] = c->cat_id[1] = c->cat_id[2] = -1;
+	c->host_id = -1;
 	return st_pfw_open_with(path, c->kind == ST_SYS_STRACE ? strace_feed
 					: call_feed, c, call_done, err);
 }
