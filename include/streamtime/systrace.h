@@ -154,6 +154,9 @@ typedef struct st_sys_mllog {
 	int64_t num;                /* metadata.epoch_num (or first_epoch_num),
 				     * -1 */
 	char value[64];             /* the value, as text ("" none) */
+	bool prefixed;              /* text before the marker (a launcher's
+				     * "0: "): maybe relayed by another
+				     * process */
 } st_sys_mllog;
 
 /* 1 with M filled, 0 when there is no MLLOG marker, -1 when the JSON

@@ -567,8 +567,10 @@ static bool is_end(const struct ml_log *L, uint64_t off)
  * and, the log being written in order by one thread, the first line of a
  * write bounds it from above by the end of the MLLOG write before it
  * (its time_ms was taken after that write returned; 1 ms for the cut).
- * Returns how many writes carried one (*LO, *HI the bounds), 0 no
- * match. */
+ * A line with a prefix (a launcher's "0: ") may have been relayed by
+ * another process, after the application's own write: it bounds only
+ * from below.  Returns how many writes carried one (*LO, *HI the
+ * bounds), 0 no match. */
 static uint64_t match_stream(const struct st_systrace *s, size_t log,
 			     const struct wr *v, size_t n, int64_t *lo,
 			     int64_t *hi)
@@ -588,6 +590,7 @@ static uint64_t match_stream(const struct st_systrace *s, size_t log,
 	for (size_t i = 0; i < n; i++) {
 		uint64_t end = pos + (uint64_t)v[i].ret;
 		int64_t tms = INT64_MIN, first = INT64_MIN;
+		bool relayed = false;
 
 		if (!is_end(L, end))
 			return 0;
@@ -597,6 +600,7 @@ static uint64_t match_stream(const struct st_systrace *s, size_t log,
 					first = s->ml[k].m.time_ms;
 				if (s->ml[k].m.time_ms > tms)
 					tms = s->ml[k].m.time_ms;
+				relayed |= s->ml[k].m.prefixed;
 			}
 		while (k < s->nml && s->ml[k].log != log)
 			k++;
@@ -605,12 +609,12 @@ static uint64_t match_stream(const struct st_systrace *s, size_t log,
 
 			if (b > best)
 				best = b;
-			if (prev_end >= 0) {
+			if (prev_end >= 0 && !relayed) {
 				b = first * 1000000 + 1000000 - prev_end;
 				if (b < top)
 					top = b;
 			}
-			prev_end = v[i].end;
+			prev_end = relayed ? -1 : v[i].end;
 			used++;
 		} else {
 			prev_end = -1;   /* another line between: no pair */
@@ -622,12 +626,14 @@ static uint64_t match_stream(const struct st_systrace *s, size_t log,
 	return used;
 }
 
-/* The lower bound from the MLLOG writes found in trace_write.out. */
+/* The bounds from the MLLOG writes found in trace_write.out: of the
+ * streams (pid, fd) that match a log, the one with the most lines. */
 static int mllog_writes(struct st_systrace *s, const char *wpath,
 			int64_t *lo, int64_t *hi, uint64_t *nused,
 			st_error *err)
 {
 	struct wscan w = { 0 };
+	int64_t first = INT64_MAX;
 	int rc;
 
 	*nused = 0;
@@ -645,10 +651,14 @@ static int mllog_writes(struct st_systrace *s, const char *wpath,
 			int64_t b, t;
 			uint64_t u = match_stream(s, l, w.v + i, j - i, &b, &t);
 
-			if (u > *nused) {
+			/* the most lines; of equals, the earliest stream
+			 * (the application's own, not a relay's copy) */
+			if (u > *nused || (u && u == *nused &&
+					   w.v[i].start < first)) {
 				*nused = u;
 				*lo = b;
 				*hi = t;
+				first = w.v[i].start;
 			}
 		}
 		i = j;

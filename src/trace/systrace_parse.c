@@ -621,6 +621,7 @@ int st_sys_mllog_parse(const char *line, size_t len, st_sys_mllog *m,
 	}
 	memset(m, 0, sizeof(*m));
 	m->num = -1;
+	m->prefixed = p - (sizeof(mark) - 1) > line;
 	v = json_object_get(j, "time_ms");
 	et = json_string_value(json_object_get(j, "event_type"));
 	if (!json_is_number(v) || !et ||

@@ -539,37 +539,33 @@ static void test_set_record(void **state)
 	st_systrace_free(s);
 }
 
-/* The seed's layout: the offset bounded from above by the time-align
- * trace and the MLLOG writes' order, from below by the MLLOG writes;
- * worked out by hand below. */
-static void test_set_seed_alignment(void **state)
+/* The seed's layout: a time-align trace (10:00:00 printed at 0.999 s
+ * after mono M, 10:00:01 at 1.002 s), two MLLOG lines at 10:00:02.000 and
+ * .005 (each PREFIX first) written by traced writes on fd 1 starting at
+ * M + 2.0003 s and M + 2.0052 s (100 µs each).  Returns the directory;
+ * *E and *M the wall and mono origins. */
+static char *seed_dir(const char *name, const char *prefix, int64_t *e,
+		      int64_t *m)
 {
-	char *d = subdir("seed");
-	st_systrace_opts o = { .date = "2026-01-15", .max_bad = 10 };
+	char *d = subdir(name);
 	const int64_t E = (st_days_from_civil(2026, 1, 15) * 86400 + 36000) *
 			  INT64_C(1000000000);   /* 10:00:00 UTC */
-	const int64_t M = INT64_C(5000000000000), OFF = E - M;
+	const int64_t M = INT64_C(5000000000000);
 	char l1[200], l2[200], text[1024];
-	st_systrace *s;
-	st_error err;
-	const st_sys_align *a;
-	const st_sys_phase *ph;
-	size_t ng;
 	int n1, n2;
 
-	(void)state;
 	snprintf(text, sizeof(text), "Attaching 2 probes...\nTIMESTAMP TIME\n"
 		 "%lld 10:00:00\n%lld 10:00:01\n",
 		 (long long)(M + 999000000), (long long)(M + 1002000000));
 	put(d, "trace_time_align.out", text);
-	n1 = snprintf(l1, sizeof(l1), ":::MLLOG {\"time_ms\": %lld, "
+	n1 = snprintf(l1, sizeof(l1), "%s:::MLLOG {\"time_ms\": %lld, "
 		      "\"event_type\": \"INTERVAL_START\", \"key\": "
 		      "\"epoch_start\", \"metadata\": {\"epoch_num\": 1}}\n",
-		      (long long)(E / 1000000 + 2000));
-	n2 = snprintf(l2, sizeof(l2), ":::MLLOG {\"time_ms\": %lld, "
+		      prefix, (long long)(E / 1000000 + 2000));
+	n2 = snprintf(l2, sizeof(l2), "%s:::MLLOG {\"time_ms\": %lld, "
 		      "\"event_type\": \"INTERVAL_END\", \"key\": "
 		      "\"epoch_stop\", \"metadata\": {\"epoch_num\": 1}}\n",
-		      (long long)(E / 1000000 + 2005));
+		      prefix, (long long)(E / 1000000 + 2005));
 	snprintf(text, sizeof(text), "%s%s", l1, l2);
 	put(d, "app.log", text);
 	snprintf(text, sizeof(text), "Attaching 6 probes...\n"
@@ -579,6 +575,29 @@ static void test_set_seed_alignment(void **state)
 		 (long long)(M + 2000400000), n1, n1,
 		 (long long)(M + 2005300000), n2, n2);
 	put(d, "trace_write.out", text);
+	*e = E;
+	*m = M;
+	return d;
+}
+
+/* The offset bounded from below by each MLLOG line's time_ms against the
+ * start of its write (E + 2.005 s - 0.5 ms - (M + 2.0052 s): OFF - 0.7
+ * ms), from above by the second line against the end of the first write
+ * (E + 2.006 s - (M + 2.0004 s): OFF + 5.6 ms) and by the time-align
+ * trace (E + 1 s + 10 ms - (M + 0.999 s): OFF + 11 ms). */
+static void test_set_seed_alignment(void **state)
+{
+	st_systrace_opts o = { .date = "2026-01-15", .max_bad = 10 };
+	int64_t E, M, OFF;
+	char *d = seed_dir("seed", "", &E, &M);
+	st_systrace *s;
+	st_error err;
+	const st_sys_align *a;
+	const st_sys_phase *ph;
+	size_t ng;
+
+	(void)state;
+	OFF = E - M;
 	s = st_systrace_open(d, &o, &err);
 	assert_non_null(s);
 	a = st_systrace_align(s);
@@ -601,6 +620,72 @@ static void test_set_seed_alignment(void **state)
 	assert_int_equal(err.code, ST_EXIT_USAGE);
 	assert_non_null(strstr(err.text, "--date"));
 	assert_non_null(strstr(err.text, "--tz"));
+}
+
+/* Prefixed MLLOG lines ("0: ", a launcher's) may be another process's
+ * copy, written after the application's: they bound the offset from
+ * below only, the time-align trace from above. */
+static void test_set_seed_relayed_lines_bound_below_only(void **state)
+{
+	st_systrace_opts o = { .date = "2026-01-15", .max_bad = 10 };
+	int64_t E, M, OFF;
+	char *d = seed_dir("relayed", "0: ", &E, &M);
+	st_systrace *s;
+	st_error err;
+	const st_sys_align *a;
+
+	(void)state;
+	OFF = E - M;
+	assert_non_null(s = st_systrace_open(d, &o, &err));
+	a = st_systrace_align(s);
+	assert_int_equal(a->mllog_writes, 2);
+	assert_int_equal(a->lo_ns, OFF - 700000);
+	assert_int_equal(a->hi_ns, OFF + 11000000);
+	assert_int_equal(a->bound_ns, 5850000);
+	st_systrace_free(s);
+}
+
+/* trace_mmap.out and trace_create_del.out: sections, each with its own
+ * header, name their calls. */
+static void test_sections(void **state)
+{
+	char *d = subdir("sections");
+	st_systrace_opts o = { .max_bad = 10 };
+	st_systrace *s;
+	st_error err;
+	st_pfw_reader *r;
+	st_pfw_event ev;
+	char path[512];
+	const char *want[] = { "mmap", "munmap", "unlink" };
+	size_t len;
+	int n = 0, rc;
+
+	(void)state;
+	put(d, "trace_mmap.out", "Attaching 4 probes...\nmmap():\n"
+	    "TIMESTAMP PID LEN LAT(ns) FILENAME\n5000000000 7 8192 100 /m\n"
+	    "munmap():\nTIMESTAMP PID LEN LAT(ns)\n5000001000 7 8192 50\n");
+	put(d, "trace_create_del.out", "unlink():\n"
+	    "TIMESTAMP PID LAT(ns) FILENAME\n5000002000 7 10 /tmp/x\n");
+	assert_non_null(s = st_systrace_open(d, &o, &err));
+	for (int f = 0; f < 2; f++) {
+		snprintf(path, sizeof(path), "%s/%s", d,
+			 f ? "trace_mmap.out" : "trace_create_del.out");
+		assert_non_null(r = st_systrace_open_file(s, path, false, &err));
+		while ((rc = st_pfw_next(r, &ev, &err)) == ST_PFW_EVENT) {
+			const char *nm = st_pfw_str(r, ev.name, &len);
+
+			assert_string_equal(nm, want[f ? n - 1 : 2]);
+			if (f)
+				assert_int_equal(ev.bytes, 8192);
+			assert_string_equal(st_pfw_str(r, ev.cat, &len),
+					    f ? "memory" : "syscall");
+			n++;
+		}
+		assert_int_equal(rc, ST_PFW_EOF);
+		st_pfw_close(r);
+	}
+	assert_int_equal(n, 3);
+	st_systrace_free(s);
 }
 
 static void test_set_bad_input(void **state)
@@ -712,6 +797,8 @@ int main(void)
 		cmocka_unit_test(test_proc),
 		cmocka_unit_test(test_set_record),
 		cmocka_unit_test(test_set_seed_alignment),
+		cmocka_unit_test(test_set_seed_relayed_lines_bound_below_only),
+		cmocka_unit_test(test_sections),
 		cmocka_unit_test(test_set_bad_input),
 		cmocka_unit_test(test_pmon_fixture),
 	};
