@@ -127,10 +127,8 @@ static st_sys_proc_name *name_of(struct st_systrace *s, int64_t pid)
 	return &s->names[lo];
 }
 
-/* Name PID NAME[0..LEN) from SOURCE of priority PRIO (a higher one wins;
- * the later of equal ones). */
-static int name_set(struct st_systrace *s, int64_t pid, const char *name,
-		    size_t len, const char *source, int prio)
+int sys_name_set(struct st_systrace *s, int64_t pid, const char *name,
+		 size_t len, const char *source, int prio)
 {
 	st_sys_proc_name *n = name_of(s, pid);
 
@@ -187,7 +185,7 @@ static int names_line(void *ctx, const char *line, size_t len,
 	if (end == e)
 		return st_error_set(err, ST_EXIT_DATAERR, "%s:%" PRIu64 ": no "
 				    "name after the pid", nf->path, no);
-	if (name_set(nf->s, pid, end, (size_t)(e - end), "--names", 9) < 0)
+	if (sys_name_set(nf->s, pid, end, (size_t)(e - end), "--names", 9) < 0)
 		return OOM(err);
 	return 0;
 }
@@ -217,11 +215,11 @@ static int proc_line(void *ctx, const char *line, size_t len, uint64_t no,
 		st_sys_proc_name *par = name_of(s, p.ppid);
 
 		if (!par || parent_set(s, p.pid, p.ppid) < 0 ||
-		    name_set(s, p.ppid, p.comm, p.clen, "comm", 1) < 0 ||
-		    name_set(s, p.pid, p.comm, p.clen, "comm", 1) < 0)
+		    sys_name_set(s, p.ppid, p.comm, p.clen, "comm", 1) < 0 ||
+		    sys_name_set(s, p.pid, p.comm, p.clen, "comm", 1) < 0)
 			return OOM(err);
 	} else if (p.event == 'e') {
-		if (name_set(s, p.pid, p.comm, p.clen, "exec", 3) < 0)
+		if (sys_name_set(s, p.pid, p.comm, p.clen, "exec", 3) < 0)
 			return OOM(err);
 	}
 	return 0;
@@ -269,7 +267,7 @@ static int strace_line(void *ctx, const char *line, size_t len, uint64_t no,
 			b = q;
 			while (b > t.args + 1 && b[-1] != '/')
 				b--;
-			if (name_set(s, pid, b, (size_t)(q - b), "strace",
+			if (sys_name_set(s, pid, b, (size_t)(q - b), "strace",
 				     2) < 0)
 				return OOM(err);
 		}
@@ -294,7 +292,7 @@ static int strace_line(void *ctx, const char *line, size_t len, uint64_t no,
 			const st_sys_proc_name *par = st_systrace_name(s, pid);
 
 			if (par && par->name[0] &&
-			    name_set(s, t.ret, par->name, strlen(par->name),
+			    sys_name_set(s, t.ret, par->name, strlen(par->name),
 				     "strace", 1) < 0)
 				return OOM(err);
 		}
@@ -1054,7 +1052,7 @@ static int gpu_line(void *ctx, const char *line, size_t len, uint64_t no,
 		c->sm += r.sm > 0 ? r.sm : 0;
 		c->mem += r.mem > 0 ? r.mem : 0;
 		c->fb += r.fb > 0 ? r.fb : 0;
-		if (!c->w && r.cmdlen && name_set(s, r.pid, r.cmd, r.cmdlen,
+		if (!c->w && r.cmdlen && sys_name_set(s, r.pid, r.cmd, r.cmdlen,
 						  "comm", 0) < 0)
 			return OOM(err);
 	}

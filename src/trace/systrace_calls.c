@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "streamtime/grow.h"
 #include "streamtime/num.h"
 #include "systrace_int.h"
 
@@ -49,6 +50,10 @@ struct callrd {
 	bool err;
 	/* strace: calls left unfinished, (pid, 0) -> start µs + 1 */
 	st_pairmap open;
+	/* COMM columns: the name of each pid, given to the set at the end */
+	struct comm { int64_t pid; char name[16]; } *comm;
+	size_t ncomm, comm_cap;
+	st_pairmap comm_of;       /* (pid, 0) -> index + 1 */
 	/* counts, added to the set's at the end */
 	uint64_t lat_wrapped, path_cut, errors;
 };
@@ -76,6 +81,28 @@ static int ids(struct callrd *c, st_pfw_reader *r, int k, st_pfw_event *ev)
 		return -1;
 	ev->name = (uint32_t)c->name_id[k];
 	ev->cat = (uint32_t)c->cat_id[ci];
+	return 0;
+}
+
+/* Keep PID's COMM[0..LEN) (the first seen) for the set's names. */
+static int comm_keep(struct callrd *c, int64_t pid, const char *comm,
+		     size_t len)
+{
+	bool added;
+	uint64_t *v = st_pairmap_get(&c->comm_of, (uint64_t)pid, 0, &added);
+
+	if (!v)
+		return -1;
+	if (!added)
+		return 0;
+	if (ST_GROW(c->comm, c->ncomm, c->comm_cap, 16) < 0)
+		return -1;
+	if (len >= sizeof(c->comm[0].name))
+		len = sizeof(c->comm[0].name) - 1;
+	c->comm[c->ncomm].pid = pid;
+	memcpy(c->comm[c->ncomm].name, comm, len);
+	c->comm[c->ncomm].name[len] = 0;
+	*v = ++c->ncomm;
 	return 0;
 }
 
@@ -121,6 +148,8 @@ static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 		return st_pfw_mark_bad(r, why);
 	c->lat_wrapped += k.lat_wrapped;
 	c->path_cut += k.path_cut;
+	if (k.clen && comm_keep(c, k.pid, k.comm, k.clen) < 0)
+		return st_pfw_mark_bad(r, "out of memory");
 	switch (c->kind) {
 	case ST_SYS_READ: kind = K_READ; break;
 	case ST_SYS_WRITE: kind = K_WRITE; break;
@@ -252,8 +281,14 @@ static void call_done(void *ctx, const st_pfw_reader *r)
 			f->path_cut = c->path_cut;
 			f->errors = c->errors;
 		}
+		/* out of memory here only leaves a pid unnamed */
+		for (size_t i = 0; i < c->ncomm; i++)
+			sys_name_set(s, c->comm[i].pid, c->comm[i].name,
+				     strlen(c->comm[i].name), "comm", 0);
 		pthread_mutex_unlock(&s->mu);
 	}
+	free(c->comm);
+	st_pairmap_release(&c->comm_of);
 	st_pairmap_release(&c->open);
 	free(c);
 }

@@ -54,6 +54,12 @@ struct st_systrace {
 	pthread_mutex_t mu;         /* files[] stats from reader threads */
 };
 
+/* Name PID NAME[0..LEN) from SOURCE of priority PRIO (a higher one wins;
+ * the later of equal ones): 0, or -1 out of memory.  Callers after
+ * st_systrace_open hold s->mu. */
+int sys_name_set(struct st_systrace *s, int64_t pid, const char *name,
+		 size_t len, const char *source, int prio);
+
 /* Count a bad line of file FI, the first max_bad kept by number. */
 void sys_bad(struct st_systrace *s, size_t fi, uint64_t line,
 	     const char *why);

@@ -477,6 +477,9 @@ static void test_set_record(void **state)
 	    "5000003000 100 101 3 10 1000 /d 5000003100 100 101 3 1 1 /e\n"
 	    "5000004000 100 101 3 -5 1000 /d\n"
 	    "5000005000 100 10");
+	put(d, "trace_bio.out", "TIMESTAMP PID COMM DONEPID DONECOMM DISK "
+	    "T(R/W) BYTES LAT(ns)\n5000000000 300 kworker/u8:2 0 swapper sda "
+	    "W 4096 1000\n5000000100 100 other 0 swapper sda R 512 1000\n");
 	s = st_systrace_open(d, &o, &err);
 	assert_non_null(s);
 	a = st_systrace_align(s);
@@ -526,6 +529,17 @@ static void test_set_record(void **state)
 	assert_int_equal(events, 3);
 	assert_int_equal(bad, 2);   /* interleaved, cut short */
 	st_pfw_close(r);
+	/* COMM columns name the pids once their file has been read */
+	snprintf(path, sizeof(path), "%s/trace_bio.out", d);
+	assert_null(st_systrace_name(s, 300));
+	assert_non_null(r = st_systrace_open_file(s, path, false, &err));
+	assert_int_equal(st_pfw_next(r, &ev, &err), ST_PFW_EVENT);
+	assert_string_equal(st_pfw_str(r, ev.name, &len), "bio_write");
+	assert_int_equal(ev.bytes, 4096);
+	st_pfw_close(r);
+	assert_non_null(n = st_systrace_name(s, 300));
+	assert_string_equal(n->name, "kworker/u8:2");
+	assert_string_equal(st_systrace_name(s, 100)->name, "python3");
 	nf = st_systrace_file_stats(s, &fs);
 	for (size_t i = 0; i < nf; i++)
 		if (fs[i].kind == ST_SYS_READ) {
