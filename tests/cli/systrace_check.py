@@ -56,6 +56,7 @@ SMALL = os.path.join(SRC, "..", "shared", "fixtures", "dftracer",
                      "small.pfw")
 ZONE = "America/New_York"
 FAILS, CHECKS = [], [0]
+STARTED = []   # the tracers started, stopped whatever happens
 
 
 def check(cond, what):
@@ -101,10 +102,23 @@ def wait_for(outs, stwl, secs=30):
                       (sorted(outs), secs))
 
 
+def stop_all():
+    """SIGINT to every tracer still running, then wait (kill at 30 s)."""
+    for p in STARTED:
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+    for p in STARTED:
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
 def record(tdir, data, truth):
     """The seed layout in TDIR around the workload; returns its exit."""
     env = dict(os.environ, TZ=ZONE, LC_ALL="C")
-    procs, outs = [], {}
+    procs, outs = STARTED, {}
     link_dir = os.path.join(os.path.dirname(tdir), "bin")
     os.makedirs(link_dir, exist_ok=True)
     stwl = os.path.join(link_dir, "stwl")
@@ -121,6 +135,7 @@ def record(tdir, data, truth):
     cpu = open(os.path.join(tdir, "cpu.out"), "w")
     mp = subprocess.Popen(["mpstat", "1"], env=env, stdout=cpu,
                           stderr=subprocess.DEVNULL)
+    procs.append(mp)
     time.sleep(1.2)
     with open(os.path.join(tdir, "app.log"), "w") as log:
         rc = subprocess.run(
@@ -129,13 +144,7 @@ def record(tdir, data, truth):
              "--epochs", "2", "--files", "4", "--sleep", "1.1"],
             stdout=log, stderr=subprocess.PIPE, text=True, timeout=300)
     time.sleep(1.2)
-    for p in procs + [mp]:
-        p.send_signal(signal.SIGINT)
-    for p in procs + [mp]:
-        try:
-            p.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            p.kill()
+    stop_all()
     cpu.close()
     if rc.returncode != 0:
         setup_rule.broken(TEST, "the workload", rc.stderr[-500:])
@@ -281,6 +290,7 @@ def main():
     try:
         run(top)
     finally:
+        stop_all()
         if not FAILS and not os.environ.get("SYSTRACE_KEEP"):
             shutil.rmtree(top, ignore_errors=True)
         else:
