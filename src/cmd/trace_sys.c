@@ -294,7 +294,7 @@ void trace_sys_report(const st_systrace_list *l)
 
 		st_systrace_file_stats(l->v[i], &fs);
 		for (size_t k = 0; k < nb && shown < 10; k++, shown++)
-			st_msg_warn("%s:%" PRIu64 ": bad line skipped: %s",
+			st_msg_warn("%s:%" PRIu64 ": corrupt line skipped: %s",
 				    fs[b[k].file].path, b[k].line, b[k].why);
 		for (size_t k = 0; st_systrace_file_stats(l->v[i], &fs) > k; k++)
 			if (!st_sys_is_calls(fs[k].kind) &&
@@ -302,6 +302,6 @@ void trace_sys_report(const st_systrace_list *l)
 				all += fs[k].bad;
 	}
 	if (all > shown)
-		st_msg_warn("%" PRIu64 " more bad lines skipped in the system "
+		st_msg_warn("%" PRIu64 " more corrupt lines skipped in the system "
 			    "traces (%" PRIu64 " in all)", all - shown, all);
 }
