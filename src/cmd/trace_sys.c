@@ -213,7 +213,8 @@ void trace_sys_text(FILE *f, const st_systrace_list *l,
 		fprintf(f, "alignment   %s\n", a->method);
 		if (a->known && a->bound_ns >= 0)
 			fprintf(f, "            UTC = nsecs + %" PRId64 " ns, "
-				"within %.3f ms\n", a->offset_ns,
+				"within %" PRId64 " ns (%.3f ms)\n",
+				a->offset_ns, a->bound_ns,
 				(double)a->bound_ns / 1e6);
 		else if (a->known)
 			fprintf(f, "            UTC = nsecs + %" PRId64 " ns, "
