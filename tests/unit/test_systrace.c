@@ -659,6 +659,39 @@ static void test_set_seed_relayed_lines_bound_below_only(void **state)
 	st_systrace_free(s);
 }
 
+/* Times of day are local: on the day New York springs forward, 03:00:00
+ * is EDT (07:00Z), an hour after 01:59:59 EST (06:59:59Z).  With only the
+ * time-align trace the offset is its upper bound: the second printed,
+ * + 1 s + 10 ms, minus the line's nsecs. */
+static void test_set_time_align_dst(void **state)
+{
+	char *d = subdir("dst");
+	st_systrace_opts o = { .date = "2026-03-08", .max_bad = 10,
+			       .tz_given = true };
+	const int64_t day = st_days_from_civil(2026, 3, 8) * 86400;
+	st_systrace *s;
+	st_error err;
+	const st_sys_align *a;
+
+	(void)state;
+	assert_non_null(o.tz = st_tz_load("America/New_York", &err));
+	put(d, "trace_time_align.out", "TIMESTAMP TIME\n"
+	    "5000000000 01:59:59\n6500000000 03:00:00\n");
+	assert_non_null(s = st_systrace_open(d, &o, &err));
+	a = st_systrace_align(s);
+	assert_true(a->known);
+	assert_true(a->bound_ns < 0);   /* one side only */
+	/* min(06:59:59Z + 1.01 s - 5 s, 07:00:00Z + 1.01 s - 6.5 s): the
+	 * second (taking 03:00 for EST would make it 08:00Z, and the first
+	 * the smaller) */
+	assert_int_equal(a->offset_ns, (day + 7 * 3600 + 1) *
+			 INT64_C(1000000000) + 10000000 - INT64_C(6500000000));
+	assert_int_equal(a->hi_ns, a->offset_ns);
+	assert_non_null(strstr(a->method, "upper bound"));
+	st_systrace_free(s);
+	st_tz_free((st_tz *)o.tz);
+}
+
 /* trace_mmap.out and trace_create_del.out: sections, each with its own
  * header, name their calls. */
 static void test_sections(void **state)
@@ -813,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_set_seed_alignment),
 		cmocka_unit_test(test_set_seed_relayed_lines_bound_below_only),
 		cmocka_unit_test(test_sections),
+		cmocka_unit_test(test_set_time_align_dst),
 		cmocka_unit_test(test_set_bad_input),
 		cmocka_unit_test(test_pmon_fixture),
 	};
