@@ -97,9 +97,8 @@ enum st_sys_file st_sys_classify(const char *base)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(base, names[i].n) == 0)
 			return names[i].k;
-	if (n > 4 && strcmp(base + n - 4, ".log") == 0 &&
-	    strcmp(base, "command.stderr.log") != 0)
-		return ST_SYS_LOG;
+	if (n > 4 && strcmp(base + n - 4, ".log") == 0)
+		return ST_SYS_LOG;   /* MLPerf's logger may write to stderr */
 	if (n > 7 && strcmp(base + n - 7, ".strace") == 0)
 		return ST_SYS_STRACE;
 	return ST_SYS_NONE;

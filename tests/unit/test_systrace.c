@@ -85,7 +85,7 @@ static void test_classify(void **state)
 	assert_int_equal(st_sys_classify("gpu.out"), ST_SYS_GPU);
 	assert_int_equal(st_sys_classify("unet3d.log"), ST_SYS_LOG);
 	assert_int_equal(st_sys_classify("command.stdout.log"), ST_SYS_LOG);
-	assert_int_equal(st_sys_classify("command.stderr.log"), ST_SYS_NONE);
+	assert_int_equal(st_sys_classify("command.stderr.log"), ST_SYS_LOG);
 	assert_int_equal(st_sys_classify("run.strace"), ST_SYS_STRACE);
 	assert_int_equal(st_sys_classify("trace_foo.out"), ST_SYS_NONE);
 	assert_int_equal(st_sys_classify("a.pfw"), ST_SYS_NONE);
