@@ -207,12 +207,12 @@ typedef struct st_systrace_opts {
  * manifest's two measurements), true within bound_ns; bound_ns < 0 when
  * only one side is bounded (then lo_ns or hi_ns is INT64_MIN/MAX). */
 typedef struct st_sys_align {
-	char method[320];
+	char method[400];
 	int64_t offset_ns, bound_ns;
 	int64_t lo_ns, hi_ns;       /* the offset lies in [lo, hi] */
 	double slope;               /* per ns of mono after mono0 */
 	int64_t mono0;
-	uint64_t align_lines, mllog_writes;
+	uint64_t align_lines, mllog_writes, strace_pairs;
 	int64_t seed_offset_ns;     /* the seed's method, for comparison; 0 */
 	bool known;                 /* false: no clock relation at all
 				     * (times are since boot) */

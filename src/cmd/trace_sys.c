@@ -49,6 +49,8 @@ static json_t *align_json(const st_sys_align *a)
 			    json_integer((json_int_t)a->align_lines));
 	json_object_set_new(o, "mllog_writes",
 			    json_integer((json_int_t)a->mllog_writes));
+	json_object_set_new(o, "strace_pairs",
+			    json_integer((json_int_t)a->strace_pairs));
 	json_object_set_new(o, "seed_offset_ns", a->seed_offset_ns
 			    ? json_integer(a->seed_offset_ns) : json_null());
 	return o;

@@ -28,13 +28,8 @@
 
 /* ---- small helpers --------------------------------------------------- */
 
-/* Read PATH line by line: FN(CTX, LINE, LEN, LINENO) for each (no
- * newline); FN returns 0 to go on, -1 to stop with ERR set.  66 when it
- * cannot be opened, 74 on a read error. */
-typedef int (*line_fn)(void *ctx, const char *line, size_t len,
-		       uint64_t lineno, st_error *err);
-
-static int each_line(const char *path, line_fn fn, void *ctx, st_error *err)
+int sys_each_line(const char *path, sys_line_fn fn, void *ctx,
+		  st_error *err)
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
@@ -230,6 +225,7 @@ struct strace_ctx {
 	struct st_systrace *s;
 	size_t fi;
 	st_pairmap tgid;          /* (tid, 0) -> tgid + 1 */
+	st_pairmap pending;       /* for sys_strace_note */
 };
 
 static int64_t strace_tgid(struct strace_ctx *c, int64_t tid)
@@ -257,6 +253,8 @@ static int strace_line(void *ctx, const char *line, size_t len, uint64_t no,
 		return 0;
 	s->files[c->fi].events++;
 	pid = strace_tgid(c, t.pid);
+	if (sys_strace_note(s, &c->pending, &t, pid) < 0)
+		return OOM(err);
 	if (!t.has_ret || t.err)
 		return 0;
 	if (t.nlen == 6 && memcmp(t.name, "execve", 6) == 0 && t.args &&
@@ -635,7 +633,7 @@ static int mllog_writes(struct st_systrace *s, const char *wpath,
 	int rc;
 
 	*nused = 0;
-	if ((rc = each_line(wpath, wscan_line, &w, err)) < 0)
+	if ((rc = sys_each_line(wpath, wscan_line, &w, err)) < 0)
 		goto out;
 	if (w.n)
 		qsort(w.v, w.n, sizeof(*w.v), cmp_wr);
@@ -785,20 +783,35 @@ static int find_date(struct st_systrace *s, const struct st_systrace_opts *o,
 	return s->y ? 1 : 0;
 }
 
-/* The clock relation of a seed layout: an upper bound from the
- * time-align trace, a lower bound from the MLLOG writes. */
+/* Narrow [*LO, *HI] to [LO2, HI2] when they meet (1), else leave it (0). */
+static int narrow(int64_t *lo, int64_t *hi, int64_t lo2, int64_t hi2)
+{
+	int64_t l = lo2 > *lo ? lo2 : *lo, h = hi2 < *hi ? hi2 : *hi;
+
+	if (l > h)
+		return 0;
+	*lo = l;
+	*hi = h;
+	return 1;
+}
+
+/* The clock relation of a seed layout, bounded from both sides by what
+ * the directory offers: the time-align trace (above), strace's calls
+ * matched with bpftrace's (both sides), the MLLOG writes (both sides).
+ * A source that contradicts the ones before it is dropped and said. */
 static int align_seed(struct st_systrace *s, const char *talign,
-		      const char *wpath, st_error *err)
+		      const char *rpath, const char *wpath, st_error *err)
 {
 	struct align_ctx a = { .s = s, .y = s->y, .m = s->m, .d = s->d,
 			       .hi = INT64_MAX, .best_gap = INT64_MAX };
-	int64_t lo = INT64_MIN, hi = INT64_MAX, mhi = INT64_MAX;
-	uint64_t used = 0;
-	char how[120] = "";
+	int64_t lo = INT64_MIN, hi = INT64_MAX, l2 = INT64_MIN, h2 = INT64_MAX;
+	uint64_t used = 0, pairs = 0;
+	char how[160] = "", srcs[224] = "";
+	size_t k = 0;
 
 	if (talign) {
 		a.fi = s->fi_align;
-		if (each_line(talign, align_line, &a, err) < 0)
+		if (sys_each_line(talign, align_line, &a, err) < 0)
 			return -1;
 		if (!a.any)
 			return st_error_set(err, ST_EXIT_DATAERR, "%s:1: not a "
@@ -807,22 +820,48 @@ static int align_seed(struct st_systrace *s, const char *talign,
 		hi = a.hi;
 		if (a.best_gap != INT64_MAX)
 			s->al.seed_offset_ns = a.seed_off;
+		k += (size_t)snprintf(srcs + k, sizeof(srcs) - k, "the "
+				      "time-align trace (each line before its "
+				      "second + 1 s + a 10 ms tick)");
 	}
-	if (s->nml && wpath &&
-	    mllog_writes(s, wpath, &lo, &mhi, &used, err) < 0)
+	if (s->nsc && (rpath || wpath) &&
+	    sys_strace_bounds(s, rpath, wpath, &l2, &h2, &pairs, err) < 0)
 		return -1;
-	s->al.mllog_writes = used;
-	if (!used)
-		lo = INT64_MIN;
-	else if (mhi < hi)
-		hi = mhi;
-	if (lo != INT64_MIN && hi != INT64_MAX && lo > hi) {
-		snprintf(how, sizeof(how), "; the MLLOG lower bound lay %.3f ms "
-			 "above the time-align upper bound and was dropped",
-			 (double)(lo - hi) / 1e6);
-		lo = INT64_MIN;
-		s->al.mllog_writes = 0;
+	if (pairs) {
+		if (narrow(&lo, &hi, l2, h2)) {
+			k += (size_t)snprintf(srcs + k, sizeof(srcs) - k,
+					      "%s%" PRIu64 " strace calls matched "
+					      "with bpftrace's (each within its "
+					      "stamp and the next's)",
+					      k ? ", " : "", pairs);
+		} else {
+			snprintf(how, sizeof(how), "; the strace bounds "
+				 "contradicted the time-align trace and were "
+				 "dropped");
+			pairs = 0;
+		}
 	}
+	l2 = INT64_MIN;
+	h2 = INT64_MAX;
+	if (s->nml && wpath &&
+	    mllog_writes(s, wpath, &l2, &h2, &used, err) < 0)
+		return -1;
+	if (used) {
+		if (narrow(&lo, &hi, l2, h2)) {
+			k += (size_t)snprintf(srcs + k, sizeof(srcs) - k,
+					      "%s%" PRIu64 " MLLOG writes (each "
+					      "after its time_ms, before the "
+					      "next's)", k ? ", " : "", used);
+		} else {
+			size_t n = strlen(how);
+
+			snprintf(how + n, sizeof(how) - n, "; the MLLOG bounds "
+				 "contradicted the others and were dropped");
+			used = 0;
+		}
+	}
+	s->al.mllog_writes = used;
+	s->al.strace_pairs = pairs;
 	s->al.lo_ns = lo;
 	s->al.hi_ns = hi;
 	if (lo == INT64_MIN && hi == INT64_MAX)
@@ -831,23 +870,20 @@ static int align_seed(struct st_systrace *s, const char *talign,
 	if (lo != INT64_MIN && hi != INT64_MAX) {
 		s->al.offset_ns = lo + (hi - lo) / 2;
 		s->al.bound_ns = (hi - lo + 1) / 2;
-		snprintf(s->al.method, sizeof(s->al.method), "%" PRIu64
-			 " MLLOG writes bound the offset (time_ms before its "
-			 "write, after the write before) %s%s", used,
-			 talign ? "with the time-align trace (a second printed "
-			 "after its event, +10 ms coarse clock)" : "", how);
+		snprintf(s->al.method, sizeof(s->al.method), "the middle of "
+			 "the bounds from %s%s", srcs, how);
 	} else if (hi != INT64_MAX) {
 		s->al.offset_ns = hi;
 		s->al.bound_ns = -1;
-		snprintf(s->al.method, sizeof(s->al.method), "time-align "
-			 "trace only: an upper bound, times are never early "
-			 "but may be late by an unknown amount%s", how);
+		snprintf(s->al.method, sizeof(s->al.method), "an upper bound "
+			 "only, from %s: times are never early but may be late "
+			 "by an unknown amount%s", srcs, how);
 	} else {
 		s->al.offset_ns = lo;
 		s->al.bound_ns = -1;
-		snprintf(s->al.method, sizeof(s->al.method), "%" PRIu64
-			 " MLLOG writes only: a lower bound, times are never "
-			 "late but may be early by an unknown amount", used);
+		snprintf(s->al.method, sizeof(s->al.method), "a lower bound "
+			 "only, from %s: times are never late but may be early "
+			 "by an unknown amount%s", srcs, how);
 	}
 	return 0;
 }
@@ -1209,7 +1245,7 @@ static int read_logs(struct st_systrace *s, st_error *err)
 			continue;
 		c.L = &s->logs[s->nlogs++];
 		c.L->fi = i;
-		if (each_line(s->files[i].path, log_line, &c, err) < 0)
+		if (sys_each_line(s->files[i].path, log_line, &c, err) < 0)
 			return -1;
 		c.L->size = stat(s->files[i].path, &sb) == 0
 			    ? (uint64_t)sb.st_size : c.off;
@@ -1223,7 +1259,7 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 			      st_error *err)
 {
 	struct st_systrace *s = calloc(1, sizeof(*s));
-	const char *cpu, *gpu, *talign, *wpath, *p;
+	const char *cpu, *gpu, *talign, *wpath, *rpath, *p;
 	size_t fi;
 	bool calls = false;
 
@@ -1270,23 +1306,24 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 	if (o->names) {
 		struct names_file nf = { s, o->names };
 
-		if (each_line(o->names, names_line, &nf, err) < 0)
+		if (sys_each_line(o->names, names_line, &nf, err) < 0)
 			goto fail;
 	}
 	if ((p = path_of(s, ST_SYS_PROC, &fi))) {
 		struct proc_ctx pc = { s, fi };
 
-		if (each_line(p, proc_line, &pc, err) < 0)
+		if (sys_each_line(p, proc_line, &pc, err) < 0)
 			goto fail;
 	}
 	for (size_t i = 0; i < s->nfiles; i++) {
-		struct strace_ctx sc = { s, i, { 0 } };
+		struct strace_ctx sc = { s, i, { 0 }, { 0 } };
 		int rc;
 
 		if (s->files[i].kind != ST_SYS_STRACE)
 			continue;
-		rc = each_line(s->files[i].path, strace_line, &sc, err);
+		rc = sys_each_line(s->files[i].path, strace_line, &sc, err);
 		st_pairmap_release(&sc.tgid);
+		st_pairmap_release(&sc.pending);
 		if (rc < 0)
 			goto fail;
 	}
@@ -1296,6 +1333,7 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 	gpu = path_of(s, ST_SYS_GPU, NULL);
 	talign = path_of(s, ST_SYS_TIME_ALIGN, &s->fi_align);
 	wpath = path_of(s, ST_SYS_WRITE, NULL);
+	rpath = path_of(s, ST_SYS_READ, NULL);
 	if (find_date(s, o, cpu, gpu, err) < 0)
 		goto fail;
 	if (!s->al.known && talign && !s->y) {
@@ -1305,13 +1343,13 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 			     "(nvidia-smi pmon) beside it", talign);
 		goto fail;
 	}
-	if (!s->al.known && align_seed(s, talign, wpath, err) < 0)
+	if (!s->al.known && align_seed(s, talign, rpath, wpath, err) < 0)
 		goto fail;
 	if ((p = path_of(s, ST_SYS_CPU, &fi))) {
 		struct cpu_ctx c = { .s = s, .fi = fi, .y = s->y, .m = s->m,
 				     .d = s->d };
 
-		if (each_line(p, cpu_line, &c, err) < 0)
+		if (sys_each_line(p, cpu_line, &c, err) < 0)
 			goto fail;
 		if (s->files[fi].lines && !c.h.valid) {
 			st_error_set(err, ST_EXIT_DATAERR, "%s:1: not mpstat "
@@ -1324,7 +1362,7 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 		struct gpu_ctx c = { .s = s, .fi = fi, .gpu = -1 };
 
 		s->max_gpu_seen = -1;
-		if (each_line(p, gpu_line, &c, err) < 0)
+		if (sys_each_line(p, gpu_line, &c, err) < 0)
 			goto fail;
 		if (gpu_flush(&c) < 0) {
 			OOM(err);
@@ -1384,6 +1422,7 @@ void st_systrace_free(st_systrace *s)
 	free(s->inst);
 	free(s->names);
 	free(s->ml);
+	free(s->sc);
 	for (size_t i = 0; i < s->nlogs; i++)
 		free(s->logs[i].ends);
 	free(s->logs);
@@ -1519,7 +1558,7 @@ int st_systrace_write_extras(const st_systrace *cs, st_ctrace *w,
 
 		st_ctrace_meta(w, "process_name", pid, -1, "name",
 			       "CPU (mpstat, all)", 0);
-		if (each_line(p, cpu_line, &c, err) < 0)
+		if (sys_each_line(p, cpu_line, &c, err) < 0)
 			return -1;
 		pid++;
 	}
@@ -1532,7 +1571,7 @@ int st_systrace_write_extras(const st_systrace *cs, st_ctrace *w,
 			st_ctrace_meta(w, "process_name", pid + (int64_t)g, -1,
 				       "name", name, 0);
 		}
-		if (each_line(p, gpu_line, &c, err) < 0)
+		if (sys_each_line(p, gpu_line, &c, err) < 0)
 			return -1;
 		gpu_flush(&c);
 		pid += (int64_t)s->ngpu;

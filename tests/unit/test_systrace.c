@@ -659,6 +659,55 @@ static void test_set_seed_relayed_lines_bound_below_only(void **state)
 	st_systrace_free(s);
 }
 
+/* strace's stamps against bpftrace's calls (strace at E + 2.0003 s,
+ * .0005, .0007; the reads from M + 2.0004 s to .00045 and from .0006 to
+ * .00065): each read starts 100 µs after its stamp (lower bound OFF - 100
+ * µs) and ends 51 µs before the next stamp + 1 µs (upper bound OFF + 51
+ * µs).  A bad line in the bpftrace file makes the order unsure: then no
+ * pair counts. */
+static void test_set_strace_bounds(void **state)
+{
+	char *d = subdir("strace");
+	st_systrace_opts o = { .max_bad = 10 };
+	const int64_t E = INT64_C(1768471200) * 1000000000,
+		      M = INT64_C(5000000000000), OFF = E - M;
+	const char *st = "42  1768471202.000300 read(3, \"abcdefghij\", 10) = "
+			 "10\n42  1768471202.000500 read(3, \"\", 10) = 0\n"
+			 "42  1768471202.000700 close(3) = 0\n";
+	char text[512];
+	st_systrace *s;
+	st_error err;
+	const st_sys_align *a;
+
+	(void)state;
+	put(d, "strace.out", st);
+	snprintf(text, sizeof(text), "TIMESTAMP PID FD RET (B) LAT(ns) "
+		 "FILENAME\n%lld 42 3 10 50000 /x\n%lld 42 3 0 50000 /x\n",
+		 (long long)(M + 2000450000), (long long)(M + 2000650000));
+	put(d, "trace_read.out", text);
+	assert_non_null(s = st_systrace_open(d, &o, &err));
+	a = st_systrace_align(s);
+	assert_int_equal(a->strace_pairs, 2);
+	assert_int_equal(a->lo_ns, OFF - 100000);
+	assert_int_equal(a->hi_ns, OFF + 51000);
+	assert_int_equal(a->offset_ns, OFF - 24500);
+	assert_int_equal(a->bound_ns, 75500);
+	st_systrace_free(s);
+
+	d = subdir("strace-bad");
+	put(d, "strace.out", st);
+	snprintf(text, sizeof(text), "TIMESTAMP PID FD RET (B) LAT(ns) "
+		 "FILENAME\n%lld 42 3 10 50000 /x\n%lld 42 3 0 50000 /x\n"
+		 "%lld 42 3\n", (long long)(M + 2000450000),
+		 (long long)(M + 2000650000), (long long)(M + 2000850000));
+	put(d, "trace_read.out", text);
+	assert_non_null(s = st_systrace_open(d, &o, &err));
+	a = st_systrace_align(s);
+	assert_int_equal(a->strace_pairs, 0);
+	assert_false(a->known);
+	st_systrace_free(s);
+}
+
 /* Times of day are local: on the day New York springs forward, 03:00:00
  * is EDT (07:00Z), an hour after 01:59:59 EST (06:59:59Z).  With only the
  * time-align trace the offset is its upper bound: the second printed,
@@ -847,6 +896,7 @@ int main(void)
 		cmocka_unit_test(test_set_seed_relayed_lines_bound_below_only),
 		cmocka_unit_test(test_sections),
 		cmocka_unit_test(test_set_time_align_dst),
+		cmocka_unit_test(test_set_strace_bounds),
 		cmocka_unit_test(test_set_bad_input),
 		cmocka_unit_test(test_pmon_fixture),
 	};
