@@ -66,6 +66,9 @@ printf 'Linux 6.1.0 (bench) \t11/23/26 \t_x86_64_\t(2 CPU)\n\n%s\n%s\n' \
 printf 'TIMESTAMP TIME\n%d 10:00:00\n%d 10:00:01\n' $((base + 999000000)) \
 	$((base + 1001000000)) > "$dir/trace_time_align.out"
 fi
+# an application log (its MLLOG writes are looked for in trace_write.out)
+printf ':::MLLOG {"time_ms": %s, "event_type": "INTERVAL_START", "key": "run_start"}\n:::MLLOG {"time_ms": %s, "event_type": "INTERVAL_END", "key": "run_stop"}\n' \
+	1795423000500 1795423009500 > "$dir/app.log"
 
 best() {   # "SECONDS RSS": the best wall time of $runs runs of "$@", the
 	   # largest peak RSS (KB)

@@ -516,6 +516,29 @@ struct wscan {
 	bool have_h;
 };
 
+/* Is the FD column of LINE (under H) "1" or "2"?  A quick look before
+ * the whole line is parsed: most writes are not to stdout or stderr. */
+static bool fd_is_std(const st_sys_header *h, const char *line, size_t len)
+{
+	const char *p = line, *e = line + len;
+	int col = h->pos[ST_SC_FD];
+
+	if (col < 0)
+		return false;
+	for (int k = 0; k <= col; k++) {
+		const char *w;
+
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		w = p;
+		while (p < e && *p != ' ' && *p != '\t')
+			p++;
+		if (k == col)
+			return p - w == 1 && (*w == '1' || *w == '2');
+	}
+	return false;
+}
+
 static int wscan_line(void *ctx, const char *line, size_t len, uint64_t no,
 		      st_error *err)
 {
@@ -529,6 +552,7 @@ static int wscan_line(void *ctx, const char *line, size_t len, uint64_t no,
 		return 0;
 	}
 	if (!w->have_h || w->n >= MAX_STDOUT_WRITES ||
+	    !fd_is_std(&w->h, line, len) ||
 	    st_sys_call_parse(&w->h, line, len, &c, &why) < 0)
 		return 0;
 	if ((c.fd != 1 && c.fd != 2) || c.ret <= 0)
