@@ -512,8 +512,6 @@ static int cmp_wr(const void *x, const void *y)
 struct wscan {
 	struct wr *v;
 	size_t n, cap;
-	st_sys_header h;
-	bool have_h;
 };
 
 /* Is the FD column of LINE (under H) "1" or "2"?  A quick look before
@@ -539,28 +537,61 @@ static bool fd_is_std(const st_sys_header *h, const char *line, size_t len)
 	return false;
 }
 
-static int wscan_line(void *ctx, const char *line, size_t len, uint64_t no,
-		      st_error *err)
+static int wscan_call(void *ctx, const st_sys_call *c, st_error *err)
 {
 	struct wscan *w = ctx;
-	st_sys_call c;
+
+	if ((c->fd != 1 && c->fd != 2) || c->ret <= 0 ||
+	    w->n >= MAX_STDOUT_WRITES)
+		return 0;
+	if (ST_GROW(w->v, w->n, w->cap, 256) < 0)
+		return OOM(err);
+	w->v[w->n++] = (struct wr){ c->pid, c->fd, c->ts - c->lat, c->ts,
+				    c->ret };
+	return 0;
+}
+
+struct calls_ctx {
+	bool (*pre)(const st_sys_header *h, const char *line, size_t len);
+	sys_call_fn fn;
+	void *ctx;
+	uint64_t bad;
+	st_sys_header h;
+	bool have_h;
+};
+
+static int calls_line(void *ctx, const char *line, size_t len, uint64_t no,
+		      st_error *err)
+{
+	struct calls_ctx *c = ctx;
+	st_sys_call k;
 	const char *why;
 
 	(void)no;
 	if (len >= 9 && memcmp(line, "TIMESTAMP", 9) == 0) {
-		w->have_h = st_sys_header_parse(line, len, &w->h) == 1;
+		c->have_h = st_sys_header_parse(line, len, &c->h) == 1;
 		return 0;
 	}
-	if (!w->have_h || w->n >= MAX_STDOUT_WRITES ||
-	    !fd_is_std(&w->h, line, len) ||
-	    st_sys_call_parse(&w->h, line, len, &c, &why) < 0)
+	if (!c->have_h || len == 0 || (c->pre && !c->pre(&c->h, line, len)))
 		return 0;
-	if ((c.fd != 1 && c.fd != 2) || c.ret <= 0)
+	if (st_sys_call_parse(&c->h, line, len, &k, &why) < 0) {
+		c->bad++;
 		return 0;
-	if (ST_GROW(w->v, w->n, w->cap, 256) < 0)
-		return OOM(err);
-	w->v[w->n++] = (struct wr){ c.pid, c.fd, c.ts - c.lat, c.ts, c.ret };
-	return 0;
+	}
+	return c->fn(c->ctx, &k, err);
+}
+
+int sys_each_call(const char *path,
+		  bool (*pre)(const st_sys_header *h, const char *line,
+			      size_t len),
+		  sys_call_fn fn, void *ctx, uint64_t *bad, st_error *err)
+{
+	struct calls_ctx c = { .pre = pre, .fn = fn, .ctx = ctx };
+	int rc = sys_each_line(path, calls_line, &c, err);
+
+	if (bad)
+		*bad = c.bad;
+	return rc;
 }
 
 static bool is_end(const struct ml_log *L, uint64_t off)
@@ -657,7 +688,8 @@ static int mllog_writes(struct st_systrace *s, const char *wpath,
 	int rc;
 
 	*nused = 0;
-	if ((rc = sys_each_line(wpath, wscan_line, &w, err)) < 0)
+	if ((rc = sys_each_call(wpath, fd_is_std, wscan_call, &w, NULL,
+				err)) < 0)
 		goto out;
 	if (w.n)
 		qsort(w.v, w.n, sizeof(*w.v), cmp_wr);

@@ -91,6 +91,16 @@ typedef int (*sys_line_fn)(void *ctx, const char *line, size_t len,
 int sys_each_line(const char *path, sys_line_fn fn, void *ctx,
 		  st_error *err);
 
+/* Each call of the bpftrace call file PATH, parsed under its header, to
+ * FN (which returns 0, or -1 with ERR set); PRE (may be NULL) may pass a
+ * line over before it is parsed.  *BAD (may be NULL) counts the lines
+ * that do not parse. */
+typedef int (*sys_call_fn)(void *ctx, const st_sys_call *c, st_error *err);
+int sys_each_call(const char *path,
+		  bool (*pre)(const st_sys_header *h, const char *line,
+			      size_t len),
+		  sys_call_fn fn, void *ctx, uint64_t *bad, st_error *err);
+
 /* Count a bad line of file FI, the first max_bad kept by number. */
 void sys_bad(struct st_systrace *s, size_t fi, uint64_t line,
 	     const char *why);

@@ -77,56 +77,37 @@ struct bcall {
 struct bscan {
 	st_pairmap *pids;
 	struct bcall *v;
-	size_t n, cap, first;     /* this file's calls from first on */
+	size_t n, cap;
 	char kind;
-	st_sys_header h;
-	bool have_h, bad;
 };
 
-static int bscan_line(void *ctx, const char *line, size_t len, uint64_t no,
-		      st_error *err)
+static int bscan_call(void *ctx, const st_sys_call *c, st_error *err)
 {
 	struct bscan *b = ctx;
-	st_sys_call c;
-	const char *why;
 
-	(void)no;
-	if (len >= 9 && memcmp(line, "TIMESTAMP", 9) == 0) {
-		b->have_h = st_sys_header_parse(line, len, &b->h) == 1;
+	if (c->ret < 0 || !st_pairmap_find(b->pids, (uint64_t)c->pid, 0) ||
+	    b->n >= MAX_CALLS)
 		return 0;
-	}
-	if (!b->have_h || b->bad)
-		return 0;
-	if (st_sys_call_parse(&b->h, line, len, &c, &why) < 0) {
-		/* a call lost: this file's order cannot be trusted */
-		b->bad = len > 0;
-		return 0;
-	}
-	if (!st_pairmap_find(b->pids, (uint64_t)c.pid, 0))
-		return 0;
-	if (b->n >= MAX_CALLS) {
-		b->bad = true;
-		return 0;
-	}
 	if (ST_GROW(b->v, b->n, b->cap, 1024) < 0)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	b->v[b->n++] = (struct bcall){ c.pid, c.fd, c.ret, c.ts - c.lat, c.ts,
-				       b->kind };
+	b->v[b->n++] = (struct bcall){ c->pid, c->fd, c->ret, c->ts - c->lat,
+				       c->ts, b->kind };
 	return 0;
 }
 
-/* Scan PATH's calls of kind KIND into B; a file with a bad line adds
- * nothing. */
+/* Scan PATH's calls of kind KIND into B; a file with a bad line (a call
+ * lost: its order cannot be trusted) or too many calls adds nothing. */
 static int bscan_file(struct bscan *b, const char *path, char kind,
 		      st_error *err)
 {
-	b->first = b->n;
+	size_t first = b->n;
+	uint64_t bad;
+
 	b->kind = kind;
-	b->have_h = b->bad = false;
-	if (sys_each_line(path, bscan_line, b, err) < 0)
+	if (sys_each_call(path, NULL, bscan_call, b, &bad, err) < 0)
 		return -1;
-	if (b->bad)
-		b->n = b->first;
+	if (bad || b->n >= MAX_CALLS)
+		b->n = first;
 	return 0;
 }
 
