@@ -242,6 +242,20 @@ def offline(top):
               pr.get(101, {}).get("ppid") == 100,
               "record layout: names and parents from trace_proc.out: %s" %
               pr)
+    names = os.path.join(top, "names.txt")
+    write(names, "# pid name\n101 data loader 0\n")
+    r = st("trace", "summary", d, "--json", "--names", names)
+    pr = {p["pid"]: p for p in json.loads(r.stdout)["system"][0][
+        "processes"]} if r.returncode == 0 else {}
+    check(pr.get(101, {}).get("name") == "data loader 0" and
+          pr[101].get("source") == "--names" and
+          pr.get(100, {}).get("name") == "trainer",
+          "--names FILE names pid 101 over trace_proc.out: %s" % pr)
+    write(names, "101\n")
+    r = st("trace", "summary", d, "--names", names)
+    check(r.returncode == 65 and "names.txt:1:" in r.stderr,
+          "--names FILE with a line that is not 'PID NAME': 65 naming it: "
+          "%d %s" % (r.returncode, r.stderr))
     tl = os.path.join(top, "record.json")
     args = ["trace", "timeline", d, "--out", tl]
     if os.path.exists(SMALL):
