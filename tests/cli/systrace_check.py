@@ -359,14 +359,27 @@ def run(top):
         k = (c["pid"], c["path"], c["op"])
         n, b = want.get(k, (0, 0))
         want[k] = (n + 1, b + c["bytes"])
+    # a line of bpftrace's own output broken by another CPU's (it happens
+    # under load) loses its call: counted exactly where the file has no
+    # bad line, else at most the truth and at least the truth less them
+    badf = {f["file"]: f["bad_lines"] for f in sysj.get("files", [])}
     for (pid, path, op), (n, b) in sorted(want.items()):
         r = st("trace", "summary", tdir, "--json", "--tz", ZONE,
                "--filter", "pid=%d,file=%s,name=%s" % (pid, path, op))
         got = json.loads(r.stdout)["by_name"].get(op, {}) if \
             r.returncode == 0 else {}
-        check(got.get("count") == n and got.get("bytes") == b,
-              "%s of %s by pid %d: %d calls, %d bytes; streamtime: %s" %
-              (op, os.path.basename(path), pid, n, b, got))
+        lost = badf.get("trace_%s.out" % op, 0)
+        if lost == 0:
+            check(got.get("count") == n and got.get("bytes") == b,
+                  "%s of %s by pid %d: %d calls, %d bytes; streamtime: %s"
+                  % (op, os.path.basename(path), pid, n, b, got))
+        else:
+            print("%s: trace_%s.out has %d bad lines: counts checked as "
+                  "bounds" % (TEST, op, lost))
+            check(n - lost <= got.get("count", 0) <= n and
+                  got.get("bytes", 0) <= b,
+                  "%s of %s by pid %d: %d calls (%d lines bad); streamtime:"
+                  " %s" % (op, os.path.basename(path), pid, n, lost, got))
 
     # phases: init, run, epoch 1..2, eval 1..2
     names = [p["name"] for p in sysj.get("phases", [])]
@@ -436,8 +449,15 @@ def run(top):
         got = sorted(slices.get(k, []), key=lambda e: e["ts"])
         tr = sorted((c for c in calls if (c["pid"], c["path"], c["op"]) == k),
                     key=lambda c: c["real0_ns"])
-        check(len(got) == len(tr), "%s: %d slices for %d calls" %
-              (k, len(got), len(tr)))
+        lost = badf.get("trace_%s.out" % k[2], 0)
+        check(len(got) == len(tr) if lost == 0 else
+              len(tr) - lost <= len(got) <= len(tr),
+              "%s: %d slices for %d calls (%d bad lines)" %
+              (k, len(got), len(tr), lost))
+        if len(got) != len(tr):
+            # a call lost: hold each slice against the calls by time
+            tr = [min(tr, key=lambda c: abs(c["real0_ns"] / 1000.0 -
+                                             e["ts"])) for e in got]
         for e, c in zip(got, tr):
             r0, r1 = c["real0_ns"] / 1000.0, c["real1_ns"] / 1000.0
             s, t = e["ts"], e["ts"] + e["dur"]
