@@ -42,9 +42,10 @@ static const struct st_cmd_desc summary_desc = {
 	"Corrupt lines are counted and skipped (the first ten named on stderr).\n"
 	"Exit 0, also when the filter keeps no event (a zero summary); 65 when\n"
 	"an input is not a trace (empty, no event, only corrupt lines) or its\n"
-	"gzip stream is damaged; 66 an input missing or unreadable; 74 a read\n"
-	"error.  On 65, 66 and 74 nothing is written (--out FILE is left as\n"
-	"it was).\n",
+	"gzip stream is damaged, or a directory holds no trace; 66 an input\n"
+	"missing or unreadable; 74 a read error; 64 a time-align trace with no\n"
+	"date (--date).  On 65, 66 and 74 nothing is written (--out FILE is\n"
+	"left as it was).\n",
 };
 
 static const struct st_cmd_desc timeline_desc = {
