@@ -256,6 +256,10 @@ def offline(top):
     check(r.returncode == 65 and "names.txt:1:" in r.stderr,
           "--names FILE with a line that is not 'PID NAME': 65 naming it: "
           "%d %s" % (r.returncode, r.stderr))
+    pmon = os.path.join(SRC, "..", "shared", "fixtures", "systrace",
+                        "gpu_pmon_dgx.out")
+    if os.path.exists(pmon):
+        shutil.copy(pmon, os.path.join(d, "gpu.out"))
     tl = os.path.join(top, "record.json")
     args = ["trace", "timeline", d, "--out", tl]
     if os.path.exists(SMALL):
@@ -278,6 +282,17 @@ def offline(top):
         if os.path.exists(SMALL):
             check(any(e.get("cat") == "POSIX" for e in evs),
                   "a DFTracer file mixed in: its events are there")
+        if os.path.exists(pmon):
+            gp = {e["pid"] for e in evs if e.get("ph") == "M" and
+                  str(e["args"].get("name", "")).startswith("GPU ")}
+            gc = [e for e in evs if e.get("ph") == "C" and
+                  e["name"] == "GPU"]
+            # awk on the sample: 8 GPUs, 84 distinct (time, gpu) samples
+            check(len(gp) == 8 and len(gc) == 84 and
+                  {e["pid"] for e in gc} == gp and
+                  max(e["args"]["fb MB"] for e in gc) == 26172,
+                  "the pmon sample as GPU counters: %d processes, %d "
+                  "samples" % (len(gp), len(gc)))
 
 
 def main():
