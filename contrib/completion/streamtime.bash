@@ -39,8 +39,8 @@ _streamtime_opts() {   # the options of leaf command $1
 	"timeline") echo "--results --data --config --out --help --quiet --verbose" ;;
 	"trace events") echo "--filter --format --keys --limit --out --help --quiet --verbose" ;;
 	"trace record") echo "--out --tracers --interval -o --help --quiet --verbose" ;;
-	"trace summary") echo "--json --group-by --filter --io-cat --compute-cat --time-granularity --jobs --out -j --help --quiet --verbose" ;;
-	"trace timeline") echo "--out --max-events --clock-offsets --experiment --data --config --filter --jobs -j --help --quiet --verbose" ;;
+	"trace summary") echo "--json --group-by --filter --io-cat --compute-cat --time-granularity --jobs --out --date --tz --names -j --help --quiet --verbose" ;;
+	"trace timeline") echo "--out --max-events --clock-offsets --experiment --data --config --filter --jobs --date --tz --names -j --help --quiet --verbose" ;;
 	*) return 1 ;;
 	esac
 }
@@ -165,6 +165,9 @@ _streamtime_value() {
 	"trace summary --jobs") echo "none" ;;
 	"trace summary -j") echo "none" ;;
 	"trace summary --out") echo "file" ;;
+	"trace summary --date") echo "none" ;;
+	"trace summary --tz") echo "zone" ;;
+	"trace summary --names") echo "file" ;;
 	"trace timeline --out") echo "file" ;;
 	"trace timeline --max-events") echo "none" ;;
 	"trace timeline --clock-offsets") echo "file" ;;
@@ -174,6 +177,9 @@ _streamtime_value() {
 	"trace timeline --filter") echo "none" ;;
 	"trace timeline --jobs") echo "none" ;;
 	"trace timeline -j") echo "none" ;;
+	"trace timeline --date") echo "none" ;;
+	"trace timeline --tz") echo "zone" ;;
+	"trace timeline --names") echo "file" ;;
 	*) return 1 ;;
 	esac
 }

@@ -46,6 +46,15 @@ void st_ctrace_meta(st_ctrace *w, const char *what, int64_t pid, int64_t tid,
 void st_ctrace_slice(st_ctrace *w, const char *name, size_t nlen,
 		     const char *cat, size_t clen, int64_t pid, int64_t tid,
 		     int64_t ts, int64_t dur);
+/* Open a counter event (ph "C") of NAME[0..NLEN) on process PID at TS
+ * (µs): each arg (st_ctrace_arg_real/int) a series of its track;
+ * st_ctrace_end closes it. */
+void st_ctrace_counter(st_ctrace *w, const char *name, size_t nlen,
+		       int64_t pid, int64_t ts);
+/* Open an instant event (ph "i", thread scope) of NAME in CAT at TS. */
+void st_ctrace_instant(st_ctrace *w, const char *name, size_t nlen,
+		       const char *cat, size_t clen, int64_t pid, int64_t tid,
+		       int64_t ts);
 void st_ctrace_arg_str(st_ctrace *w, const char *key, const char *s,
 		       size_t len);
 void st_ctrace_arg_int(st_ctrace *w, const char *key, int64_t v);

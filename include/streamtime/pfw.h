@@ -185,4 +185,30 @@ st_pfw_reader *st_pfw_reader_mem(void);
 int64_t st_pfw_event_bytes(const char *name, size_t namelen,
 			   const st_pfw_raw *raw);
 
+/* ---- other line formats through the same reader ---------------------- */
+
+/* A line parser for st_pfw_open_with: LINE[0..LEN) (no newline) into EV,
+ * ids from st_pfw_intern.  Returns ST_PFW_EVENT, ST_PFW_BAD (through
+ * st_pfw_mark_bad) or ST_PFW_EOF for a line that is skipped. */
+typedef int (*st_pfw_feed_fn)(void *ctx, st_pfw_reader *r, const char *line,
+			      size_t len, st_pfw_event *ev);
+
+/* Open PATH as st_pfw_open does, its lines read by FEED (with CTX)
+ * instead of as JSON.  DONE (may be NULL) is called with CTX when the
+ * reader is closed (with R NULL when the open fails), before R goes. */
+st_pfw_reader *st_pfw_open_with(const char *path, st_pfw_feed_fn feed,
+				void *ctx,
+				void (*done)(void *ctx, const st_pfw_reader *r),
+				st_error *err);
+
+/* For a FEED: intern a string into R's table (id, or -1 out of memory);
+ * count the line as corrupt, WHY saying why (returns ST_PFW_BAD); the
+ * current line's number; the path R reads. */
+int64_t st_pfw_intern(st_pfw_reader *r, const char *s, size_t len);
+int st_pfw_mark_bad(st_pfw_reader *r, const char *why);
+uint64_t st_pfw_lineno(const st_pfw_reader *r);
+const char *st_pfw_path(const st_pfw_reader *r);
+/* The FEED and CTX of a reader of st_pfw_open_with (NULL otherwise). */
+st_pfw_feed_fn st_pfw_feed_of(const st_pfw_reader *r, void **ctx);
+
 #endif

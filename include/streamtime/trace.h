@@ -104,6 +104,35 @@ int st_trace_group_parse(const char *s, enum st_trace_group *g, int *depth,
  * components is whole.  Repeated slashes count once. */
 size_t st_trace_prefix_len(const char *path, size_t len, int depth);
 
+/* ---- where events come from ------------------------------------------ */
+
+struct st_ctrace;
+
+/* Inputs that are not DFTracer files (system traces, systrace.h) plug in
+ * here; every member may be NULL (the DFTracer behaviour). */
+typedef struct st_trace_source {
+	/* Open PATH as st_pfw_open does; TRACKS: the timeline's tids name
+	 * tracks (see track_name). */
+	st_pfw_reader *(*open)(const void *ctx, const char *path, bool tracks,
+			       st_error *err);
+	/* The name of process (HOST, PID) into BUF and its place among the
+	 * processes (*SORT, smaller first); false: the default. */
+	bool (*proc_name)(const void *ctx, const char *host, int64_t pid,
+			  char *buf, size_t size, int64_t *sort);
+	/* The name of track TID into BUF; false: "tid T". */
+	bool (*track_name)(const void *ctx, int64_t tid, char *buf,
+			   size_t size);
+	/* More args of the event R returned last. */
+	void (*event_args)(const void *ctx, const st_pfw_reader *r,
+			   struct st_ctrace *w);
+	/* Events after the slices, on processes from PID0 (*USED of them). */
+	int (*extras)(const void *ctx, struct st_ctrace *w, int64_t pid0,
+		      int64_t *used, st_error *err);
+	/* Members of otherData, each written as ",\"key\":value". */
+	void (*meta)(const void *ctx, struct st_ctrace *w);
+	const void *ctx;
+} st_trace_source;
+
 /* ---- summary --------------------------------------------------------- */
 
 /* Counters a progress meter may read while st_trace_* runs: all of them
@@ -129,6 +158,13 @@ typedef struct st_trace_opts {
 	int jobs;                          /* threads; < 1 means 1 */
 	size_t max_bad;                    /* corrupt lines kept by number */
 	st_trace_progress *progress;       /* may be NULL */
+	const st_trace_source *src;        /* NULL: DFTracer files only */
+	bool tracks;                       /* src->open's TRACKS */
+	const int64_t *seg_us;             /* > 1 sorted bounds: per segment
+					    * [seg_us[i], seg_us[i+1]) the
+					    * events starting in it are
+					    * counted into segs */
+	size_t nseg;
 } st_trace_opts;
 
 /* At most this many time bins that hold anything (empty bins are not
@@ -154,6 +190,15 @@ typedef struct st_trace_bin {
 	int64_t io_us, compute_us;  /* union time in the bin, summed over
 				     * processes */
 } st_trace_bin;
+
+/* The events that start in a segment of st_trace_opts.seg_us. */
+typedef struct st_trace_seg {
+	uint64_t events;
+	int64_t io_us;            /* their durations summed, I/O categories */
+	int64_t read_bytes, write_bytes;   /* names with "read" / "write"
+					    * (not "bio...") */
+	uint64_t reads, writes;
+} st_trace_seg;
 
 typedef struct st_trace_process {
 	const char *host;         /* "" when unknown (borrowed) */
@@ -189,6 +234,8 @@ typedef struct st_trace_summary {
 	size_t n_cat, n_name, n_groups;
 	st_trace_bin *bins;
 	size_t n_bins;
+	st_trace_seg *segs;                 /* nseg - 1 of them */
+	size_t n_segs;
 	st_trace_process *procs;            /* sorted by host, pid */
 	size_t n_procs;
 	st_trace_file *files_in;            /* one per path, in order */
@@ -221,6 +268,7 @@ typedef struct st_trace_timeline_opts {
 	int jobs;
 	size_t max_bad;
 	st_trace_progress *progress;        /* may be NULL */
+	const st_trace_source *src;         /* NULL: DFTracer files only */
 } st_trace_timeline_opts;
 
 typedef struct st_trace_timeline_counts {

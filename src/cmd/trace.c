@@ -18,7 +18,10 @@
 #include "streamtime/atomic.h"
 #include "streamtime/csv.h"
 #include "streamtime/num.h"
+#include "streamtime/systrace.h"
+#include "streamtime/time.h"
 #include "streamtime/trace.h"
+#include "trace_sys.h"
 
 #define MAX_JOBS 256
 
@@ -31,14 +34,18 @@ static const struct st_cmd_desc summary_desc = {
 	"*.pfw and *.pfw.gz; '-' is standard input): events, hosts,\n"
 	"processes, threads, files, span, time and bytes per category and\n"
 	"function, I/O and compute time per process (exact unions of the\n"
-	"events' intervals), overlapped and not.\n",
+	"events' intervals), overlapped and not.  A directory of system\n"
+	"traces (bpftrace, mpstat, nvidia-smi pmon, MLPerf logs, strace:\n"
+	"docs/systrace.md) adds its calls as events, and its clock\n"
+	"alignment with a stated bound, processes and per-phase figures.\n",
 	.epilogue =
 	"Corrupt lines are counted and skipped (the first ten named on stderr).\n"
 	"Exit 0, also when the filter keeps no event (a zero summary); 65 when\n"
 	"an input is not a trace (empty, no event, only corrupt lines) or its\n"
-	"gzip stream is damaged; 66 an input missing or unreadable; 74 a read\n"
-	"error.  On 65, 66 and 74 nothing is written (--out FILE is left as\n"
-	"it was).\n",
+	"gzip stream is damaged, or a directory holds no trace; 66 an input\n"
+	"missing or unreadable; 74 a read error; 64 a time-align trace with no\n"
+	"date (--date).  On 65, 66 and 74 nothing is written (--out FILE is\n"
+	"left as it was).\n",
 };
 
 static const struct st_cmd_desc timeline_desc = {
@@ -50,7 +57,9 @@ static const struct st_cmd_desc timeline_desc = {
 	"One Chrome trace (open it in https://ui.perfetto.dev) of DFTracer\n"
 	"traces: a process per (host, pid), a track per thread, a slice per\n"
 	"event (args: file, bytes).  Slices of a thread that overlap without\n"
-	"nesting go on extra tracks next to it, \"tid T (2)\", ...\n",
+	"nesting go on extra tracks next to it, \"tid T (2)\", ...  System\n"
+	"traces: a track per kind of call, the application's phases, CPU and\n"
+	"GPU counters, the clock alignment in otherData.\n",
 	.epilogue =
 	"Exit status as for `trace summary`: no event kept by the filter is an\n"
 	"empty trace (0); on 65, 66 and 74 --out FILE is left as it was.\n",
@@ -125,6 +134,11 @@ static int cmp_str(const void *a, const void *b)
 struct inputs {
 	char **v;          /* owned */
 	size_t n;
+	char **sysdirs;    /* directories of system traces (owned) */
+	size_t nsys;
+	st_systrace_list sets;
+	st_trace_source src;
+	st_tz *tz;         /* --tz, used by the sets while they live */
 };
 
 static int inputs_add(struct inputs *in, const char *path)
@@ -145,6 +159,13 @@ static void inputs_release(struct inputs *in)
 	for (size_t i = 0; i < in->n; i++)
 		free(in->v[i]);
 	free(in->v);
+	for (size_t i = 0; i < in->nsys; i++)
+		free(in->sysdirs[i]);
+	free(in->sysdirs);
+	for (size_t i = 0; i < in->sets.n; i++)
+		st_systrace_free(in->sets.v[i]);
+	free(in->sets.v);
+	st_tz_free(in->tz);
 }
 
 /* Can PATH, an input file, be read?  Exit 66 naming it when it is
@@ -213,6 +234,19 @@ static int inputs_collect(struct inputs *in, char **args, size_t n)
 			rc = ST_EXIT_NOINPUT;
 			continue;
 		}
+		if (st_systrace_is_set(args[i])) {
+			char **v = realloc(in->sysdirs, (in->nsys + 1) *
+					   sizeof(*v));
+
+			if (!v || !(v[in->nsys] = strdup(args[i]))) {
+				if (v)
+					in->sysdirs = v;
+				closedir(d);
+				goto oom;
+			}
+			in->sysdirs = v;
+			in->nsys++;
+		}
 		while ((de = readdir(d))) {
 			char *p;
 
@@ -227,13 +261,20 @@ static int inputs_collect(struct inputs *in, char **args, size_t n)
 			free(p);
 		}
 		closedir(d);
-		if (in->n == first) {
-			st_msg_error("%s: no .pfw or .pfw.gz file in it",
-				     args[i]);
-			rc = ST_EXIT_NOINPUT;
+		if (in->n == first && !(in->nsys && strcmp(in->sysdirs[
+						in->nsys - 1], args[i]) == 0)) {
+			st_msg_error("%s: not a trace set: no .pfw or .pfw.gz "
+				     "file and no system-trace file (trace_*.out, "
+				     "cpu.out, gpu.out, *.log with MLLOG lines, "
+				     "strace.out, manifest.json; see "
+				     "docs/systrace.md)", args[i]);
+			if (!rc)
+				rc = ST_EXIT_DATAERR;
 			continue;
 		}
-		qsort(in->v + first, in->n - first, sizeof(*in->v), cmp_str);
+		if (in->n > first)
+			qsort(in->v + first, in->n - first, sizeof(*in->v),
+			      cmp_str);
 		for (size_t k = first; k < in->n; k++)
 			if (input_check(in->v[k], true))
 				rc = ST_EXIT_NOINPUT;
@@ -242,6 +283,68 @@ static int inputs_collect(struct inputs *in, char **args, size_t n)
 oom:
 	st_msg_error("out of memory");
 	return ST_EXIT_IOERR;
+}
+
+/* The system-trace options of summary and timeline. */
+struct sys_opts {
+	const char *date, *tz, *names;
+};
+
+#define SYS_OPT_ROWS(so) \
+	{ ST_O("date", 0, ST_OPT_STRING, &(so).date, "YYYY-MM-DD", \
+	       "system traces: the local date of the time-align trace's " \
+	       "times of day (default: the date in cpu.out's mpstat header " \
+	       "or gpu.out's Date column)", 0) }, \
+	{ ST_O("tz", 0, ST_OPT_ZONE, &(so).tz, "ZONE", \
+	       "system traces: the IANA zone of those local times (default " \
+	       "UTC, or the zone in trace record's manifest.json)", 0) }, \
+	{ ST_O("names", 0, ST_OPT_PATH, &(so).names, "FILE", \
+	       "system traces: process names, a line 'PID NAME' each ('#' " \
+	       "comments); they win over the names found in the traces", 0) }
+
+/* Open IN's system-trace directories as sets (their small files read
+ * now), their call files added to IN's paths, IN->src their source.
+ * Returns the exit status, 0 when all opened. */
+static int sets_open(struct inputs *in, const struct sys_opts *so,
+		     size_t max_bad)
+{
+	st_systrace_opts o = { .date = so->date, .names = so->names,
+			       .max_bad = max_bad };
+	st_error err;
+	int rc = 0;
+
+	if (!in->nsys)
+		return 0;
+	if (so->tz) {
+		if (!(in->tz = st_tz_load(so->tz, &err)))
+			return st_msg_fail(&err);
+		o.tz = in->tz;
+		o.tz_given = true;
+	}
+	if (!(in->sets.v = calloc(in->nsys, sizeof(*in->sets.v)))) {
+		st_msg_error("out of memory");
+		return ST_EXIT_IOERR;
+	}
+	for (size_t i = 0; i < in->nsys; i++) {
+		st_systrace *s = st_systrace_open(in->sysdirs[i], &o, &err);
+		const char *const *ev;
+		size_t n;
+
+		if (!s) {
+			rc = st_msg_fail(&err);
+			break;
+		}
+		in->sets.v[in->sets.n++] = s;
+		n = st_systrace_event_files(s, &ev);
+		for (size_t k = 0; k < n; k++)
+			if (inputs_add(in, ev[k]) < 0) {
+				st_msg_error("out of memory");
+				rc = ST_EXIT_IOERR;
+				break;
+			}
+	}
+	st_systrace_source(&in->sets, &in->src);
+	return rc;
 }
 
 static int default_jobs(void)
@@ -388,7 +491,8 @@ static void meter_stop(struct meter *m)
  * checks it after reading and before it opens its output, and writes
  * nothing when it is not 0; an input with events that the filter all
  * drops is fine (an empty result). */
-static int report_inputs(const st_trace_summary *s, const char *what)
+static int report_inputs(const st_trace_summary *s, const char *what,
+			 const struct inputs *in)
 {
 	int rc = 0;
 	size_t shown = s->n_bad;
@@ -412,6 +516,9 @@ static int report_inputs(const st_trace_summary *s, const char *what)
 			    (code == ST_EXIT_NOINPUT && rc != ST_EXIT_IOERR) ||
 			    (code == ST_EXIT_DATAERR && !rc))
 				rc = code;
+		} else if (st_systrace_owner(&in->sets, f->path)) {
+			if (f->st.events == 0)
+				st_msg_verbose("%s: no calls", name);
 		} else if (f->not_trace) {
 			if (f->st.lines == 0)
 				st_msg_error("%s: not a DFTracer trace: it is "
@@ -432,6 +539,7 @@ static int report_inputs(const st_trace_summary *s, const char *what)
 			       f->path, f->st.lines, f->st.events, f->st.meta,
 			       f->st.other, f->st.bad, f->st.fast);
 	}
+	trace_sys_report(&in->sets);
 	if (rc)
 		st_msg_error("%s: nothing written (an output file is left as "
 			     "it was)", what);
@@ -688,6 +796,7 @@ struct check_ctx {
 	struct meter *m;
 	bool stop_meter;
 	const char *what;
+	const struct inputs *in;
 };
 
 static int check_inputs(void *ctx, const st_trace_summary *s)
@@ -696,7 +805,7 @@ static int check_inputs(void *ctx, const st_trace_summary *s)
 
 	if (c->stop_meter)
 		meter_stop(c->m);
-	return report_inputs(s, c->what);
+	return report_inputs(s, c->what, c->in);
 }
 
 /* The summary as JSON or text, as the command was asked. */
@@ -704,6 +813,7 @@ struct summary_out {
 	bool json;
 	const char *group;
 	const st_trace_opts *o;
+	const struct inputs *in;
 };
 
 static int write_summary(void *ctx, const st_trace_summary *s, FILE *f,
@@ -713,7 +823,12 @@ static int write_summary(void *ctx, const st_trace_summary *s, FILE *f,
 
 	if (w->json) {
 		json_t *j = summary_json(s, w->group, w->o->granularity_us);
-		int bad = !j || json_dumpf(j, f, JSON_INDENT(2)) < 0 ||
+		int bad;
+
+		if (j && w->in->sets.n)
+			json_object_set_new(j, "system", trace_sys_json(
+				&w->in->sets, s, w->o->seg_us, w->o->nseg));
+		bad = !j || json_dumpf(j, f, JSON_INDENT(2)) < 0 ||
 			  fputc('\n', f) == EOF;
 
 		json_decref(j);
@@ -724,6 +839,8 @@ static int write_summary(void *ctx, const st_trace_summary *s, FILE *f,
 	}
 	if (summary_text(f, s, w->o, w->group) < 0)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	if (w->in->sets.n)
+		trace_sys_text(f, &w->in->sets, s, w->o->seg_us, w->o->nseg);
 	return 0;
 }
 
@@ -733,8 +850,8 @@ static int run_summary(const struct inputs *in, const st_trace_opts *o,
 		       bool json, const char *group, const char *out)
 {
 	struct meter m = { 0 };
-	struct check_ctx cc = { &m, true, "trace summary" };
-	struct summary_out w = { json, group, o };
+	struct check_ctx cc = { &m, true, "trace summary", in };
+	struct summary_out w = { json, group, o, in };
 	st_trace_run_opts ro = {
 		.paths = (const char *const *)in->v, .n = in->n, .out = out,
 		.check = check_inputs, .check_ctx = &cc,
@@ -761,7 +878,7 @@ static int run_timeline(const struct inputs *in,
 			bool experiment, bool offsets)
 {
 	struct meter m = { 0 };
-	struct check_ctx cc = { &m, false, "trace timeline" };
+	struct check_ctx cc = { &m, false, "trace timeline", in };
 	st_trace_run_opts ro = {
 		.paths = (const char *const *)in->v, .n = in->n, .out = out,
 		.check = check_inputs, .check_ctx = &cc,
@@ -831,6 +948,10 @@ static int experiment_input(const char *exp_dir, const char *data,
 	return 0;
 }
 
+/* The I/O categories when system traces are read and --io-cat is not
+ * given. */
+static const char *sys_io_cats[] = { "POSIX", "STDIO", "syscall", "block" };
+
 static int cmd_trace_summary(int argc, char **argv)
 {
 	const char *prog = summary_desc.path, *out = "-";
@@ -839,7 +960,8 @@ static int cmd_trace_summary(int argc, char **argv)
 	st_trace_filter filter = { 0 };
 	st_trace_opts o = { .group = ST_TRACE_GROUP_NONE };
 	struct group_sel group = { .o = &o };
-	int64_t jobs = default_jobs();
+	struct sys_opts sys = { 0 };
+	int64_t jobs = default_jobs(), *seg = NULL;
 	const struct st_option opts[] = {
 		{ ST_O("json", 0, ST_OPT_FLAG, &json, NULL,
 		       "the summary as JSON", 0) },
@@ -866,6 +988,7 @@ static int cmd_trace_summary(int argc, char **argv)
 		  .min = 1, .max = MAX_JOBS },
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
 		       "write the summary there (default '-': stdout)", 0) },
+		SYS_OPT_ROWS(sys),
 		ST_OPT_END_ROW,
 	};
 	const char **io = NULL, **comp = NULL;
@@ -891,14 +1014,29 @@ static int cmd_trace_summary(int argc, char **argv)
 	}
 	o.io_cats = io_arg ? io : NULL;
 	o.compute_cats = comp_arg ? comp : NULL;
-	if ((rc = inputs_collect(&in, argv + 1, (size_t)nargs)))
+	o.max_bad = st_verbosity > 0 ? 1000 : 10;
+	if ((rc = inputs_collect(&in, argv + 1, (size_t)nargs)) ||
+	    (rc = sets_open(&in, &sys, o.max_bad)))
 		goto out;
+	if (in.sets.n) {
+		o.src = &in.src;
+		if (!io_arg) {
+			o.io_cats = sys_io_cats;
+			o.n_io = 4;
+		}
+		if (st_systrace_segments(&in.sets, &seg, &o.nseg) < 0) {
+			st_msg_error("out of memory");
+			rc = ST_EXIT_IOERR;
+			goto out;
+		}
+		o.seg_us = seg;
+	}
 	o.filter = filter.n ? &filter : NULL;
 	o.jobs = (int)jobs;
-	o.max_bad = st_verbosity > 0 ? 1000 : 10;
 	o.progress = &prog_c;
 	rc = run_summary(&in, &o, json, group.text, out);
 out:
+	free(seg);
 	st_trace_filter_release(&filter);
 	inputs_release(&in);
 	free(io);
@@ -915,6 +1053,7 @@ static int cmd_trace_timeline(int argc, char **argv)
 	const char *data = NULL, *config = NULL;
 	st_trace_filter filter = { 0 };
 	st_trace_timeline_opts o = { .max_events = 1000000 };
+	struct sys_opts sys = { 0 };
 	int64_t jobs = default_jobs(), max_events = 1000000;
 	const struct st_option opts[] = {
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
@@ -942,6 +1081,7 @@ static int cmd_trace_timeline(int argc, char **argv)
 		{ ST_O("jobs", 'j', ST_OPT_INT, &jobs, "N",
 		       "files read in parallel by the first pass", 0),
 		  .min = 1, .max = MAX_JOBS },
+		SYS_OPT_ROWS(sys),
 		ST_OPT_END_ROW,
 	};
 	struct exp_paths ep = { 0 };
@@ -974,8 +1114,12 @@ static int cmd_trace_timeline(int argc, char **argv)
 				  "--experiment");
 		goto out;
 	}
-	if ((rc = inputs_collect(&in, argv + 1, (size_t)nargs)))
+	o.max_bad = st_verbosity > 0 ? 1000 : 10;
+	if ((rc = inputs_collect(&in, argv + 1, (size_t)nargs)) ||
+	    (rc = sets_open(&in, &sys, o.max_bad)))
 		goto out;
+	if (in.sets.n)
+		o.src = &in.src;
 	if (offsets_path) {
 		if (st_table_read(&otab, offsets_path, &err) < 0 ||
 		    st_clock_offsets_load(&offs, &otab, &err) < 0) {

@@ -43,25 +43,65 @@ void st_ctrace_meta(st_ctrace *w, const char *what, int64_t pid, int64_t tid,
 	st_outbuf_str(o, "}}");
 }
 
-void st_ctrace_slice(st_ctrace *w, const char *name, size_t nlen,
-		     const char *cat, size_t clen, int64_t pid, int64_t tid,
-		     int64_t ts, int64_t dur)
+/* The start of an event: {"name":NAME[,"cat":CAT],"ph":"PH","pid":PID
+ * (CAT NULL: none). */
+static void event_head(st_ctrace *w, const char *name, size_t nlen,
+		       const char *cat, size_t clen, const char *ph,
+		       int64_t pid)
 {
 	st_outbuf *o = &w->ob;
 
 	next_event(w);
 	st_outbuf_str(o, "{\"name\":");
 	st_outbuf_json(o, name, nlen);
-	st_outbuf_str(o, ",\"cat\":");
-	st_outbuf_json(o, cat, clen);
-	st_outbuf_str(o, ",\"ph\":\"X\",\"pid\":");
+	if (cat) {
+		st_outbuf_str(o, ",\"cat\":");
+		st_outbuf_json(o, cat, clen);
+	}
+	st_outbuf_str(o, ",\"ph\":\"");
+	st_outbuf_str(o, ph);
+	st_outbuf_str(o, "\",\"pid\":");
 	st_outbuf_int(o, pid);
+}
+
+void st_ctrace_slice(st_ctrace *w, const char *name, size_t nlen,
+		     const char *cat, size_t clen, int64_t pid, int64_t tid,
+		     int64_t ts, int64_t dur)
+{
+	st_outbuf *o = &w->ob;
+
+	event_head(w, name, nlen, cat, clen, "X", pid);
 	st_outbuf_str(o, ",\"tid\":");
 	st_outbuf_int(o, tid);
 	st_outbuf_str(o, ",\"ts\":");
 	st_outbuf_int(o, ts);
 	st_outbuf_str(o, ",\"dur\":");
 	st_outbuf_int(o, dur);
+	st_outbuf_str(o, ",\"args\":{");
+	w->arg = false;
+}
+
+void st_ctrace_counter(st_ctrace *w, const char *name, size_t nlen,
+		       int64_t pid, int64_t ts)
+{
+	event_head(w, name, nlen, NULL, 0, "C", pid);
+	st_outbuf_str(&w->ob, ",\"ts\":");
+	st_outbuf_int(&w->ob, ts);
+	st_outbuf_str(&w->ob, ",\"args\":{");
+	w->arg = false;
+}
+
+void st_ctrace_instant(st_ctrace *w, const char *name, size_t nlen,
+		       const char *cat, size_t clen, int64_t pid, int64_t tid,
+		       int64_t ts)
+{
+	st_outbuf *o = &w->ob;
+
+	event_head(w, name, nlen, cat, clen, "i", pid);
+	st_outbuf_str(o, ",\"s\":\"t\",\"tid\":");
+	st_outbuf_int(o, tid);
+	st_outbuf_str(o, ",\"ts\":");
+	st_outbuf_int(o, ts);
 	st_outbuf_str(o, ",\"args\":{");
 	w->arg = false;
 }

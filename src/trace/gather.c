@@ -57,6 +57,16 @@ void trace_agg_init(struct agg *g, const st_trace_opts *o)
 	for (int d = 0; d < D_N; d++)
 		st_strtab_init(&g->tab[d]);
 	g->host_none = -1;
+	if (o->nseg > 1)
+		g->segs = calloc(o->nseg - 1, sizeof(*g->segs));
+}
+
+st_pfw_reader *trace_open(const st_trace_source *src, const char *path,
+			  bool tracks, st_error *err)
+{
+	if (src && src->open)
+		return src->open(src->ctx, path, tracks, err);
+	return st_pfw_open(path, err);
 }
 
 void trace_agg_release(struct agg *g)
@@ -75,6 +85,7 @@ void trace_agg_release(struct agg *g)
 	st_pairmap_release(&g->sizes);
 	st_pairmap_release(&g->gproc);
 	st_pairmap_release(&g->bins);
+	free(g->segs);
 }
 
 static bool in_list(const char *const *v, size_t n, const char *s, size_t len)
@@ -106,6 +117,9 @@ static int64_t agg_intern(struct agg *g, int d, const char *s, size_t len)
 		g->acc_cap[d] = cap;
 	}
 	memset(&g->acc[d][id], 0, sizeof(g->acc[d][id]));
+	if (d == D_NAME && !(len >= 3 && memcmp(s, "bio", 3) == 0))
+		g->acc[d][id].rw = memmem(s, len, "read", 4) ? 1
+				   : memmem(s, len, "write", 5) ? 2 : 0;
 	if (d == D_CAT) {
 		const st_trace_opts *o = g->o;
 
@@ -222,6 +236,38 @@ static int agg_group_dim(struct agg *g, int d, uint32_t id, uint32_t *gid)
 	return 0;
 }
 
+/* EV into its segment of O->seg_us (none when it starts outside). */
+static void agg_seg(struct agg *g, const st_trace_opts *o, uint8_t rw,
+		    bool io, const st_pfw_event *ev)
+{
+	size_t lo = 0, hi = o->nseg;
+	st_trace_seg *q;
+
+	while (lo < hi) {           /* the first bound above ts */
+		size_t mid = (lo + hi) / 2;
+
+		if (o->seg_us[mid] <= ev->ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || lo == o->nseg)
+		return;
+	q = &g->segs[lo - 1];
+	q->events++;
+	if (io)
+		sadd(&q->io_us, ev->dur, &g->saturated);
+	if (rw == 1) {
+		q->reads++;
+		if (ev->bytes > 0)
+			sadd(&q->read_bytes, ev->bytes, &g->saturated);
+	} else if (rw == 2) {
+		q->writes++;
+		if (ev->bytes > 0)
+			sadd(&q->write_bytes, ev->bytes, &g->saturated);
+	}
+}
+
 /* One event into G: ids in G's tables (FILE may be ST_PFW_NONE). */
 static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 		     uint32_t host, uint32_t file, const st_pfw_event *ev)
@@ -256,6 +302,9 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 			return -1;
 		(*v)++;
 	}
+	if (g->segs)
+		agg_seg(g, o, g->acc[D_NAME][name].rw,
+			g->acc[D_CAT][cat].io, ev);
 	a = &g->acc[D_CAT][cat];
 	a->count++;
 	sadd(&a->dur, ev->dur, &g->saturated);
@@ -445,7 +494,7 @@ static int read_file(struct worker *w, size_t fi)
 	int rc, ret = 0;
 
 	tf->path = run->paths[fi];
-	if (!(r = st_pfw_open(run->paths[fi], &err))) {
+	if (!(r = trace_open(o->src, run->paths[fi], o->tracks, &err))) {
 		tf->err_code = err.code;
 		tf->err_text = strdup(err.text);
 		return err.code == ST_EXIT_IOERR && !tf->err_text ? -1 : 0;
@@ -615,6 +664,16 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 			goto out;
 		a->procs[p].events += q->events;
 		trp[i] = (uint32_t)p;
+	}
+	for (size_t i = 0; a->segs && b->segs && i + 1 < a->o->nseg; i++) {
+		st_trace_seg *x = &a->segs[i], *y = &b->segs[i];
+
+		x->events += y->events;
+		x->reads += y->reads;
+		x->writes += y->writes;
+		sadd(&x->io_us, y->io_us, &a->saturated);
+		sadd(&x->read_bytes, y->read_bytes, &a->saturated);
+		sadd(&x->write_bytes, y->write_bytes, &a->saturated);
 	}
 	if (map_merge(&a->threads, &b->threads, trp, NULL, NULL) < 0 ||
 	    map_merge(&a->sizes, &b->sizes, tr[D_NAME], NULL, NULL) < 0 ||

@@ -754,6 +754,9 @@ struct st_pfw_reader {
 	struct str_cache c_name, c_cat, c_host, c_file;
 	struct hash_cache h_host, h_file;
 	st_pfw_stats st;
+	st_pfw_feed_fn feed;    /* another line format: its parser */
+	void *feed_ctx;
+	void (*feed_done)(void *ctx, const st_pfw_reader *r);
 };
 
 static void caches_reset(st_pfw_reader *r)
@@ -820,6 +823,8 @@ void st_pfw_close(st_pfw_reader *r)
 {
 	if (!r)
 		return;
+	if (r->feed_done)
+		r->feed_done(r->feed_ctx, r);
 	if (r->gz)
 		gzclose_r(r->gz);
 	st_strtab_release(&r->tab);
@@ -1253,8 +1258,63 @@ int st_pfw_next(st_pfw_reader *r, st_pfw_event *ev, st_error *err)
 		}
 		r->lineno++;
 		r->st.lines++;
-		rc = st_pfw_feed(r, line, len, ev);
+		if (r->feed) {
+			rc = r->feed(r->feed_ctx, r, line, len, ev);
+			if (rc == ST_PFW_EVENT)
+				r->st.events++;
+			else if (rc == ST_PFW_BAD)
+				r->bad_lineno = r->lineno;
+		} else {
+			rc = st_pfw_feed(r, line, len, ev);
+		}
 		if (rc != ST_PFW_EOF)
 			return rc;
 	}
+}
+
+st_pfw_reader *st_pfw_open_with(const char *path, st_pfw_feed_fn feed,
+				void *ctx,
+				void (*done)(void *ctx, const st_pfw_reader *r),
+				st_error *err)
+{
+	st_pfw_reader *r = st_pfw_open(path, err);
+
+	if (!r) {
+		if (done)
+			done(ctx, NULL);
+		return NULL;
+	}
+	r->feed = feed;
+	r->feed_ctx = ctx;
+	r->feed_done = done;
+	return r;
+}
+
+int64_t st_pfw_intern(st_pfw_reader *r, const char *s, size_t len)
+{
+	return st_strtab_intern(&r->tab, s, len, NULL);
+}
+
+int st_pfw_mark_bad(st_pfw_reader *r, const char *why)
+{
+	snprintf(r->why, sizeof(r->why), "%s", why);
+	r->st.bad++;
+	return ST_PFW_BAD;
+}
+
+uint64_t st_pfw_lineno(const st_pfw_reader *r)
+{
+	return r->lineno;
+}
+
+const char *st_pfw_path(const st_pfw_reader *r)
+{
+	return r->path ? r->path : "";
+}
+
+st_pfw_feed_fn st_pfw_feed_of(const st_pfw_reader *r, void **ctx)
+{
+	if (ctx)
+		*ctx = r->feed_ctx;
+	return r->feed;
 }

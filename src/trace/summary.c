@@ -303,6 +303,11 @@ static int finish(st_trace_summary *s, struct agg *g, st_error *err)
 	if (o->granularity_us > 0 && bins_collect(s, g, o->granularity_us,
 						  err) < 0)
 		return -1;
+	if (g->segs) {
+		s->n_segs = o->nseg - 1;
+		s->segs = g->segs;
+		g->segs = NULL;
+	}
 	s->saturated = g->saturated;
 	qsort(s->procs, s->n_procs, sizeof(*s->procs), cmp_proc);
 	qsort(s->by_cat, s->n_cat, sizeof(*s->by_cat), cmp_stat);
@@ -369,6 +374,11 @@ int st_trace_summarize(const char *const *paths, size_t n,
 	for (size_t j = 0; j < jobs; j++) {
 		w[j].run = &run;
 		trace_agg_init(&w[j].agg, o);
+		if (o->nseg > 1 && !w[j].agg.segs) {
+			OOM(err);
+			jobs = j + 1;
+			goto out;
+		}
 	}
 	/* jansson seeds its hash tables on first use: do it before the
 	 * threads parse lines */
@@ -442,6 +452,7 @@ void st_trace_summary_release(st_trace_summary *s)
 	free(s->by_name);
 	free(s->groups);
 	free(s->bins);
+	free(s->segs);
 	for (size_t i = 0; i < s->n_procs; i++)
 		free(s->procs[i].tids);
 	free(s->procs);

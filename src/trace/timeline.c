@@ -197,6 +197,8 @@ static void tl_write_event(struct tl *t, const st_pfw_reader *r,
 	}
 	if (ev->bytes >= 0)
 		st_ctrace_arg_int(&t->w, "bytes", ev->bytes);
+	if (t->o->src && t->o->src->event_args)
+		t->o->src->event_args(t->o->src->ctx, r, &t->w);
 	st_ctrace_end(&t->w);
 	c->written++;
 }
@@ -212,7 +214,7 @@ static int tl_file(struct tl *t, const char *path, st_trace_timeline_counts *c,
 	uint64_t tick = 0;
 	int rc, ret = 0;
 
-	if (!(fr.r = st_pfw_open(path, NULL)))
+	if (!(fr.r = trace_open(t->o->src, path, true, NULL)))
 		return 0;
 	trace_rmap_init(&fr.m, t->o->filter);
 	while ((rc = st_pfw_next(fr.r, &ev, NULL)) > 0) {
@@ -341,15 +343,19 @@ static int64_t free_tid(const int64_t *tids, size_t n, int64_t *c, size_t *j)
 static void tl_meta_threads(struct tl *t, size_t i)
 {
 	const st_trace_process *p = &t->s->procs[i];
-	int64_t pid = (int64_t)i + 1, c = 0, sort = 0;
+	const st_trace_source *src = t->o->src;
+	int64_t pid = (int64_t)i + 1, c = 0, sort = 0, psort = pid;
 	uint64_t extra = 0;
 	size_t j = 0;
 	char name[512];
 
-	snprintf(name, sizeof(name), "%s pid %" PRId64,
-		 *p->host ? p->host : "(unknown host)", p->pid);
+	if (!src || !src->proc_name ||
+	    !src->proc_name(src->ctx, p->host, p->pid, name, sizeof(name),
+			    &psort))
+		snprintf(name, sizeof(name), "%s pid %" PRId64,
+			 *p->host ? p->host : "(unknown host)", p->pid);
 	tl_meta(t, "process_name", pid, 0, "name", name, 0);
-	tl_meta(t, "process_sort_index", pid, 0, "sort_index", NULL, pid);
+	tl_meta(t, "process_sort_index", pid, 0, "sort_index", NULL, psort);
 	for (size_t k = 0; k < p->ntids; k++) {
 		int64_t v = st_pairids_find(&t->tracks, (uint64_t)pid,
 					    (uint64_t)p->tids[k]);
@@ -369,16 +375,20 @@ static void tl_meta_threads(struct tl *t, size_t i)
 					    (uint64_t)tid);
 		const struct track *tr = v >= 0 ? &t->trk[v] : NULL;
 
-		snprintf(name, sizeof(name), "tid %" PRId64, tid);
-		tl_meta(t, "thread_name", pid, tid, "name", name, 0);
+		char tname[256];
+
+		if (!src || !src->track_name ||
+		    !src->track_name(src->ctx, tid, tname, sizeof(tname)))
+			snprintf(tname, sizeof(tname), "tid %" PRId64, tid);
+		tl_meta(t, "thread_name", pid, tid, "name", tname, 0);
 		tl_meta(t, "thread_sort_index", pid, tid, "sort_index", NULL,
 			sort++);
 		for (uint32_t l = 1; tr && l < tr->nlanes; l++) {
 			int64_t lt = free_tid(p->tids, p->ntids, &c, &j);
 
 			t->lane_tid[tr->first + l] = lt;
-			snprintf(name, sizeof(name), "tid %" PRId64 " (%" PRIu32
-				 ")", tid, l + 1);
+			snprintf(name, sizeof(name), "%s (%" PRIu32 ")",
+				 tname, l + 1);
 			tl_meta(t, "thread_name", pid, lt, "name", name, 0);
 			tl_meta(t, "thread_sort_index", pid, lt, "sort_index",
 				NULL, sort++);
@@ -397,6 +407,8 @@ int st_trace_timeline_scan(const char *const *paths, size_t n,
 	so.jobs = o->jobs;
 	so.max_bad = o->max_bad;
 	so.progress = o->progress;
+	so.src = o->src;
+	so.tracks = true;
 	if (st_trace_summarize(paths, n, &so, s, err) < 0)
 		return -1;
 	if (o->progress) {
@@ -452,6 +464,8 @@ static void tl_footer(struct tl *t, const st_trace_timeline_counts *c)
 	st_outbuf_int(&t->w.ob, (int64_t)c->corrected_hosts);
 	st_ctrace_raw(&t->w, ",\"overlap_lanes\":");
 	st_outbuf_int(&t->w.ob, (int64_t)c->extra_lanes);
+	if (t->o->src && t->o->src->meta)
+		t->o->src->meta(t->o->src->ctx, &t->w);
 	st_ctrace_raw(&t->w, "}}\n");
 }
 
@@ -500,6 +514,13 @@ int st_trace_timeline_write(const char *const *paths, size_t n,
 				       &tc, log, err) < 0)
 			goto out;
 		c->experiment_events = t->w.n - before;
+	}
+	if (o->src && o->src->extras) {
+		int64_t used;
+
+		if (o->src->extras(o->src->ctx, &t->w, (int64_t)s->n_procs + 1 +
+				   (o->experiment ? 6 : 0), &used, err) < 0)
+			goto out;
 	}
 	tl_footer(t, c);
 	if (st_ctrace_finish(&t->w, "the trace", err) < 0)

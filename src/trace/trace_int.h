@@ -40,6 +40,7 @@ struct acc {
 	int64_t dur, bytes;
 	uint32_t group;         /* + 1: the group of this name/cat/host/file */
 	uint8_t io, compute;    /* categories */
+	uint8_t rw;             /* names: 1 read, 2 write, 0 neither */
 };
 
 struct proc {
@@ -62,6 +63,7 @@ struct agg {
 	st_pairmap sizes;      /* (name, bytes) -> events */
 	st_pairmap gproc;      /* (group, proc) -> dur */
 	st_pairmap bins;       /* (bin, 0) -> events, (bin, 1) -> bytes */
+	st_trace_seg *segs;    /* o->nseg - 1 of them, or NULL */
 	uint64_t events;
 	int64_t first, end;
 	int64_t host_none;      /* the id of "" in tab[D_HOST], -1 */
@@ -127,6 +129,10 @@ static inline void uadd(uint64_t *a, uint64_t b, bool *sat)
 		*a += b;
 	}
 }
+
+/* gather.c: open PATH through O's source (or st_pfw_open). */
+st_pfw_reader *trace_open(const st_trace_source *src, const char *path,
+			  bool tracks, st_error *err);
 
 /* filter.c: does F have a term on FIELD? */
 bool trace_filter_has(const st_trace_filter *f, enum st_trace_field field);

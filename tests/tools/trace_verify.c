@@ -4,6 +4,8 @@
  *   - every X event has name, ts, dur, pid and tid; ts and dur integers
  *     or reals, dur >= 0;
  *   - every M event names a process or thread, or sorts one;
+ *   - C (counter) events have ts and numeric args, i (instant) events ts
+ *     and tid;
  *   - on each (pid, tid) track, X slices nest: sorted by start (longer
  *     first on ties), each ends within the slice that encloses it;
  *   - every pid and (pid, tid) used by an X event has a name.
@@ -112,8 +114,27 @@ int main(int argc, char **argv)
 				return fail("unknown M event", i);
 			continue;
 		}
+		if (!strcmp(ph, "C")) {
+			/* a counter: a time and numbers only */
+			const char *k;
+			json_t *v;
+
+			if (!json_is_number(ts) || !json_is_object(args) ||
+			    !json_object_size(args))
+				return fail("C without ts or args", i);
+			json_object_foreach(args, k, v)
+				if (!json_is_number(v))
+					return fail("C with a value that is no "
+						    "number", i);
+			continue;
+		}
+		if (!strcmp(ph, "i")) {
+			if (!json_is_number(ts) || !json_is_integer(tid))
+				return fail("i without ts or tid", i);
+			continue;
+		}
 		if (strcmp(ph, "X"))
-			return fail("neither X nor M", i);
+			return fail("neither X, M, C nor i", i);
 		if (!json_is_integer(tid) || !json_is_number(ts) ||
 		    !json_is_number(dur))
 			return fail("X without tid, ts or dur", i);

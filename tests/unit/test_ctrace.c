@@ -71,6 +71,50 @@ static void test_ctrace_events(void **state)
 	free(buf);
 }
 
+/* Counter (C) and instant (i) events: their fields, their args. */
+static void test_ctrace_counter_instant(void **state)
+{
+	static st_ctrace w;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	st_error err;
+	json_t *root, *ev;
+
+	(void)state;
+	st_ctrace_init(&w, f);
+	st_ctrace_raw(&w, "{\"traceEvents\":[");
+	st_ctrace_counter(&w, "CPU %", 5, 9, 1000);
+	st_ctrace_arg_real(&w, "usr", 12.5);
+	st_ctrace_arg_real(&w, "idle", 80.0);
+	st_ctrace_end(&w);
+	st_ctrace_instant(&w, "seed", 4, "mllog", 5, 9, 1, 2000);
+	st_ctrace_arg_str(&w, "value", "42", 2);
+	st_ctrace_end(&w);
+	st_ctrace_raw(&w, "\n]}\n");
+	assert_int_equal(st_ctrace_finish(&w, "the test", &err), 0);
+	fclose(f);
+	assert_non_null(root = json_loads(buf, 0, NULL));
+	ev = json_array_get(json_object_get(root, "traceEvents"), 0);
+	assert_string_equal(json_string_value(json_object_get(ev, "ph")), "C");
+	assert_null(json_object_get(ev, "tid"));
+	assert_null(json_object_get(ev, "cat"));
+	assert_int_equal(json_integer_value(json_object_get(ev, "pid")), 9);
+	assert_int_equal(json_integer_value(json_object_get(ev, "ts")), 1000);
+	assert_true(json_real_value(json_object_get(json_object_get(ev, "args"),
+						    "usr")) == 12.5);
+	ev = json_array_get(json_object_get(root, "traceEvents"), 1);
+	assert_string_equal(json_string_value(json_object_get(ev, "ph")), "i");
+	assert_string_equal(json_string_value(json_object_get(ev, "s")), "t");
+	assert_string_equal(json_string_value(json_object_get(ev, "cat")),
+			    "mllog");
+	assert_int_equal(json_integer_value(json_object_get(ev, "tid")), 1);
+	assert_string_equal(json_string_value(json_object_get(
+		json_object_get(ev, "args"), "value")), "42");
+	json_decref(root);
+	free(buf);
+}
+
 /* Reals come out as jansson writes them (the timeline's args were
  * jansson's before the writer). */
 static void test_ctrace_real_as_jansson(void **state)
@@ -125,6 +169,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ctrace_events),
+		cmocka_unit_test(test_ctrace_counter_instant),
 		cmocka_unit_test(test_ctrace_real_as_jansson),
 		cmocka_unit_test(test_ctrace_write_error),
 	};

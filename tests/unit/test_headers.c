@@ -53,6 +53,7 @@
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
 #include "streamtime/suggest.h"
+#include "streamtime/systrace.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
@@ -101,6 +102,7 @@
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
 #include "streamtime/suggest.h"
+#include "streamtime/systrace.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
@@ -150,6 +152,7 @@ static const char *const included[] = {
 	"spawn.h",
 	"stats.h",
 	"suggest.h",
+	"systrace.h",
 	"time.h",
 	"timeline.h",
 	"trace.h",

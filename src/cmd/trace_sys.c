@@ -1,0 +1,310 @@
+/* trace_sys.c - the system-trace parts of `trace summary`'s output
+ * (SPEC 5.11). */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "streamtime/time.h"
+#include "trace_sys.h"
+
+static const char *kind_text(enum st_sys_file k)
+{
+	static const char *const t[] = {
+		"read calls", "write calls", "openat calls", "close calls",
+		"block I/O", "mmap calls", "create/delete calls",
+		"time-align", "process life", "mpstat", "nvidia-smi pmon",
+		"application log", "strace", "manifest",
+	};
+
+	return k < ST_SYS_NONE ? t[k] : "?";
+}
+
+static const char *base_of(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *align_json(const st_sys_align *a)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "method", json_string(a->method));
+	json_object_set_new(o, "known", json_boolean(a->known));
+	json_object_set_new(o, "offset_ns", json_integer(a->offset_ns));
+	json_object_set_new(o, "bound_ns", a->bound_ns >= 0
+			    ? json_integer(a->bound_ns) : json_null());
+	json_object_set_new(o, "lower_ns", a->lo_ns != INT64_MIN
+			    ? json_integer(a->lo_ns) : json_null());
+	json_object_set_new(o, "upper_ns", a->hi_ns != INT64_MAX && a->known
+			    ? json_integer(a->hi_ns) : json_null());
+	json_object_set_new(o, "time_align_lines",
+			    json_integer((json_int_t)a->align_lines));
+	json_object_set_new(o, "mllog_writes",
+			    json_integer((json_int_t)a->mllog_writes));
+	json_object_set_new(o, "strace_pairs",
+			    json_integer((json_int_t)a->strace_pairs));
+	json_object_set_new(o, "seed_offset_ns", a->seed_offset_ns
+			    ? json_integer(a->seed_offset_ns) : json_null());
+	return o;
+}
+
+static double avg(double sum, uint64_t n)
+{
+	return n ? sum / (double)n : NAN;
+}
+
+json_t *trace_sys_json(const st_systrace_list *l, const st_trace_summary *s,
+		       const int64_t *seg, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < l->n; i++) {
+		const st_systrace *t = l->v[i];
+		json_t *o = json_object(), *files = json_array(),
+		       *procs = json_array(), *phases = json_array(),
+		       *inst = json_array();
+		const st_sys_file_stat *f;
+		const st_sys_proc_name *pn;
+		const st_sys_phase *ph;
+		const st_sys_instant *in;
+		size_t nf = st_systrace_file_stats(t, &f), np, ng, nph, ni;
+
+		json_object_set_new(o, "dir", json_string(st_systrace_dir(t)));
+		json_object_set_new(o, "host", json_string(st_systrace_host(t)));
+		json_object_set_new(o, "alignment",
+				    align_json(st_systrace_align(t)));
+		for (size_t k = 0; k < nf; k++)
+			json_array_append_new(files, json_pack(
+				"{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+				"file", base_of(f[k].path),
+				"kind", kind_text(f[k].kind),
+				"lines", (json_int_t)f[k].lines,
+				"events", (json_int_t)f[k].events,
+				"bad_lines", (json_int_t)f[k].bad,
+				"latencies_wrapped", (json_int_t)f[k].lat_wrapped,
+				"paths_at_63_chars", (json_int_t)f[k].path_cut,
+				"errors", (json_int_t)f[k].errors));
+		np = st_systrace_names(t, &pn);
+		for (size_t k = 0; k < np; k++)
+			json_array_append_new(procs, json_pack(
+				"{s:I, s:s, s:o, s:s}", "pid",
+				(json_int_t)pn[k].pid, "name", pn[k].name,
+				"ppid", pn[k].ppid >= 0
+				? json_integer(pn[k].ppid) : json_null(),
+				"source", pn[k].source ? pn[k].source : ""));
+		nph = st_systrace_phases(t, &ph, &ng);
+		for (size_t k = 0; k < nph; k++) {
+			st_sys_phase_io io;
+			json_t *p, *gpus = json_array();
+			char t0[48];
+
+			st_systrace_phase_io(&ph[k], seg, n, s, &io);
+			st_time_format_utc(ph[k].s_ns, t0, sizeof(t0));
+			p = json_pack("{s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:I, "
+				      "s:I, s:I}", "name", ph[k].name,
+				      "start", t0, "start_ns",
+				      (json_int_t)ph[k].s_ns, "end_ns",
+				      ph[k].e_ns >= 0 ? json_integer(ph[k].e_ns)
+						      : json_null(),
+				      "events", (json_int_t)io.events,
+				      "reads", (json_int_t)io.reads,
+				      "writes", (json_int_t)io.writes,
+				      "io_call_us", (json_int_t)io.io_us,
+				      "read_bytes", (json_int_t)io.read_bytes,
+				      "write_bytes", (json_int_t)io.write_bytes);
+			json_object_set_new(p, "cpu", json_pack(
+				"{s:o, s:o, s:o, s:o, s:I}",
+				"usr", num_or_null(avg(ph[k].cpu_usr,
+						       ph[k].cpu_samples)),
+				"sys", num_or_null(avg(ph[k].cpu_sys,
+						       ph[k].cpu_samples)),
+				"iowait", num_or_null(avg(ph[k].cpu_iowait,
+							  ph[k].cpu_samples)),
+				"idle", num_or_null(avg(ph[k].cpu_idle,
+							ph[k].cpu_samples)),
+				"samples", (json_int_t)ph[k].cpu_samples));
+			for (size_t g = 0; g < ng; g++)
+				json_array_append_new(gpus, json_pack(
+					"{s:I, s:o, s:o, s:o, s:I}", "gpu",
+					(json_int_t)g, "sm", num_or_null(avg(
+						ph[k].gpu_sm[g],
+						ph[k].gpu_samples[g])),
+					"mem", num_or_null(avg(ph[k].gpu_mem[g],
+						ph[k].gpu_samples[g])),
+					"fb_mb_max", ph[k].gpu_samples[g]
+					? json_real(ph[k].gpu_fb[g]) : json_null(),
+					"samples",
+					(json_int_t)ph[k].gpu_samples[g]));
+			json_object_set_new(p, "gpus", gpus);
+			json_array_append_new(phases, p);
+		}
+		ni = st_systrace_instants(t, &in);
+		for (size_t k = 0; k < ni; k++)
+			json_array_append_new(inst, json_pack(
+				"{s:s, s:s, s:I}", "key", in[k].key, "value",
+				in[k].value, "t_ns", (json_int_t)in[k].t_ns));
+		json_object_set_new(o, "files", files);
+		json_object_set_new(o, "processes", procs);
+		json_object_set_new(o, "phases", phases);
+		json_object_set_new(o, "instants", inst);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+/* The processes of T whose parent is PPID (-1: those without a known
+ * parent), indented by DEPTH, then their children. */
+static void tree(FILE *f, const st_sys_proc_name *v, size_t n, int64_t ppid,
+		 int depth)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool top = v[i].ppid < 0;
+
+		if (ppid >= 0 ? v[i].ppid != ppid : !top) {
+			/* a parent never seen counts as none */
+			bool orphan = true;
+
+			if (ppid >= 0 || v[i].ppid < 0)
+				continue;
+			for (size_t k = 0; k < n; k++)
+				if (v[k].pid == v[i].ppid)
+					orphan = false;
+			if (!orphan)
+				continue;
+		}
+		fprintf(f, "  %*s%-8" PRId64 " %s", 2 * depth, "", v[i].pid,
+			v[i].name);
+		if (v[i].ppid >= 0)
+			fprintf(f, "  (child of %" PRId64 ")", v[i].ppid);
+		fprintf(f, "  [%s]\n", v[i].source ? v[i].source : "");
+		if (depth < 16)
+			tree(f, v, n, v[i].pid, depth + 1);
+	}
+}
+
+static void fmt_pct(char *b, size_t size, double sum, uint64_t n)
+{
+	if (n)
+		snprintf(b, size, "%.1f", sum / (double)n);
+	else
+		snprintf(b, size, "-");
+}
+
+void trace_sys_text(FILE *f, const st_systrace_list *l,
+		    const st_trace_summary *s, const int64_t *seg, size_t n)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const st_systrace *t = l->v[i];
+		const st_sys_align *a = st_systrace_align(t);
+		const st_sys_file_stat *fs;
+		const st_sys_proc_name *pn;
+		const st_sys_phase *ph;
+		size_t nf = st_systrace_file_stats(t, &fs), np, ng, nph;
+
+		fprintf(f, "\nsystem traces %s%s%s\n", st_systrace_dir(t),
+			*st_systrace_host(t) ? " on " : "",
+			st_systrace_host(t));
+		fprintf(f, "alignment   %s\n", a->method);
+		if (a->known && a->bound_ns >= 0)
+			fprintf(f, "            UTC = nsecs + %" PRId64 " ns, "
+				"within %" PRId64 " ns (%.3f ms)\n",
+				a->offset_ns, a->bound_ns,
+				(double)a->bound_ns / 1e6);
+		else if (a->known)
+			fprintf(f, "            UTC = nsecs + %" PRId64 " ns, "
+				"bounded on one side only\n", a->offset_ns);
+		if (a->seed_offset_ns)
+			fprintf(f, "            (the seed's smallest-gap method "
+				"would give %+.3f ms from this)\n",
+				(double)(a->seed_offset_ns - a->offset_ns) / 1e6);
+		fprintf(f, "\n%-24s %-20s %10s %10s %6s %8s %8s %7s\n", "file",
+			"kind", "lines", "events", "bad", "lat<0", "path63",
+			"errors");
+		for (size_t k = 0; k < nf; k++)
+			fprintf(f, "%-24s %-20s %10" PRIu64 " %10" PRIu64 " %6"
+				PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64
+				"\n", base_of(fs[k].path), kind_text(fs[k].kind),
+				fs[k].lines, fs[k].events, fs[k].bad,
+				fs[k].lat_wrapped, fs[k].path_cut, fs[k].errors);
+		np = st_systrace_names(t, &pn);
+		if (np) {
+			fprintf(f, "\nprocesses (children under their parents)\n");
+			tree(f, pn, np, -1, 0);
+		}
+		nph = st_systrace_phases(t, &ph, &ng);
+		if (!nph)
+			continue;
+		fprintf(f, "\n%-12s %-27s %10s %8s %12s %14s %14s %6s %6s %6s "
+			"%6s", "phase", "start (UTC)", "dur (s)", "calls",
+			"I/O call (s)", "bytes read", "bytes written", "usr%",
+			"sys%", "iow%", "idle%");
+		for (size_t g = 0; g < ng; g++)
+			fprintf(f, "  gpu%zu sm%%/mem%%/fbMB", g);
+		fputc('\n', f);
+		for (size_t k = 0; k < nph; k++) {
+			st_sys_phase_io io;
+			char t0[48], d[32], u[16], sy[16], w[16], id[16];
+
+			st_systrace_phase_io(&ph[k], seg, n, s, &io);
+			st_time_format_utc(ph[k].s_ns, t0, sizeof(t0));
+			if (ph[k].e_ns >= 0)
+				snprintf(d, sizeof(d), "%.3f",
+					 (double)(ph[k].e_ns - ph[k].s_ns) / 1e9);
+			else
+				snprintf(d, sizeof(d), "open");
+			fmt_pct(u, sizeof(u), ph[k].cpu_usr, ph[k].cpu_samples);
+			fmt_pct(sy, sizeof(sy), ph[k].cpu_sys, ph[k].cpu_samples);
+			fmt_pct(w, sizeof(w), ph[k].cpu_iowait,
+				ph[k].cpu_samples);
+			fmt_pct(id, sizeof(id), ph[k].cpu_idle,
+				ph[k].cpu_samples);
+			fprintf(f, "%-12s %-32s %10s %8" PRIu64 " %12.6f %14"
+				PRId64 " %14" PRId64 " %6s %6s %6s %6s",
+				ph[k].name, t0, d, io.events,
+				(double)io.io_us / 1e6, io.read_bytes,
+				io.write_bytes, u, sy, w, id);
+			for (size_t g = 0; g < ng; g++) {
+				char sm[16], mem[16];
+
+				fmt_pct(sm, sizeof(sm), ph[k].gpu_sm[g],
+					ph[k].gpu_samples[g]);
+				fmt_pct(mem, sizeof(mem), ph[k].gpu_mem[g],
+					ph[k].gpu_samples[g]);
+				fprintf(f, "  %6s/%s/%.0f", sm, mem,
+					ph[k].gpu_fb[g]);
+			}
+			fputc('\n', f);
+		}
+	}
+}
+
+void trace_sys_report(const st_systrace_list *l)
+{
+	uint64_t shown = 0, all = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const st_sys_bad *b;
+		const st_sys_file_stat *fs;
+		size_t nb = st_systrace_bad(l->v[i], &b);
+
+		st_systrace_file_stats(l->v[i], &fs);
+		for (size_t k = 0; k < nb && shown < 10; k++, shown++)
+			st_msg_warn("%s:%" PRIu64 ": corrupt line skipped: %s",
+				    fs[b[k].file].path, b[k].line, b[k].why);
+		for (size_t k = 0; st_systrace_file_stats(l->v[i], &fs) > k; k++)
+			if (!st_sys_is_calls(fs[k].kind) &&
+			    fs[k].kind != ST_SYS_STRACE)
+				all += fs[k].bad;
+	}
+	if (all > shown)
+		st_msg_warn("%" PRIu64 " more corrupt lines skipped in the system "
+			    "traces (%" PRIu64 " in all)", all - shown, all);
+}

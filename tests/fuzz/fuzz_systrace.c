@@ -1,0 +1,94 @@
+/* libFuzzer target: the system-trace line parsers (systrace.h).  The
+ * input's first byte picks the header a call line is read under (the
+ * layouts of SPEC 5.11 and docs/systrace.md); every following line goes
+ * through every parser, each in a buffer of its own exact size (so that a
+ * read past the line is caught).  Beyond "no crash": what a parser
+ * returns lies inside its line and within its stated ranges. */
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "streamtime/systrace.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *const headers[] = {
+	"TIMESTAMP PID FD RET (B) LAT(ns) FILENAME",
+	"TIMESTAMP PID FD BUFFER ADDR OFFSET REQ (B) RET (B) LAT(ns) FILENAME",
+	"TIMESTAMP PID FD LAT(ns) FULLPATH FILENAME",
+	"TIMESTAMP PID TID FD RET LAT(ns) FILENAME",
+	"TIMESTAMP PID COMM DONEPID DONECOMM DISK T(R/W) BYTES LAT(ns)",
+};
+
+static int inside(const char *p, size_t n, const char *line, size_t len)
+{
+	return n == 0 || (p >= line && p + n <= line + len);
+}
+
+static void one(const st_sys_header *h, const char *line, size_t len)
+{
+	st_sys_call c;
+	st_sys_cpu_header ch = { 0 };
+	st_sys_cpu_row cr;
+	st_sys_gpu_header gh = { 0 };
+	st_sys_gpu_row gr;
+	st_sys_mllog m;
+	st_sys_strace t;
+	st_sys_proc p;
+	st_sys_header h2;
+	const char *why;
+	int64_t ns;
+	int secs, y, mo, d;
+
+	if (st_sys_call_parse(h, line, len, &c, &why) == 0) {
+		assert(c.ts > 0 && c.pid >= 0 && c.pid <= 4194304);
+		assert(c.lat >= 0 && c.lat <= c.ts);
+		assert(inside(c.file, c.flen, line, len));
+		assert(inside(c.comm, c.clen, line, len));
+	} else {
+		assert(why && *why);
+	}
+	if (st_sys_align_parse(line, len, &ns, &secs) == 1)
+		assert(ns > 0 && secs >= 0 && secs <= 86400);
+	if (st_sys_cpu_parse(line, len, &ch, &cr, &y, &mo, &d) == 1)
+		assert(cr.secs >= 0 && cr.secs < 86401);
+	if (st_sys_gpu_parse(line, len, &gh, &gr) == 1)
+		assert(gr.gpu >= 0 && inside(gr.cmd, gr.cmdlen, line, len));
+	if (st_sys_mllog_parse(line, len, &m, &why) == 1)
+		assert(m.time_ms > 0 && memchr(m.key, 0, sizeof(m.key)));
+	if (st_sys_strace_parse(line, len, &t) == 1 && !t.exited) {
+		assert(inside(t.name, t.nlen, line, len));
+		assert(!t.args || inside(t.args, t.alen, line, len));
+	}
+	if (st_sys_proc_parse(line, len, &p) == 1)
+		assert(inside(p.comm, p.clen, line, len) && p.pid >= 0);
+	if (st_sys_header_parse(line, len, &h2))
+		assert(h2.ncol >= 2 && h2.ncol <= ST_SYS_MAXCOL &&
+		       h2.pos[ST_SC_PID] >= 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	st_sys_header h;
+	size_t i = 1;
+
+	if (size == 0)
+		return 0;
+	if (!st_sys_header_parse(headers[data[0] % 5], strlen(headers[data[0] % 5]),
+				 &h))
+		abort();
+	while (i < size) {
+		const uint8_t *nl = memchr(data + i, '\n', size - i);
+		size_t len = nl ? (size_t)(nl - (data + i)) : size - i;
+		char *line = malloc(len ? len : 1);
+
+		if (!line)
+			return 0;
+		memcpy(line, data + i, len);
+		one(&h, line, len);
+		free(line);
+		i += len + 1;
+	}
+	return 0;
+}
