@@ -856,11 +856,10 @@ static int run_summary(const struct inputs *in, const st_trace_opts *o,
 		.paths = (const char *const *)in->v, .n = in->n, .out = out,
 		.check = check_inputs, .check_ctx = &cc,
 	};
-	st_log log;
+	st_log log = ST_LOG_STDERR;
 	st_error err;
 	int check_rc, rc;
 
-	st_log_stderr(&log);
 	meter_start(&m, o->progress, "trace summary", in->v, in->n);
 	rc = st_trace_summary_run(&ro, o, write_summary, &w, &check_rc, &log,
 				  &err);
@@ -884,11 +883,10 @@ static int run_timeline(const struct inputs *in,
 		.check = check_inputs, .check_ctx = &cc,
 	};
 	st_trace_timeline_counts n;
-	st_log log;
+	st_log log = ST_LOG_STDERR;
 	st_error err;
 	int check_rc, rc;
 
-	st_log_stderr(&log);
 	meter_start(&m, o->progress, "trace timeline", in->v, in->n);
 	rc = st_trace_timeline_run(&ro, o, &n, &check_rc, &log, &err);
 	meter_stop(&m);
@@ -1073,8 +1071,7 @@ static int cmd_trace_timeline(int argc, char **argv)
 		       "offload too; --config as for `streamtime timeline`)", 0) },
 		{ ST_O("data", 0, ST_OPT_PATH, &data, "DIR",
 		       "with --experiment: the dataset", 0) },
-		{ ST_O("config", 0, ST_OPT_PATH, &config, "FILE",
-		       "with --experiment: the experiments", 0) },
+		ST_ROW_CONFIG(config),
 		{ ST_O("filter", 0, ST_OPT_CALLBACK, &filter, "F",
 		       "as for `trace summary`", ST_OPT_REPEAT),
 		  .cb = add_filter },
