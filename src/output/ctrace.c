@@ -64,21 +64,31 @@ static void event_head(st_ctrace *w, const char *name, size_t nlen,
 	st_outbuf_int(o, pid);
 }
 
+/* After an event's head: PRE (the fields before the tid), the tid and ts. */
+static void tid_ts(st_outbuf *o, const char *pre, int64_t tid, int64_t ts)
+{
+	st_outbuf_str(o, pre);
+	st_outbuf_int(o, tid);
+	st_outbuf_str(o, ",\"ts\":");
+	st_outbuf_int(o, ts);
+}
+
+/* Open the event's args: st_ctrace_arg_* add to them. */
+static void args_open(st_ctrace *w)
+{
+	st_outbuf_str(&w->ob, ",\"args\":{");
+	w->arg = false;
+}
+
 void st_ctrace_slice(st_ctrace *w, const char *name, size_t nlen,
 		     const char *cat, size_t clen, int64_t pid, int64_t tid,
 		     int64_t ts, int64_t dur)
 {
-	st_outbuf *o = &w->ob;
-
 	event_head(w, name, nlen, cat, clen, "X", pid);
-	st_outbuf_str(o, ",\"tid\":");
-	st_outbuf_int(o, tid);
-	st_outbuf_str(o, ",\"ts\":");
-	st_outbuf_int(o, ts);
-	st_outbuf_str(o, ",\"dur\":");
-	st_outbuf_int(o, dur);
-	st_outbuf_str(o, ",\"args\":{");
-	w->arg = false;
+	tid_ts(&w->ob, ",\"tid\":", tid, ts);
+	st_outbuf_str(&w->ob, ",\"dur\":");
+	st_outbuf_int(&w->ob, dur);
+	args_open(w);
 }
 
 void st_ctrace_counter(st_ctrace *w, const char *name, size_t nlen,
@@ -87,23 +97,16 @@ void st_ctrace_counter(st_ctrace *w, const char *name, size_t nlen,
 	event_head(w, name, nlen, NULL, 0, "C", pid);
 	st_outbuf_str(&w->ob, ",\"ts\":");
 	st_outbuf_int(&w->ob, ts);
-	st_outbuf_str(&w->ob, ",\"args\":{");
-	w->arg = false;
+	args_open(w);
 }
 
 void st_ctrace_instant(st_ctrace *w, const char *name, size_t nlen,
 		       const char *cat, size_t clen, int64_t pid, int64_t tid,
 		       int64_t ts)
 {
-	st_outbuf *o = &w->ob;
-
 	event_head(w, name, nlen, cat, clen, "i", pid);
-	st_outbuf_str(o, ",\"s\":\"t\",\"tid\":");
-	st_outbuf_int(o, tid);
-	st_outbuf_str(o, ",\"ts\":");
-	st_outbuf_int(o, ts);
-	st_outbuf_str(o, ",\"args\":{");
-	w->arg = false;
+	tid_ts(&w->ob, ",\"s\":\"t\",\"tid\":", tid, ts);
+	args_open(w);
 }
 
 static void arg_key(st_ctrace *w, const char *key)

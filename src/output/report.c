@@ -530,12 +530,7 @@ int st_report_manifest_write(const char *dir, const char *writer,
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || strcmp(v[i], v[i - 1]))
 			fprintf(af.fp, "%s\n", v[i]);
-	if (ferror(af.fp)) {
-		st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s", path,
-			     strerror(st_atomic_errno(&af)));
-		st_atomic_abort(&af);
-		goto out;
-	}
+	/* a failed fprintf is said by the commit: "cannot write PATH: ..." */
 	rc = st_atomic_commit(&af, err);
 out:
 	for (size_t i = 0; i < n; i++)
