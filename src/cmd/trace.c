@@ -71,10 +71,13 @@ static const char *const group_choices[] = {
 
 static const char filter_help[] =
 	"only events where F holds: TERM[,TERM...], all of them (AND; repeat "
-	"--filter to add more).  TERM is FIELD=VALUE (equal), FIELD~VALUE "
-	"(contains) or FIELD^VALUE (starts with), '!' before the operator "
-	"negates; FIELD is name, cat, host, file, pid or tid (pid, tid: = "
-	"only).\ne.g. cat=POSIX,name~write,file^/p/lustre";
+	"--filter to add more).  TERM is FIELD OP VALUE.  Text fields name, "
+	"cat, host, file, basename, pattern (the basename with each run of "
+	"digits and '-' as '*'): = (equal), ~ (contains), ^ (starts with), $ "
+	"(ends with), =~ (POSIX extended regular expression).  Numbers pid, "
+	"tid, dur, ts (microseconds), bytes: = < <= > >= and an integer.  '!' "
+	"before the operator negates (name!~read, pid!=0).\ne.g. "
+	"cat=POSIX,name=~^p?write,file^/p/lustre,dur>1000";
 
 /* --filter F: one more AND of terms into the st_trace_filter at TARGET. */
 static int add_filter(const struct st_option *o, char *arg,

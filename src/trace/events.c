@@ -112,7 +112,8 @@ static int keep(struct fcache *c, const st_trace_filter *f,
 
 	if (!f)
 		return 1;
-	if (!st_trace_filter_ids(f, ev->pid, ev->tid))
+	if (!st_trace_filter_nums(f, ev->pid, ev->tid, ev->ts, ev->dur,
+				  ev->bytes))
 		return 0;
 	for (int k = 0; k < 4; k++) {
 		int ok = field_ok(c, f, r, (enum st_trace_field)k, ids[k]);

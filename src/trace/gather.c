@@ -433,7 +433,8 @@ int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
 		if (m->ok[d][ids[d]] < 0)
 			return 0;
 	}
-	return st_trace_filter_ids(f, ev->pid, ev->tid);
+	return st_trace_filter_nums(f, ev->pid, ev->tid, ev->ts, ev->dur,
+				    ev->bytes);
 }
 
 /* The thread's id of reader string ID in dimension D. */

@@ -184,7 +184,15 @@ def filters():
     for exprs in (["cat=POSIX"], ["cat=POSIX,name~write"],
                   ["file^/p/lustre1", "name!~stat"], ["name=read"],
                   ["pid=1338896"], ["tid!=2677792"], ["host~corona"],
-                  ["file!^/usr", "cat!=dftracer"], ["name=nothing"]):
+                  ["file!^/usr", "cat!=dftracer"], ["name=nothing"],
+                  # issue 16 item 2: ends-with, basename, pattern, regular
+                  # expressions, numbers
+                  ["file$.dat"], ["basename^cm1out_0", "cat=POSIX"],
+                  ["pattern=cm1out_*_*_s.dat"],
+                  ["pattern~*"], ["name=~^(p?read|p?write)(64)?$"],
+                  ["name!=~^(open|close)", "cat=POSIX"],
+                  ["dur>100"], ["dur<=3,bytes>0"], ["bytes>=4096"],
+                  ["ts<1700000000000000"], ["pid!=1338896,tid>0"]):
         terms = [t for x in exprs for t in ref.filter_terms(x)]
         args = [a for x in exprs for a in ("--filter", x)]
         allp = [SMALL, OLD, NEW]
@@ -347,6 +355,12 @@ def usage():
                        (["--format", "xml"], "--format"),
                        (["--limit", "0"], "--limit"),
                        (["--filter", "size=3"], "--filter"),
+                       # issue 16 item 2: a malformed filter is 64, not a
+                       # silent zero
+                       (["--filter", "cat==POSIX"],
+                        "did you mean 'cat=POSIX'"),
+                       (["--filter", "name=~("], "regular expression"),
+                       (["--filter", "dur>1.5"], "integer"),
                        (["--out", ""], "--out")):
         r = st("trace", "events", SMALL, *args)
         check(r.returncode == 64 and want.encode() in r.stderr and

@@ -284,12 +284,17 @@ def key_text(t):
 
 # ---- --filter --------------------------------------------------------------
 
+NUM_FIELDS = ("pid", "tid", "dur", "bytes", "ts")
+
+
 def filter_terms(expr):
     """"TERM[,TERM...]" as (field, op, negated, value): FIELD [!] OP VALUE
-    with OP one of = (equal), ~ (contains), ^ (starts with)."""
+    with OP one of = (equal), ~ (contains), ^ (starts with), $ (ends
+    with), =~ (regular expression, Python's re.search: the tests use the
+    part of the syntax POSIX ERE shares), and for the numbers < <= > >=."""
     out = []
     for t in expr.split(","):
-        m = re.fullmatch(r"([a-z]+)(!?)([=~^])(.*)", t, re.S)
+        m = re.fullmatch(r"([a-z]+)(!?)(=~|<=|>=|[=~^$<>])(.*)", t, re.S)
         if not m:
             raise ValueError("bad filter term %r" % t)
         out.append((m.group(1), m.group(3), m.group(2) == "!", m.group(4)))
@@ -297,21 +302,34 @@ def filter_terms(expr):
 
 
 def filter_keep(e, terms):
-    """Do all TERMS hold for event E?  pid and tid compare as integers; a
-    field the event lacks (no host, no file) matches no term, so only a
-    negated one lets it through."""
+    """Do all TERMS hold for event E?  The numbers compare as integers (an
+    event without bytes matches no bytes term); basename and pattern are
+    the file's; a field the event lacks (no host, no file) matches no
+    term, so only a negated one lets it through."""
     for field, op, neg, val in terms:
-        v = e[field]
-        if field in ("pid", "tid"):
-            hit = v == int(val)
+        if field in ("basename", "pattern"):
+            v = e["file"]
+            if v is not None:
+                v = basename(v) if field == "basename" else pattern(v)
+        else:
+            v = e[field]
+        if field in NUM_FIELDS:
+            n = int(val)
+            hit = v is not None and v >= 0 if field == "bytes" else True
+            hit = hit and {"=": v == n, "<": v < n, "<=": v <= n,
+                           ">": v > n, ">=": v >= n}[op]
         elif v is None:
             hit = False
         elif op == "=":
             hit = v == val
         elif op == "~":
             hit = val in v
-        else:
+        elif op == "^":
             hit = v.startswith(val)
+        elif op == "$":
+            hit = v.endswith(val)
+        else:
+            hit = re.search(val, v) is not None
         if hit == neg:
             return False
     return True

@@ -235,7 +235,7 @@ static void test_filter(void **state)
 	assert_false(fmatch(&f, ST_TRACE_FILE, "/usr/p/lustre"));
 	assert_false(fmatch(&f, ST_TRACE_FILE, NULL));   /* no file */
 	assert_true(fmatch(&f, ST_TRACE_HOST, "any"));   /* no term */
-	assert_true(st_trace_filter_ids(&f, 1, 2));
+	assert_true(st_trace_filter_nums(&f, 1, 2, 0, 0, -1));
 	st_trace_filter_release(&f);
 	/* negation; a value with '=' in it; pid and tid */
 	assert_int_equal(st_trace_filter_parse(&f, "name!~read,file!^/tmp,"
@@ -244,9 +244,9 @@ static void test_filter(void **state)
 	assert_true(fmatch(&f, ST_TRACE_FILE, NULL));   /* !^ holds */
 	assert_false(fmatch(&f, ST_TRACE_FILE, "/tmp/x"));
 	assert_true(fmatch(&f, ST_TRACE_HOST, "a=b"));
-	assert_true(st_trace_filter_ids(&f, 42, 8));
-	assert_false(st_trace_filter_ids(&f, 42, 7));
-	assert_false(st_trace_filter_ids(&f, 41, 8));
+	assert_true(st_trace_filter_nums(&f, 42, 8, 0, 0, -1));
+	assert_false(st_trace_filter_nums(&f, 42, 7, 0, 0, -1));
+	assert_false(st_trace_filter_nums(&f, 41, 8, 0, 0, -1));
 	/* an empty value matches the empty string only */
 	st_trace_filter_release(&f);
 	assert_int_equal(st_trace_filter_parse(&f, "host=", &err), 0);
@@ -268,6 +268,63 @@ static void test_filter(void **state)
 			st_trace_filter_release(&f);
 		}
 	}
+}
+
+/* Issue 16 item 2: ends-with, basename, pattern, regular expressions and
+ * numeric comparisons. */
+static void test_filter_more_ops(void **state)
+{
+	st_trace_filter f = { 0 };
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_trace_filter_parse(&f, "file$.npz,basename^img_,"
+					       "pattern=img_*.npz", &err), 0);
+	assert_true(fmatch(&f, ST_TRACE_FILE, "/data/train/img_0042.npz"));
+	assert_false(fmatch(&f, ST_TRACE_FILE, "/data/train/img_0042.npy"));
+	assert_false(fmatch(&f, ST_TRACE_FILE, "/data/img_x/lbl_0042.npz"));
+	/* the pattern of "img_00-1a.npz" is "img_*a.npz" */
+	assert_false(fmatch(&f, ST_TRACE_FILE, "/d/img_00-1a.npz"));
+	assert_false(fmatch(&f, ST_TRACE_FILE, NULL));
+	/* the derived fields are not tested on other fields */
+	assert_true(fmatch(&f, ST_TRACE_NAME, "x"));
+	st_trace_filter_release(&f);
+	assert_int_equal(st_trace_filter_parse(&f, "name=~^(p?read|pwrite)"
+					       "(64)?$,cat!=~^STD", &err), 0);
+	assert_true(fmatch(&f, ST_TRACE_NAME, "pread64"));
+	assert_true(fmatch(&f, ST_TRACE_NAME, "read"));
+	assert_false(fmatch(&f, ST_TRACE_NAME, "readdir"));
+	assert_false(fmatch(&f, ST_TRACE_CAT, "STDIO"));
+	assert_true(fmatch(&f, ST_TRACE_CAT, "POSIX"));
+	st_trace_filter_release(&f);
+	assert_int_equal(st_trace_filter_parse(&f, "dur>1000,bytes<=4096,"
+					       "ts>=5,pid!=3", &err), 0);
+	assert_true(st_trace_filter_nums(&f, 1, 1, 5, 1001, 4096));
+	assert_false(st_trace_filter_nums(&f, 1, 1, 5, 1000, 4096));
+	assert_false(st_trace_filter_nums(&f, 1, 1, 5, 1001, 4097));
+	assert_false(st_trace_filter_nums(&f, 1, 1, 4, 1001, 0));
+	assert_false(st_trace_filter_nums(&f, 3, 1, 5, 1001, 0));
+	/* no bytes: no bytes term holds */
+	assert_false(st_trace_filter_nums(&f, 1, 1, 5, 1001, -1));
+	st_trace_filter_release(&f);
+	/* the malformed filters of issue 16 are 64, not a silent zero */
+	{
+		static const char *const bad[] = {
+			"cat==POSIX", "name=~(", "dur>1.5", "dur~3", "name<3",
+			"bytes!>3", "nmae=read", "dur>", "pattern>3",
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			assert_int_equal(st_trace_filter_parse(&f, bad[i], &err),
+					 -1);
+			assert_int_equal(err.code, ST_EXIT_USAGE);
+			st_trace_filter_release(&f);
+		}
+	}
+	assert_int_equal(st_trace_filter_parse(&f, "cat==POSIX", &err), -1);
+	assert_non_null(strstr(err.text, "did you mean 'cat=POSIX'"));
+	assert_int_equal(st_trace_filter_parse(&f, "nmae=read", &err), -1);
+	assert_non_null(strstr(err.text, "did you mean 'name'"));
 }
 
 static char *put(const char *name, const char *text)
@@ -938,6 +995,7 @@ int main(void)
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_group_parse),
 		cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_filter_more_ops),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_jobs_same),
 		cmocka_unit_test(test_summary_errors),
