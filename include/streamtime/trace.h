@@ -238,7 +238,17 @@ typedef struct st_trace_file {
 	bool not_trace;           /* read to its end and no line is an
 				   * event of any phase: empty, only "["
 				   * and "]", or only corrupt lines */
+	int64_t first_us, end_us; /* the span of its events (filter or
+				   * not), when st.events > 0 */
 } st_trace_file;
+
+/* Inputs that look like unrelated runs: the largest gap between the
+ * spans of FILES' events taken in time order, more than
+ * ST_TRACE_SPAN_GAP_US (a day); 0 with *BEFORE and *AFTER the files on
+ * either side, -1 when there is none. */
+#define ST_TRACE_SPAN_GAP_US (INT64_C(86400) * 1000000)
+int st_trace_span_gap(const st_trace_file *files, size_t n, size_t *before,
+		      size_t *after, int64_t *gap_us);
 
 typedef struct st_trace_bad {
 	size_t file;              /* index into files */

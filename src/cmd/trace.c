@@ -398,6 +398,8 @@ struct meter {
 	pthread_cond_t cv;
 	bool stop, shown, running;
 	struct timespec t0;
+	double pct;          /* the last shown */
+	double delay;        /* seconds before the first line */
 };
 
 static double since(const struct timespec *t0)
@@ -418,17 +420,22 @@ static void *meter_main(void *arg)
 		struct timespec until;
 		double el = since(&m->t0);
 
-		/* a line only for runs longer than a second */
-		if (el >= 1.0) {
+		/* a line only for runs longer than a second (or
+		 * $STREAMTIME_PROGRESS_DELAY seconds) */
+		if (el >= m->delay) {
 			uint64_t b = atomic_load(&m->p->bytes);
 			uint64_t e = atomic_load(&m->p->events);
 			uint64_t total = atomic_load(&m->p->total_bytes);
 			double pct = total ? 100.0 * (double)b / (double)total
 					   : 0;
 
+			/* never backwards, whatever the passes do */
+			pct = pct > 100 ? 100 : pct < m->pct ? m->pct : pct;
+			m->pct = pct;
+
 			fprintf(stderr, "\rstreamtime: %s: %5.1f%%  %.1f of "
 				"%.1f MB  %.2f M events  %.2f M events/s ",
-				m->what, pct > 100 ? 100 : pct, (double)b / 1e6,
+				m->what, pct, (double)b / 1e6,
 				(double)total / 1e6, (double)e / 1e6,
 				(double)e / 1e6 / el);
 			m->shown = true;
@@ -462,6 +469,10 @@ static void meter_start(struct meter *m, st_trace_progress *p,
 	}
 	if (!isatty(STDERR_FILENO) || st_verbosity < 0)
 		return;
+	m->delay = 1.0;
+	if (getenv("STREAMTIME_PROGRESS_DELAY"))
+		(void)st_num_parse_double(getenv("STREAMTIME_PROGRESS_DELAY"),
+					  &m->delay);
 	clock_gettime(CLOCK_MONOTONIC, &m->t0);
 	pthread_mutex_init(&m->mu, NULL);
 	pthread_cond_init(&m->cv, NULL);
@@ -483,6 +494,26 @@ static void meter_stop(struct meter *m)
 }
 
 /* ---- messages about the inputs --------------------------------------- */
+
+/* Inputs whose events lie more than a day apart are most likely of
+ * unrelated runs (a trace with times since boot or 1970 beside one of this
+ * year): their summary spans the gap, so say so. */
+static void span_warning(const st_trace_summary *s)
+{
+	size_t a, b;
+	int64_t gap;
+	char ta[40], tb[40];
+
+	if (st_trace_span_gap(s->files_in, s->n_files, &a, &b, &gap) < 0)
+		return;
+	st_time_format_utc(s->files_in[a].end_us * 1000, ta, sizeof(ta));
+	st_time_format_utc(s->files_in[b].first_us * 1000, tb, sizeof(tb));
+	st_msg_warn("the inputs look like unrelated runs: %s's events end at "
+		    "%s and %s's begin at %s, %.1f days later; the totals and "
+		    "the span cover both (summarise them apart, or --filter "
+		    "ts>... to keep one)", s->files_in[a].path, ta,
+		    s->files_in[b].path, tb, (double)gap / 86400e6);
+}
 
 /* The one rule of every trace command about its inputs (README, trace):
  * corrupt lines are counted and named as warnings, never fatal; an input
@@ -543,6 +574,7 @@ static int report_inputs(const st_trace_summary *s, const char *what,
 			       f->st.other, f->st.bad, f->st.fast);
 	}
 	trace_sys_report(&in->sets);
+	span_warning(s);
 	if (rc)
 		st_msg_error("%s: nothing written (an output file is left as "
 			     "it was)", what);

@@ -493,6 +493,7 @@ static int read_file(struct worker *w, size_t fi)
 	st_error err;
 	uint64_t seen = 0, pending = 0, tick = 0;
 	int rc, ret = 0;
+	bool any = false;
 
 	tf->path = run->paths[fi];
 	if (!(r = trace_open(o->src, run->paths[fi], o->tracks, &err))) {
@@ -535,6 +536,11 @@ static int read_file(struct worker *w, size_t fi)
 			run->nbad[fi]++;
 			continue;
 		}
+		if (!any || ev.ts < tf->first_us)
+			tf->first_us = ev.ts;
+		if (!any || ev.ts + ev.dur > tf->end_us)
+			tf->end_us = ev.ts + ev.dur;
+		any = true;
 		if (o->filter) {
 			int pass = trace_rmap_pass(&m, r, o->filter, &ev);
 

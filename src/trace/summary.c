@@ -466,3 +466,45 @@ void st_trace_summary_release(st_trace_summary *s)
 	memset(s, 0, sizeof(*s));
 }
 
+struct span {
+	int64_t first, end;
+	size_t file;
+};
+
+static int cmp_span(const void *x, const void *y)
+{
+	return ST_CMP(((const struct span *)x)->first,
+		      ((const struct span *)y)->first);
+}
+
+int st_trace_span_gap(const st_trace_file *files, size_t n, size_t *before,
+		      size_t *after, int64_t *gap_us)
+{
+	struct span *v = malloc((n ? n : 1) * sizeof(*v));
+	size_t m = 0, end_of = 0;
+	int64_t end = 0, best = ST_TRACE_SPAN_GAP_US;
+	int rc = -1;
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!files[i].err_code && files[i].st.events)
+			v[m++] = (struct span){ files[i].first_us,
+						files[i].end_us, i };
+	qsort(v, m, sizeof(*v), cmp_span);
+	for (size_t k = 0; k < m; k++) {
+		if (k && v[k].first - end > best) {
+			best = v[k].first - end;
+			*before = end_of;
+			*after = v[k].file;
+			*gap_us = best;
+			rc = 0;
+		}
+		if (!k || v[k].end > end) {
+			end = v[k].end;
+			end_of = v[k].file;
+		}
+	}
+	free(v);
+	return rc;
+}

@@ -409,15 +409,14 @@ int st_trace_timeline_scan(const char *const *paths, size_t n,
 	so.progress = o->progress;
 	so.src = o->src;
 	so.tracks = true;
-	if (st_trace_summarize(paths, n, &so, s, err) < 0)
-		return -1;
 	if (o->progress) {
-		/* passes 2 and 3 read it all again; the meter reads this
-		 * from its thread */
+		/* passes 2 and 3 read it all again: the meter (reading this
+		 * from its thread) counts the three passes as one run, so it
+		 * never goes back when a pass begins */
 		atomic_store(&o->progress->total_bytes,
 			     3 * atomic_load(&o->progress->total_bytes));
 	}
-	return 0;
+	return st_trace_summarize(paths, n, &so, s, err);
 }
 
 /* The trace's hosts and (host, pid) -> trace pid from the summary. */

@@ -1004,6 +1004,69 @@ def test_no_output_replaced(tmp):
               "an unreadable trace: 66, the output left: %s" % p.stderr)
 
 
+def test_span_and_meter(tmp):
+    """Issue 16 item 6: a warning when the inputs' events lie more than a
+    day apart (unrelated runs), computed here from the events; and a
+    progress meter (on a terminal) that never goes backwards across the
+    timeline's three passes."""
+    spans = {}
+    for path in (SMALL, OLD, NEW):
+        evs = read_events(path)[0]
+        xs = [e for e in evs]
+        spans[path] = (min(e["ts"] for e in xs),
+                       max(e["ts"] + e["dur"] for e in xs))
+    for paths in ([SMALL, OLD], [OLD, NEW], [SMALL, OLD, NEW], [NEW]):
+        order = sorted(paths, key=lambda q: spans[q][0])
+        gap, end, pair = 86400 * 10 ** 6, None, None
+        for q in order:
+            if end is not None and spans[q][0] - end[0] > gap:
+                gap, pair = spans[q][0] - end[0], (end[1], q)
+            if end is None or spans[q][1] > end[0]:
+                end = (spans[q][1], q)
+        _, p = summary(*paths)
+        said = "unrelated runs" in p.stderr
+        check(said == (pair is not None), "span warning for %s: said %s, "
+              "want %s: %s" % ([os.path.basename(q) for q in paths], said,
+                              pair, p.stderr[-500:]))
+        if pair:
+            check(pair[0] in p.stderr and pair[1] in p.stderr and
+                  p.stderr.index(pair[0]) < p.stderr.index(pair[1]),
+                  "span warning names %s then %s: %s" % (pair[0], pair[1],
+                                                        p.stderr[-500:]))
+    # the meter: a trace big enough to take more than a second, the
+    # timeline run on a pseudo-terminal (the meter shows only there)
+    big = os.path.join(tmp, "big.pfw")
+    with open(OLD) as f:
+        lines = [x for x in f.read().splitlines() if x.strip() not in
+                 ("[", "]", "")]
+    with open(big, "w") as f:
+        for i in range(500):
+            f.write("\n".join(lines) + "\n")
+    out = os.path.join(tmp, "big.json")
+    pid, fd = os.forkpty()
+    if pid == 0:
+        os.environ["STREAMTIME_PROGRESS_DELAY"] = "0"
+        os.execv(BIN, [BIN, "trace", "timeline", big, "--out", out,
+                       "-j", "1"])
+    text = b""
+    while True:
+        try:
+            b = os.read(fd, 65536)
+        except OSError:
+            break
+        if not b:
+            break
+        text += b
+    _, status = os.waitpid(pid, 0)
+    check(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
+          "meter: the timeline ran: %r" % text[-300:])
+    pcts = [float(x) for x in re.findall(rb"trace timeline: +([0-9.]+)%",
+                                         text)]
+    check(len(pcts) >= 2, "meter: shown at least twice: %r" % text[-300:])
+    check(all(a <= b for a, b in zip(pcts, pcts[1:])),
+          "meter: never backwards: %s" % pcts)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="st-trace-")
     try:
@@ -1017,6 +1080,7 @@ def main():
         test_timeline_lanes(tmp)
         test_review_edges(tmp)
         test_no_output_replaced(tmp)
+        test_span_and_meter(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d checks, %d failed" % (CHECKS[0], len(FAILS)))

@@ -217,6 +217,40 @@ static bool fmatch(const st_trace_filter *f, enum st_trace_field fd,
 	return st_trace_filter_field(f, fd, s, s ? strlen(s) : 0);
 }
 
+/* Issue 16 item 6: the gap between inputs' spans, more than a day only;
+ * files with no event or an error do not count; overlapping spans carry
+ * the latest end. */
+static void test_span_gap(void **state)
+{
+	const int64_t day = ST_TRACE_SPAN_GAP_US;
+	st_trace_file f[4] = {
+		{ .path = "a", .st.events = 1, .first_us = 0, .end_us = 10 },
+		{ .path = "b", .st.events = 1, .first_us = 5, .end_us = 100 },
+		{ .path = "c", .st.events = 1, .first_us = 100 + day,
+		  .end_us = 200 + day },
+		{ .path = "d", .st.events = 0, .first_us = 50 * day,
+		  .end_us = 50 * day },
+	};
+	size_t a = 99, b = 99;
+	int64_t gap = 0;
+
+	(void)state;
+	/* exactly a day: not said */
+	assert_int_equal(st_trace_span_gap(f, 4, &a, &b, &gap), -1);
+	f[2].first_us++;
+	assert_int_equal(st_trace_span_gap(f, 4, &a, &b, &gap), 0);
+	assert_int_equal(a, 1);   /* b ends last before the gap */
+	assert_int_equal(b, 2);
+	assert_int_equal(gap, day + 1);
+	/* an input that failed is left out */
+	f[1].err_code = ST_EXIT_DATAERR;
+	assert_int_equal(st_trace_span_gap(f, 4, &a, &b, &gap), 0);
+	assert_int_equal(a, 0);
+	assert_int_equal(gap, day + 91);
+	assert_int_equal(st_trace_span_gap(f, 0, &a, &b, &gap), -1);
+	assert_int_equal(st_trace_span_gap(f + 2, 1, &a, &b, &gap), -1);
+}
+
 static void test_filter(void **state)
 {
 	st_trace_filter f = { 0 };
@@ -994,6 +1028,7 @@ int main(void)
 		cmocka_unit_test(test_union_random),
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_group_parse),
+		cmocka_unit_test(test_span_gap),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_filter_more_ops),
 		cmocka_unit_test(test_summary),
