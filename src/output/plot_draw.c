@@ -659,6 +659,9 @@ static void axes_ticks(const st_plot_axes *ax, const struct frame *f,
 		*nx = plot_date_ticks(f->xlo, f->xhi, (int)(f->w / 90), xt);
 	} else if (ax->xclock) {
 		*nx = plot_clock_ticks(f->xlo, f->xhi, (int)(f->w / 80), xt);
+		/* a label centred at the right end would run off the figure */
+		while (*nx && map_x(f, xt[*nx - 1].v) > f->x + f->w - 12)
+			(*nx)--;
 	} else {
 		*nx = plot_numeric_ticks(f->xlo, f->xhi, f->w, f->inset ? 45 : 75,
 				    false, xt);

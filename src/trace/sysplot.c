@@ -82,6 +82,7 @@ struct proc {
 	uint64_t calls;
 	int64_t chain[17];           /* root .. pid */
 	int depth;
+	int shown_depth;             /* ancestors with rows */
 	bool other;
 };
 
@@ -419,6 +420,18 @@ static int order_procs(struct plot *p)
 		if (pr->other)
 			p->res->other_procs++;
 	}
+	/* indented under the ancestors that have rows of their own */
+	for (size_t k = 0; k < p->nprocs; k++) {
+		struct proc *pr = &p->procs[k];
+
+		pr->shown_depth = 0;
+		for (int i = 0; i < pr->depth; i++)
+			for (size_t q = 0; q < p->nprocs; q++)
+				if (!p->procs[q].other &&
+				    p->procs[q].set == pr->set &&
+				    p->procs[q].pid == pr->chain[i])
+					pr->shown_depth++;
+	}
 	qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_chain);
 	return 0;
 }
@@ -513,7 +526,7 @@ static void row_label(const struct plot *p, const struct row *d, bool first,
 	}
 	for (size_t k = 0; k < p->nprocs; k++)
 		if (p->procs[k].set == d->set && p->procs[k].pid == d->pid)
-			depth = p->procs[k].depth;
+			depth = p->procs[k].shown_depth;
 	n = st_systrace_name(s, d->pid);
 	snprintf(buf, size, "%*s%s%.28s %" PRId64 "%s%s%s \xc2\xb7 %s",
 		 depth > 4 ? 8 : 2 * depth, "", depth ? "\xe2\x86\xb3 " : "",
