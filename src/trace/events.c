@@ -415,7 +415,9 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 	int rc, ret = 0;
 
 	tf->path = path;
-	if (!(r = st_pfw_open(path, &rerr))) {
+	r = o->src ? o->src->open(o->src->ctx, path, false, &rerr)
+		   : st_pfw_open(path, &rerr);
+	if (!r) {
 		tf->err_code = rerr.code;
 		if (!(tf->err_text = strdup(rerr.text)))
 			return OOM(err);
