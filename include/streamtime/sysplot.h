@@ -8,7 +8,8 @@
  *           is drawn as its busy share per column instead: the time axis
  *           cut into ST_SYSPLOT_COLS equal columns, a bar per column
  *           that holds a call, its height the calls' time in it over the
- *           column's (at most 1) in quarters (any call: at least one).
+ *           column's (at most 1) in quarters (any call: at least one),
+ *           drawn 0.3 to 0.7 of a row high.
  *           At most ST_SYSPLOT_ROWS rows: beyond, the processes with the
  *           fewest calls share "other processes" rows, a row per kind.
  *   CPU     %usr, %sys, %iowait of mpstat's "all" rows, when a set has

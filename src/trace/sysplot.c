@@ -573,8 +573,9 @@ static void calls_panel(const struct plot *p, st_plot_axes *ax)
 		}
 		/* a series per quarter of busy share, bottom-aligned */
 		for (int q = 1; q <= 4; q++) {
+			/* 0.3 of a row for any call, up to 0.7 for a busy column */
 			double x0[ST_SYSPLOT_COLS], x1[ST_SYSPLOT_COLS],
-			       y[ST_SYSPLOT_COLS], h = 0.7 * q / 4;
+			       y[ST_SYSPLOT_COLS], h = 0.3 + 0.4 * (q - 1) / 3;
 			double span = (double)(p->t1_us - p->t0_us) / 1e6;
 			size_t m = 0;
 
@@ -636,7 +637,8 @@ static void phase_spans(const struct plot *p, st_plot_axes *ax, bool text)
 	}
 }
 
-/* A line through the columns' means: SUM[c] / N[c] at T[c] / N[c]. */
+/* A line through the columns' means: SUM[c] / N[c] at T[c] / N[c], and
+ * a dot at each when there are few. */
 static void col_line(st_plot_axes *ax, const double *sum, const double *t,
 		     const uint32_t *n, st_plot_rgba c, const char *label)
 {
@@ -650,6 +652,9 @@ static void col_line(st_plot_axes *ax, const double *sum, const double *t,
 		}
 	if (m)
 		st_plot_line(ax, x, y, m, c, 1.3, label);
+	/* few samples: each one shown (a single one makes no line) */
+	if (m && m <= 120)
+		st_plot_points(ax, x, y, m, c, 1.8, NULL);
 }
 
 static const uint32_t gpu_rgb[] = {
