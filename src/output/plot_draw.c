@@ -792,8 +792,12 @@ static void draw_labels(cairo_t *cr, const st_plot_axes *ax,
 		text(cr, ax->xlabel, INSET_TICK_PT, false, f->x + f->w / 2,
 		     f->y + f->h + 16, 0.5, 0, 0);
 	} else {
-		text(cr, ax->title, TITLE_PT, true, f->x + f->w / 2, f->y - 9,
-		     0.5, 1, 0);
+		/* beside a legend above the axes, the title goes left */
+		if (ax->legend && ax->legend_loc == ST_PLOT_ABOVE)
+			text(cr, ax->title, TITLE_PT, true, f->x, f->y - 9, 0, 1, 0);
+		else
+			text(cr, ax->title, TITLE_PT, true, f->x + f->w / 2,
+			     f->y - 9, 0.5, 1, 0);
 		text(cr, ax->xlabel, LABEL_PT, false, f->x + f->w / 2,
 		     f->y + f->h + tick_len + 20, 0.5, 0, 0);
 		text(cr, ax->ylabel, LABEL_PT, false, f->x - MARGIN_LEFT + 6,

@@ -124,7 +124,7 @@ size_t plot_date_ticks(double lo, double hi, int target, struct tick *t);
 
 /* Clock ticks of [LO, HI] (UTC seconds since the epoch): round seconds,
  * minutes or hours, about TARGET of them, labelled HH:MM:SS (with tenths
- * below a second's step). */
+ * below a second's step); over more than TARGET days, plot_date_ticks'. */
 size_t plot_clock_ticks(double lo, double hi, int target, struct tick *t);
 
 /* What SVG output adds to cairo's drawing: every text drawn, as a

@@ -273,6 +273,9 @@ size_t plot_clock_ticks(double lo, double hi, int target, struct tick *t)
 	while (k + 1 < nsteps &&
 	       st_plot_ticks(lo, hi, steps[k], NULL, 0) > (size_t)target)
 		k++;
+	/* days or more: dates say more than times of day */
+	if (st_plot_ticks(lo, hi, steps[k], NULL, 0) > (size_t)target)
+		return plot_date_ticks(lo, hi, target, t);
 	n = st_plot_ticks(lo, hi, steps[k], v, MAX_TICKS);
 	if (n > MAX_TICKS)
 		n = MAX_TICKS;

@@ -741,7 +741,7 @@ static st_plot_fig *build(const struct plot *p)
 	st_plot_axes_empty_text(ax, "no calls");
 	caption(p, note, sizeof(note));
 	if (panels == 1)
-		st_plot_axes_labels(ax, "time of day (UTC)", NULL);
+		st_plot_axes_labels(ax, "time (UTC)", NULL);
 	st_plot_fig_caption(fig, note);
 	if (p->has_cpu) {
 		static const char *const m[3] = { "%usr", "%sys", "%iowait" };
@@ -752,7 +752,7 @@ static st_plot_fig *build(const struct plot *p)
 		st_plot_axes_xlim(ax, lo, hi);
 		st_plot_axes_ylim(ax, 0, 100);
 		st_plot_axes_xclock(ax);
-		st_plot_axes_labels(ax, row == panels ? "time of day (UTC)"
+		st_plot_axes_labels(ax, row == panels ? "time (UTC)"
 				    : NULL, "%");
 		phase_spans(p, ax, false);
 		for (size_t s = 0; s < p->l->n; s++)
@@ -779,7 +779,7 @@ static st_plot_fig *build(const struct plot *p)
 		st_plot_axes_xlim(ax, lo, hi);
 		st_plot_axes_ylim(ax, 0, 100);
 		st_plot_axes_xclock(ax);
-		st_plot_axes_labels(ax, row == panels ? "time of day (UTC)"
+		st_plot_axes_labels(ax, row == panels ? "time (UTC)"
 				    : NULL, "%");
 		phase_spans(p, ax, false);
 		for (size_t g = 0; g < p->ngpu; g++) {

@@ -90,6 +90,11 @@ static void test_clock_ticks(void **state)
 	n = plot_clock_ticks(day + 3600, day + 4 * 3600, 5, t);
 	assert_int_equal(n, 4);
 	assert_string_equal(t[3].text, "04:00:00");
+	/* three years (two sets recorded far apart): dates, a few */
+	n = plot_clock_ticks(day, day + 3 * 365 * 86400.0, 6, t);
+	assert_true(n >= 2 && n <= 8);
+	assert_non_null(strchr(t[0].text, '-'));
+	assert_null(strchr(t[0].text, ':'));
 }
 
 /* The SVG holds every text as a transparent <text>: the figure's title,
