@@ -10,8 +10,7 @@
 #include "streamtime/plot.h"
 #include "streamtime/sysplot.h"
 #include "streamtime/time.h"
-
-#define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
+#include "trace_int.h"
 
 /* The kinds of call, in the order of a process's rows. */
 static const char *const kinds[] = {
@@ -76,7 +75,7 @@ struct row {
 	uint32_t *count;
 };
 
-struct proc {
+struct pproc {
 	size_t set;
 	int64_t pid;
 	uint64_t calls;
@@ -93,7 +92,7 @@ struct plot {
 	struct row *rows;            /* (set, pid, kind) */
 	size_t nrows, rows_cap;
 	st_pairmap map;              /* (set << 40 | pid, kind) -> row + 1 */
-	struct proc *procs;
+	struct pproc *procs;
 	size_t nprocs;
 	struct row *drawn;           /* the rows drawn, "other" merged */
 	size_t ndrawn;
@@ -159,27 +158,6 @@ static bool keep(const st_trace_filter *f, const st_pfw_reader *r,
 	return true;
 }
 
-static int keep_bad(struct plot *p, size_t fi, const st_pfw_reader *r)
-{
-	st_sysplot_result *res = p->res;
-	const char *why;
-	uint64_t line = st_pfw_bad_line(r, &why);
-	st_trace_bad *b;
-
-	res->bad_lines++;
-	if (res->n_bad >= p->o->max_bad)
-		return 0;
-	if (!res->bad && !(res->bad = calloc(p->o->max_bad, sizeof(*b))))
-		return -1;
-	b = &res->bad[res->n_bad];
-	b->file = fi;
-	b->line = line;
-	if (!(b->why = strdup(why)))
-		return -1;
-	res->n_bad++;
-	return 0;
-}
-
 /* Pass 1 (PASS2 false): the axis and the calls per row; pass 2: each
  * kept call into its drawn row. */
 static int read_calls(struct plot *p, bool pass2, st_error *err)
@@ -216,7 +194,10 @@ static int read_calls(struct plot *p, bool pass2, st_error *err)
 				struct row *row;
 
 				if (rc == ST_PFW_BAD) {
-					if (!pass2 && keep_bad(p, fi, r) < 0) {
+					if (!pass2 && trace_bad_keep(
+						    &p->res->bad, &p->res->n_bad,
+						    &p->res->bad_lines,
+						    p->o->max_bad, fi, r) < 0) {
 						st_pfw_close(r);
 						return OOM(err);
 					}
@@ -337,7 +318,7 @@ static int add_sample(void *ctx, const st_sys_sample *x, st_error *err)
 
 static int cmp_chain(const void *x, const void *y)
 {
-	const struct proc *a = x, *b = y;
+	const struct pproc *a = x, *b = y;
 
 	if (a->other != b->other)
 		return a->other ? 1 : -1;
@@ -351,7 +332,7 @@ static int cmp_chain(const void *x, const void *y)
 
 static int cmp_calls(const void *x, const void *y)
 {
-	const struct proc *a = x, *b = y;
+	const struct pproc *a = x, *b = y;
 
 	if (a->calls != b->calls)
 		return a->calls > b->calls ? -1 : 1;
@@ -372,7 +353,7 @@ static int order_procs(struct plot *p)
 			if (p->procs[k].set == r->set && p->procs[k].pid == r->pid)
 				break;
 		if (k == p->nprocs) {
-			struct proc *v = realloc(p->procs, (p->nprocs + 1) *
+			struct pproc *v = realloc(p->procs, (p->nprocs + 1) *
 						 sizeof(*v));
 
 			if (!v)
@@ -388,7 +369,7 @@ static int order_procs(struct plot *p)
 	/* the busiest processes get rows of their own */
 	qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_calls);
 	for (size_t k = 0; k < p->nprocs; k++) {
-		struct proc *pr = &p->procs[k];
+		struct pproc *pr = &p->procs[k];
 		size_t nk = 0;
 
 		for (size_t i = 0; i < p->nrows; i++)
@@ -400,7 +381,7 @@ static int order_procs(struct plot *p)
 			rows_used += nk;
 	}
 	for (size_t k = 0; k < p->nprocs; k++) {
-		struct proc *pr = &p->procs[k];
+		struct pproc *pr = &p->procs[k];
 		const st_systrace *s = p->l->v[pr->set];
 		int64_t chain[17], pid = pr->pid;
 		int d = 0;
@@ -422,7 +403,7 @@ static int order_procs(struct plot *p)
 	}
 	/* indented under the ancestors that have rows of their own */
 	for (size_t k = 0; k < p->nprocs; k++) {
-		struct proc *pr = &p->procs[k];
+		struct pproc *pr = &p->procs[k];
 
 		pr->shown_depth = 0;
 		for (int i = 0; i < pr->depth; i++)
@@ -445,7 +426,7 @@ static int make_rows(struct plot *p)
 	    !(p->drawn = calloc(p->nrows + 1, sizeof(*p->drawn))))
 		return -1;
 	for (size_t k = 0; k <= p->nprocs; k++) {
-		const struct proc *pr = k < p->nprocs ? &p->procs[k] : NULL;
+		const struct pproc *pr = k < p->nprocs ? &p->procs[k] : NULL;
 
 		if (pr && pr->other)
 			continue;
@@ -708,6 +689,22 @@ static void caption(const struct plot *p, char *buf, size_t size)
 			 ST_SYSPLOT_COLS);
 }
 
+/* Panel ROW of PANELS: TITLE, 0-100 %, the axis LO..HI, the phases. */
+static st_plot_axes *percent_panel(const struct plot *p, st_plot_fig *fig,
+				   int panels, int row, double lo, double hi,
+				   const char *title)
+{
+	st_plot_axes *ax = st_plot_fig_grid(fig, panels, 1, row, 0);
+
+	st_plot_axes_title(ax, title);
+	st_plot_axes_xlim(ax, lo, hi);
+	st_plot_axes_ylim(ax, 0, 100);
+	st_plot_axes_xclock(ax);
+	st_plot_axes_labels(ax, row + 1 == panels ? "time (UTC)" : NULL, "%");
+	phase_spans(p, ax, false);
+	return ax;
+}
+
 static st_plot_fig *build(const struct plot *p)
 {
 	int panels = 1 + (p->has_cpu ? 1 : 0) + (p->has_gpu ? 2 : 0), row = 0;
@@ -747,14 +744,8 @@ static st_plot_fig *build(const struct plot *p)
 		static const char *const m[3] = { "%usr", "%sys", "%iowait" };
 		static const uint32_t rgb[3] = { 0x1f77b4, 0xd62728, 0xff7f0e };
 
-		ax = st_plot_fig_grid(fig, panels, 1, row++, 0);
-		st_plot_axes_title(ax, "CPU, all cores (mpstat)");
-		st_plot_axes_xlim(ax, lo, hi);
-		st_plot_axes_ylim(ax, 0, 100);
-		st_plot_axes_xclock(ax);
-		st_plot_axes_labels(ax, row == panels ? "time (UTC)"
-				    : NULL, "%");
-		phase_spans(p, ax, false);
+		ax = percent_panel(p, fig, panels, row++, lo, hi,
+				   "CPU, all cores (mpstat)");
 		for (size_t s = 0; s < p->l->n; s++)
 			for (int k = 0; k < 3; k++) {
 				char label[96];
@@ -773,15 +764,8 @@ static st_plot_fig *build(const struct plot *p)
 		st_plot_axes_legend(ax, ST_PLOT_ABOVE);
 	}
 	for (int k = 0; p->has_gpu && k < 2; k++) {
-		ax = st_plot_fig_grid(fig, panels, 1, row++, 0);
-		st_plot_axes_title(ax, k == 0 ? "GPU sm % (pmon)"
-				   : "GPU memory % (pmon)");
-		st_plot_axes_xlim(ax, lo, hi);
-		st_plot_axes_ylim(ax, 0, 100);
-		st_plot_axes_xclock(ax);
-		st_plot_axes_labels(ax, row == panels ? "time (UTC)"
-				    : NULL, "%");
-		phase_spans(p, ax, false);
+		ax = percent_panel(p, fig, panels, row++, lo, hi, k == 0
+				   ? "GPU sm % (pmon)" : "GPU memory % (pmon)");
 		for (size_t g = 0; g < p->ngpu; g++) {
 			char label[32];
 
@@ -912,9 +896,7 @@ void st_sysplot_result_release(st_sysplot_result *res)
 {
 	if (!res)
 		return;
-	for (size_t i = 0; i < res->n_bad; i++)
-		free(res->bad[i].why);
-	free(res->bad);
+	trace_bad_release(res->bad, res->n_bad);
 	for (size_t i = 0; i < res->n_paths; i++)
 		free(res->paths[i]);
 	free(res->paths);
