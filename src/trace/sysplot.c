@@ -68,6 +68,7 @@ struct row {
 	size_t kind;
 	uint64_t calls;
 	size_t slot;                 /* its place among the drawn rows */
+	size_t proc;                 /* its process (P->procs) */
 	/* pass 2: bars (x0, x1) or the columns */
 	double *x0, *x1;
 	size_t nbars;
@@ -82,6 +83,7 @@ struct pproc {
 	int64_t chain[17];           /* root .. pid */
 	int depth;
 	int shown_depth;             /* ancestors with rows */
+	size_t nkinds;               /* its rows */
 	bool other;
 };
 
@@ -109,12 +111,17 @@ struct plot {
 	bool has_cpu, has_gpu;
 };
 
+static uint64_t proc_key(size_t set, int64_t pid)
+{
+	return (uint64_t)set << 40 | ((uint64_t)pid & ((1ull << 40) - 1));
+}
+
 static struct row *row_get(struct plot *p, size_t set, int64_t pid,
 			   size_t kind)
 {
-	uint64_t a = (uint64_t)set << 40 | ((uint64_t)pid & ((1ull << 40) - 1));
 	bool added = false;
-	uint64_t *v = st_pairmap_get(&p->map, a, kind, &added);
+	uint64_t *v = st_pairmap_get(&p->map, proc_key(set, pid), kind,
+				     &added);
 
 	if (!v)
 		return NULL;
@@ -339,46 +346,91 @@ static int cmp_calls(const void *x, const void *y)
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
+/* Each row's process (row->proc) from P->procs' order through a fresh
+ * map.  0, or -1 out of memory. */
+static int rows_to_procs(struct plot *p)
+{
+	st_pairmap m = { 0 };
+
+	for (size_t k = 0; k < p->nprocs; k++) {
+		uint64_t *v = st_pairmap_get(&m, proc_key(p->procs[k].set,
+							  p->procs[k].pid), 0,
+					     NULL);
+
+		if (!v) {
+			st_pairmap_release(&m);
+			return -1;
+		}
+		*v = k;
+	}
+	for (size_t i = 0; i < p->nrows; i++) {
+		const uint64_t *v = st_pairmap_find(&m, proc_key(p->rows[i].set,
+								 p->rows[i].pid),
+						    0);
+
+		p->rows[i].proc = v ? *v : 0;
+	}
+	st_pairmap_release(&m);
+	return 0;
+}
+
+/* Is there a process of set SET, pid PID, with rows of its own?  Through
+ * M (key -> index + 1). */
+static bool drawn_proc(const struct plot *p, const st_pairmap *m, size_t set,
+		       int64_t pid)
+{
+	const uint64_t *v = st_pairmap_find(m, proc_key(set, pid), 0);
+
+	return v && !p->procs[*v - 1].other;
+}
+
 /* The processes of the rows, in tree order, those beyond the row budget
- * marked other. */
+ * marked other (the busiest keep rows of their own); each row's process
+ * set.  0, or -1 out of memory. */
 static int order_procs(struct plot *p)
 {
+	st_pairmap m = { 0 };
 	size_t rows_used = 0;
+	int rc = -1;
 
 	for (size_t i = 0; i < p->nrows; i++) {
 		struct row *r = &p->rows[i];
-		size_t k;
+		bool added = false;
+		uint64_t *v = st_pairmap_get(&m, proc_key(r->set, r->pid), 0,
+					     &added);
 
-		for (k = 0; k < p->nprocs; k++)
-			if (p->procs[k].set == r->set && p->procs[k].pid == r->pid)
-				break;
-		if (k == p->nprocs) {
-			struct pproc *v = realloc(p->procs, (p->nprocs + 1) *
-						 sizeof(*v));
+		if (!v)
+			goto out;
+		if (added) {
+			struct pproc *nv = realloc(p->procs, (p->nprocs + 1) *
+						   sizeof(*nv));
 
-			if (!v)
-				return -1;
-			p->procs = v;
-			memset(&v[k], 0, sizeof(*v));
-			v[k].set = r->set;
-			v[k].pid = r->pid;
-			p->nprocs++;
+			if (!nv)
+				goto out;
+			p->procs = nv;
+			memset(&nv[p->nprocs], 0, sizeof(*nv));
+			nv[p->nprocs].set = r->set;
+			nv[p->nprocs].pid = r->pid;
+			*v = ++p->nprocs;
 		}
-		p->procs[k].calls += r->calls;
+		p->procs[*v - 1].calls += r->calls;
+		p->procs[*v - 1].nkinds++;
 	}
-	/* the busiest processes get rows of their own */
 	qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_calls);
 	for (size_t k = 0; k < p->nprocs; k++) {
 		struct pproc *pr = &p->procs[k];
-		size_t nk = 0;
+		uint64_t *v;
 
-		for (size_t i = 0; i < p->nrows; i++)
-			if (p->rows[i].set == pr->set && p->rows[i].pid == pr->pid)
-				nk++;
-		pr->other = rows_used + nk > ST_SYSPLOT_ROWS - NKINDS &&
-			    p->nprocs > 1 && k > 0;
-		if (!pr->other)
-			rows_used += nk;
+		pr->other = k > 0 && rows_used + pr->nkinds >
+				     ST_SYSPLOT_ROWS - NKINDS;
+		if (pr->other)
+			p->res->other_procs++;
+		else
+			rows_used += pr->nkinds;
+		if (!(v = st_pairmap_get(&m, proc_key(pr->set, pr->pid), 0,
+					 NULL)))
+			goto out;
+		*v = k + 1;
 	}
 	for (size_t k = 0; k < p->nprocs; k++) {
 		struct pproc *pr = &p->procs[k];
@@ -398,23 +450,33 @@ static int order_procs(struct plot *p)
 		pr->depth = d - 1;
 		for (int i = 0; i < d; i++)
 			pr->chain[i] = chain[d - 1 - i];
-		if (pr->other)
-			p->res->other_procs++;
-	}
-	/* indented under the ancestors that have rows of their own */
-	for (size_t k = 0; k < p->nprocs; k++) {
-		struct pproc *pr = &p->procs[k];
-
+		/* indented under the ancestors that have rows of their own */
 		pr->shown_depth = 0;
 		for (int i = 0; i < pr->depth; i++)
-			for (size_t q = 0; q < p->nprocs; q++)
-				if (!p->procs[q].other &&
-				    p->procs[q].set == pr->set &&
-				    p->procs[q].pid == pr->chain[i])
-					pr->shown_depth++;
+			if (drawn_proc(p, &m, pr->set, pr->chain[i]))
+				pr->shown_depth++;
 	}
 	qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_chain);
-	return 0;
+	rc = rows_to_procs(p);
+out:
+	st_pairmap_release(&m);
+	return rc;
+}
+
+/* Rows in drawing order: by process (tree order), then kind; the other
+ * processes' rows last, by kind. */
+static int cmp_row_order(const void *x, const void *y, void *ctx)
+{
+	const struct plot *p = ctx;
+	const struct row *a = &p->rows[*(const size_t *)x];
+	const struct row *b = &p->rows[*(const size_t *)y];
+	bool oa = p->procs[a->proc].other, ob = p->procs[b->proc].other;
+
+	if (oa != ob)
+		return oa ? 1 : -1;
+	if (!oa && a->proc != b->proc)
+		return a->proc < b->proc ? -1 : 1;
+	return a->kind < b->kind ? -1 : a->kind > b->kind;
 }
 
 /* The drawn rows: per process in tree order its kinds, then the other
@@ -422,43 +484,31 @@ static int order_procs(struct plot *p)
  * allocated. */
 static int make_rows(struct plot *p)
 {
+	size_t *idx;
+
 	if (order_procs(p) < 0 ||
-	    !(p->drawn = calloc(p->nrows + 1, sizeof(*p->drawn))))
+	    !(p->drawn = calloc(p->nrows + 1, sizeof(*p->drawn))) ||
+	    !(idx = malloc((p->nrows + 1) * sizeof(*idx))))
 		return -1;
-	for (size_t k = 0; k <= p->nprocs; k++) {
-		const struct pproc *pr = k < p->nprocs ? &p->procs[k] : NULL;
+	for (size_t i = 0; i < p->nrows; i++)
+		idx[i] = i;
+	qsort_r(idx, p->nrows, sizeof(*idx), cmp_row_order, p);
+	for (size_t i = 0; i < p->nrows; i++) {
+		struct row *r = &p->rows[idx[i]];
+		struct row *d = p->ndrawn ? &p->drawn[p->ndrawn - 1] : NULL;
 
-		if (pr && pr->other)
-			continue;
-		for (size_t kind = 0; kind < NKINDS; kind++) {
-			struct row *d = NULL;
-
-			for (size_t i = 0; i < p->nrows; i++) {
-				struct row *r = &p->rows[i];
-				bool mine = pr ? r->set == pr->set && r->pid == pr->pid
-					       : false;
-
-				if (!pr) {
-					for (size_t q = 0; q < p->nprocs; q++)
-						if (p->procs[q].other &&
-						    p->procs[q].set == r->set &&
-						    p->procs[q].pid == r->pid)
-							mine = true;
-				}
-				if (!mine || r->kind != kind)
-					continue;
-				if (!d) {
-					d = &p->drawn[p->ndrawn++];
-					d->set = r->set;
-					d->pid = pr ? r->pid : -1;
-					d->kind = kind;
-					d->slot = p->ndrawn - 1;
-				}
-				d->calls += r->calls;
-				r->slot = d->slot;
-			}
+		if (!d || i == 0 || cmp_row_order(&idx[i - 1], &idx[i], p)) {
+			d = &p->drawn[p->ndrawn++];
+			d->set = r->set;
+			d->pid = p->procs[r->proc].other ? -1 : r->pid;
+			d->kind = r->kind;
+			d->proc = r->proc;
+			d->slot = p->ndrawn - 1;
 		}
+		d->calls += r->calls;
+		r->slot = d->slot;
 	}
+	free(idx);
 	for (size_t i = 0; i < p->ndrawn; i++) {
 		struct row *d = &p->drawn[i];
 
@@ -505,9 +555,7 @@ static void row_label(const struct plot *p, const struct row *d, bool first,
 			 p->res->other_procs, kinds[d->kind]);
 		return;
 	}
-	for (size_t k = 0; k < p->nprocs; k++)
-		if (p->procs[k].set == d->set && p->procs[k].pid == d->pid)
-			depth = p->procs[k].shown_depth;
+	depth = p->procs[d->proc].shown_depth;
 	n = st_systrace_name(s, d->pid);
 	snprintf(buf, size, "%*s%s%.28s %" PRId64 "%s%s%s \xc2\xb7 %s",
 		 depth > 4 ? 8 : 2 * depth, "", depth ? "\xe2\x86\xb3 " : "",
