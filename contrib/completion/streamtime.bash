@@ -13,7 +13,7 @@ _streamtime_cmds() {   # the subcommands of command path $1
 	"merge") echo "offload streaming transfer" ;;
 	"slurm") echo "jobs" ;;
 	"stats") echo "queue transfers" ;;
-	"trace") echo "events record summary timeline" ;;
+	"trace") echo "events plot record summary timeline" ;;
 	*) return 1 ;;
 	esac
 }
@@ -37,7 +37,8 @@ _streamtime_opts() {   # the options of leaf command $1
 	"stats queue") echo "--merged --out-dir --tz --help --quiet --verbose" ;;
 	"stats transfers") echo "--merged --offload --save-stats --streaming-dir --out-dir --size --help --quiet --verbose" ;;
 	"timeline") echo "--results --data --config --out --help --quiet --verbose" ;;
-	"trace events") echo "--filter --format --keys --limit --out --help --quiet --verbose" ;;
+	"trace events") echo "--filter --format --keys --limit --out --date --tz --names --help --quiet --verbose" ;;
+	"trace plot") echo "--out-dir --format --filter --date --tz --names --help --quiet --verbose" ;;
 	"trace record") echo "--out --tracers --interval -o --help --quiet --verbose" ;;
 	"trace summary") echo "--json --group-by --filter --io-cat --compute-cat --time-granularity --jobs --out --date --tz --names -j --help --quiet --verbose" ;;
 	"trace timeline") echo "--out --max-events --clock-offsets --experiment --data --config --filter --jobs --date --tz --names -j --help --quiet --verbose" ;;
@@ -153,6 +154,15 @@ _streamtime_value() {
 	"trace events --keys") echo "choice thread basename pattern prefix: phase" ;;
 	"trace events --limit") echo "none" ;;
 	"trace events --out") echo "file" ;;
+	"trace events --date") echo "none" ;;
+	"trace events --tz") echo "zone" ;;
+	"trace events --names") echo "file" ;;
+	"trace plot --out-dir") echo "dir" ;;
+	"trace plot --format") echo "choice png svg png,svg" ;;
+	"trace plot --filter") echo "none" ;;
+	"trace plot --date") echo "none" ;;
+	"trace plot --tz") echo "zone" ;;
+	"trace plot --names") echo "file" ;;
 	"trace record --out") echo "dir" ;;
 	"trace record -o") echo "dir" ;;
 	"trace record --tracers") echo "choice io proc cpu gpu" ;;
@@ -190,6 +200,7 @@ _streamtime_args() {   # what the arguments of command $1 are
 	"collect h5") echo dir ;;
 	"collect receivers") echo dir ;;
 	"trace events") echo file ;;
+	"trace plot") echo dir ;;
 	"trace record") echo file ;;
 	"trace summary") echo file ;;
 	"trace timeline") echo file ;;

@@ -45,6 +45,8 @@ enum st_plot_loc {
 	ST_PLOT_UPPER_LEFT,
 	ST_PLOT_LOWER_RIGHT,
 	ST_PLOT_LOWER_LEFT,
+	ST_PLOT_ABOVE,          /* legends: one row above the plot area, to
+				 * the right, beside the title */
 };
 
 typedef struct st_plot_fig st_plot_fig;
@@ -98,9 +100,18 @@ void st_plot_fig_free(st_plot_fig *fig);
 /* The title on top of the figure. */
 void st_plot_fig_title(st_plot_fig *fig, const char *title);
 
+/* A caption under every axes, lines split at '\n', left-aligned (the
+ * axes make room for it). */
+void st_plot_fig_caption(st_plot_fig *fig, const char *text);
+
 /* Show the legend of AX's labelled series in one row under the figure
  * title (for figures whose panels share it). */
 void st_plot_fig_legend(st_plot_fig *fig, const st_plot_axes *ax);
+
+/* The rows of FIG's grid get heights in the proportion of the N
+ * WEIGHTS (positive; rows beyond N weigh 1); without it all are equal. */
+void st_plot_fig_row_weights(st_plot_fig *fig, const double *weights,
+			     size_t n);
 
 /* A new axes in cell (ROW, COL) of a ROWS x COLS grid filling the figure
  * below its title and legend; borrowed from FIG (NULL on failure). */
@@ -130,6 +141,17 @@ void st_plot_axes_xdates(st_plot_axes *ax);
 
 /* X ticks at 0..N-1 labelled NAMES (e.g. one box per category). */
 void st_plot_axes_xcategories(st_plot_axes *ax, const char *const *names,
+			      size_t n);
+
+/* X values are UTC seconds since the epoch over seconds to hours: ticks
+ * at round seconds, minutes or hours, labelled HH:MM:SS. */
+void st_plot_axes_xclock(st_plot_axes *ax);
+
+/* Y ticks at 0..N-1 labelled NAMES (the rows of a Gantt chart, with
+ * st_plot_axes_yinvert), every one of them; the left margin of every
+ * axes of the figure grows to fit the longest, so that their x axes stay
+ * aligned. */
+void st_plot_axes_ycategories(st_plot_axes *ax, const char *const *names,
 			      size_t n);
 
 /* Y grows downwards (row 0 at the top, as in a Gantt chart). */
@@ -177,12 +199,20 @@ void st_plot_hbars(st_plot_axes *ax, const double *x0, const double *x1,
 void st_plot_box(st_plot_axes *ax, double x, const double *v, size_t n,
 		 double width, st_plot_rgba color, const char *label);
 
+/* A shaded span from X0 to X1 the height of the plot area (drawn in the
+ * order of the series: add it first to have it behind them); TEXT (may be
+ * NULL) is written at its top left when it fits beside the texts of the
+ * spans before it. */
+void st_plot_vspan(st_plot_axes *ax, double x0, double x1, st_plot_rgba color,
+		   const char *text);
+
 /* ---- output ------------------------------------------------------------ */
 
 /* Size in pixels of FIG's PNG rendering. */
 void st_plot_png_size(const st_plot_fig *fig, int *width, int *height);
 
-/* Render FIG as FMT to F.  Errors: 74 when building the figure ran out of
+/* Render FIG as FMT to F.  An SVG also holds every text as a transparent
+ * <text> element over cairo's glyphs (searchable, selectable).  Errors: 74 when building the figure ran out of
  * memory, cairo fails or F cannot be written. */
 int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 		  st_error *err);

@@ -311,6 +311,29 @@ size_t st_systrace_bad(const st_systrace *s, const st_sys_bad **v);
 int st_systrace_write_extras(const st_systrace *s, st_ctrace *w,
 			     int64_t pid0, int64_t *used, st_error *err);
 
+/* One CPU or GPU sample of a set, as st_systrace_each_sample gives it. */
+typedef struct st_sys_sample {
+	int64_t t_ns;               /* UTC: a CPU row at the middle of the
+				     * second it averages, a GPU row at its
+				     * time */
+	int gpu;                    /* -1: mpstat's "all" row; else the GPU */
+	double usr, sys, iowait, idle;   /* CPU %, 0 where mpstat has none */
+	double sm, mem, fb;         /* GPU: sm %, mem %, fb MB, summed over
+				     * its processes */
+} st_sys_sample;
+
+typedef int (*st_sys_sample_fn)(void *ctx, const st_sys_sample *x,
+				st_error *err);
+
+/* Each CPU sample of cpu.out ("all" rows), then each GPU sample of
+ * gpu.out (the rows of one time and GPU summed), in the files' order, to
+ * FN, which returns 0 or -1 with ERR set.  Streamed: nothing is kept
+ * (memory is the longest line).  The samples are those the phases'
+ * figures average (no date: none).  0, or -1 with ERR set: FN's, 66 a
+ * file gone, 74 a read error. */
+int st_systrace_each_sample(const st_systrace *s, st_sys_sample_fn fn,
+			    void *ctx, st_error *err);
+
 /* ---- sets as a trace source ------------------------------------------ */
 
 struct st_trace_source;

@@ -50,6 +50,9 @@ typedef struct st_trace_events_opts {
 					     * no limit */
 	size_t max_bad;                     /* corrupt lines kept by number */
 	st_trace_progress *progress;        /* may be NULL */
+	const st_trace_source *src;         /* NULL: DFTracer files; else
+					     * each path opened by its open
+					     * (system traces: systrace.h) */
 } st_trace_events_opts;
 
 /* What became of the inputs, as a summary says it (trace.h). */

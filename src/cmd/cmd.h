@@ -138,6 +138,12 @@ st_cmd_fn cmd_clock, cmd_collect, cmd_distiller, cmd_merge, cmd_plot,
 /* trace subcommands in files of their own */
 st_cmd_fn cmd_trace_events;
 st_cmd_fn cmd_trace_record;
+st_cmd_fn cmd_trace_plot;
+
+/* --format of the figure commands: "png", "svg" or "png,svg" into the
+ * unsigned mask of plot.h's formats at O->target (64 otherwise). */
+extern const char *const st_plot_format_choices[];
+int st_opt_plot_formats(const struct st_option *o, char *arg, st_error *err);
 
 extern const struct st_cmd_group st_clock_group, st_collect_group,
 	st_distiller_group, st_merge_group, st_slurm_group, st_stats_group,

@@ -26,7 +26,7 @@ static const struct st_cmd_desc plot_desc = {
 	"save_time), as in `stats transfers`; histograms leave IQR outliers out.\n",
 };
 
-static const char *const format_choices[] = { "png", "svg", "png,svg", NULL };
+const char *const st_plot_format_choices[] = { "png", "svg", "png,svg", NULL };
 
 /* Parse "png", "svg", "png,svg" into a mask; 0 when S is not such a list. */
 static unsigned parse_formats(const char *s)
@@ -48,9 +48,7 @@ static unsigned parse_formats(const char *s)
 	return mask;
 }
 
-/* --format LIST into the unsigned mask at TARGET. */
-static int set_formats(const struct st_option *o, char *arg,
-                       st_error *err)
+int st_opt_plot_formats(const struct st_option *o, char *arg, st_error *err)
 {
 	unsigned *mask = o->target;
 
@@ -86,7 +84,7 @@ int cmd_plot(int argc, char **argv)
 			       "where NAME.png and NAME.svg go (created if needed)"),
 		{ ST_O("format", 0, ST_OPT_CALLBACK, &formats, "LIST",
 		       "png, svg or png,svg (default png,svg)", 0),
-		  .choices = format_choices, .cb = set_formats },
+		  .choices = st_plot_format_choices, .cb = st_opt_plot_formats },
 		ST_OPT_END_ROW,
 	};
 	st_experiments ex = { 0 };

@@ -19,6 +19,7 @@
 #include "streamtime/csv.h"
 #include "streamtime/num.h"
 #include "streamtime/systrace.h"
+#include "trace_inputs.h"
 #include "streamtime/time.h"
 #include "streamtime/trace.h"
 #include "trace_sys.h"
@@ -139,9 +140,7 @@ struct inputs {
 	size_t n;
 	char **sysdirs;    /* directories of system traces (owned) */
 	size_t nsys;
-	st_systrace_list sets;
-	st_trace_source src;
-	st_tz *tz;         /* --tz, used by the sets while they live */
+	struct st_trace_sets ts;
 };
 
 static int inputs_add(struct inputs *in, const char *path)
@@ -165,10 +164,7 @@ static void inputs_release(struct inputs *in)
 	for (size_t i = 0; i < in->nsys; i++)
 		free(in->sysdirs[i]);
 	free(in->sysdirs);
-	for (size_t i = 0; i < in->sets.n; i++)
-		st_systrace_free(in->sets.v[i]);
-	free(in->sets.v);
-	st_tz_free(in->tz);
+	st_trace_sets_release(&in->ts);
 }
 
 /* Can PATH, an input file, be read?  Exit 66 naming it when it is
@@ -288,66 +284,14 @@ oom:
 	return ST_EXIT_IOERR;
 }
 
-/* The system-trace options of summary and timeline. */
-struct sys_opts {
-	const char *date, *tz, *names;
-};
-
-#define SYS_OPT_ROWS(so) \
-	{ ST_O("date", 0, ST_OPT_STRING, &(so).date, "YYYY-MM-DD", \
-	       "system traces: the local date of the time-align trace's " \
-	       "times of day (default: the date in cpu.out's mpstat header " \
-	       "or gpu.out's Date column)", 0) }, \
-	{ ST_O("tz", 0, ST_OPT_ZONE, &(so).tz, "ZONE", \
-	       "system traces: the IANA zone of those local times (default " \
-	       "UTC, or the zone in trace record's manifest.json)", 0) }, \
-	{ ST_O("names", 0, ST_OPT_PATH, &(so).names, "FILE", \
-	       "system traces: process names, a line 'PID NAME' each ('#' " \
-	       "comments); they win over the names found in the traces", 0) }
-
 /* Open IN's system-trace directories as sets (their small files read
- * now), their call files added to IN's paths, IN->src their source.
+ * now), their call files added to IN's paths, IN->ts.src their source.
  * Returns the exit status, 0 when all opened. */
-static int sets_open(struct inputs *in, const struct sys_opts *so,
+static int sets_open(struct inputs *in, const struct st_trace_sys_opts *so,
 		     size_t max_bad)
 {
-	st_systrace_opts o = { .date = so->date, .names = so->names,
-			       .max_bad = max_bad };
-	st_error err;
-	int rc = 0;
-
-	if (!in->nsys)
-		return 0;
-	if (so->tz) {
-		if (!(in->tz = st_tz_load(so->tz, &err)))
-			return st_msg_fail(&err);
-		o.tz = in->tz;
-		o.tz_given = true;
-	}
-	if (!(in->sets.v = calloc(in->nsys, sizeof(*in->sets.v)))) {
-		st_msg_error("out of memory");
-		return ST_EXIT_IOERR;
-	}
-	for (size_t i = 0; i < in->nsys; i++) {
-		st_systrace *s = st_systrace_open(in->sysdirs[i], &o, &err);
-		const char *const *ev;
-		size_t n;
-
-		if (!s) {
-			rc = st_msg_fail(&err);
-			break;
-		}
-		in->sets.v[in->sets.n++] = s;
-		n = st_systrace_event_files(s, &ev);
-		for (size_t k = 0; k < n; k++)
-			if (inputs_add(in, ev[k]) < 0) {
-				st_msg_error("out of memory");
-				rc = ST_EXIT_IOERR;
-				break;
-			}
-	}
-	st_systrace_source(&in->sets, &in->src);
-	return rc;
+	return st_trace_sets_open(&in->ts, in->sysdirs, in->nsys, so, max_bad,
+				  &in->v, &in->n);
 }
 
 static int default_jobs(void)
@@ -550,7 +494,7 @@ static int report_inputs(const st_trace_summary *s, const char *what,
 			    (code == ST_EXIT_NOINPUT && rc != ST_EXIT_IOERR) ||
 			    (code == ST_EXIT_DATAERR && !rc))
 				rc = code;
-		} else if (st_systrace_owner(&in->sets, f->path)) {
+		} else if (st_systrace_owner(&in->ts.sets, f->path)) {
 			if (f->st.events == 0)
 				st_msg_verbose("%s: no calls", name);
 		} else if (f->not_trace) {
@@ -573,7 +517,7 @@ static int report_inputs(const st_trace_summary *s, const char *what,
 			       f->path, f->st.lines, f->st.events, f->st.meta,
 			       f->st.other, f->st.bad, f->st.fast);
 	}
-	trace_sys_report(&in->sets);
+	trace_sys_report(&in->ts.sets);
 	span_warning(s);
 	if (rc)
 		st_msg_error("%s: nothing written (an output file is left as "
@@ -860,9 +804,9 @@ static int write_summary(void *ctx, const st_trace_summary *s, FILE *f,
 		json_t *j = summary_json(s, w->group, w->o->granularity_us);
 		int bad;
 
-		if (j && w->in->sets.n)
+		if (j && w->in->ts.sets.n)
 			json_object_set_new(j, "system", trace_sys_json(
-				&w->in->sets, s, w->o->seg_us, w->o->nseg));
+				&w->in->ts.sets, s, w->o->seg_us, w->o->nseg));
 		bad = !j || json_dumpf(j, f, JSON_INDENT(2)) < 0 ||
 			  fputc('\n', f) == EOF;
 
@@ -874,8 +818,8 @@ static int write_summary(void *ctx, const st_trace_summary *s, FILE *f,
 	}
 	if (summary_text(f, s, w->o, w->group) < 0)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	if (w->in->sets.n)
-		trace_sys_text(f, &w->in->sets, s, w->o->seg_us, w->o->nseg);
+	if (w->in->ts.sets.n)
+		trace_sys_text(f, &w->in->ts.sets, s, w->o->seg_us, w->o->nseg);
 	return 0;
 }
 
@@ -993,7 +937,7 @@ static int cmd_trace_summary(int argc, char **argv)
 	st_trace_filter filter = { 0 };
 	st_trace_opts o = { .group = ST_TRACE_GROUP_NONE };
 	struct group_sel group = { .o = &o };
-	struct sys_opts sys = { 0 };
+	struct st_trace_sys_opts sys = { 0 };
 	int64_t jobs = default_jobs(), *seg = NULL;
 	const struct st_option opts[] = {
 		{ ST_O("json", 0, ST_OPT_FLAG, &json, NULL,
@@ -1021,7 +965,7 @@ static int cmd_trace_summary(int argc, char **argv)
 		  .min = 1, .max = MAX_JOBS },
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
 		       "write the summary there (default '-': stdout)", 0) },
-		SYS_OPT_ROWS(sys),
+		ST_TRACE_SYS_OPT_ROWS(sys),
 		ST_OPT_END_ROW,
 	};
 	const char **io = NULL, **comp = NULL;
@@ -1051,13 +995,13 @@ static int cmd_trace_summary(int argc, char **argv)
 	if ((rc = inputs_collect(&in, argv + 1, (size_t)nargs)) ||
 	    (rc = sets_open(&in, &sys, o.max_bad)))
 		goto out;
-	if (in.sets.n) {
-		o.src = &in.src;
+	if (in.ts.sets.n) {
+		o.src = &in.ts.src;
 		if (!io_arg) {
 			o.io_cats = sys_io_cats;
 			o.n_io = 4;
 		}
-		if (st_systrace_segments(&in.sets, &seg, &o.nseg) < 0) {
+		if (st_systrace_segments(&in.ts.sets, &seg, &o.nseg) < 0) {
 			st_msg_error("out of memory");
 			rc = ST_EXIT_IOERR;
 			goto out;
@@ -1086,7 +1030,7 @@ static int cmd_trace_timeline(int argc, char **argv)
 	const char *data = NULL, *config = NULL;
 	st_trace_filter filter = { 0 };
 	st_trace_timeline_opts o = { .max_events = 1000000 };
-	struct sys_opts sys = { 0 };
+	struct st_trace_sys_opts sys = { 0 };
 	int64_t jobs = default_jobs(), max_events = 1000000;
 	const struct st_option opts[] = {
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
@@ -1113,7 +1057,7 @@ static int cmd_trace_timeline(int argc, char **argv)
 		{ ST_O("jobs", 'j', ST_OPT_INT, &jobs, "N",
 		       "files read in parallel by the first pass", 0),
 		  .min = 1, .max = MAX_JOBS },
-		SYS_OPT_ROWS(sys),
+		ST_TRACE_SYS_OPT_ROWS(sys),
 		ST_OPT_END_ROW,
 	};
 	struct exp_paths ep = { 0 };
@@ -1150,8 +1094,8 @@ static int cmd_trace_timeline(int argc, char **argv)
 	if ((rc = inputs_collect(&in, argv + 1, (size_t)nargs)) ||
 	    (rc = sets_open(&in, &sys, o.max_bad)))
 		goto out;
-	if (in.sets.n)
-		o.src = &in.src;
+	if (in.ts.sets.n)
+		o.src = &in.ts.src;
 	if (offsets_path) {
 		if (st_table_read(&otab, offsets_path, &err) < 0 ||
 		    st_clock_offsets_load(&offs, &otab, &err) < 0) {
@@ -1187,6 +1131,8 @@ out:
 static const struct st_cmd sub[] = {
 	{ "events", cmd_trace_events,
 	  "the selected events as CSV or JSON lines, with derived keys", NULL },
+	{ "plot", cmd_trace_plot,
+	  "the overview figure of system traces (PNG, SVG)", NULL },
 	{ "record", cmd_trace_record,
 	  "run a command under bpftrace, mpstat and pmon into a directory",
 	  NULL },

@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "trace_inputs.h"
+#include "trace_sys.h"
 #include "streamtime/atomic.h"
 #include "streamtime/trace_events.h"
 
@@ -15,9 +16,10 @@ static const struct st_cmd_desc events_desc = {
 			 ST_COMPLETE_FILE),
 	.description =
 	"The events of DFTracer traces (.pfw, .pfw.gz; a directory means its\n"
-	"*.pfw and *.pfw.gz; '-' is standard input) that --filter keeps, as a\n"
-	"table with a row per event, in the order of the files and of their\n"
-	"lines: ts and dur (microseconds, as in the trace), start and end\n"
+	"*.pfw and *.pfw.gz; '-' is standard input) and of system-trace\n"
+	"directories (their calls, as `trace summary DIR` reads them; see\n"
+	"docs/systrace.md) that --filter keeps, as a table with a row per\n"
+	"event, in the order of the files and of their lines: ts and dur (microseconds, as in the trace), start and end\n"
 	"(UTC), host, pid, tid, name, cat, file, bytes, then the keys asked\n"
 	"with --keys.  A value the event lacks is an empty cell (CSV) or null\n"
 	"(JSON).  In text, a control character is written \\u00XX and a\n"
@@ -68,9 +70,11 @@ static int set_keys(const struct st_option *o, char *arg, st_error *err)
 }
 
 /* Write the rows of IN with O to OUT (atomically; '-' streams to stdout)
- * and say what became of the inputs.  Returns the exit status. */
+ * and say what became of the inputs (SETS: the system traces among them,
+ * whose call files may hold no call).  Returns the exit status. */
 static int run_events(const struct st_trace_inputs *in,
-		      const st_trace_events_opts *o, const char *out)
+		      const st_trace_events_opts *o, const char *out,
+		      const st_systrace_list *sets)
 {
 	st_atomic_file af = { 0 };
 	st_trace_events_result res = { 0 };
@@ -82,6 +86,10 @@ static int run_events(const struct st_trace_inputs *in,
 		return st_msg_fail(&err);
 	wrc = st_trace_events_write((const char *const *)in->v, in->n, o,
 				    af.fp, &res, &err);
+	for (size_t i = 0; i < res.n_files; i++)
+		if (st_systrace_owner(sets, res.files_in[i].path))
+			res.files_in[i].not_trace = false;
+	trace_sys_report(sets);
 	rc = st_trace_inputs_report(res.files_in, res.n_files, res.bad,
 				    res.n_bad, res.bad_lines);
 	if (wrc < 0) {
@@ -123,6 +131,7 @@ int cmd_trace_events(int argc, char **argv)
 	const char *out = "-";
 	st_trace_filter filter = { 0 };
 	st_trace_keys keys = { 0 };
+	struct st_trace_sys_opts sys = { 0 };
 	int format = 0;
 	int64_t limit = 0;
 	const struct st_option opts[] = {
@@ -145,8 +154,10 @@ int cmd_trace_events(int argc, char **argv)
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
 		       "write the table there, whole or not at all (default "
 		       "'-': stdout, as the rows come)", 0) },
+		ST_TRACE_SYS_OPT_ROWS(sys),
 		ST_OPT_END_ROW,
 	};
+	struct st_trace_sets ts = { 0 };
 	bool keys_given;
 	st_trace_events_opts o = { 0 };
 	struct st_trace_inputs in = { 0 };
@@ -167,15 +178,20 @@ int cmd_trace_events(int argc, char **argv)
 				  "'-'");
 		goto out;
 	}
-	if ((rc = st_trace_inputs_collect(&in, argv + 1, (size_t)nargs)))
+	if ((rc = st_trace_inputs_collect(&in, argv + 1, (size_t)nargs)) ||
+	    (rc = st_trace_sets_open(&ts, in.sysdirs, in.nsys, &sys,
+				     st_verbosity > 0 ? 1000 : 10, &in.v,
+				     &in.n)))
 		goto out;
+	o.src = ts.sets.n ? &ts.src : NULL;
 	o.filter = filter.n ? &filter : NULL;
 	o.keys = &keys;
 	o.format = format ? ST_TRACE_EVENTS_JSONL : ST_TRACE_EVENTS_CSV;
 	o.limit = (uint64_t)limit;
 	o.max_bad = st_verbosity > 0 ? 1000 : 10;
-	rc = run_events(&in, &o, out);
+	rc = run_events(&in, &o, out, &ts.sets);
 out:
+	st_trace_sets_release(&ts);
 	st_trace_filter_release(&filter);
 	st_trace_inputs_release(&in);
 	return rc;

@@ -25,17 +25,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int paths_add(char ***v, size_t *n, const char *s);
+
 static int inputs_add(struct st_trace_inputs *in, const char *path)
 {
-	char **v = realloc(in->v, (in->n + 1) * sizeof(*v));
-
-	if (!v)
-		return -1;
-	in->v = v;
-	if (!(in->v[in->n] = strdup(path)))
-		return -1;
-	in->n++;
-	return 0;
+	return paths_add(&in->v, &in->n, path);
 }
 
 void st_trace_inputs_release(struct st_trace_inputs *in)
@@ -43,6 +37,71 @@ void st_trace_inputs_release(struct st_trace_inputs *in)
 	for (size_t i = 0; i < in->n; i++)
 		free(in->v[i]);
 	free(in->v);
+	for (size_t i = 0; i < in->nsys; i++)
+		free(in->sysdirs[i]);
+	free(in->sysdirs);
+}
+
+/* Append a copy of S to *V (*N).  0, or -1 out of memory. */
+static int paths_add(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	*v = nv;
+	if (!(nv[*n] = strdup(s)))
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+int st_trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
+		       const struct st_trace_sys_opts *so, size_t max_bad,
+		       char ***paths, size_t *npaths)
+{
+	st_systrace_opts o = { .date = so->date, .names = so->names,
+			       .max_bad = max_bad };
+	st_error err;
+
+	if (!n)
+		return 0;
+	if (so->tz) {
+		if (!(ts->tz = st_tz_load(so->tz, &err)))
+			return st_msg_fail(&err);
+		o.tz = ts->tz;
+		o.tz_given = true;
+	}
+	if (!(ts->sets.v = calloc(n, sizeof(*ts->sets.v)))) {
+		st_msg_error("out of memory");
+		return ST_EXIT_IOERR;
+	}
+	for (size_t i = 0; i < n; i++) {
+		st_systrace *s = st_systrace_open(dirs[i], &o, &err);
+		const char *const *ev;
+		size_t ne;
+
+		if (!s)
+			return st_msg_fail(&err);
+		ts->sets.v[ts->sets.n++] = s;
+		ne = st_systrace_event_files(s, &ev);
+		for (size_t k = 0; paths && k < ne; k++)
+			if (paths_add(paths, npaths, ev[k]) < 0) {
+				st_msg_error("out of memory");
+				return ST_EXIT_IOERR;
+			}
+	}
+	st_systrace_source(&ts->sets, &ts->src);
+	return 0;
+}
+
+void st_trace_sets_release(struct st_trace_sets *ts)
+{
+	for (size_t i = 0; i < ts->sets.n; i++)
+		st_systrace_free(ts->sets.v[i]);
+	free(ts->sets.v);
+	st_tz_free(ts->tz);
+	memset(ts, 0, sizeof(*ts));
 }
 
 /* Can PATH, an input file, be read?  Exit 66 naming it when it is
@@ -108,6 +167,11 @@ int st_trace_inputs_collect(struct st_trace_inputs *in, char **args,
 			rc = ST_EXIT_NOINPUT;
 			continue;
 		}
+		if (st_systrace_is_set(args[i]) &&
+		    paths_add(&in->sysdirs, &in->nsys, args[i]) < 0) {
+			closedir(d);
+			goto oom;
+		}
 		while ((de = readdir(d))) {
 			char *p;
 
@@ -122,9 +186,13 @@ int st_trace_inputs_collect(struct st_trace_inputs *in, char **args,
 			free(p);
 		}
 		closedir(d);
+		if (in->nsys && strcmp(in->sysdirs[in->nsys - 1], args[i]) == 0
+		    && in->n == first)
+			continue;
 		if (in->n == first) {
-			st_msg_error("%s: no .pfw or .pfw.gz file in it",
-				     args[i]);
+			st_msg_error("%s: no .pfw or .pfw.gz file and no "
+				     "system-trace file in it (see "
+				     "docs/systrace.md)", args[i]);
 			rc = ST_EXIT_NOINPUT;
 			continue;
 		}

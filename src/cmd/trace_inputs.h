@@ -8,16 +8,56 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "streamtime/systrace.h"
 #include "streamtime/trace.h"
+#include "streamtime/tz.h"
 
 struct st_trace_inputs {
 	char **v;          /* owned */
 	size_t n;
+	char **sysdirs;    /* directories of system traces (owned) */
+	size_t nsys;
 };
+
+/* The system-trace options of the trace commands. */
+struct st_trace_sys_opts {
+	const char *date, *tz, *names;
+};
+
+#define ST_TRACE_SYS_OPT_ROWS(so) \
+	{ ST_O("date", 0, ST_OPT_STRING, &(so).date, "YYYY-MM-DD", \
+	       "system traces: the local date of the time-align trace's " \
+	       "times of day (default: the date in cpu.out's mpstat header " \
+	       "or gpu.out's Date column)", 0) }, \
+	{ ST_O("tz", 0, ST_OPT_ZONE, &(so).tz, "ZONE", \
+	       "system traces: the IANA zone of those local times (default " \
+	       "UTC, or the zone in trace record's manifest.json)", 0) }, \
+	{ ST_O("names", 0, ST_OPT_PATH, &(so).names, "FILE", \
+	       "system traces: process names, a line 'PID NAME' each ('#' " \
+	       "comments); they win over the names found in the traces", 0) }
+
+/* System-trace sets open, as a trace source. */
+struct st_trace_sets {
+	st_systrace_list sets;
+	st_trace_source src;
+	st_tz *tz;         /* --tz, used by the sets while they live */
+};
+
+/* Open DIRS[0..N) as system-trace sets with SO (their small files read
+ * now), each set's call files appended to *PATHS (*NPATHS of them, owned
+ * by the caller; PATHS may be NULL), TS->src their source.  Returns the
+ * exit status (the first set's failure said on stderr), 0 when all
+ * opened. */
+int st_trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
+		       const struct st_trace_sys_opts *so, size_t max_bad,
+		       char ***paths, size_t *npaths);
+
+void st_trace_sets_release(struct st_trace_sets *ts);
 
 /* Every FILE argument of ARGS[0..N), a directory replaced by its *.pfw
  * and *.pfw.gz (sorted), '-' kept, each checked before anything is read
- * or written.  Exit 66 when one is missing or unreadable (every such
+ * or written; a directory of system traces (st_systrace_is_set) is
+ * kept in IN->sysdirs as well.  Exit 66 when one is missing or unreadable (every such
  * input is named on stderr), 74 out of memory, 0 when all are there. */
 int st_trace_inputs_collect(struct st_trace_inputs *in, char **args, size_t n);
 

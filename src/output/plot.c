@@ -154,6 +154,7 @@ static void series_release(struct series *s)
 	free(s->a);
 	free(s->b);
 	free(s->c);
+	free(s->text);
 }
 
 void st_plot_fig_free(st_plot_fig *fig)
@@ -168,6 +169,9 @@ void st_plot_fig_free(st_plot_fig *fig)
 		for (size_t j = 0; j < ax->ncats; j++)
 			free(ax->cats[j]);
 		free(ax->cats);
+		for (size_t j = 0; j < ax->nycats; j++)
+			free(ax->ycats[j]);
+		free(ax->ycats);
 		free(ax->s);
 		free(ax->title);
 		free(ax->xlabel);
@@ -177,7 +181,9 @@ void st_plot_fig_free(st_plot_fig *fig)
 		free(ax);
 	}
 	free(fig->axes);
+	free(fig->row_w);
 	free(fig->title);
+	free(fig->caption);
 	free(fig);
 }
 
@@ -214,10 +220,40 @@ void st_plot_fig_title(st_plot_fig *fig, const char *title)
 		set_str(fig, &fig->title, title);
 }
 
+void st_plot_fig_caption(st_plot_fig *fig, const char *text)
+{
+	if (fig)
+		set_str(fig, &fig->caption, text);
+}
+
+double plot_caption_height(const st_plot_fig *fig)
+{
+	size_t lines = 1;
+
+	if (!fig->caption || !*fig->caption)
+		return 0;
+	for (const char *c = fig->caption; *c; c++)
+		lines += *c == '\n';
+	return (double)lines * CAPTION_LINE + 8;
+}
+
 void st_plot_fig_legend(st_plot_fig *fig, const st_plot_axes *ax)
 {
 	if (fig)
 		fig->legend_from = ax;
+}
+
+void st_plot_fig_row_weights(st_plot_fig *fig, const double *weights,
+			     size_t n)
+{
+	if (!fig || fig->failed)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!(weights[i] > 0) || !isfinite(weights[i]))
+			return;
+	free(fig->row_w);
+	fig->row_w = dup_doubles(fig, weights, n);
+	fig->nrow_w = fig->row_w ? n : 0;
 }
 
 static st_plot_axes *axes_add(st_plot_fig *fig)
@@ -308,25 +344,46 @@ void st_plot_axes_xdates(st_plot_axes *ax)
 		ax->xdates = true;
 }
 
-void st_plot_axes_xcategories(st_plot_axes *ax, const char *const *names,
-			      size_t n)
+/* Replace *V (*N of them) by copies of NAMES[0..N). */
+static void set_cats(st_plot_axes *ax, char ***v, size_t *nv,
+		     const char *const *names, size_t n)
 {
-	char **v;
+	char **c;
 
 	if (!ax || ax->fig->failed)
 		return;
-	v = calloc(n + 1, sizeof(*v));
-	if (!v) {
+	c = calloc(n + 1, sizeof(*c));
+	if (!c) {
 		ax->fig->failed = true;
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		set_str(ax->fig, &v[i], names[i]);
-	for (size_t j = 0; j < ax->ncats; j++)
-		free(ax->cats[j]);
-	free(ax->cats);
-	ax->cats = v;
-	ax->ncats = n;
+		set_str(ax->fig, &c[i], names[i]);
+	for (size_t j = 0; j < *nv; j++)
+		free((*v)[j]);
+	free(*v);
+	*v = c;
+	*nv = n;
+}
+
+void st_plot_axes_xcategories(st_plot_axes *ax, const char *const *names,
+			      size_t n)
+{
+	if (ax)
+		set_cats(ax, &ax->cats, &ax->ncats, names, n);
+}
+
+void st_plot_axes_ycategories(st_plot_axes *ax, const char *const *names,
+			      size_t n)
+{
+	if (ax)
+		set_cats(ax, &ax->ycats, &ax->nycats, names, n);
+}
+
+void st_plot_axes_xclock(st_plot_axes *ax)
+{
+	if (ax)
+		ax->xclock = true;
 }
 
 void st_plot_axes_yinvert(st_plot_axes *ax)
@@ -440,6 +497,18 @@ void st_plot_hbars(st_plot_axes *ax, const double *x0, const double *x1,
 		s->c = dup_doubles(ax->fig, y, n);
 }
 
+void st_plot_vspan(st_plot_axes *ax, double x0, double x1, st_plot_rgba color,
+		   const char *text)
+{
+	struct series *s = series_add(ax, K_VSPAN, color, NULL);
+
+	if (!s)
+		return;
+	s->x = fmin(x0, x1);
+	s->size = fmax(x0, x1);
+	set_str(ax->fig, &s->text, text);
+}
+
 void st_plot_box(st_plot_axes *ax, double x, const double *v, size_t n,
 		 double width, st_plot_rgba color, const char *label)
 {
@@ -479,11 +548,53 @@ void st_plot_png_size(const st_plot_fig *fig, int *width, int *height)
 	*height = (int)ceil(fig->h * s - 1e-6);
 }
 
-static cairo_status_t write_stream(void *closure, const unsigned char *data,
-				   unsigned int len)
+/* The SVG document of cairo, held until the text layer goes in. */
+struct svg_doc {
+	char *buf;
+	size_t len, cap;
+};
+
+static cairo_status_t svg_stream(void *closure, const unsigned char *data,
+				 unsigned int len)
 {
-	return fwrite(data, 1, len, closure) == len ? CAIRO_STATUS_SUCCESS
-						    : CAIRO_STATUS_WRITE_ERROR;
+	struct svg_doc *d = closure;
+
+	if (d->len + len + 1 > d->cap) {
+		size_t cap = d->cap ? d->cap : 1 << 16;
+		char *b;
+
+		while (cap < d->len + len + 1)
+			cap *= 2;
+		if (!(b = realloc(d->buf, cap)))
+			return CAIRO_STATUS_NO_MEMORY;
+		d->buf = b;
+		d->cap = cap;
+	}
+	memcpy(d->buf + d->len, data, len);
+	d->len += len;
+	return CAIRO_STATUS_SUCCESS;
+}
+
+/* DOC to F with the text layer TL before its closing tag.  0 or -1. */
+static int svg_finish(const struct svg_doc *d, const struct text_layer *tl,
+		      FILE *f)
+{
+	static const char head[] = "<g class=\"text-layer\" fill-opacity=\"0\" "
+				   "font-family=\"" FONT "\">\n";
+	size_t end = d->len;
+
+	while (end >= 6 && memcmp(d->buf + end - 6, "</svg>", 6) != 0)
+		end--;
+	if (end < 6)
+		return -1;
+	end -= 6;
+	if (fwrite(d->buf, 1, end, f) != end ||
+	    (tl->len && (fputs(head, f) == EOF ||
+			 fwrite(tl->buf, 1, tl->len, f) != tl->len ||
+			 fputs("</g>\n", f) == EOF)) ||
+	    fwrite(d->buf + end, 1, d->len - end, f) != d->len - end)
+		return -1;
+	return 0;
 }
 
 int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
@@ -492,6 +603,8 @@ int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 	cairo_surface_t *surface;
 	cairo_t *cr;
 	cairo_status_t status;
+	struct svg_doc doc = { 0 };
+	struct text_layer tl = { 0 };
 	int rc = 0;
 
 	if (fig->failed)
@@ -502,13 +615,15 @@ int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 		st_plot_png_size(fig, &w, &h);
 		surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
 	} else {
-		surface = cairo_svg_surface_create_for_stream(write_stream, f,
+		surface = cairo_svg_surface_create_for_stream(svg_stream, &doc,
 							      fig->w, fig->h);
 		cairo_svg_surface_restrict_to_version(surface, CAIRO_SVG_VERSION_1_1);
 	}
 	cr = cairo_create(surface);
 	if (fmt == ST_PLOT_PNG)
 		cairo_scale(cr, png_scale(fig), png_scale(fig));
+	else
+		plot_text_record(cr, &tl);
 	plot_render(fig, cr);
 	status = cairo_status(cr);
 	cairo_destroy(cr);
@@ -519,6 +634,8 @@ int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 	}
 	if (status == CAIRO_STATUS_SUCCESS)
 		status = cairo_surface_status(surface);
+	if (status == CAIRO_STATUS_SUCCESS && tl.failed)
+		status = CAIRO_STATUS_NO_MEMORY;
 	if (status != CAIRO_STATUS_SUCCESS)
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot draw the figure: %s",
 				  cairo_status_to_string(status));
@@ -529,7 +646,12 @@ int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 					cairo_image_surface_get_height(surface),
 					cairo_image_surface_get_stride(surface),
 					72.0 * png_scale(fig), err);
+	else if (svg_finish(&doc, &tl, f) < 0)
+		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write the SVG "
+				  "document");
 	cairo_surface_destroy(surface);
+	free(doc.buf);
+	free(tl.buf);
 	return rc;
 }
 

@@ -12,6 +12,63 @@ static const st_plot_rgba ink = { 0.1, 0.1, 0.1, 1.0 };
 static const st_plot_rgba grey = { 0.45, 0.45, 0.45, 1.0 };
 static const st_plot_rgba gridline = { 0.9, 0.9, 0.9, 1.0 };
 
+static const cairo_user_data_key_t text_key;
+
+void plot_text_record(cairo_t *cr, struct text_layer *tl)
+{
+	cairo_set_user_data(cr, &text_key, tl, NULL);
+}
+
+/* Append the text S (SIZE points, its baseline start at (X, Y) in device
+ * units, turned by ANGLE radians) to the layer of CR, if it has one. */
+static void text_layer_add(cairo_t *cr, const char *s, double size, bool bold,
+			   double x, double y, double angle)
+{
+	struct text_layer *tl = cairo_get_user_data(cr, &text_key);
+	size_t need = strlen(s) * 6 + 200;
+	char *p;
+	int n;
+
+	if (!tl || tl->failed)
+		return;
+	if (tl->len + need > tl->cap) {
+		size_t cap = tl->cap ? tl->cap : 4096;
+
+		while (cap < tl->len + need)
+			cap *= 2;
+		if (!(p = realloc(tl->buf, cap))) {
+			tl->failed = true;
+			return;
+		}
+		tl->buf = p;
+		tl->cap = cap;
+	}
+	p = tl->buf + tl->len;
+	if (angle != 0)
+		n = sprintf(p, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.1f\"%s "
+			    "transform=\"rotate(%.1f %.2f %.2f)\">", x, y, size,
+			    bold ? " font-weight=\"bold\"" : "",
+			    angle * 180 / M_PI, x, y);
+	else
+		n = sprintf(p, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.1f\"%s>",
+			    x, y, size, bold ? " font-weight=\"bold\"" : "");
+	p += n;
+	for (; *s; s++) {
+		const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" :
+				*s == '>' ? "&gt;" : *s == '"' ? "&quot;" : NULL;
+		unsigned char c = (unsigned char)*s;
+
+		if (e)
+			p += sprintf(p, "%s", e);
+		else if (c < 0x20)
+			*p++ = ' ';
+		else
+			*p++ = *s;
+	}
+	p += sprintf(p, "</text>\n");
+	tl->len = (size_t)(p - tl->buf);
+}
+
 static void set_color(cairo_t *cr, st_plot_rgba c)
 {
 	cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a);
@@ -39,6 +96,12 @@ static void text(cairo_t *cr, const char *s, double size, bool bold, double x,
 		cairo_rotate(cr, angle);
 	/* 0.73 em is DejaVu Sans' cap height: "top" means the tops of capitals */
 	cairo_move_to(cr, -e.x_advance * ax, 0.73 * size * (1.0 - ay));
+	{
+		double dx = -e.x_advance * ax, dy = 0.73 * size * (1.0 - ay);
+
+		cairo_user_to_device(cr, &dx, &dy);
+		text_layer_add(cr, s, size, bold, dx, dy, angle);
+	}
 	cairo_show_text(cr, s);
 	cairo_restore(cr);
 }
@@ -297,6 +360,58 @@ static void draw_hbars(cairo_t *cr, const struct frame *f,
 	cairo_fill(cr);
 }
 
+static void draw_vspan(cairo_t *cr, const struct frame *f,
+		       const struct series *s)
+{
+	double x0 = fmax(map_x(f, s->x), f->x);
+	double x1 = fmin(map_x(f, s->size), f->x + f->w);
+
+	if (!isfinite(x0) || !isfinite(x1) || x1 <= x0)
+		return;
+	cairo_rectangle(cr, x0, f->y, fmax(x1 - x0, 0.5), f->h);
+	set_color(cr, s->color);
+	cairo_fill(cr);
+}
+
+/* The texts of AX's spans, in the order of the spans (the first have
+ * the first choice), each at its span's start in the first of two lines
+ * at the top where it overlaps no text written before it; a text with
+ * no room is left out. */
+static void draw_vspan_texts(cairo_t *cr, const struct frame *f,
+			     const st_plot_axes *ax)
+{
+	double size = f->inset ? INSET_TICK_PT : NOTE_PT - 0.5;
+	double taken[2][64][2];
+	size_t ntaken[2] = { 0, 0 };
+
+	set_color(cr, ink);
+	for (size_t i = 0; i < ax->ns; i++) {
+		const struct series *s = &ax->s[i];
+		double x, w;
+
+		if (s->kind != K_VSPAN || !s->text)
+			continue;
+		x = fmax(map_x(f, s->x), f->x) + 2;
+		w = text_width(cr, s->text, size);
+		if (!isfinite(x) || x + w > f->x + f->w || map_x(f, s->size) < f->x)
+			continue;
+		for (int line = 0; line < 2; line++) {
+			bool clear = ntaken[line] < 64;
+
+			for (size_t k = 0; clear && k < ntaken[line]; k++)
+				clear = x + w + 4 <= taken[line][k][0] ||
+					x >= taken[line][k][1] + 4;
+			if (!clear)
+				continue;
+			text(cr, s->text, size, false, x,
+			     f->y + 3 + line * (size + 3), 0, 0, 0);
+			taken[line][ntaken[line]][0] = x;
+			taken[line][ntaken[line]++][1] = x + w;
+			break;
+		}
+	}
+}
+
 static void draw_box(cairo_t *cr, const struct frame *f,
 		     const struct series *s)
 {
@@ -373,9 +488,11 @@ static void swatch(cairo_t *cr, const struct series *s, double x, double y,
 #define SWATCH 9.0
 
 /* The legend of AX's labelled series: in a box at corner LOC of F, or, with
- * F NULL, in one row centred on CX at baseline top Y. */
+ * F NULL, in one row centred on CX (or, RIGHT > 0, ending at RIGHT) at
+ * top Y. */
 static void draw_legend(cairo_t *cr, const st_plot_axes *ax,
-			const struct frame *f, double cx, double y)
+			const struct frame *f, double cx, double y,
+			double right)
 {
 	double size = f && f->inset ? INSET_TICK_PT : LEGEND_PT;
 	double line = size * 1.45, wmax = 0, total = 0, bw, bh, x0, y0;
@@ -394,7 +511,8 @@ static void draw_legend(cairo_t *cr, const st_plot_axes *ax,
 	if (n == 0)
 		return;
 	if (!f) {
-		double x = cx - (total - 18) / 2;
+		double x = right > 0 ? right - (total - 18)
+				     : cx - (total - 18) / 2;
 
 		for (size_t i = 0; i < ax->ns; i++) {
 			const struct series *s = &ax->s[i];
@@ -471,13 +589,13 @@ static void draw_note(cairo_t *cr, const char *note, enum st_plot_loc loc,
 
 /* The plot area of AX in FIG (points). */
 static void place(const st_plot_fig *fig, const st_plot_axes *ax,
-		  struct frame *f)
+		  struct frame *f, double left)
 {
 	if (ax->parent) {
 		struct frame pf;
 		double x, y, w, h;
 
-		place(fig, ax->parent, &pf);
+		place(fig, ax->parent, &pf, left);
 		f->bx = x = pf.x + ax->ix * pf.w;
 		f->by = y = pf.y + ax->iy * pf.h;
 		f->bw = w = ax->iw * pf.w;
@@ -493,14 +611,31 @@ static void place(const st_plot_fig *fig, const st_plot_axes *ax,
 	{
 		double header = 8 + (fig->title ? 26 : 0) +
 				(fig->legend_from ? 20 : 0);
-		double cw = fig->w / ax->cols, ch = (fig->h - header) / ax->rows;
+		double avail = fig->h - header - plot_caption_height(fig);
+		double cw = fig->w / ax->cols, ch = avail / ax->rows;
 		double cx = cw * ax->col, cy = header + ch * ax->row;
 		double mt = ax->title ? MARGIN_TITLE : MARGIN_TOP;
 		double mb = ax->xlabel ? MARGIN_XLABEL : MARGIN_BOTTOM;
 
-		f->x = cx + MARGIN_LEFT;
+		if (fig->nrow_w) {
+			double all = 0, before = 0;
+
+			for (int r = 0; r < ax->rows; r++) {
+				double wr = (size_t)r < fig->nrow_w
+					    ? fig->row_w[r] : 1;
+
+				all += wr;
+				if (r < ax->row)
+					before += wr;
+				if (r == ax->row)
+					ch = wr;
+			}
+			ch = avail * ch / all;
+			cy = header + avail * before / all;
+		}
+		f->x = cx + left;
 		f->y = cy + mt;
-		f->w = cw - MARGIN_LEFT - MARGIN_RIGHT;
+		f->w = cw - left - MARGIN_RIGHT;
 		f->h = ch - mt - mb;
 		f->inset = false;
 	}
@@ -522,13 +657,18 @@ static void axes_ticks(const st_plot_axes *ax, const struct frame *f,
 		}
 	} else if (ax->xdates) {
 		*nx = plot_date_ticks(f->xlo, f->xhi, (int)(f->w / 90), xt);
+	} else if (ax->xclock) {
+		*nx = plot_clock_ticks(f->xlo, f->xhi, (int)(f->w / 80), xt);
+		/* a label centred at the right end would run off the figure */
+		while (*nx && map_x(f, xt[*nx - 1].v) > f->x + f->w - 12)
+			(*nx)--;
 	} else {
 		*nx = plot_numeric_ticks(f->xlo, f->xhi, f->w, f->inset ? 45 : 75,
 				    false, xt);
 	}
 	*ny = plot_numeric_ticks(fmin(f->ylo, f->yhi), fmax(f->ylo, f->yhi), f->h,
 			    f->inset ? 22 : 40, ax->yinteger, yt);
-	if (!f->has_data && !ax->has_ylim)
+	if ((!f->has_data && !ax->has_ylim) || ax->nycats)
 		*ny = 0;
 	if (!f->has_data && !ax->has_xlim && !ax->ncats)
 		*nx = 0;
@@ -551,6 +691,34 @@ static void draw_grid(cairo_t *cr, const struct frame *f,
 	cairo_stroke(cr);
 }
 
+#define YCAT_PT 9.0
+
+/* The rows of AX's y categories: every other one on a light band, each
+ * named left of the axis. */
+static void draw_ycats(cairo_t *cr, const st_plot_axes *ax,
+		       const struct frame *f, bool labels)
+{
+	for (size_t i = 0; i < ax->nycats; i++) {
+		double ya = map_y(f, (double)i - 0.5), yb = map_y(f, (double)i + 0.5);
+		double y0 = fmax(fmin(ya, yb), f->y), y1 = fmin(fmax(ya, yb), f->y + f->h);
+
+		if (!(y1 > y0))
+			continue;
+		if (!labels) {
+			if (i % 2)
+				cairo_rectangle(cr, f->x, y0, f->w, y1 - y0);
+			continue;
+		}
+		set_color(cr, ink);
+		text(cr, ax->ycats[i], YCAT_PT, false, f->x - 5,
+		     map_y(f, (double)i), 1, 0.5, 0);
+	}
+	if (!labels) {
+		cairo_set_source_rgb(cr, 0.95, 0.95, 0.96);
+		cairo_fill(cr);
+	}
+}
+
 /* AX's series: all but markers clipped to the plot area.  Markers are
  * not clipped (a clip makes cairo's SVG output of thousands of them
  * twice as slow); draw_points keeps their centres inside it. */
@@ -569,9 +737,11 @@ static void draw_series(cairo_t *cr, const struct frame *f,
 		case K_LINE: draw_line(cr, f, s); break;
 		case K_HBARS: draw_hbars(cr, f, s); break;
 		case K_BOX: draw_box(cr, f, s); break;
+		case K_VSPAN: draw_vspan(cr, f, s); break;
 		}
 	}
 	cairo_restore(cr);
+	draw_vspan_texts(cr, f, ax);
 	for (size_t i = 0; i < ax->ns; i++)
 		if (ax->s[i].kind == K_POINTS)
 			draw_points(cr, f, &ax->s[i], ax->has_ylim);
@@ -622,8 +792,12 @@ static void draw_labels(cairo_t *cr, const st_plot_axes *ax,
 		text(cr, ax->xlabel, INSET_TICK_PT, false, f->x + f->w / 2,
 		     f->y + f->h + 16, 0.5, 0, 0);
 	} else {
-		text(cr, ax->title, TITLE_PT, true, f->x + f->w / 2, f->y - 9,
-		     0.5, 1, 0);
+		/* beside a legend above the axes, the title goes left */
+		if (ax->legend && ax->legend_loc == ST_PLOT_ABOVE)
+			text(cr, ax->title, TITLE_PT, true, f->x, f->y - 9, 0, 1, 0);
+		else
+			text(cr, ax->title, TITLE_PT, true, f->x + f->w / 2,
+			     f->y - 9, 0.5, 1, 0);
 		text(cr, ax->xlabel, LABEL_PT, false, f->x + f->w / 2,
 		     f->y + f->h + tick_len + 20, 0.5, 0, 0);
 		text(cr, ax->ylabel, LABEL_PT, false, f->x - MARGIN_LEFT + 6,
@@ -640,13 +814,13 @@ static void draw_labels(cairo_t *cr, const st_plot_axes *ax,
 
 /* One axes: placed, limited, then drawn back to front. */
 static void draw_axes(cairo_t *cr, const st_plot_fig *fig,
-		      const st_plot_axes *ax)
+		      const st_plot_axes *ax, double left)
 {
 	struct frame f = { 0 };
 	struct tick xt[MAX_TICKS], yt[MAX_TICKS];
 	size_t nx, ny;
 
-	place(fig, ax, &f);
+	place(fig, ax, &f, left);
 	if (!(f.w > 4 && f.h > 4))
 		return;
 	plot_limits(ax, &f);
@@ -658,18 +832,30 @@ static void draw_axes(cairo_t *cr, const st_plot_fig *fig,
 	}
 	axes_ticks(ax, &f, xt, &nx, yt, &ny);
 	draw_grid(cr, &f, yt, ny);
+	draw_ycats(cr, ax, &f, false);
 	draw_series(cr, &f, ax);
 	draw_frame(cr, &f, xt, nx, yt, ny);
+	draw_ycats(cr, ax, &f, true);
 	draw_labels(cr, ax, &f);
 	if (ax->note)
 		draw_note(cr, ax->note, ax->note_loc, &f);
-	if (ax->legend)
-		draw_legend(cr, ax, &f, 0, 0);
+	if (ax->legend && ax->legend_loc == ST_PLOT_ABOVE)
+		draw_legend(cr, ax, NULL, 0, f.y - 7 - SWATCH, f.x + f.w);
+	else if (ax->legend)
+		draw_legend(cr, ax, &f, 0, 0, 0);
 }
 
 /* The one drawing path: FIG on CR, whose unit is the point. */
 void plot_render(const st_plot_fig *fig, cairo_t *cr)
 {
+	double left = MARGIN_LEFT;
+
+	/* room for the longest row name, the same for every axes */
+	for (size_t i = 0; i < fig->naxes; i++)
+		for (size_t k = 0; k < fig->axes[i]->nycats; k++)
+			if (fig->axes[i]->ycats[k])
+				left = fmax(left, text_width(cr, fig->axes[i]->ycats[k],
+							     YCAT_PT) + 12);
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_paint(cr);
 	cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
@@ -677,11 +863,24 @@ void plot_render(const st_plot_fig *fig, cairo_t *cr)
 	text(cr, fig->title, FIG_TITLE_PT, true, fig->w / 2, 10, 0.5, 0, 0);
 	if (fig->legend_from)
 		draw_legend(cr, fig->legend_from, NULL, fig->w / 2,
-			    fig->title ? 33 : 8);
+			    fig->title ? 33 : 8, 0);
+	if (fig->caption) {
+		char buf[2048], *p, *save = NULL;
+		double y = fig->h - plot_caption_height(fig) + 6;
+
+		snprintf(buf, sizeof(buf), "%s", fig->caption);
+		set_color(cr, ink);
+		for (p = strtok_r(buf, "\n", &save); p;
+		     p = strtok_r(NULL, "\n", &save)) {
+			text(cr, p, NOTE_PT, false, 12, y + CAPTION_LINE / 2, 0,
+			     0.5, 0);
+			y += CAPTION_LINE;
+		}
+	}
 	/* main axes first, insets over them */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < fig->naxes; i++)
 			if ((fig->axes[i]->parent != NULL) == (pass == 1))
-				draw_axes(cr, fig, fig->axes[i]);
+				draw_axes(cr, fig, fig->axes[i], left);
 }
 

@@ -32,7 +32,7 @@
 #define MARGIN_BOTTOM 30.0
 #define MARGIN_XLABEL 48.0
 
-enum kind { K_HIST, K_POINTS, K_LINE, K_HBARS, K_BOX };
+enum kind { K_HIST, K_POINTS, K_LINE, K_HBARS, K_BOX, K_VSPAN };
 
 struct series {
 	enum kind kind;
@@ -44,6 +44,7 @@ struct series {
 	double size;          /* radius, line width, bar height, box width */
 	double x;             /* box position */
 	st_plot_box_stats box;
+	char *text;           /* vspan: written at its top */
 };
 
 struct st_plot_axes {
@@ -52,11 +53,13 @@ struct st_plot_axes {
 	int rows, cols, row, col;
 	double ix, iy, iw, ih;        /* inset rectangle, fractions */
 	char *title, *xlabel, *ylabel, *empty, *note;
-	bool has_xlim, has_ylim, xdates, yinvert, yinteger, legend;
+	bool has_xlim, has_ylim, xdates, xclock, yinvert, yinteger, legend;
 	double xlo, xhi, ylo, yhi;
 	enum st_plot_loc legend_loc, note_loc;
 	char **cats;
 	size_t ncats;
+	char **ycats;                 /* row names, y = 0..nycats-1 */
+	size_t nycats;
 	struct series *s;
 	size_t ns;
 };
@@ -64,11 +67,19 @@ struct st_plot_axes {
 struct st_plot_fig {
 	double w, h;
 	char *title;
+	char *caption;
 	const st_plot_axes *legend_from;
 	st_plot_axes **axes;
 	size_t naxes;
+	double *row_w;                /* grid rows' height weights */
+	size_t nrow_w;
 	bool failed;
 };
+
+#define CAPTION_LINE 13.0          /* points per caption line */
+
+/* The height of FIG's caption (points; 0 none). */
+double plot_caption_height(const st_plot_fig *fig);
 
 /* Where an axes is drawn: the plot area (points) and the data limits. */
 struct frame {
@@ -110,6 +121,23 @@ size_t plot_numeric_ticks(double lo, double hi, double len, double spacing,
 
 /* Date ticks of [LO, HI] (seconds since the epoch, UTC), about TARGET. */
 size_t plot_date_ticks(double lo, double hi, int target, struct tick *t);
+
+/* Clock ticks of [LO, HI] (UTC seconds since the epoch): round seconds,
+ * minutes or hours, about TARGET of them, labelled HH:MM:SS (with tenths
+ * below a second's step); over more than TARGET days, plot_date_ticks'. */
+size_t plot_clock_ticks(double lo, double hi, int target, struct tick *t);
+
+/* What SVG output adds to cairo's drawing: every text drawn, as a
+ * transparent <text> element at its place, so that the SVG's words can
+ * be searched and selected (cairo draws glyphs).  plot_render appends to
+ * the recorder set on its context with plot_text_record. */
+struct text_layer {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+void plot_text_record(cairo_t *cr, struct text_layer *tl);
 
 /* The one drawing path: FIG on CR, whose unit is the point. */
 void plot_render(const st_plot_fig *fig, cairo_t *cr);

@@ -67,6 +67,8 @@ static struct bounds data_bounds(const st_plot_axes *ax)
 				grow(&b, s->x, s->a[j]);
 			b.pad_x = b.pad_y = true;
 			break;
+		case K_VSPAN:
+			break;
 		}
 	}
 	return b;
@@ -112,6 +114,10 @@ void plot_limits(const st_plot_axes *ax, struct frame *f)
 	if (ax->ncats && !ax->has_xlim) {
 		b.x0 = -0.5;
 		b.x1 = (double)ax->ncats - 0.5;
+	}
+	if (ax->nycats && !ax->has_ylim) {
+		b.y0 = -0.5;
+		b.y1 = (double)ax->nycats - 0.5;
 	}
 	f->xlo = ax->has_xlim ? ax->xlo : b.x0;
 	f->xhi = ax->has_xlim ? ax->xhi : b.x1;
@@ -252,3 +258,43 @@ size_t plot_date_ticks(double lo, double hi, int target, struct tick *t)
 	return n;
 }
 
+
+size_t plot_clock_ticks(double lo, double hi, int target, struct tick *t)
+{
+	static const double steps[] = {
+		0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900,
+		1800, 3600, 7200, 10800, 21600, 43200, 86400,
+	};
+	size_t nsteps = sizeof(steps) / sizeof(steps[0]), k = 0, n;
+	double v[MAX_TICKS];
+
+	if (target < 2)
+		target = 2;
+	while (k + 1 < nsteps &&
+	       st_plot_ticks(lo, hi, steps[k], NULL, 0) > (size_t)target)
+		k++;
+	/* days or more: dates say more than times of day */
+	if (st_plot_ticks(lo, hi, steps[k], NULL, 0) > (size_t)target)
+		return plot_date_ticks(lo, hi, target, t);
+	n = st_plot_ticks(lo, hi, steps[k], v, MAX_TICKS);
+	if (n > MAX_TICKS)
+		n = MAX_TICKS;
+	for (size_t i = 0; i < n; i++) {
+		/* tenths of a second of the day, rounded once */
+		int64_t ds = (int64_t)llround(v[i] * 10.0) % 864000;
+
+		if (ds < 0)
+			ds += 864000;
+		t[i].v = v[i];
+		if (steps[k] < 1)
+			snprintf(t[i].text, sizeof(t[i].text),
+				 "%02d:%02d:%02d.%d", (int)(ds / 36000),
+				 (int)(ds / 600 % 60), (int)(ds / 10 % 60),
+				 (int)(ds % 10));
+		else
+			snprintf(t[i].text, sizeof(t[i].text), "%02d:%02d:%02d",
+				 (int)(ds / 36000), (int)(ds / 600 % 60),
+				 (int)(ds / 10 % 60));
+	}
+	return n;
+}

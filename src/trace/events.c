@@ -11,8 +11,8 @@
 #include "streamtime/outbuf.h"
 #include "streamtime/time.h"
 #include "streamtime/trace_events.h"
+#include "trace_int.h"
 
-#define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
 
 /* The fixed columns, then the keys. */
 enum { C_TS, C_DUR, C_START, C_END, C_HOST, C_PID, C_TID, C_NAME, C_CAT,
@@ -378,27 +378,32 @@ static int write_failed(st_trace_events_result *res, st_error *err)
 	return st_error_set(err, ST_EXIT_IOERR, "cannot write the events");
 }
 
-/* Keep the corrupt line R just gave as number FI's, while fewer than
- * max_bad are kept.  0, or -1 when memory runs out. */
-static int keep_bad(st_trace_events_result *res, size_t max_bad, size_t fi,
-		    const st_pfw_reader *r)
+int trace_bad_keep(st_trace_bad **bad, size_t *n_bad, uint64_t *bad_lines,
+		   size_t max_bad, size_t fi, const st_pfw_reader *r)
 {
 	const char *why;
 	uint64_t line = st_pfw_bad_line(r, &why);
 	st_trace_bad *b;
 
-	res->bad_lines++;
-	if (res->n_bad >= max_bad)
+	(*bad_lines)++;
+	if (*n_bad >= max_bad)
 		return 0;
-	if (!res->bad && !(res->bad = calloc(max_bad, sizeof(*b))))
+	if (!*bad && !(*bad = calloc(max_bad, sizeof(*b))))
 		return -1;
-	b = &res->bad[res->n_bad];
+	b = &(*bad)[*n_bad];
 	b->file = fi;
 	b->line = line;
 	if (!(b->why = strdup(why)))
 		return -1;
-	res->n_bad++;
+	(*n_bad)++;
 	return 0;
+}
+
+void trace_bad_release(st_trace_bad *bad, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(bad[i].why);
+	free(bad);
 }
 
 /* Read input FI to its end (or the limit), writing its rows.  0, or -1
@@ -416,7 +421,9 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 	int rc, ret = 0;
 
 	tf->path = path;
-	if (!(r = st_pfw_open(path, &rerr))) {
+	r = o->src ? o->src->open(o->src->ctx, path, false, &rerr)
+		   : st_pfw_open(path, &rerr);
+	if (!r) {
 		tf->err_code = rerr.code;
 		if (!(tf->err_text = strdup(rerr.text)))
 			return OOM(err);
@@ -426,7 +433,9 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 		int k;
 
 		if (rc == ST_PFW_BAD) {
-			if (keep_bad(res, o->max_bad, fi, r) < 0) {
+			if (trace_bad_keep(&res->bad, &res->n_bad,
+					   &res->bad_lines, o->max_bad, fi,
+					   r) < 0) {
 				ret = OOM(err);
 				break;
 			}
@@ -537,8 +546,6 @@ void st_trace_events_result_release(st_trace_events_result *res)
 	for (size_t i = 0; i < res->n_files; i++)
 		free(res->files_in[i].err_text);
 	free(res->files_in);
-	for (size_t i = 0; i < res->n_bad; i++)
-		free(res->bad[i].why);
-	free(res->bad);
+	trace_bad_release(res->bad, res->n_bad);
 	memset(res, 0, sizeof(*res));
 }

@@ -973,6 +973,9 @@ struct cpu_ctx {
 	/* the timeline: counters written as they are read */
 	st_ctrace *w;
 	int64_t pid;
+	/* st_systrace_each_sample: each sample to FN */
+	st_sys_sample_fn fn;
+	void *fctx;
 };
 
 static void next_day(int *y, int *m, int *d)
@@ -997,10 +1000,10 @@ static int cpu_line(void *ctx, const char *line, size_t len, uint64_t no,
 	int64_t t;
 
 	(void)err;
-	if (!c->w)
+	if (!c->w && !c->fn)
 		s->files[c->fi].lines++;
 	if (rc < 0) {
-		if (!c->w)
+		if (!c->w && !c->fn)
 			sys_bad(s, c->fi, no, "not an mpstat row");
 		return 0;
 	}
@@ -1012,6 +1015,17 @@ static int cpu_line(void *ctx, const char *line, size_t len, uint64_t no,
 	c->prev = r.secs;
 	/* the row is the average of the second that ends at its time */
 	t = local_ns(s, c->y, c->m, c->d, r.secs) - 500000000;
+	if (c->fn) {
+		st_sys_sample x = {
+			.t_ns = t, .gpu = -1,
+			.usr = isnan(r.usr) ? 0 : r.usr,
+			.sys = isnan(r.sys) ? 0 : r.sys,
+			.iowait = isnan(r.iowait) ? 0 : r.iowait,
+			.idle = isnan(r.idle) ? 0 : r.idle,
+		};
+
+		return c->fn(c->fctx, &x, err);
+	}
 	if (c->w) {
 		st_ctrace_counter(c->w, "CPU %", 5, c->pid, t / 1000);
 		st_ctrace_arg_real(c->w, "usr", isnan(r.usr) ? 0 : r.usr);
@@ -1038,6 +1052,9 @@ struct gpu_ctx {
 	double sm, mem, fb;
 	st_ctrace *w;
 	int64_t pid0;
+	st_sys_sample_fn fn;        /* as cpu_ctx's */
+	void *fctx;
+	st_error *err;              /* FN's */
 };
 
 static int gpu_grow(struct st_systrace *s, int gpu)
@@ -1080,6 +1097,12 @@ static int gpu_flush(struct gpu_ctx *c)
 	if (!c->open)
 		return 0;
 	c->open = false;
+	if (c->fn) {
+		st_sys_sample x = { .t_ns = c->t, .gpu = c->gpu, .sm = c->sm,
+				    .mem = c->mem, .fb = c->fb };
+
+		return c->fn(c->fctx, &x, c->err) < 0 ? -2 : 0;
+	}
 	if (c->w) {
 		st_ctrace_counter(c->w, "GPU", 3, c->pid0 + c->gpu, c->t / 1000);
 		st_ctrace_arg_real(c->w, "sm %", c->sm);
@@ -1113,10 +1136,10 @@ static int gpu_line(void *ctx, const char *line, size_t len, uint64_t no,
 	int rc = st_sys_gpu_parse(line, len, &c->h, &r);
 	int64_t t;
 
-	if (!c->w)
+	if (!c->w && !c->fn)
 		s->files[c->fi].lines++;
 	if (rc < 0) {
-		if (!c->w)
+		if (!c->w && !c->fn)
 			sys_bad(s, c->fi, no, "not an nvidia-smi pmon row");
 		return 0;
 	}
@@ -1128,12 +1151,18 @@ static int gpu_line(void *ctx, const char *line, size_t len, uint64_t no,
 		t = local_ns(s, s->y, s->m, s->d, r.secs);
 	else
 		return 0;
-	if (!c->w)
+	if (!c->w && !c->fn)
 		s->files[c->fi].events++;
-	if (r.gpu > s->max_gpu_seen)
+	if (!c->fn && r.gpu > s->max_gpu_seen)
 		s->max_gpu_seen = r.gpu;
-	if (c->open && (c->t != t || c->gpu != r.gpu) && gpu_flush(c) < 0)
-		return OOM(err);
+	if (c->open && (c->t != t || c->gpu != r.gpu)) {
+		int f = gpu_flush(c);
+
+		if (f == -2)
+			return -1;
+		if (f < 0)
+			return OOM(err);
+	}
 	if (!c->open) {
 		c->open = true;
 		c->t = t;
@@ -1144,7 +1173,7 @@ static int gpu_line(void *ctx, const char *line, size_t len, uint64_t no,
 		c->sm += r.sm > 0 ? r.sm : 0;
 		c->mem += r.mem > 0 ? r.mem : 0;
 		c->fb += r.fb > 0 ? r.fb : 0;
-		if (!c->w && r.cmdlen && sys_name_set(s, r.pid, r.cmd, r.cmdlen,
+		if (!c->w && !c->fn && r.cmdlen && sys_name_set(s, r.pid, r.cmd, r.cmdlen,
 						  "comm", 0) < 0)
 			return OOM(err);
 	}
@@ -1633,5 +1662,32 @@ int st_systrace_write_extras(const st_systrace *cs, st_ctrace *w,
 		pid += (int64_t)s->ngpu;
 	}
 	*used = pid - pid0;
+	return 0;
+}
+
+/* ---- the samples as a stream ------------------------------------------ */
+
+int st_systrace_each_sample(const st_systrace *cs, st_sys_sample_fn fn,
+			    void *ctx, st_error *err)
+{
+	struct st_systrace *s = (struct st_systrace *)cs;
+	const char *p;
+	size_t fi;
+
+	if ((p = path_of(s, ST_SYS_CPU, &fi)) && s->y) {
+		struct cpu_ctx c = { .s = s, .fi = fi, .y = s->y, .m = s->m,
+				     .d = s->d, .fn = fn, .fctx = ctx };
+
+		if (sys_each_line(p, cpu_line, &c, err) < 0)
+			return -1;
+	}
+	if ((p = path_of(s, ST_SYS_GPU, &fi)) && s->ngpu) {
+		struct gpu_ctx c = { .s = s, .fi = fi, .gpu = -1, .fn = fn,
+				     .fctx = ctx, .err = err };
+
+		if (sys_each_line(p, gpu_line, &c, err) < 0 ||
+		    gpu_flush(&c) < 0)
+			return -1;
+	}
 	return 0;
 }

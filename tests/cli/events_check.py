@@ -11,7 +11,9 @@ fixtures alone, together and as a directory, standard input, --filter
 control characters, quotes, commas and UTF-8 that must come back exactly
 (the notebook's "\\u0001" line), corrupt lines (named, never fatal), the
 exit codes (65 empty or cut .gz, 66 missing, 73, 64 usage) with --out left
-as it was, and stdout streaming.
+as it was, and stdout streaming.  A seed-layout system-trace directory
+written here: a row per call, name, pid, bytes and file as written, times
+within the time-align trace's bound, --date required (64).
 
 usage: events_check.py STREAMTIME FIXTURES
 """
@@ -370,6 +372,74 @@ def usage():
     check(r.returncode == 64, "no file: rc %d" % r.returncode)
 
 
+def systrace(tmp):
+    """trace events on a seed-layout directory written here: a row per
+    call, its start and end computed here from the bpftrace columns
+    (TIMESTAMP - LAT .. TIMESTAMP, nsecs since boot) and the time-align
+    trace (the offset of nsecs to UTC is bounded within the second that
+    the printed time of day names; the rows must fall within it)."""
+    d = os.path.join(tmp, "seed")
+    os.makedirs(d)
+    # nsecs 5e9 printed 10:00:00 on 2026-03-08 (UTC): UTC = nsecs + off,
+    # off in [10:00:00 - 5 s, 10:00:01 - 5 s + 10 ms]
+    day = datetime.datetime(2026, 3, 8, tzinfo=datetime.timezone.utc)
+    lo_off = int((day + datetime.timedelta(hours=10)).timestamp() *
+                 10**6) - 5 * 10**6
+    with open(os.path.join(d, "trace_time_align.out"), "w") as f:
+        f.write("TIMESTAMP          TIME\n")
+        for k in range(3):
+            f.write("%-18d 10:00:%02d\n" % (5 * 10**9 + k * 10**9, k))
+    calls = []   # (name, pid, fd, ret, start_ns, end_ns, file)
+    for name, fname in (("read", "trace_read.out"),
+                        ("write", "trace_write.out")):
+        with open(os.path.join(d, fname), "w") as f:
+            f.write("%-18s %-8s %-5s %-12s %-12s %s\n" % (
+                "TIMESTAMP", "PID", "FD", "RET (B)", "LAT(ns)", "FILENAME"))
+            for i in range(7 if name == "read" else 4):
+                end = 5 * 10**9 + 250 * 10**6 * i + 1234 + (name == "write")
+                lat = 100000 + 1000 * i
+                ret = 4096 * (i + 1) if name == "read" else 512
+                path = "/data/%s file %d.bin" % (name, i)
+                pid = 300 + i % 2
+                f.write("%-18d %-8d %-5d %-12d %-12d %s\n" % (
+                    end, pid, 3 + i, ret, lat, path))
+                calls.append((name, pid, ret, end - lat, end, path))
+    r = st("trace", "events", d, "--date", "2026-03-08", "--tz", "UTC",
+           "--format", "jsonl", "--keys", "")
+    check(r.returncode == 0, "trace events on a seed-layout directory: "
+          "rc %d %s" % (r.returncode, r.stderr.decode(errors="replace")))
+    rows = [json.loads(l) for l in r.stdout.decode().splitlines()]
+    check(len(rows) == len(calls), "system traces: a row per call: %d rows, "
+          "%d calls written" % (len(rows), len(calls)))
+    got = sorted((e["name"], e["pid"], e["bytes"], e["file"]) for e in rows)
+    want = sorted((c[0], c[1], c[2], c[5]) for c in calls)
+    check(got == want, "system traces: name, pid, bytes, file of each call: "
+          "%s vs %s" % (got, want))
+    off = None
+    for e in rows:
+        c = [c for c in calls if c[5] == e["file"]][0]
+        # the offset this row implies, from its start and from its end
+        o1 = e["ts"] - c[3] // 1000
+        o2 = e["ts"] + e["dur"] - c[4] // 1000
+        check(abs(o1 - o2) <= 1 and lo_off - 1 <= o1 <= lo_off + 10**6 +
+              10**4 + 1, "system traces: %s within the time-align bound: "
+              "offset %d, allowed [%d, %d]" % (e["file"], o1, lo_off,
+                                               lo_off + 1010000))
+        check(e["start"] == utc(e["ts"]), "system traces: start of %s" %
+              e["file"])
+        off = o1 if off is None else off
+        check(abs(o1 - off) <= 1, "system traces: one offset for all rows")
+    r = st("trace", "events", d, "--tz", "UTC")
+    check(r.returncode == 64 and b"--date" in r.stderr,
+          "system traces without --date: 64 naming it: rc %d" %
+          r.returncode)
+    r = st("trace", "events", d, "--date", "2026-03-08", "--filter",
+           "name=write")
+    check(r.returncode == 0 and len(r.stdout.decode().splitlines()) == 5,
+          "system traces --filter name=write: the header and 4 rows: %r" %
+          r.stdout[:300])
+
+
 def main():
     if not os.path.isdir(DF):
         print("events_check: FAIL: no fixtures at %s" % DF, file=sys.stderr)
@@ -383,6 +453,7 @@ def main():
         os.makedirs(os.path.join(tmp, "x"))
         exits(os.path.join(tmp, "x"))
         usage()
+        systrace(tmp)
     finally:
         shutil.rmtree(tmp)
     print("events_check: %d checks, %d failed" % (CHECKS[0], len(FAILS)))

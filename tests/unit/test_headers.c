@@ -53,6 +53,7 @@
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
 #include "streamtime/suggest.h"
+#include "streamtime/sysplot.h"
 #include "streamtime/systrace.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
@@ -102,6 +103,7 @@
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
 #include "streamtime/suggest.h"
+#include "streamtime/sysplot.h"
 #include "streamtime/systrace.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
@@ -152,6 +154,7 @@ static const char *const included[] = {
 	"spawn.h",
 	"stats.h",
 	"suggest.h",
+	"sysplot.h",
 	"systrace.h",
 	"time.h",
 	"timeline.h",

@@ -1,0 +1,127 @@
+/* trace_plot.c - `streamtime trace plot`: the overview figure of
+ * system-trace directories (sysplot.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "trace_inputs.h"
+#include "trace_sys.h"
+#include "streamtime/plot.h"
+#include "streamtime/sysplot.h"
+
+static const struct st_cmd_desc plot_desc = {
+	.path = "streamtime trace plot",
+	ST_DESC_ARGS_ANY("DIR...", "no system-trace directory given",
+			 ST_COMPLETE_DIR),
+	.description =
+	"Draw the overview of system-trace directories (docs/systrace.md) as\n"
+	"DIR/systrace_overview.png and .svg: one figure for all DIRs, on one\n"
+	"UTC time axis.  Rows per process (named as `trace summary` names\n"
+	"them, children under their parents) and kind of call (read, write,\n"
+	"openat, close, ...), each call a bar from its start to its end; a row\n"
+	"of more than 1500 calls is drawn as its busy share in each of 1000\n"
+	"columns of the time axis (in quarters).  At most 40 rows: the\n"
+	"processes with the fewest calls share 'other processes' rows.  Below:\n"
+	"CPU %usr, %sys and %iowait (cpu.out), GPU sm % and memory % per GPU\n"
+	"(gpu.out).  Init, epochs and evals (MLLOG) are shaded across all\n"
+	"panels.  The caption gives the axis' ends and each directory's\n"
+	"alignment bound.\n",
+	.epilogue =
+	"Exit 65 when a DIR holds no system-trace file or nothing to draw, 64\n"
+	"when a time-align trace needs --date, 66 an input missing, 73 the\n"
+	"output cannot be created.  Both files appear together or not at all.\n",
+};
+
+static int add_filter(const struct st_option *o, char *arg, st_error *err)
+{
+	if (st_trace_filter_parse(o->target, arg, err) < 0) {
+		err->code = ST_EXIT_USAGE;
+		return -1;
+	}
+	return 0;
+}
+
+/* Is every DIR of ARGS[0..N) a system-trace directory?  The exit status
+ * (66 missing, 65 not a set), each failure said. */
+static int check_dirs(char **args, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat sb;
+
+		if (stat(args[i], &sb) < 0) {
+			st_msg_error("cannot read %s: %s", args[i],
+				     strerror(errno));
+			rc = ST_EXIT_NOINPUT;
+		} else if (!S_ISDIR(sb.st_mode) || !st_systrace_is_set(args[i])) {
+			st_msg_error("%s: not a trace set: no system-trace file "
+				     "(trace_*.out, cpu.out, gpu.out, *.log with "
+				     "MLLOG lines, strace.out, manifest.json; see "
+				     "docs/systrace.md)", args[i]);
+			if (!rc)
+				rc = ST_EXIT_DATAERR;
+		}
+	}
+	return rc;
+}
+
+int cmd_trace_plot(int argc, char **argv)
+{
+	const char *outdir = NULL;
+	unsigned formats = ST_PLOT_PNG | ST_PLOT_SVG;
+	st_trace_filter filter = { 0 };
+	struct st_trace_sys_opts sys = { 0 };
+	const struct st_option opts[] = {
+		ST_ROW_OUT_DIR(outdir, "where systrace_overview.png and .svg go "
+			       "(created if needed)"),
+		{ ST_O("format", 0, ST_OPT_CALLBACK, &formats, "LIST",
+		       "png, svg or png,svg (default png,svg)", 0),
+		  .choices = st_plot_format_choices,
+		  .cb = st_opt_plot_formats },
+		{ ST_O("filter", 0, ST_OPT_CALLBACK, &filter, "F",
+		       "the calls drawn, as for `trace summary`", ST_OPT_REPEAT),
+		  .cb = add_filter },
+		ST_TRACE_SYS_OPT_ROWS(sys),
+		ST_OPT_END_ROW,
+	};
+	struct st_trace_sets ts = { 0 };
+	st_sysplot_opts o = { 0 };
+	st_sysplot_result res = { 0 };
+	st_error err;
+	int nargs, rc;
+
+	if (!st_opt_go(&plot_desc, opts, argc, argv, &nargs, &rc))
+		goto out;
+	if ((rc = check_dirs(argv + 1, (size_t)nargs)) ||
+	    (rc = st_trace_sets_open(&ts, argv + 1, (size_t)nargs, &sys,
+				     st_verbosity > 0 ? 1000 : 10, NULL, NULL)))
+		goto out;
+	o.filter = filter.n ? &filter : NULL;
+	o.formats = formats;
+	o.max_bad = st_verbosity > 0 ? 1000 : 10;
+	if (st_sysplot_write(&ts.sets, &o, outdir, &res, &err) < 0) {
+		rc = st_msg_fail(&err);
+		st_msg_error("trace plot: nothing written");
+	}
+	trace_sys_report(&ts.sets);
+	for (size_t i = 0; i < res.n_bad; i++)
+		st_msg_warn("%s:%" PRIu64 ": corrupt line skipped: %s",
+			    res.paths[res.bad[i].file], res.bad[i].line,
+			    res.bad[i].why);
+	if (res.bad_lines > res.n_bad)
+		st_msg_warn("%" PRIu64 " more corrupt lines skipped (%" PRIu64
+			    " in all)", res.bad_lines - res.n_bad, res.bad_lines);
+	if (!rc)
+		st_msg_info("trace plot: %" PRIu64 " calls in %zu rows (%zu as "
+			    "busy share, %zu processes as 'other'); %zu files "
+			    "written to %s", res.calls, res.rows, res.dense_rows,
+			    res.other_procs, res.files, outdir);
+out:
+	st_sysplot_result_release(&res);
+	st_trace_sets_release(&ts);
+	st_trace_filter_release(&filter);
+	return st_finish_stdout(rc);
+}
