@@ -1153,6 +1153,8 @@ out:
 }
 
 static const struct st_cmd sub[] = {
+	{ "compare", cmd_trace_compare,
+	  "the notebook's table: metrics per case, one pass per case", NULL },
 	{ "events", cmd_trace_events,
 	  "the selected events as CSV or JSON lines, with derived keys", NULL },
 	{ "record", cmd_trace_record,

@@ -12,6 +12,8 @@
 #include "streamtime/time.h"
 #include "streamtime/trace_events.h"
 
+#include "fcache.h"
+
 #define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
 
 /* The fixed columns, then the keys. */
@@ -23,13 +25,6 @@ static const char *const col_names[C_N] = {
 };
 
 #define NCOLS (C_N + ST_TRACE_KEYS_MAX)
-
-/* Per reader string id and field (name, cat, host, file): whether the
- * filter's terms on that field hold, 0 unknown, 1, -1. */
-struct fcache {
-	int8_t *ok[4];
-	size_t cap;
-};
 
 /* The text of the last whole second formatted. */
 struct tcache {
@@ -59,68 +54,6 @@ bool st_trace_events_key_is_column(const st_trace_key *k)
 	return k->kind == ST_TRACE_KEY_HOST || k->kind == ST_TRACE_KEY_PID ||
 	       k->kind == ST_TRACE_KEY_NAME || k->kind == ST_TRACE_KEY_CAT ||
 	       k->kind == ST_TRACE_KEY_FILE;
-}
-
-/* ---- the filter ------------------------------------------------------ */
-
-static void fcache_release(struct fcache *c)
-{
-	for (int f = 0; f < 4; f++)
-		free(c->ok[f]);
-	memset(c, 0, sizeof(*c));
-}
-
-/* Do the filter's terms on FIELD hold for string ID of R (ST_PFW_NONE:
- * the event has none)?  1, 0, or -1 when memory runs out. */
-static int field_ok(struct fcache *c, const st_trace_filter *f,
-		    const st_pfw_reader *r, enum st_trace_field field,
-		    uint32_t id)
-{
-	const char *s;
-	size_t len;
-
-	if (id == ST_PFW_NONE)
-		return st_trace_filter_field(f, field, NULL, 0);
-	if (id >= c->cap) {
-		size_t cap = c->cap ? c->cap : 1024;
-
-		while (cap <= id)
-			cap *= 2;
-		for (int k = 0; k < 4; k++) {
-			int8_t *v = realloc(c->ok[k], cap);
-
-			if (!v)
-				return -1;
-			memset(v + c->cap, 0, cap - c->cap);
-			c->ok[k] = v;
-		}
-		c->cap = cap;
-	}
-	if (!c->ok[field][id]) {
-		s = st_pfw_str(r, id, &len);
-		c->ok[field][id] = st_trace_filter_field(f, field, s, len) ? 1
-									  : -1;
-	}
-	return c->ok[field][id] > 0;
-}
-
-/* Does F let EV through?  1, 0, or -1 when memory runs out. */
-static int keep(struct fcache *c, const st_trace_filter *f,
-		const st_pfw_reader *r, const st_pfw_event *ev)
-{
-	const uint32_t ids[4] = { ev->name, ev->cat, ev->host, ev->file };
-
-	if (!f)
-		return 1;
-	if (!st_trace_filter_ids(f, ev->pid, ev->tid))
-		return 0;
-	for (int k = 0; k < 4; k++) {
-		int ok = field_ok(c, f, r, (enum st_trace_field)k, ids[k]);
-
-		if (ok <= 0)
-			return ok;
-	}
-	return 1;
 }
 
 /* ---- cells ----------------------------------------------------------- */
@@ -407,7 +340,7 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 {
 	const st_trace_events_opts *o = w->o;
 	st_trace_file *tf = &res->files_in[fi];
-	struct fcache fc = { 0 };
+	struct st_trace_fcache fc = { 0 };
 	st_pfw_reader *r;
 	st_pfw_event ev;
 	st_error rerr;
@@ -432,7 +365,7 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 			continue;
 		}
 		res->events++;
-		if ((k = keep(&fc, o->filter, r, &ev)) < 0) {
+		if ((k = st_trace_fcache_keep(&fc, o->filter, r, &ev)) < 0) {
 			ret = OOM(err);
 			break;
 		}
@@ -477,7 +410,7 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 		atomic_fetch_add(&o->progress->events, tf->st.events);
 	}
 	st_pfw_close(r);
-	fcache_release(&fc);
+	st_trace_fcache_release(&fc);
 	return ret;
 }
 
