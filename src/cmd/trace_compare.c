@@ -15,6 +15,7 @@
 #include "streamtime/atomic.h"
 #include "streamtime/systrace.h"
 #include "streamtime/trace_compare.h"
+#include "streamtime/tz.h"
 
 #define MAX_CASES 256
 
@@ -74,9 +75,9 @@ static bool is_dir(const char *p)
 
 /* The system-trace directory DIR as a set of C, its call files added to
  * C's inputs.  Returns the exit status. */
-static int add_set(struct case_in *c, const char *dir, size_t max_bad)
+static int add_set(struct case_in *c, const char *dir,
+		   const st_systrace_opts *o)
 {
-	st_systrace_opts o = { .max_bad = max_bad };
 	st_systrace **v;
 	st_systrace *s;
 	const char *const *ev;
@@ -88,7 +89,7 @@ static int add_set(struct case_in *c, const char *dir, size_t max_bad)
 		return ST_EXIT_IOERR;
 	}
 	c->sets.v = v;
-	if (!(s = st_systrace_open(dir, &o, &err)))
+	if (!(s = st_systrace_open(dir, o, &err)))
 		return st_msg_fail(&err);
 	c->sets.v[c->sets.n++] = s;
 	n = st_systrace_event_files(s, &ev);
@@ -103,9 +104,10 @@ static int add_set(struct case_in *c, const char *dir, size_t max_bad)
 }
 
 /* --case NAME=PATH[,PATH...] (ARG, overwritten) into C: the paths
- * expanded and checked as `trace summary` does.  Returns the exit
- * status. */
-static int case_parse(struct case_in *c, char *arg, size_t max_bad)
+ * expanded and checked as `trace summary` does, system-trace directories
+ * opened with SO.  Returns the exit status. */
+static int case_parse(struct case_in *c, char *arg,
+		      const st_systrace_opts *so)
 {
 	char *eq = strchr(arg, '='), *p, *save = NULL;
 	int rc = 0;
@@ -123,7 +125,7 @@ static int case_parse(struct case_in *c, char *arg, size_t max_bad)
 		int r;
 
 		if (is_dir(p) && st_systrace_is_set(p))
-			r = add_set(c, p, max_bad);
+			r = add_set(c, p, so);
 		else
 			r = st_trace_inputs_collect(&c->in, &p, 1);
 		if (r == ST_EXIT_IOERR)
@@ -293,6 +295,9 @@ int cmd_trace_compare(int argc, char **argv)
 	struct st_strlist case_args = { 0 };
 	bool json = false;
 	int64_t jobs = 0;
+	st_systrace_opts so = { 0 };
+	const char *tz_name = NULL;
+	st_tz *tz = NULL;
 	const struct st_option opts[] = {
 		{ ST_O("metrics", 0, ST_OPT_PATH, &metrics_path, "FILE",
 		       "the metrics, a JSON array (see above)",
@@ -306,6 +311,15 @@ int cmd_trace_compare(int argc, char **argv)
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
 		       "write the table there, whole or not at all (default "
 		       "'-': stdout)", 0) },
+		{ ST_O("date", 0, ST_OPT_STRING, &so.date, "YYYY-MM-DD",
+		       "system traces: the local date of the time-align "
+		       "trace's times of day (as for `trace summary`)", 0) },
+		{ ST_O("tz", 0, ST_OPT_ZONE, &tz_name, "ZONE",
+		       "system traces: the IANA zone of those local times "
+		       "(default UTC, or the manifest's)", 0) },
+		{ ST_O("names", 0, ST_OPT_PATH, &so.names, "FILE",
+		       "system traces: process names, a line 'PID NAME' each",
+		       0) },
 		{ ST_O("jobs", 'j', ST_OPT_INT, &jobs, "N",
 		       "cases read at once (default: the cores, at most the "
 		       "cases); each case's files are read one after the other",
@@ -349,8 +363,17 @@ int cmd_trace_compare(int argc, char **argv)
 		rc = st_msg_fail(&err);
 		goto out;
 	}
+	so.max_bad = o.max_bad;
+	if (tz_name) {
+		if (!(tz = st_tz_load(tz_name, &err))) {
+			rc = st_msg_fail(&err);
+			goto out;
+		}
+		so.tz = tz;
+		so.tz_given = true;
+	}
 	for (size_t c = 0; c < n; c++) {
-		int r = case_parse(&ci[c], (char *)case_args.v[c], o.max_bad);
+		int r = case_parse(&ci[c], (char *)case_args.v[c], &so);
 
 		for (size_t k = 0; !r && k < c; k++)
 			if (strcmp(ci[k].name, ci[c].name) == 0)
@@ -382,5 +405,6 @@ out:
 	free(ci);
 	free(case_args.v);
 	st_metrics_release(&m);
+	st_tz_free(tz);
 	return rc;
 }
