@@ -57,6 +57,7 @@
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/tz.h"
@@ -106,6 +107,7 @@
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/tz.h"
@@ -156,6 +158,7 @@ static const char *const included[] = {
 	"time.h",
 	"timeline.h",
 	"trace.h",
+	"trace_compare.h",
 	"trace_events.h",
 	"trace_keys.h",
 	"tz.h",
