@@ -12,7 +12,7 @@
 #include "streamtime/suggest.h"
 #include "streamtime/trace_compare.h"
 
-#include "fcache.h"
+#include "pass.h"
 #include "trace_int.h"
 
 /* ---- the metrics file ------------------------------------------------ */
@@ -521,18 +521,10 @@ static int derived_id(struct pass *p, struct derived *d,
 		return 0;
 	}
 	e.file = st_pfw_str(r, file, &e.file_len);
-	n = st_trace_key_format(&d->key, &e, p->kb, p->kcap);
+	if (st_trace_key_text(&d->key, &e, &p->kb, &p->kcap, &n) < 0)
+		return -1;
 	if (n == ST_TRACE_KEY_NONE)
 		return 0;
-	if (n >= p->kcap) {
-		char *b = realloc(p->kb, n + 1);
-
-		if (!b)
-			return -1;
-		p->kb = b;
-		p->kcap = n + 1;
-		st_trace_key_format(&d->key, &e, p->kb, p->kcap);
-	}
 	if ((g = st_strtab_intern(&p->tab, p->kb, n, NULL)) < 0)
 		return -1;
 	d->gid[file] = (uint32_t)g + 1;
@@ -690,29 +682,6 @@ static int pass_event(struct pass *p, const st_pfw_reader *r,
 	return 0;
 }
 
-/* Keep the corrupt line R just gave as input FI's, while fewer than
- * max_bad are kept.  0, or -1 when memory runs out. */
-static int keep_bad(st_compare_case *c, size_t max_bad, size_t fi,
-		    const st_pfw_reader *r)
-{
-	const char *why;
-	uint64_t line = st_pfw_bad_line(r, &why);
-	st_trace_bad *b;
-
-	c->bad_lines++;
-	if (c->n_bad >= max_bad)
-		return 0;
-	if (!c->bad && !(c->bad = calloc(max_bad, sizeof(*b))))
-		return -1;
-	b = &c->bad[c->n_bad];
-	b->file = fi;
-	b->line = line;
-	if (!(b->why = strdup(why)))
-		return -1;
-	c->n_bad++;
-	return 0;
-}
-
 /* Read input FI of C to its end into P.  0, or -1 out of memory. */
 static int read_one(struct pass *p, st_compare_case *c, size_t fi,
 		    const st_compare_opts *o)
@@ -724,19 +693,16 @@ static int read_one(struct pass *p, st_compare_case *c, size_t fi,
 	st_error rerr;
 	uint64_t seen = 0, tick = 0;
 	int rc, ret = 0;
+	bool oom = false;
 
-	tf->path = path;
-	r = c->src && c->src->open ? c->src->open(c->src->ctx, path, false,
-						  &rerr)
-				   : st_pfw_open(path, &rerr);
-	if (!r) {
-		tf->err_code = rerr.code;
-		return (tf->err_text = strdup(rerr.text)) ? 0 : -1;
-	}
+	if (!(r = st_trace_input_open(tf, path, c->src, &oom)))
+		return oom ? -1 : 0;
 	pass_reader(p);
 	while ((rc = st_pfw_next(r, &ev, &rerr)) > 0) {
 		if (rc == ST_PFW_BAD) {
-			if ((ret = keep_bad(c, o->max_bad, fi, r)) < 0)
+			if ((ret = st_trace_bad_keep(&c->bad, &c->n_bad,
+						     &c->bad_lines, o->max_bad,
+						     fi, r)) < 0)
 				break;
 			continue;
 		}
@@ -750,20 +716,9 @@ static int read_one(struct pass *p, st_compare_case *c, size_t fi,
 			seen = off;
 		}
 	}
-	if (rc == ST_PFW_ERROR) {
-		tf->err_code = rerr.code;
-		if (!(tf->err_text = strdup(rerr.text)))
-			ret = -1;
-	}
-	tf->st = *st_pfw_stats_get(r);
-	tf->not_trace = rc != ST_PFW_ERROR && ret == 0 &&
-			tf->st.events == 0 && tf->st.meta == 0 &&
-			tf->st.other == 0;
-	if (o->progress) {
-		atomic_fetch_add(&o->progress->bytes, st_pfw_offset(r) - seen);
-		atomic_fetch_add(&o->progress->events, tf->st.events);
-	}
-	st_pfw_close(r);
+	if (st_trace_input_close(tf, r, rc, &rerr, ret == 0, o->progress,
+				 seen) < 0)
+		ret = -1;
 	return ret;
 }
 
@@ -840,12 +795,7 @@ void st_compare_case_release(st_compare_case *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->n_files; i++)
-		free(c->files_in[i].err_text);
-	free(c->files_in);
-	for (size_t i = 0; i < c->n_bad; i++)
-		free(c->bad[i].why);
-	free(c->bad);
+	st_trace_inputs_free(c->files_in, c->n_files, c->bad, c->n_bad);
 	free(c->res);
 	c->res = NULL;
 	c->files_in = NULL;

@@ -12,7 +12,7 @@
 #include "streamtime/time.h"
 #include "streamtime/trace_events.h"
 
-#include "fcache.h"
+#include "pass.h"
 
 #define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
 
@@ -199,21 +199,13 @@ static int cell_text(struct writer *w, size_t col, const char *s, size_t len,
 static int cell_key(struct writer *w, size_t i, const st_trace_rec *e,
 		    bool json)
 {
-	const st_trace_key *k = &w->keys[i];
-	size_t n = st_trace_key_format(k, e, w->kb, w->kcap);
+	size_t n;
 
+	if (st_trace_key_text(&w->keys[i], e, &w->kb, &w->kcap, &n) < 0)
+		return -1;
 	if (n == ST_TRACE_KEY_NONE) {
 		w->off[C_N + i] = SIZE_MAX;
 		return 0;
-	}
-	if (n >= w->kcap) {
-		char *b = realloc(w->kb, n + 1);
-
-		if (!b)
-			return -1;
-		w->kb = b;
-		w->kcap = n + 1;
-		st_trace_key_format(k, e, w->kb, w->kcap);
 	}
 	return cell_text(w, C_N + i, w->kb, n, json);
 }
@@ -310,29 +302,6 @@ static int write_failed(st_trace_events_result *res, st_error *err)
 	return st_error_set(err, ST_EXIT_IOERR, "cannot write the events");
 }
 
-/* Keep the corrupt line R just gave as number FI's, while fewer than
- * max_bad are kept.  0, or -1 when memory runs out. */
-static int keep_bad(st_trace_events_result *res, size_t max_bad, size_t fi,
-		    const st_pfw_reader *r)
-{
-	const char *why;
-	uint64_t line = st_pfw_bad_line(r, &why);
-	st_trace_bad *b;
-
-	res->bad_lines++;
-	if (res->n_bad >= max_bad)
-		return 0;
-	if (!res->bad && !(res->bad = calloc(max_bad, sizeof(*b))))
-		return -1;
-	b = &res->bad[res->n_bad];
-	b->file = fi;
-	b->line = line;
-	if (!(b->why = strdup(why)))
-		return -1;
-	res->n_bad++;
-	return 0;
-}
-
 /* Read input FI to its end (or the limit), writing its rows.  0, or -1
  * with ERR set (74: OUT failed or memory ran out). */
 static int read_one(struct writer *w, const char *path, size_t fi,
@@ -346,19 +315,17 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 	st_error rerr;
 	uint64_t seen = 0, tick = 0;
 	int rc, ret = 0;
+	bool oom = false;
 
-	tf->path = path;
-	if (!(r = st_pfw_open(path, &rerr))) {
-		tf->err_code = rerr.code;
-		if (!(tf->err_text = strdup(rerr.text)))
-			return OOM(err);
-		return 0;
-	}
+	if (!(r = st_trace_input_open(tf, path, NULL, &oom)))
+		return oom ? OOM(err) : 0;
 	while ((rc = st_pfw_next(r, &ev, &rerr)) > 0) {
 		int k;
 
 		if (rc == ST_PFW_BAD) {
-			if (keep_bad(res, o->max_bad, fi, r) < 0) {
+			if (st_trace_bad_keep(&res->bad, &res->n_bad,
+					      &res->bad_lines, o->max_bad, fi,
+					      r) < 0) {
 				ret = OOM(err);
 				break;
 			}
@@ -395,21 +362,9 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 			}
 		}
 	}
-	if (rc == ST_PFW_ERROR) {
-		tf->err_code = rerr.code;
-		if (!(tf->err_text = strdup(rerr.text)) && !ret)
-			ret = OOM(err);
-	}
-	tf->st = *st_pfw_stats_get(r);
-	/* read to its end and no line an event of any phase */
-	tf->not_trace = !res->limited && rc != ST_PFW_ERROR && ret == 0 &&
-			tf->st.events == 0 && tf->st.meta == 0 &&
-			tf->st.other == 0;
-	if (o->progress) {
-		atomic_fetch_add(&o->progress->bytes, st_pfw_offset(r) - seen);
-		atomic_fetch_add(&o->progress->events, tf->st.events);
-	}
-	st_pfw_close(r);
+	if (st_trace_input_close(tf, r, rc, &rerr, !res->limited && ret == 0,
+				 o->progress, seen) < 0 && !ret)
+		ret = OOM(err);
 	st_trace_fcache_release(&fc);
 	return ret;
 }
@@ -466,11 +421,7 @@ void st_trace_events_result_release(st_trace_events_result *res)
 {
 	if (!res)
 		return;
-	for (size_t i = 0; i < res->n_files; i++)
-		free(res->files_in[i].err_text);
-	free(res->files_in);
-	for (size_t i = 0; i < res->n_bad; i++)
-		free(res->bad[i].why);
-	free(res->bad);
+	st_trace_inputs_free(res->files_in, res->n_files, res->bad,
+			     res->n_bad);
 	memset(res, 0, sizeof(*res));
 }
