@@ -97,13 +97,15 @@ typedef struct st_compare_case {
 
 typedef struct st_compare_opts {
 	const st_metrics *metrics;
-	int jobs;                    /* cases read at once; < 1 means 1 */
+	int jobs;                    /* threads; < 1 means 1 */
 	size_t max_bad;
 	st_trace_progress *progress; /* may be NULL */
 } st_compare_opts;
 
-/* Compute every metric of O for each case of CASES[0..N), each case's
- * files read once, one after the other, cases in O->jobs threads.  An
+/* Compute every metric of O for each case of CASES[0..N), each file
+ * read once: O->jobs threads take the files (of all cases, in order) one
+ * at a time, each gathering per case into tables of its own, merged by
+ * key at the end, so the answers do not depend on the threads.  An
  * input that cannot be opened, a damaged gzip stream or a read error is
  * recorded in the case's files_in (what was read before it counts), as
  * st_trace_summarize does.  Returns 0, or -1 with ERR set when memory

@@ -321,9 +321,8 @@ int cmd_trace_compare(int argc, char **argv)
 		       "system traces: process names, a line 'PID NAME' each",
 		       0) },
 		{ ST_O("jobs", 'j', ST_OPT_INT, &jobs, "N",
-		       "cases read at once (default: the cores, at most the "
-		       "cases); each case's files are read one after the other",
-		       0), .min = 1, .max = 64 },
+		       "files read at once, of one case or several (default: "
+		       "the cores)", 0), .min = 1, .max = 64 },
 		ST_OPT_END_ROW,
 	};
 	st_metrics m = { 0 };

@@ -456,6 +456,11 @@ struct pass {
 	char *kb;             /* a derived value */
 	size_t kcap;
 	bool sat;
+	uint64_t events, bad_lines;
+	st_trace_bad *bad;    /* the first max_bad of the files read */
+	size_t n_bad;
+	/* per metric, per key component: a string id (else a number) */
+	bool (*cstr)[MAX_COMPS];
 };
 
 /* Make room for reader string id ID in the id maps (new room 0). */
@@ -555,14 +560,24 @@ static int pass_init(struct pass *p, const st_metrics *m)
 	st_strtab_init(&p->tab);
 	if (!(p->sums = calloc(m->n, sizeof(*p->sums))) ||
 	    !(p->fc = calloc(m->n, sizeof(*p->fc))) ||
-	    !(p->dslot = calloc(m->n * ST_TRACE_KEYS_MAX, 1)))
+	    !(p->dslot = calloc(m->n * ST_TRACE_KEYS_MAX, 1)) ||
+	    !(p->cstr = calloc(m->n, sizeof(*p->cstr))))
 		return -1;
 	for (size_t i = 0; i < m->n; i++) {
 		const st_trace_keys *k = &m->v[i].per;
+		size_t w = 0;
 
 		p->sums[i].w = key_width(k);
 		for (size_t j = 0; j < k->n; j++) {
+			enum st_trace_key_kind kind = k->v[j].kind;
 			size_t d;
+
+			p->cstr[i][w++] = kind != ST_TRACE_KEY_PHASE;
+			if (kind == ST_TRACE_KEY_PID ||
+			    kind == ST_TRACE_KEY_THREAD)
+				w++;
+			if (kind == ST_TRACE_KEY_THREAD)
+				w++;
 
 			if (!is_derived(k->v[j].kind))
 				continue;
@@ -589,6 +604,8 @@ static void pass_release(struct pass *p)
 	free(p->sums);
 	free(p->fc);
 	free(p->dslot);
+	free(p->cstr);
+	st_trace_inputs_free(NULL, 0, p->bad, p->n_bad);
 	free(p->gid);
 	for (size_t d = 0; d < p->nder; d++)
 		free(p->der[d].gid);
@@ -700,13 +717,13 @@ static int read_one(struct pass *p, st_compare_case *c, size_t fi,
 	pass_reader(p);
 	while ((rc = st_pfw_next(r, &ev, &rerr)) > 0) {
 		if (rc == ST_PFW_BAD) {
-			if ((ret = st_trace_bad_keep(&c->bad, &c->n_bad,
-						     &c->bad_lines, o->max_bad,
+			if ((ret = st_trace_bad_keep(&p->bad, &p->n_bad,
+						     &p->bad_lines, o->max_bad,
 						     fi, r)) < 0)
 				break;
 			continue;
 		}
-		c->events++;
+		p->events++;
 		if ((ret = pass_event(p, r, &ev)) < 0)
 			break;
 		if (o->progress && (++tick & 8191) == 0) {
@@ -722,73 +739,219 @@ static int read_one(struct pass *p, st_compare_case *c, size_t fi,
 	return ret;
 }
 
-/* Every metric of case C.  0, or -1 out of memory. */
-static int run_case(st_compare_case *c, const st_compare_opts *o)
+/* Add what SRC gathered (another thread's pass over other files of the
+ * same case) into DST: its keys' strings re-interned into DST's table.
+ * 0, or -1 out of memory. */
+static int pass_merge(struct pass *dst, const struct pass *src)
 {
-	const st_metrics *m = o->metrics;
-	struct pass p;
-	int ret = 0;
+	uint64_t k[MAX_COMPS];
 
-	if (!(c->res = calloc(m->n ? m->n : 1, sizeof(*c->res))) ||
-	    !(c->files_in = calloc(c->n ? c->n : 1, sizeof(*c->files_in))))
-		return -1;
-	if (pass_init(&p, m) < 0) {
-		pass_release(&p);
-		return -1;
+	for (size_t i = 0; i < dst->m->n; i++) {
+		const struct sums *s = &src->sums[i];
+
+		for (size_t e = 0; e < s->n; e++) {
+			memcpy(k, s->keys + e * s->w, s->w * sizeof(*k));
+			for (size_t j = 0; j < s->w; j++) {
+				const char *str;
+				size_t len;
+				int64_t g;
+
+				if (!dst->cstr[i][j] || k[j] == NONE)
+					continue;
+				str = st_strtab_str(&src->tab, (uint32_t)k[j],
+						    &len);
+				if ((g = st_strtab_intern(&dst->tab, str, len,
+							  NULL)) < 0)
+					return -1;
+				k[j] = (uint64_t)g;
+			}
+			if (sums_add(&dst->sums[i], k, s->sum[e], &dst->sat) < 0)
+				return -1;
+		}
 	}
-	for (size_t i = 0; ret == 0 && i < c->n; i++) {
-		c->n_files = i + 1;
-		ret = read_one(&p, c, i, o);
-	}
-	for (size_t i = 0; ret == 0 && i < m->n; i++)
-		sums_reduce(&p.sums[i], m->v[i].reduce, &c->res[i], &p.sat);
-	c->saturated = p.sat;
-	pass_release(&p);
-	return ret;
+	dst->sat |= src->sat;
+	dst->events += src->events;
+	dst->bad_lines += src->bad_lines;
+	return 0;
 }
 
+static int cmp_bad(const void *x, const void *y)
+{
+	const st_trace_bad *a = x, *b = y;
+
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* The corrupt lines kept by the passes P[0..N) of case C, in order of
+ * the files and lines, the first MAX of them, into C.  0, -1 out of
+ * memory. */
+static int gather_bad(st_compare_case *c, struct pass **p, size_t n,
+		      size_t max)
+{
+	size_t total = 0;
+
+	for (size_t t = 0; t < n; t++)
+		total += p[t] ? p[t]->n_bad : 0;
+	if (!total)
+		return 0;
+	if (!(c->bad = calloc(total, sizeof(*c->bad))))
+		return -1;
+	for (size_t t = 0; t < n; t++) {
+		if (!p[t])
+			continue;
+		memcpy(c->bad + c->n_bad, p[t]->bad,
+		       p[t]->n_bad * sizeof(*c->bad));
+		c->n_bad += p[t]->n_bad;
+		free(p[t]->bad);
+		p[t]->bad = NULL;
+		p[t]->n_bad = 0;
+	}
+	qsort(c->bad, c->n_bad, sizeof(*c->bad), cmp_bad);
+	while (c->n_bad > max)
+		free(c->bad[--c->n_bad].why);
+	return 0;
+}
+
+/* The work: every file of every case, taken one at a time by the
+ * threads, each thread gathering into a pass of its own per case. */
 struct pool {
 	st_compare_case *cases;
 	size_t n;
+	size_t *first;           /* case i's files are units first[i].. */
+	size_t units;
 	const st_compare_opts *o;
+	struct pass **passes;    /* [thread * n + case], NULL: none yet */
 	_Atomic size_t next;
 	_Atomic bool failed;
 };
 
+struct worker_arg {
+	struct pool *pl;
+	size_t t;
+};
+
 static void *worker(void *arg)
 {
-	struct pool *pl = arg;
-	size_t i;
+	struct worker_arg *wa = arg;
+	struct pool *pl = wa->pl;
+	size_t u;
 
 	while (!atomic_load(&pl->failed) &&
-	       (i = atomic_fetch_add(&pl->next, 1)) < pl->n)
-		if (run_case(&pl->cases[i], pl->o) < 0)
+	       (u = atomic_fetch_add(&pl->next, 1)) < pl->units) {
+		size_t c = 0;
+		struct pass **pp;
+
+		while (c + 1 < pl->n && pl->first[c + 1] <= u)
+			c++;
+		pp = &pl->passes[wa->t * pl->n + c];
+		if (!*pp && (!(*pp = calloc(1, sizeof(**pp))) ||
+			     pass_init(*pp, pl->o->metrics) < 0)) {
 			atomic_store(&pl->failed, true);
+			break;
+		}
+		if (read_one(*pp, &pl->cases[c], u - pl->first[c], pl->o) < 0)
+			atomic_store(&pl->failed, true);
+	}
 	return NULL;
+}
+
+/* Case C's answers from the threads' passes P[0..NT) (released here). */
+static int finish_case(st_compare_case *c, struct pass **p, size_t nt,
+		       const st_compare_opts *o)
+{
+	const st_metrics *m = o->metrics;
+	struct pass *dst = NULL, empty;
+	int ret = 0;
+
+	for (size_t t = 0; t < nt; t++) {
+		if (!p[t])
+			continue;
+		if (!dst)
+			dst = p[t];
+		else if (pass_merge(dst, p[t]) < 0)
+			ret = -1;
+	}
+	if (!dst) {
+		dst = &empty;
+		if (pass_init(dst, m) < 0)
+			ret = -1;
+	}
+	if (ret == 0 && gather_bad(c, p, nt, o->max_bad) < 0)
+		ret = -1;
+	c->n_files = c->n;
+	c->events = dst->events;
+	c->bad_lines = dst->bad_lines;
+	for (size_t i = 0; ret == 0 && i < m->n; i++)
+		sums_reduce(&dst->sums[i], m->v[i].reduce, &c->res[i],
+			    &dst->sat);
+	c->saturated = dst->sat;
+	if (dst == &empty)
+		pass_release(&empty);
+	return ret;
 }
 
 int st_trace_compare(st_compare_case *cases, size_t n,
 		     const st_compare_opts *o, st_error *err)
 {
 	struct pool pl = { .cases = cases, .n = n, .o = o };
+	struct worker_arg wa[64];
 	size_t nt = o->jobs < 1 ? 1 : (size_t)o->jobs, started = 0;
 	pthread_t th[64];
+	int ret = 0;
 
-	if (nt > n)
-		nt = n;
+	if (!(pl.first = calloc(n ? n : 1, sizeof(*pl.first))))
+		return OOM(err);
+	for (size_t c = 0; c < n; c++) {
+		pl.first[c] = pl.units;
+		pl.units += cases[c].n;
+		if (!(cases[c].res = calloc(o->metrics->n ? o->metrics->n : 1,
+					    sizeof(*cases[c].res))) ||
+		    !(cases[c].files_in = calloc(cases[c].n ? cases[c].n : 1,
+						 sizeof(*cases[c].files_in))))
+			ret = -1;
+	}
+	if (nt > pl.units)
+		nt = pl.units ? pl.units : 1;
 	if (nt > 64)
 		nt = 64;
-	for (size_t i = 1; i < nt; i++) {
-		if (pthread_create(&th[started], NULL, worker, &pl) != 0)
-			break;
-		started++;
+	if (ret == 0 && !(pl.passes = calloc(nt * (n ? n : 1),
+					     sizeof(*pl.passes))))
+		ret = -1;
+	if (ret == 0) {
+		for (size_t t = 0; t < nt; t++)
+			wa[t] = (struct worker_arg){ &pl, t };
+		for (size_t t = 1; t < nt; t++) {
+			if (pthread_create(&th[started], NULL, worker,
+					   &wa[t]) != 0)
+				break;
+			started++;
+		}
+		worker(&wa[0]);
+		for (size_t i = 0; i < started; i++)
+			pthread_join(th[i], NULL);
+		if (atomic_load(&pl.failed))
+			ret = -1;
 	}
-	worker(&pl);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	if (atomic_load(&pl.failed))
-		return OOM(err);
-	return 0;
+	for (size_t c = 0; pl.passes && c < n; c++) {
+		struct pass *p[64];
+
+		for (size_t t = 0; t < nt; t++)
+			p[t] = pl.passes[t * n + c];
+		if (ret == 0 && finish_case(&cases[c], p, nt, o) < 0)
+			ret = -1;
+		for (size_t t = 0; t < nt; t++)
+			if (p[t]) {
+				pass_release(p[t]);
+				free(p[t]);
+			}
+	}
+	for (size_t c = 0; ret < 0 && c < n; c++)
+		cases[c].n_files = cases[c].files_in ? cases[c].n : 0;
+	free(pl.passes);
+	free(pl.first);
+	return ret < 0 ? OOM(err) : 0;
 }
 
 void st_compare_case_release(st_compare_case *c)
