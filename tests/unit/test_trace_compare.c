@@ -133,11 +133,14 @@ static void trace_file(char *path, const char *lines)
 	",\"tid\":" #tid ",\"ts\":1,\"dur\":" #dur ",\"ph\":\"X\"," \
 	"\"args\":{" args "}}\n"
 
-/* Compute METRICS over PATHS[0..N) into C (released by the caller). */
+static int jobs = 1;
+
+/* Compute METRICS over PATHS[0..N) into C (released by the caller), in
+ * `jobs` threads. */
 static void compute(const char *metrics, const char **paths, size_t n,
 		    st_metrics *m, st_compare_case *c)
 {
-	st_compare_opts o = { .metrics = m, .jobs = 1, .max_bad = 4 };
+	st_compare_opts o = { .metrics = m, .jobs = jobs, .max_bad = 4 };
 	st_error err = { 0 };
 
 	assert_int_equal(parse(m, metrics, &err), 0);
@@ -215,6 +218,15 @@ static void test_reduce_edges(void **state)
 	unlink(p2);
 }
 
+/* The same answers when the two files go to two threads: the thread
+ * h:1:1 of both files is one key after the threads' tables merge. */
+static void test_reduce_edges_threads(void **state)
+{
+	jobs = 2;
+	test_reduce_edges(state);
+	jobs = 1;
+}
+
 static void test_missing_input(void **state)
 {
 	const char *paths[1] = { "/nonexistent/t.pfw" };
@@ -237,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_load_missing),
 		cmocka_unit_test(test_reduce_edges),
+		cmocka_unit_test(test_reduce_edges_threads),
 		cmocka_unit_test(test_missing_input),
 	};
 
