@@ -14,13 +14,14 @@ Python, nothing of streamtime):
   * the DFTracer fixtures: the same metrics, equal to notebook_ref.py
     and, where the notebook's own questions ask the same, to its
     notebook() answers; -j 1 = -j 3; the text table's cells;
-  * a system-trace directory (bench/systrace_gen.py) against `trace
-    summary DIR --json` (counts, bytes, time per name);
+  * a small system-trace directory written below: counts and bytes by
+    hand, and counts, bytes and time per name against `trace summary DIR
+    --json`;
   * every error path of a metrics file (78 naming the file, the metric
     and the field, did-you-mean; 66 unreadable), of --case (64), of the
     inputs (66, 65), each leaving --out FILE as it was.
 
-usage: compare_check.py STREAMTIME FIXTURES SOURCE_ROOT
+usage: compare_check.py STREAMTIME FIXTURES
 """
 import gzip
 import json
@@ -37,7 +38,6 @@ import notebook_ref as ref  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
 DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
-ROOT = os.path.abspath(sys.argv[3])
 FAILS, CHECKS = [], [0]
 
 
@@ -326,11 +326,7 @@ def body(tmp):
               "fixtures: a directory is its files")
 
     # ---- a system-trace directory --------------------------------------
-    st = os.path.join(tmp, "st")
-    subprocess.run([sys.executable, os.path.join(ROOT, "bench",
-                                                 "systrace_gen.py"), st,
-                    "--lines", "3000", "--pids", "3", "--files", "20"],
-                   check=True)
+    st = system_traces(os.path.join(tmp, "st"))
     sm = [{"name": "n", "value": "count"}]
     for nm in ("read", "write", "openat", "close"):
         sm += [{"name": nm + "_n", "filter": "name=" + nm,
@@ -348,8 +344,13 @@ def body(tmp):
     if p.returncode == 0 and rc == 0:
         s = json.loads(p.stdout)
         _, got = values(out)
-        check(got["n"]["st"] == s["events"] and s["events"] > 0,
-              "systrace: events %r vs summary %r" % (got["n"], s["events"]))
+        check(got["n"]["st"] == s["events"] == 7,
+              "systrace: events %r, summary %r, by hand 7"
+              % (got["n"], s["events"]))
+        check(got["read_bytes"]["st"] == 131072 + 4096 + 10 and
+              got["write_bytes"]["st"] == 4096 + 100 and
+              got["read_n"]["st"] == 3 and got["close_n"]["st"] == 1,
+              "systrace: read/write bytes and counts by hand: %r" % got)
         for nm, b in s["by_name"].items():
             check(got[nm + "_n"]["st"] == b["count"],
                   "systrace: %s count" % nm)
@@ -362,6 +363,39 @@ def body(tmp):
           "systrace: no date is 64 as for trace summary: %d %r" % (rc, err))
 
     errors(tmp, hand)
+
+
+def system_traces(d):
+    """A small directory in the seed's layout (SPEC 5.11): 3 reads (131072
+    + 4096 + 10 B), 2 writes (4096 + 100 B), an openat and a close, over
+    two processes, and the time-align trace (times of day: --date)."""
+    os.makedirs(d)
+    t0 = 3_000_000_000_000
+    files = {
+        "read": ["TIMESTAMP PID FD RET (B) LAT(ns) FILENAME",
+                 "%d 100 3 131072 20000 img_000001.npz" % (t0 + 10_000),
+                 "%d 100 3 4096 5000 img_000001.npz" % (t0 + 20_000),
+                 "%d 117 4 10 3000 my file.txt" % (t0 + 30_000)],
+        "write": ["TIMESTAMP PID FD BUFFER ADDR OFFSET REQ (B) RET (B) "
+                  "LAT(ns) FILENAME",
+                  "%d 100 5 0x7f0000000001 0 4096 4096 7000 out.bin"
+                  % (t0 + 40_000),
+                  "%d 117 5 0x7f0000000002 4096 100 100 9000 out.bin"
+                  % (t0 + 50_000)],
+        "openat": ["TIMESTAMP PID FD LAT(ns) FULLPATH FILENAME",
+                   "%d 100 3 4000 /data/img_000001.npz img_000001.npz"
+                   % (t0 + 5_000)],
+        "close": ["TIMESTAMP PID FD LAT(ns) FILENAME",
+                  "%d 100 3 1000 img_000001.npz" % (t0 + 60_000)],
+    }
+    for kind, lines in files.items():
+        write(os.path.join(d, "trace_%s.out" % kind),
+              "Attaching 4 probes...\n" + "\n".join(lines) + "\n")
+    write(os.path.join(d, "trace_time_align.out"),
+          "Attaching 1 probe...\nTIMESTAMP TIME\n"
+          "%d 10:15:00\n%d 10:15:01\n" % (t0 - 500_000_000,
+                                          t0 + 500_000_000))
+    return d
 
 
 def errors(tmp, hand):
