@@ -13,7 +13,7 @@ _streamtime_cmds() {   # the subcommands of command path $1
 	"merge") echo "offload streaming transfer" ;;
 	"slurm") echo "jobs" ;;
 	"stats") echo "queue transfers" ;;
-	"trace") echo "events plot record summary timeline" ;;
+	"trace") echo "compare events plot record summary timeline" ;;
 	*) return 1 ;;
 	esac
 }
@@ -37,6 +37,7 @@ _streamtime_opts() {   # the options of leaf command $1
 	"stats queue") echo "--merged --out-dir --tz --help --quiet --verbose" ;;
 	"stats transfers") echo "--merged --offload --save-stats --streaming-dir --out-dir --size --help --quiet --verbose" ;;
 	"timeline") echo "--results --data --config --out --help --quiet --verbose" ;;
+	"trace compare") echo "--metrics --case --json --out --date --tz --names --jobs -j --help --quiet --verbose" ;;
 	"trace events") echo "--filter --format --keys --limit --out --date --tz --names --help --quiet --verbose" ;;
 	"trace plot") echo "--out-dir --format --filter --date --tz --names --help --quiet --verbose" ;;
 	"trace record") echo "--out --tracers --interval -o --help --quiet --verbose" ;;
@@ -149,6 +150,14 @@ _streamtime_value() {
 	"timeline --data") echo "dir" ;;
 	"timeline --config") echo "file" ;;
 	"timeline --out") echo "file" ;;
+	"trace compare --metrics") echo "file" ;;
+	"trace compare --case") echo "file" ;;
+	"trace compare --out") echo "file" ;;
+	"trace compare --date") echo "none" ;;
+	"trace compare --tz") echo "zone" ;;
+	"trace compare --names") echo "file" ;;
+	"trace compare --jobs") echo "none" ;;
+	"trace compare -j") echo "none" ;;
 	"trace events --filter") echo "none" ;;
 	"trace events --format") echo "choice csv jsonl" ;;
 	"trace events --keys") echo "choice thread basename pattern prefix: phase" ;;

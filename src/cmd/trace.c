@@ -1129,6 +1129,8 @@ out:
 }
 
 static const struct st_cmd sub[] = {
+	{ "compare", cmd_trace_compare,
+	  "the notebook's table: metrics per case, one pass per case", NULL },
 	{ "events", cmd_trace_events,
 	  "the selected events as CSV or JSON lines, with derived keys", NULL },
 	{ "plot", cmd_trace_plot,

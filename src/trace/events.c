@@ -13,6 +13,9 @@
 #include "streamtime/trace_events.h"
 #include "trace_int.h"
 
+#include "pass.h"
+
+#define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
 
 /* The fixed columns, then the keys. */
 enum { C_TS, C_DUR, C_START, C_END, C_HOST, C_PID, C_TID, C_NAME, C_CAT,
@@ -23,13 +26,6 @@ static const char *const col_names[C_N] = {
 };
 
 #define NCOLS (C_N + ST_TRACE_KEYS_MAX)
-
-/* Per reader string id and field (name, cat, host, file): whether the
- * filter's terms on that field hold, 0 unknown, 1, -1. */
-struct fcache {
-	int8_t *ok[4];
-	size_t cap;
-};
 
 /* The text of the last whole second formatted. */
 struct tcache {
@@ -59,69 +55,6 @@ bool st_trace_events_key_is_column(const st_trace_key *k)
 	return k->kind == ST_TRACE_KEY_HOST || k->kind == ST_TRACE_KEY_PID ||
 	       k->kind == ST_TRACE_KEY_NAME || k->kind == ST_TRACE_KEY_CAT ||
 	       k->kind == ST_TRACE_KEY_FILE;
-}
-
-/* ---- the filter ------------------------------------------------------ */
-
-static void fcache_release(struct fcache *c)
-{
-	for (int f = 0; f < 4; f++)
-		free(c->ok[f]);
-	memset(c, 0, sizeof(*c));
-}
-
-/* Do the filter's terms on FIELD hold for string ID of R (ST_PFW_NONE:
- * the event has none)?  1, 0, or -1 when memory runs out. */
-static int field_ok(struct fcache *c, const st_trace_filter *f,
-		    const st_pfw_reader *r, enum st_trace_field field,
-		    uint32_t id)
-{
-	const char *s;
-	size_t len;
-
-	if (id == ST_PFW_NONE)
-		return st_trace_filter_field(f, field, NULL, 0);
-	if (id >= c->cap) {
-		size_t cap = c->cap ? c->cap : 1024;
-
-		while (cap <= id)
-			cap *= 2;
-		for (int k = 0; k < 4; k++) {
-			int8_t *v = realloc(c->ok[k], cap);
-
-			if (!v)
-				return -1;
-			memset(v + c->cap, 0, cap - c->cap);
-			c->ok[k] = v;
-		}
-		c->cap = cap;
-	}
-	if (!c->ok[field][id]) {
-		s = st_pfw_str(r, id, &len);
-		c->ok[field][id] = st_trace_filter_field(f, field, s, len) ? 1
-									  : -1;
-	}
-	return c->ok[field][id] > 0;
-}
-
-/* Does F let EV through?  1, 0, or -1 when memory runs out. */
-static int keep(struct fcache *c, const st_trace_filter *f,
-		const st_pfw_reader *r, const st_pfw_event *ev)
-{
-	const uint32_t ids[4] = { ev->name, ev->cat, ev->host, ev->file };
-
-	if (!f)
-		return 1;
-	if (!st_trace_filter_nums(f, ev->pid, ev->tid, ev->ts, ev->dur,
-				  ev->bytes))
-		return 0;
-	for (int k = 0; k < 4; k++) {
-		int ok = field_ok(c, f, r, (enum st_trace_field)k, ids[k]);
-
-		if (ok <= 0)
-			return ok;
-	}
-	return 1;
 }
 
 /* ---- cells ----------------------------------------------------------- */
@@ -267,21 +200,13 @@ static int cell_text(struct writer *w, size_t col, const char *s, size_t len,
 static int cell_key(struct writer *w, size_t i, const st_trace_rec *e,
 		    bool json)
 {
-	const st_trace_key *k = &w->keys[i];
-	size_t n = st_trace_key_format(k, e, w->kb, w->kcap);
+	size_t n;
 
+	if (st_trace_key_text(&w->keys[i], e, &w->kb, &w->kcap, &n) < 0)
+		return -1;
 	if (n == ST_TRACE_KEY_NONE) {
 		w->off[C_N + i] = SIZE_MAX;
 		return 0;
-	}
-	if (n >= w->kcap) {
-		char *b = realloc(w->kb, n + 1);
-
-		if (!b)
-			return -1;
-		w->kb = b;
-		w->kcap = n + 1;
-		st_trace_key_format(k, e, w->kb, w->kcap);
 	}
 	return cell_text(w, C_N + i, w->kb, n, json);
 }
@@ -378,34 +303,6 @@ static int write_failed(st_trace_events_result *res, st_error *err)
 	return st_error_set(err, ST_EXIT_IOERR, "cannot write the events");
 }
 
-int trace_bad_keep(st_trace_bad **bad, size_t *n_bad, uint64_t *bad_lines,
-		   size_t max_bad, size_t fi, const st_pfw_reader *r)
-{
-	const char *why;
-	uint64_t line = st_pfw_bad_line(r, &why);
-	st_trace_bad *b;
-
-	(*bad_lines)++;
-	if (*n_bad >= max_bad)
-		return 0;
-	if (!*bad && !(*bad = calloc(max_bad, sizeof(*b))))
-		return -1;
-	b = &(*bad)[*n_bad];
-	b->file = fi;
-	b->line = line;
-	if (!(b->why = strdup(why)))
-		return -1;
-	(*n_bad)++;
-	return 0;
-}
-
-void trace_bad_release(st_trace_bad *bad, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(bad[i].why);
-	free(bad);
-}
-
 /* Read input FI to its end (or the limit), writing its rows.  0, or -1
  * with ERR set (74: OUT failed or memory ran out). */
 static int read_one(struct writer *w, const char *path, size_t fi,
@@ -413,36 +310,30 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 {
 	const st_trace_events_opts *o = w->o;
 	st_trace_file *tf = &res->files_in[fi];
-	struct fcache fc = { 0 };
+	struct st_trace_fcache fc = { 0 };
 	st_pfw_reader *r;
 	st_pfw_event ev;
 	st_error rerr;
 	uint64_t seen = 0, tick = 0;
 	int rc, ret = 0;
+	bool oom = false;
 
-	tf->path = path;
-	r = o->src ? o->src->open(o->src->ctx, path, false, &rerr)
-		   : st_pfw_open(path, &rerr);
-	if (!r) {
-		tf->err_code = rerr.code;
-		if (!(tf->err_text = strdup(rerr.text)))
-			return OOM(err);
-		return 0;
-	}
+	if (!(r = st_trace_input_open(tf, path, o->src, &oom)))
+		return oom ? OOM(err) : 0;
 	while ((rc = st_pfw_next(r, &ev, &rerr)) > 0) {
 		int k;
 
 		if (rc == ST_PFW_BAD) {
-			if (trace_bad_keep(&res->bad, &res->n_bad,
-					   &res->bad_lines, o->max_bad, fi,
-					   r) < 0) {
+			if (st_trace_bad_keep(&res->bad, &res->n_bad,
+					      &res->bad_lines, o->max_bad, fi,
+					      r) < 0) {
 				ret = OOM(err);
 				break;
 			}
 			continue;
 		}
 		res->events++;
-		if ((k = keep(&fc, o->filter, r, &ev)) < 0) {
+		if ((k = st_trace_fcache_keep(&fc, o->filter, r, &ev)) < 0) {
 			ret = OOM(err);
 			break;
 		}
@@ -472,22 +363,10 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 			}
 		}
 	}
-	if (rc == ST_PFW_ERROR) {
-		tf->err_code = rerr.code;
-		if (!(tf->err_text = strdup(rerr.text)) && !ret)
-			ret = OOM(err);
-	}
-	tf->st = *st_pfw_stats_get(r);
-	/* read to its end and no line an event of any phase */
-	tf->not_trace = !res->limited && rc != ST_PFW_ERROR && ret == 0 &&
-			tf->st.events == 0 && tf->st.meta == 0 &&
-			tf->st.other == 0;
-	if (o->progress) {
-		atomic_fetch_add(&o->progress->bytes, st_pfw_offset(r) - seen);
-		atomic_fetch_add(&o->progress->events, tf->st.events);
-	}
-	st_pfw_close(r);
-	fcache_release(&fc);
+	if (st_trace_input_close(tf, r, rc, &rerr, !res->limited && ret == 0,
+				 o->progress, seen) < 0 && !ret)
+		ret = OOM(err);
+	st_trace_fcache_release(&fc);
 	return ret;
 }
 
@@ -543,9 +422,7 @@ void st_trace_events_result_release(st_trace_events_result *res)
 {
 	if (!res)
 		return;
-	for (size_t i = 0; i < res->n_files; i++)
-		free(res->files_in[i].err_text);
-	free(res->files_in);
-	trace_bad_release(res->bad, res->n_bad);
+	st_trace_inputs_free(res->files_in, res->n_files, res->bad,
+			     res->n_bad);
 	memset(res, 0, sizeof(*res));
 }

@@ -10,6 +10,7 @@
 #include "streamtime/plot.h"
 #include "streamtime/sysplot.h"
 #include "streamtime/time.h"
+#include "pass.h"
 #include "trace_int.h"
 
 /* The kinds of call, in the order of a process's rows. */
@@ -182,7 +183,7 @@ static int read_calls(struct plot *p, bool pass2, st_error *err)
 				struct row *row;
 
 				if (rc == ST_PFW_BAD) {
-					if (!pass2 && trace_bad_keep(
+					if (!pass2 && st_trace_bad_keep(
 						    &p->res->bad, &p->res->n_bad,
 						    &p->res->bad_lines,
 						    p->o->max_bad, fi, r) < 0) {
@@ -940,7 +941,7 @@ void st_sysplot_result_release(st_sysplot_result *res)
 {
 	if (!res)
 		return;
-	trace_bad_release(res->bad, res->n_bad);
+	st_trace_inputs_free(NULL, 0, res->bad, res->n_bad);
 	for (size_t i = 0; i < res->n_paths; i++)
 		free(res->paths[i]);
 	free(res->paths);

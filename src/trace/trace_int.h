@@ -25,14 +25,6 @@
 
 #define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
 
-/* Count the corrupt line R just gave (file number FI) in *BAD_LINES and
- * keep it in *BAD (*N_BAD of them) while fewer than MAX_BAD are kept.
- * 0, or -1 when memory runs out.  (events.c) */
-int trace_bad_keep(st_trace_bad **bad, size_t *n_bad, uint64_t *bad_lines,
-		   size_t max_bad, size_t fi, const st_pfw_reader *r);
-
-/* Free BAD[0..N) and BAD. */
-void trace_bad_release(st_trace_bad *bad, size_t n);
 
 /* A growing list of intervals that is folded into its union whenever it
  * has doubled since the last fold, so that overlapping events (threads,

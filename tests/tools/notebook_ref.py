@@ -50,10 +50,22 @@ Times are integers in microseconds (the *_us fields) and seconds.
 
 usage: notebook_ref.py [--checkpoint-name S] [--dir NAME=DIR]...
                        [--model S] FILE...
+       notebook_ref.py --metrics FILE --case NAME=PATH[,PATH...]...
+
+The second form is `trace compare`'s (SPEC 5.12) computed plainly: each
+metric {"name", "filter", "value", "per", "reduce"} selects the events
+its filter keeps (a string or a list of them, all ANDed), adds up the
+value (dur in us, bytes with None as 0, count 1) per distinct tuple of the
+per keys (an event without a value of a key has None for it), and reduces
+the per-key sums (max, min, sum, mean); no per: one key, the total; no
+event selected: null.  Printed as `trace compare --json` prints it: dur in
+seconds, bytes and counts as integers (mean: a real).  Paths are files
+(a directory: its *.pfw and *.pfw.gz, sorted).
 """
 import argparse
 import json
 import math
+import os
 import re
 import sys
 import zlib
@@ -403,6 +415,82 @@ def notebook(events, checkpoint_name, dirs, model):
     return out
 
 
+# ---- trace compare's metrics ------------------------------------------------
+
+def key_value(e, key):
+    """The value of KEY (SPEC 5.12) for event E; None when it has none."""
+    f = e["file"]
+    if key == "host":
+        return e["host"]
+    if key == "pid":
+        return process(e)
+    if key == "thread":
+        return thread(e)
+    if key in ("name", "cat", "file"):
+        return e[key]
+    if key == "basename":
+        return None if f is None else basename(f)
+    if key == "pattern":
+        return None if f is None else pattern(f)
+    if key.startswith("prefix:"):
+        return None if f is None else prefix(f, int(key[7:]))
+    if key == "phase":
+        return None
+    raise ValueError("unknown key %r" % key)
+
+
+def metric(events, m):
+    """Metric M (a dict as in the metrics file) over EVENTS: its value as
+    trace compare --json writes it, None when no event is selected."""
+    flt = m.get("filter", [])
+    terms = []
+    for x in [flt] if isinstance(flt, str) else flt:
+        terms += filter_terms(x)
+    per = m.get("per", [])
+    per = per.split(",") if isinstance(per, str) else per
+    sums = {}
+    for e in events:
+        if not filter_keep(e, terms):
+            continue
+        k = tuple(key_value(e, p) for p in per)
+        v = {"dur": e["dur"], "count": 1, "bytes": e["bytes"] or 0}[m["value"]]
+        sums[k] = sums.get(k, 0) + v
+    if not sums:
+        return None
+    red = m.get("reduce", "sum")
+    vals = list(sums.values())
+    if red == "mean":
+        r = sum(vals) / len(vals)
+    else:
+        r = {"max": max, "min": min, "sum": sum}[red](vals)
+    return r / 1e6 if m["value"] == "dur" else r
+
+
+def case_files(paths):
+    out = []
+    for p in paths.split(","):
+        if os.path.isdir(p):
+            out += sorted(os.path.join(p, n) for n in os.listdir(p)
+                          if n.endswith(".pfw") or n.endswith(".pfw.gz"))
+        else:
+            out.append(p)
+    return out
+
+
+def compare(metrics, cases):
+    """CASES: [(name, [files])] -> trace compare's JSON (a dict)."""
+    out = {"cases": [c for c, _ in cases], "metrics": []}
+    evs = {}
+    for c, files in cases:
+        evs[c] = []
+        for f in files:
+            evs[c] += read_trace(f)[0]
+    for m in metrics:
+        out["metrics"].append({"name": m["name"], "values": {
+            c: metric(evs[c], m) for c, _ in cases}})
+    return out
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="the DFAnalyzer notebook's "
                                  "answers, computed plainly")
@@ -411,8 +499,22 @@ def main(argv):
     ap.add_argument("--dir", action="append", default=[],
                     metavar="NAME=DIR")
     ap.add_argument("--model", default="model")
-    ap.add_argument("files", nargs="+")
+    ap.add_argument("--metrics", metavar="FILE")
+    ap.add_argument("--case", action="append", default=[],
+                    metavar="NAME=PATH[,PATH...]")
+    ap.add_argument("files", nargs="*")
     a = ap.parse_args(argv)
+    if a.metrics:
+        with open(a.metrics) as f:
+            metrics = json.load(f)
+        cases = [(c.split("=", 1)[0], case_files(c.split("=", 1)[1]))
+                 for c in a.case]
+        json.dump(compare(metrics, cases), sys.stdout, indent=1,
+                  ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    if not a.files:
+        ap.error("FILE... or --metrics")
     dirs = []
     for d in a.dir:
         if "=" not in d:

@@ -58,6 +58,7 @@
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/tz.h"
@@ -108,6 +109,7 @@
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/tz.h"
@@ -159,6 +161,7 @@ static const char *const included[] = {
 	"time.h",
 	"timeline.h",
 	"trace.h",
+	"trace_compare.h",
 	"trace_events.h",
 	"trace_keys.h",
 	"tz.h",

@@ -1,0 +1,119 @@
+/* trace_compare.h - `trace compare` (SPEC 5.12): the DFAnalyzer
+ * notebook's table, a row per metric, a column per case, every metric of
+ * a case computed in one pass over its files.
+ *
+ * A metrics file is a JSON array of objects, each with the fields
+ *   name    a non-empty string, unique in the file;
+ *   filter  optional: a --filter expression ("cat=POSIX,file^/p/ssd"), or
+ *           an array of them, all ANDed (trace.h);
+ *   value   "dur" (microseconds, written in seconds), "bytes"
+ *           (st_pfw_event_bytes; an event without bytes adds 0) or
+ *           "count" (each event adds 1);
+ *   per     optional: keys (trace_keys.h) as "pattern,pid" or
+ *           ["pattern", "pid"];
+ *   reduce  "max", "min", "sum" or "mean"; optional (then "sum") only
+ *           when there is no per.
+ * and no other.  The metric selects the events its filter keeps, adds up
+ * their value per distinct per key (a key is the tuple of the keys'
+ * values; an event without a value of a key, e.g. no file, has the key
+ * "none" for it, distinct from every string), then reduces over the
+ * keys: the largest, the smallest, the sum, or the mean of the per-key
+ * sums.  Without per there is one key, the total.  A metric that selects
+ * no event has no value (none, not 0): JSON null, "-" in the text table.
+ * Sums stop at INT64_MAX (st_compare_case.saturated says so).
+ */
+#ifndef STREAMTIME_TRACE_COMPARE_H
+#define STREAMTIME_TRACE_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "streamtime/error.h"
+#include "streamtime/trace.h"
+#include "streamtime/trace_keys.h"
+
+enum st_metric_value { ST_METRIC_DUR, ST_METRIC_BYTES, ST_METRIC_COUNT };
+enum st_metric_reduce { ST_REDUCE_MAX, ST_REDUCE_MIN, ST_REDUCE_SUM,
+			ST_REDUCE_MEAN };
+
+typedef struct st_metric {
+	char *name;                 /* owned */
+	st_trace_filter filter;     /* no terms: every event */
+	enum st_metric_value value;
+	st_trace_keys per;          /* n 0: the total */
+	enum st_metric_reduce reduce;
+} st_metric;
+
+typedef struct st_metrics {
+	st_metric *v;
+	size_t n;
+} st_metrics;
+
+/* Parse the metrics file TEXT[0..LEN) named WHAT (for messages) into M
+ * (set afresh).  Errors are 78 (a bad configuration) and name WHAT, the
+ * metric (its index from 1 and name) and the field: invalid JSON
+ * (WHAT:LINE:COLUMN), not an array, no metric, a metric not an object, a
+ * field unknown (with what was meant when it is close), missing or of
+ * the wrong type, a name given twice, a value or reduce not one of its
+ * words (with what was meant), a bad filter or key.  74 when memory runs
+ * out.  Release M in every case. */
+int st_metrics_parse(st_metrics *m, const char *text, size_t len,
+		     const char *what, st_error *err);
+
+/* st_metrics_parse of the file PATH: 66 when it cannot be read. */
+int st_metrics_load(st_metrics *m, const char *path, st_error *err);
+
+void st_metrics_release(st_metrics *m);
+
+/* A metric's word for its value or reduce ("dur", "max"). */
+const char *st_metric_value_name(enum st_metric_value v);
+const char *st_metric_reduce_name(enum st_metric_reduce r);
+
+/* One metric's answer for a case. */
+typedef struct st_metric_result {
+	bool has;          /* false: no event selected */
+	uint64_t keys;     /* distinct per keys seen */
+	int64_t v;         /* max, min, sum: microseconds, bytes, a count */
+	double mean;       /* mean: the per-key sums' mean, same units */
+} st_metric_result;
+
+/* One case: its inputs in, its answers out. */
+typedef struct st_compare_case {
+	const char *name;
+	const char *const *paths;  /* the case's trace files */
+	size_t n;
+	const st_trace_source *src;  /* NULL: DFTracer files only */
+	/* out */
+	st_metric_result *res;       /* one per metric */
+	uint64_t events;             /* X events read (before filters) */
+	uint64_t bad_lines;
+	bool saturated;
+	st_trace_file *files_in;     /* one per path */
+	size_t n_files;
+	st_trace_bad *bad;           /* the first max_bad corrupt lines */
+	size_t n_bad;
+} st_compare_case;
+
+typedef struct st_compare_opts {
+	const st_metrics *metrics;
+	int jobs;                    /* threads; < 1 means 1 */
+	size_t max_bad;
+	st_trace_progress *progress; /* may be NULL */
+} st_compare_opts;
+
+/* Compute every metric of O for each case of CASES[0..N), each file
+ * read once: O->jobs threads take the files (of all cases, in order) one
+ * at a time, each gathering per case into tables of its own, merged by
+ * key at the end, so the answers do not depend on the threads.  An
+ * input that cannot be opened, a damaged gzip stream or a read error is
+ * recorded in the case's files_in (what was read before it counts), as
+ * st_trace_summarize does.  Returns 0, or -1 with ERR set when memory
+ * runs out (74).  Release each case with st_compare_case_release, in
+ * every case. */
+int st_trace_compare(st_compare_case *cases, size_t n,
+		     const st_compare_opts *o, st_error *err);
+
+void st_compare_case_release(st_compare_case *c);
+
+#endif

@@ -1,0 +1,967 @@
+/* compare.c - `trace compare`: metrics files and the one pass per case
+ * that computes them all (trace_compare.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "streamtime/file.h"
+#include "streamtime/suggest.h"
+#include "streamtime/trace_compare.h"
+
+#include "pass.h"
+#include "trace_int.h"
+
+/* ---- the metrics file ------------------------------------------------ */
+
+static const char *const value_names[] = { "dur", "bytes", "count", NULL };
+static const char *const reduce_names[] = { "max", "min", "sum", "mean",
+					    NULL };
+static const char *const field_names[] = { "name", "filter", "value", "per",
+					   "reduce", NULL };
+
+const char *st_metric_value_name(enum st_metric_value v)
+{
+	return value_names[v];
+}
+
+const char *st_metric_reduce_name(enum st_metric_reduce r)
+{
+	return reduce_names[r];
+}
+
+void st_metrics_release(st_metrics *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].name);
+		st_trace_filter_release(&m->v[i].filter);
+	}
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
+/* Where a message about metric I is: "FILE: metric 2 ('ckpt')". */
+struct at {
+	const char *what;
+	size_t i;
+	const char *name;     /* NULL: not known yet */
+};
+
+#define AT_FMT "%s: metric %zu%s%s%s"
+#define AT_ARGS(a) (a)->what, (a)->i + 1, (a)->name ? " ('" : "", \
+	(a)->name ? (a)->name : "", (a)->name ? "')" : ""
+
+/* One of WORDS (NULL-terminated) for field FIELD of the metric at A,
+ * its index into *OUT. */
+static int word(const struct at *a, const char *field, json_t *v,
+		const char *const *words, int *out, st_error *err)
+{
+	char list[64] = "";
+	const char *s, *near;
+
+	if (!json_is_string(v))
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s' must be "
+				    "a string", AT_ARGS(a), field);
+	s = json_string_value(v);
+	for (int k = 0; words[k]; k++) {
+		if (strcmp(s, words[k]) == 0) {
+			*out = k;
+			return 0;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "%s%s", k ? (words[k + 1] ? ", " : " or ") : "",
+			 words[k]);
+	}
+	near = st_suggest(s, words, (size_t)-1);
+	return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s': \"%s\" is not "
+			    "%s%s%s%s", AT_ARGS(a), field, s, list,
+			    near ? "; did you mean '" : "", near ? near : "",
+			    near ? "'?" : "");
+}
+
+/* The text of a library error of a field, without its option's name. */
+static const char *bare(const st_error *e)
+{
+	const char *t = e->text;
+
+	if (strncmp(t, "--filter: ", 10) == 0)
+		t += 10;
+	return t;
+}
+
+/* "filter": a string or an array of strings, each ANDed into F. */
+static int parse_filter(const struct at *a, json_t *v, st_trace_filter *f,
+			st_error *err)
+{
+	st_error e;
+	size_t n = json_is_array(v) ? json_array_size(v) : 1;
+
+	if (!json_is_string(v) && !json_is_array(v))
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'filter' must "
+				    "be a string or an array of strings",
+				    AT_ARGS(a));
+	for (size_t k = 0; k < n; k++) {
+		json_t *t = json_is_array(v) ? json_array_get(v, k) : v;
+
+		if (!json_is_string(t))
+			return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": "
+					    "'filter'[%zu] must be a string",
+					    AT_ARGS(a), k);
+		if (st_trace_filter_parse(f, json_string_value(t), &e) < 0)
+			return st_error_set(err, e.code == ST_EXIT_IOERR ?
+					    e.code : ST_EXIT_CONFIG, AT_FMT
+					    ": 'filter': %s", AT_ARGS(a),
+					    bare(&e));
+	}
+	return 0;
+}
+
+/* "per": "KEY,KEY" or an array of keys, into K. */
+static int parse_per(const struct at *a, json_t *v, st_trace_keys *k,
+		     st_error *err)
+{
+	char list[1024];
+	size_t n = 0;
+	st_error e;
+
+	if (json_is_string(v)) {
+		n = (size_t)snprintf(list, sizeof(list), "%s",
+				     json_string_value(v));
+	} else if (json_is_array(v) && json_array_size(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			json_t *t = json_array_get(v, i);
+
+			if (!json_is_string(t))
+				return st_error_set(err, ST_EXIT_CONFIG, AT_FMT
+						    ": 'per'[%zu] must be a "
+						    "string", AT_ARGS(a), i);
+			if (strchr(json_string_value(t), ','))
+				return st_error_set(err, ST_EXIT_CONFIG, AT_FMT
+						    ": 'per'[%zu]: one key "
+						    "per string", AT_ARGS(a),
+						    i);
+			n += (size_t)snprintf(list + (n < sizeof(list) ? n :
+						      sizeof(list)),
+					      n < sizeof(list) ?
+					      sizeof(list) - n : 0, "%s%s",
+					      i ? "," : "",
+					      json_string_value(t));
+		}
+	} else {
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'per' must be "
+				    "a string or a non-empty array of strings",
+				    AT_ARGS(a));
+	}
+	if (n >= sizeof(list))
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'per': too "
+				    "long", AT_ARGS(a));
+	if (st_trace_keys_parse(k, list, &e) < 0)
+		return st_error_set(err, e.code == ST_EXIT_IOERR ? e.code :
+				    ST_EXIT_CONFIG, AT_FMT ": 'per': %s",
+				    AT_ARGS(a), e.text);
+	if (!k->n)
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'per': no key "
+				    "(leave 'per' out for the total)",
+				    AT_ARGS(a));
+	return 0;
+}
+
+/* Metric I of the file (object O) into M. */
+static int parse_metric(const char *what, size_t i, json_t *o, st_metric *m,
+			const st_metrics *prev, st_error *err)
+{
+	struct at a = { what, i, NULL };
+	const char *key;
+	json_t *v;
+	int k;
+
+	if (!json_is_object(o))
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": must be an "
+				    "object", AT_ARGS(&a));
+	v = json_object_get(o, "name");
+	if (json_is_string(v) && *json_string_value(v))
+		a.name = json_string_value(v);
+	json_object_foreach(o, key, v) {
+		const char *near;
+
+		for (k = 0; field_names[k]; k++)
+			if (strcmp(key, field_names[k]) == 0)
+				break;
+		if (field_names[k])
+			continue;
+		near = st_suggest(key, field_names, (size_t)-1);
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": unknown field "
+				    "'%s'%s%s%s (the fields are name, filter, "
+				    "value, per, reduce)", AT_ARGS(&a), key,
+				    near ? "; did you mean '" : "",
+				    near ? near : "", near ? "'?" : "");
+	}
+	if (!a.name)
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'name' must be "
+				    "a non-empty string", AT_ARGS(&a));
+	for (size_t p = 0; p < i; p++)
+		if (strcmp(prev->v[p].name, a.name) == 0)
+			return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'name' "
+					    "given to metric %zu already",
+					    AT_ARGS(&a), p + 1);
+	if (!(m->name = strdup(a.name)))
+		return OOM(err);
+	if ((v = json_object_get(o, "filter")) &&
+	    parse_filter(&a, v, &m->filter, err) < 0)
+		return -1;
+	if (!(v = json_object_get(o, "value")))
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'value' is "
+				    "missing (dur, bytes or count)",
+				    AT_ARGS(&a));
+	if (word(&a, "value", v, value_names, &k, err) < 0)
+		return -1;
+	m->value = (enum st_metric_value)k;
+	if ((v = json_object_get(o, "per")) &&
+	    parse_per(&a, v, &m->per, err) < 0)
+		return -1;
+	m->reduce = ST_REDUCE_SUM;
+	if ((v = json_object_get(o, "reduce"))) {
+		if (word(&a, "reduce", v, reduce_names, &k, err) < 0)
+			return -1;
+		m->reduce = (enum st_metric_reduce)k;
+	} else if (m->per.n) {
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'reduce' is "
+				    "missing (max, min, sum or mean over the "
+				    "'per' keys)", AT_ARGS(&a));
+	}
+	return 0;
+}
+
+int st_metrics_parse(st_metrics *m, const char *text, size_t len,
+		     const char *what, st_error *err)
+{
+	json_error_t je;
+	json_t *root;
+	size_t n;
+	int ret = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (!(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je)))
+		return st_error_set(err, ST_EXIT_CONFIG, "%s:%d:%d: %s", what,
+				    je.line, je.column, je.text);
+	if (!json_is_array(root)) {
+		ret = st_error_set(err, ST_EXIT_CONFIG, "%s: expected a JSON "
+				   "array of metrics", what);
+		goto out;
+	}
+	if (!(n = json_array_size(root))) {
+		ret = st_error_set(err, ST_EXIT_CONFIG, "%s: no metric in it",
+				   what);
+		goto out;
+	}
+	if (!(m->v = calloc(n, sizeof(*m->v)))) {
+		ret = OOM(err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		m->n = i + 1;
+		if ((ret = parse_metric(what, i, json_array_get(root, i),
+					&m->v[i], m, err)) < 0)
+			break;
+	}
+out:
+	json_decref(root);
+	return ret;
+}
+
+int st_metrics_load(st_metrics *m, const char *path, st_error *err)
+{
+	char *text;
+	size_t len;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	if (!(text = st_file_read(path, &len, err)))
+		return -1;
+	ret = st_metrics_parse(m, text, len, path, err);
+	free(text);
+	return ret;
+}
+
+/* ---- per-key sums ---------------------------------------------------- */
+
+/* A key's component: a string id of the case's table, a pid or a tid;
+ * NONE for a value the event lacks. */
+#define NONE UINT64_MAX
+#define MAX_COMPS (3 * ST_TRACE_KEYS_MAX)
+
+/* Sums by key, the keys W components each: open addressing over
+ * entries (index + 1 in SLOT). */
+struct sums {
+	size_t w;
+	uint64_t *keys;       /* W per entry */
+	int64_t *sum;
+	size_t n, cap;
+	uint32_t *slot;
+	size_t mask;          /* slots - 1; 0 before the first entry */
+	size_t last;          /* the entry of the last event + 1, 0 none */
+};
+
+static uint64_t comps_hash(const uint64_t *k, size_t w)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u;
+
+	for (size_t i = 0; i < w; i++) {
+		h ^= k[i] + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+		h *= 0xff51afd7ed558ccdu;
+	}
+	return h ^ (h >> 29);
+}
+
+static void sums_release(struct sums *s)
+{
+	free(s->keys);
+	free(s->sum);
+	free(s->slot);
+}
+
+static int sums_rehash(struct sums *s, size_t nslots)
+{
+	uint32_t *slot = calloc(nslots, sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (size_t e = 0; e < s->n; e++) {
+		size_t h = comps_hash(s->keys + e * s->w, s->w) & (nslots - 1);
+
+		while (slot[h])
+			h = (h + 1) & (nslots - 1);
+		slot[h] = (uint32_t)(e + 1);
+	}
+	free(s->slot);
+	s->slot = slot;
+	s->mask = nslots - 1;
+	return 0;
+}
+
+/* Add V to the sum of key K (s->w components).  0, -1 out of memory;
+ * *SAT set when the sum stopped at INT64_MAX. */
+static int sums_add(struct sums *s, const uint64_t *k, int64_t v, bool *sat)
+{
+	size_t h, e;
+
+	if (s->last && memcmp(s->keys + (s->last - 1) * s->w, k,
+			      s->w * sizeof(*k)) == 0) {
+		e = s->last - 1;
+		goto add;
+	}
+	if (!s->slot || (s->n + 1) * 2 > s->mask + 1) {
+		if (s->n >= UINT32_MAX - 1 ||
+		    sums_rehash(s, s->slot ? (s->mask + 1) * 2 : 64) < 0)
+			return -1;
+	}
+	h = comps_hash(k, s->w) & s->mask;
+	while (s->slot[h]) {
+		e = s->slot[h] - 1;
+		if (memcmp(s->keys + e * s->w, k, s->w * sizeof(*k)) == 0)
+			goto found;
+		h = (h + 1) & s->mask;
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		uint64_t *kv = realloc(s->keys, cap * (s->w ? s->w : 1) *
+				       sizeof(*kv));
+		int64_t *sv;
+
+		if (!kv)
+			return -1;
+		s->keys = kv;
+		if (!(sv = realloc(s->sum, cap * sizeof(*sv))))
+			return -1;
+		s->sum = sv;
+		s->cap = cap;
+	}
+	e = s->n++;
+	memcpy(s->keys + e * s->w, k, s->w * sizeof(*k));
+	s->sum[e] = 0;
+	s->slot[h] = (uint32_t)(e + 1);
+found:
+	s->last = e + 1;
+add:
+	if (s->sum[e] > INT64_MAX - v) {
+		s->sum[e] = INT64_MAX;
+		*sat = true;
+	} else {
+		s->sum[e] += v;
+	}
+	return 0;
+}
+
+/* Reduce S with R into RES. */
+static void sums_reduce(const struct sums *s, enum st_metric_reduce r,
+			st_metric_result *res, bool *sat)
+{
+	long double total = 0;
+	int64_t v = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->keys = s->n;
+	if (!s->n)
+		return;
+	res->has = true;
+	v = s->sum[0];
+	for (size_t e = 0; e < s->n; e++) {
+		int64_t x = s->sum[e];
+
+		total += x;
+		if (e == 0)
+			continue;
+		if (r == ST_REDUCE_MAX && x > v)
+			v = x;
+		else if (r == ST_REDUCE_MIN && x < v)
+			v = x;
+		else if (r == ST_REDUCE_SUM || r == ST_REDUCE_MEAN) {
+			if (v > INT64_MAX - x) {
+				v = INT64_MAX;
+				*sat = true;
+			} else {
+				v += x;
+			}
+		}
+	}
+	res->v = v;
+	res->mean = (double)(total / (long double)s->n);
+}
+
+/* ---- one pass over a case -------------------------------------------- */
+
+/* A derived key (basename, pattern, prefix:N) the metrics use. */
+struct derived {
+	st_trace_key key;
+	uint32_t *gid;        /* per reader file id: case id + 1, 0 unknown */
+};
+
+/* What a case's pass holds. */
+struct pass {
+	const st_metrics *m;
+	st_strtab tab;        /* every string a key takes, case-wide */
+	struct sums *sums;    /* per metric */
+	struct st_trace_fcache *fc;   /* per metric, per reader */
+	uint32_t *gid;        /* per reader string id: case id + 1 */
+	size_t gcap;          /* of gid and every derived gid */
+	struct derived der[ST_TRACE_KEYS_MAX * 4];
+	size_t nder;
+	uint8_t *dslot;       /* per metric and key: its derived + 1 */
+	char *kb;             /* a derived value */
+	size_t kcap;
+	bool sat;
+	uint64_t events, bad_lines;
+	st_trace_bad *bad;    /* the first max_bad of the files read */
+	size_t n_bad;
+	/* per metric, per key component: a string id (else a number) */
+	bool (*cstr)[MAX_COMPS];
+};
+
+/* Make room for reader string id ID in the id maps (new room 0). */
+static int pass_room(struct pass *p, uint32_t id)
+{
+	size_t cap;
+	uint32_t *v;
+
+	if (id < p->gcap)
+		return 0;
+	cap = p->gcap ? p->gcap : 1024;
+	while (cap <= id)
+		cap *= 2;
+	for (size_t d = 0; d <= p->nder; d++) {
+		uint32_t **pp = d < p->nder ? &p->der[d].gid : &p->gid;
+
+		if (!(v = realloc(*pp, cap * sizeof(*v))))
+			return -1;
+		memset(v + p->gcap, 0, (cap - p->gcap) * sizeof(*v));
+		*pp = v;
+	}
+	p->gcap = cap;
+	return 0;
+}
+
+/* The case-wide id of R's string ID, as a component, into *OUT.  0, -1
+ * out of memory. */
+static int global_id(struct pass *p, const st_pfw_reader *r, uint32_t id,
+		     uint64_t *out)
+{
+	const char *s;
+	size_t len;
+	int64_t g;
+
+	if (id == ST_PFW_NONE) {
+		*out = NONE;
+		return 0;
+	}
+	if (!p->gid[id]) {
+		s = st_pfw_str(r, id, &len);
+		if ((g = st_strtab_intern(&p->tab, s, len, NULL)) < 0)
+			return -1;
+		p->gid[id] = (uint32_t)g + 1;
+	}
+	*out = p->gid[id] - 1;
+	return 0;
+}
+
+/* Derived key D of R's string FILE (an event's file), as a component,
+ * into *OUT.  0, -1 out of memory. */
+static int derived_id(struct pass *p, struct derived *d,
+		      const st_pfw_reader *r, uint32_t file, uint64_t *out)
+{
+	st_trace_rec e = { 0 };
+	size_t n;
+	int64_t g;
+
+	*out = NONE;
+	if (file == ST_PFW_NONE)
+		return 0;
+	if (d->gid[file]) {
+		*out = d->gid[file] - 1;
+		return 0;
+	}
+	e.file = st_pfw_str(r, file, &e.file_len);
+	if (st_trace_key_text(&d->key, &e, &p->kb, &p->kcap, &n) < 0)
+		return -1;
+	if (n == ST_TRACE_KEY_NONE)
+		return 0;
+	if ((g = st_strtab_intern(&p->tab, p->kb, n, NULL)) < 0)
+		return -1;
+	d->gid[file] = (uint32_t)g + 1;
+	*out = (uint64_t)g;
+	return 0;
+}
+
+static bool is_derived(enum st_trace_key_kind k)
+{
+	return k == ST_TRACE_KEY_BASENAME || k == ST_TRACE_KEY_PATTERN ||
+	       k == ST_TRACE_KEY_PREFIX;
+}
+
+static size_t key_width(const st_trace_keys *k)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < k->n; i++)
+		w += k->v[i].kind == ST_TRACE_KEY_THREAD ? 3 :
+		     k->v[i].kind == ST_TRACE_KEY_PID ? 2 : 1;
+	return w;
+}
+
+static int pass_init(struct pass *p, const st_metrics *m)
+{
+	memset(p, 0, sizeof(*p));
+	p->m = m;
+	st_strtab_init(&p->tab);
+	if (!(p->sums = calloc(m->n, sizeof(*p->sums))) ||
+	    !(p->fc = calloc(m->n, sizeof(*p->fc))) ||
+	    !(p->dslot = calloc(m->n * ST_TRACE_KEYS_MAX, 1)) ||
+	    !(p->cstr = calloc(m->n, sizeof(*p->cstr))))
+		return -1;
+	for (size_t i = 0; i < m->n; i++) {
+		const st_trace_keys *k = &m->v[i].per;
+		size_t w = 0;
+
+		p->sums[i].w = key_width(k);
+		for (size_t j = 0; j < k->n; j++) {
+			enum st_trace_key_kind kind = k->v[j].kind;
+			size_t d;
+
+			p->cstr[i][w++] = kind != ST_TRACE_KEY_PHASE;
+			if (kind == ST_TRACE_KEY_PID ||
+			    kind == ST_TRACE_KEY_THREAD)
+				w++;
+			if (kind == ST_TRACE_KEY_THREAD)
+				w++;
+
+			if (!is_derived(k->v[j].kind))
+				continue;
+			for (d = 0; d < p->nder; d++)
+				if (p->der[d].key.kind == k->v[j].kind &&
+				    p->der[d].key.depth == k->v[j].depth)
+					break;
+			if (d == p->nder)
+				p->der[p->nder++].key = k->v[j];
+			p->dslot[i * ST_TRACE_KEYS_MAX + j] = (uint8_t)(d + 1);
+		}
+	}
+	return 0;
+}
+
+static void pass_release(struct pass *p)
+{
+	for (size_t i = 0; p->m && i < p->m->n; i++) {
+		if (p->sums)
+			sums_release(&p->sums[i]);
+		if (p->fc)
+			st_trace_fcache_release(&p->fc[i]);
+	}
+	free(p->sums);
+	free(p->fc);
+	free(p->dslot);
+	free(p->cstr);
+	st_trace_inputs_free(NULL, 0, p->bad, p->n_bad);
+	free(p->gid);
+	for (size_t d = 0; d < p->nder; d++)
+		free(p->der[d].gid);
+	free(p->kb);
+	st_strtab_release(&p->tab);
+}
+
+/* A new reader: forget the old one's ids. */
+static void pass_reader(struct pass *p)
+{
+	if (p->gid)
+		memset(p->gid, 0, p->gcap * sizeof(*p->gid));
+	for (size_t d = 0; d < p->nder; d++)
+		if (p->der[d].gid)
+			memset(p->der[d].gid, 0, p->gcap * sizeof(uint32_t));
+	for (size_t i = 0; i < p->m->n; i++) {
+		st_trace_fcache_release(&p->fc[i]);
+		p->sums[i].last = 0;
+	}
+}
+
+/* EV of R into every metric whose filter keeps it.  0, -1 out of
+ * memory. */
+static int pass_event(struct pass *p, const st_pfw_reader *r,
+		      const st_pfw_event *ev)
+{
+	uint32_t top = ev->name;
+	uint64_t k[MAX_COMPS];
+
+	if (ev->cat > top)
+		top = ev->cat;
+	if (ev->host != ST_PFW_NONE && ev->host > top)
+		top = ev->host;
+	if (ev->file != ST_PFW_NONE && ev->file > top)
+		top = ev->file;
+	if (pass_room(p, top) < 0)
+		return -1;
+	for (size_t i = 0; i < p->m->n; i++) {
+		const st_metric *m = &p->m->v[i];
+		const st_trace_filter *f = m->filter.n ? &m->filter : NULL;
+		size_t w = 0;
+		int64_t v;
+		int ok = st_trace_fcache_keep(&p->fc[i], f, r, ev);
+
+		if (ok <= 0) {
+			if (ok < 0)
+				return -1;
+			continue;
+		}
+		for (size_t j = 0; j < m->per.n; j++) {
+			const st_trace_key *key = &m->per.v[j];
+			uint8_t d = p->dslot[i * ST_TRACE_KEYS_MAX + j];
+			int rc = 0;
+
+			switch (key->kind) {
+			case ST_TRACE_KEY_THREAD:
+			case ST_TRACE_KEY_PID:
+			case ST_TRACE_KEY_HOST:
+				rc = global_id(p, r, ev->host, &k[w++]);
+				if (key->kind != ST_TRACE_KEY_HOST)
+					k[w++] = (uint64_t)ev->pid;
+				if (key->kind == ST_TRACE_KEY_THREAD)
+					k[w++] = (uint64_t)ev->tid;
+				break;
+			case ST_TRACE_KEY_NAME:
+				rc = global_id(p, r, ev->name, &k[w++]);
+				break;
+			case ST_TRACE_KEY_CAT:
+				rc = global_id(p, r, ev->cat, &k[w++]);
+				break;
+			case ST_TRACE_KEY_FILE:
+				rc = global_id(p, r, ev->file, &k[w++]);
+				break;
+			case ST_TRACE_KEY_PHASE:
+				k[w++] = NONE;
+				break;
+			default:
+				rc = derived_id(p, &p->der[d - 1], r, ev->file,
+						&k[w++]);
+				break;
+			}
+			if (rc < 0)
+				return -1;
+		}
+		v = m->value == ST_METRIC_DUR ? ev->dur :
+		    m->value == ST_METRIC_COUNT ? 1 :
+		    ev->bytes > 0 ? ev->bytes : 0;
+		if (sums_add(&p->sums[i], k, v, &p->sat) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Read input FI of C to its end into P.  0, or -1 out of memory. */
+static int read_one(struct pass *p, st_compare_case *c, size_t fi,
+		    const st_compare_opts *o)
+{
+	st_trace_file *tf = &c->files_in[fi];
+	const char *path = c->paths[fi];
+	st_pfw_reader *r;
+	st_pfw_event ev;
+	st_error rerr;
+	uint64_t seen = 0, tick = 0;
+	int rc, ret = 0;
+	bool oom = false;
+
+	if (!(r = st_trace_input_open(tf, path, c->src, &oom)))
+		return oom ? -1 : 0;
+	pass_reader(p);
+	while ((rc = st_pfw_next(r, &ev, &rerr)) > 0) {
+		if (rc == ST_PFW_BAD) {
+			if ((ret = st_trace_bad_keep(&p->bad, &p->n_bad,
+						     &p->bad_lines, o->max_bad,
+						     fi, r)) < 0)
+				break;
+			continue;
+		}
+		p->events++;
+		if ((ret = pass_event(p, r, &ev)) < 0)
+			break;
+		if (o->progress && (++tick & 8191) == 0) {
+			uint64_t off = st_pfw_offset(r);
+
+			atomic_fetch_add(&o->progress->bytes, off - seen);
+			seen = off;
+		}
+	}
+	if (st_trace_input_close(tf, r, rc, &rerr, ret == 0, o->progress,
+				 seen) < 0)
+		ret = -1;
+	return ret;
+}
+
+/* Add what SRC gathered (another thread's pass over other files of the
+ * same case) into DST: its keys' strings re-interned into DST's table.
+ * 0, or -1 out of memory. */
+static int pass_merge(struct pass *dst, const struct pass *src)
+{
+	uint64_t k[MAX_COMPS];
+
+	for (size_t i = 0; i < dst->m->n; i++) {
+		const struct sums *s = &src->sums[i];
+
+		for (size_t e = 0; e < s->n; e++) {
+			memcpy(k, s->keys + e * s->w, s->w * sizeof(*k));
+			for (size_t j = 0; j < s->w; j++) {
+				const char *str;
+				size_t len;
+				int64_t g;
+
+				if (!dst->cstr[i][j] || k[j] == NONE)
+					continue;
+				str = st_strtab_str(&src->tab, (uint32_t)k[j],
+						    &len);
+				if ((g = st_strtab_intern(&dst->tab, str, len,
+							  NULL)) < 0)
+					return -1;
+				k[j] = (uint64_t)g;
+			}
+			if (sums_add(&dst->sums[i], k, s->sum[e], &dst->sat) < 0)
+				return -1;
+		}
+	}
+	dst->sat |= src->sat;
+	dst->events += src->events;
+	dst->bad_lines += src->bad_lines;
+	return 0;
+}
+
+static int cmp_bad(const void *x, const void *y)
+{
+	const st_trace_bad *a = x, *b = y;
+
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* The corrupt lines kept by the passes P[0..N) of case C, in order of
+ * the files and lines, the first MAX of them, into C.  0, -1 out of
+ * memory. */
+static int gather_bad(st_compare_case *c, struct pass **p, size_t n,
+		      size_t max)
+{
+	size_t total = 0;
+
+	for (size_t t = 0; t < n; t++)
+		total += p[t] ? p[t]->n_bad : 0;
+	if (!total)
+		return 0;
+	if (!(c->bad = calloc(total, sizeof(*c->bad))))
+		return -1;
+	for (size_t t = 0; t < n; t++) {
+		if (!p[t])
+			continue;
+		memcpy(c->bad + c->n_bad, p[t]->bad,
+		       p[t]->n_bad * sizeof(*c->bad));
+		c->n_bad += p[t]->n_bad;
+		free(p[t]->bad);
+		p[t]->bad = NULL;
+		p[t]->n_bad = 0;
+	}
+	qsort(c->bad, c->n_bad, sizeof(*c->bad), cmp_bad);
+	while (c->n_bad > max)
+		free(c->bad[--c->n_bad].why);
+	return 0;
+}
+
+/* The work: every file of every case, taken one at a time by the
+ * threads, each thread gathering into a pass of its own per case. */
+struct pool {
+	st_compare_case *cases;
+	size_t n;
+	size_t *first;           /* case i's files are units first[i].. */
+	size_t units;
+	const st_compare_opts *o;
+	struct pass **passes;    /* [thread * n + case], NULL: none yet */
+	_Atomic size_t next;
+	_Atomic bool failed;
+};
+
+struct worker_arg {
+	struct pool *pl;
+	size_t t;
+};
+
+static void *worker(void *arg)
+{
+	struct worker_arg *wa = arg;
+	struct pool *pl = wa->pl;
+	size_t u;
+
+	while (!atomic_load(&pl->failed) &&
+	       (u = atomic_fetch_add(&pl->next, 1)) < pl->units) {
+		size_t c = 0;
+		struct pass **pp;
+
+		while (c + 1 < pl->n && pl->first[c + 1] <= u)
+			c++;
+		pp = &pl->passes[wa->t * pl->n + c];
+		if (!*pp && (!(*pp = calloc(1, sizeof(**pp))) ||
+			     pass_init(*pp, pl->o->metrics) < 0)) {
+			atomic_store(&pl->failed, true);
+			break;
+		}
+		if (read_one(*pp, &pl->cases[c], u - pl->first[c], pl->o) < 0)
+			atomic_store(&pl->failed, true);
+	}
+	return NULL;
+}
+
+/* Case C's answers from the threads' passes P[0..NT) (released here). */
+static int finish_case(st_compare_case *c, struct pass **p, size_t nt,
+		       const st_compare_opts *o)
+{
+	const st_metrics *m = o->metrics;
+	struct pass *dst = NULL, empty;
+	int ret = 0;
+
+	for (size_t t = 0; t < nt; t++) {
+		if (!p[t])
+			continue;
+		if (!dst)
+			dst = p[t];
+		else if (pass_merge(dst, p[t]) < 0)
+			ret = -1;
+	}
+	if (!dst) {
+		dst = &empty;
+		if (pass_init(dst, m) < 0)
+			ret = -1;
+	}
+	if (ret == 0 && gather_bad(c, p, nt, o->max_bad) < 0)
+		ret = -1;
+	c->n_files = c->n;
+	c->events = dst->events;
+	c->bad_lines = dst->bad_lines;
+	for (size_t i = 0; ret == 0 && i < m->n; i++)
+		sums_reduce(&dst->sums[i], m->v[i].reduce, &c->res[i],
+			    &dst->sat);
+	c->saturated = dst->sat;
+	if (dst == &empty)
+		pass_release(&empty);
+	return ret;
+}
+
+int st_trace_compare(st_compare_case *cases, size_t n,
+		     const st_compare_opts *o, st_error *err)
+{
+	struct pool pl = { .cases = cases, .n = n, .o = o };
+	struct worker_arg wa[64];
+	size_t nt = o->jobs < 1 ? 1 : (size_t)o->jobs, started = 0;
+	pthread_t th[64];
+	int ret = 0;
+
+	if (!(pl.first = calloc(n ? n : 1, sizeof(*pl.first))))
+		return OOM(err);
+	for (size_t c = 0; c < n; c++) {
+		pl.first[c] = pl.units;
+		pl.units += cases[c].n;
+		if (!(cases[c].res = calloc(o->metrics->n ? o->metrics->n : 1,
+					    sizeof(*cases[c].res))) ||
+		    !(cases[c].files_in = calloc(cases[c].n ? cases[c].n : 1,
+						 sizeof(*cases[c].files_in))))
+			ret = -1;
+	}
+	if (nt > pl.units)
+		nt = pl.units ? pl.units : 1;
+	if (nt > 64)
+		nt = 64;
+	if (ret == 0 && !(pl.passes = calloc(nt * (n ? n : 1),
+					     sizeof(*pl.passes))))
+		ret = -1;
+	if (ret == 0) {
+		for (size_t t = 0; t < nt; t++)
+			wa[t] = (struct worker_arg){ &pl, t };
+		for (size_t t = 1; t < nt; t++) {
+			if (pthread_create(&th[started], NULL, worker,
+					   &wa[t]) != 0)
+				break;
+			started++;
+		}
+		worker(&wa[0]);
+		for (size_t i = 0; i < started; i++)
+			pthread_join(th[i], NULL);
+		if (atomic_load(&pl.failed))
+			ret = -1;
+	}
+	for (size_t c = 0; pl.passes && c < n; c++) {
+		struct pass *p[64];
+
+		for (size_t t = 0; t < nt; t++)
+			p[t] = pl.passes[t * n + c];
+		if (ret == 0 && finish_case(&cases[c], p, nt, o) < 0)
+			ret = -1;
+		for (size_t t = 0; t < nt; t++)
+			if (p[t]) {
+				pass_release(p[t]);
+				free(p[t]);
+			}
+	}
+	for (size_t c = 0; ret < 0 && c < n; c++)
+		cases[c].n_files = cases[c].files_in ? cases[c].n : 0;
+	free(pl.passes);
+	free(pl.first);
+	return ret < 0 ? OOM(err) : 0;
+}
+
+void st_compare_case_release(st_compare_case *c)
+{
+	if (!c)
+		return;
+	st_trace_inputs_free(c->files_in, c->n_files, c->bad, c->n_bad);
+	free(c->res);
+	c->res = NULL;
+	c->files_in = NULL;
+	c->bad = NULL;
+	c->n_files = c->n_bad = 0;
+}

@@ -1,0 +1,156 @@
+/* pass.c - what the single-pass readers share (pass.h). */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pass.h"
+
+void st_trace_fcache_release(struct st_trace_fcache *c)
+{
+	for (int f = 0; f < 4; f++)
+		free(c->ok[f]);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Do the filter's terms on FIELD hold for string ID of R (ST_PFW_NONE:
+ * the event has none)?  1, 0, or -1 when memory runs out. */
+static int field_ok(struct st_trace_fcache *c, const st_trace_filter *f,
+		    const st_pfw_reader *r, enum st_trace_field field,
+		    uint32_t id)
+{
+	const char *s;
+	size_t len;
+
+	if (id == ST_PFW_NONE)
+		return st_trace_filter_field(f, field, NULL, 0);
+	if (id >= c->cap) {
+		size_t cap = c->cap ? c->cap : 1024;
+
+		while (cap <= id)
+			cap *= 2;
+		for (int k = 0; k < 4; k++) {
+			int8_t *v = realloc(c->ok[k], cap);
+
+			if (!v)
+				return -1;
+			memset(v + c->cap, 0, cap - c->cap);
+			c->ok[k] = v;
+		}
+		c->cap = cap;
+	}
+	if (!c->ok[field][id]) {
+		s = st_pfw_str(r, id, &len);
+		c->ok[field][id] = st_trace_filter_field(f, field, s, len) ? 1
+									  : -1;
+	}
+	return c->ok[field][id] > 0;
+}
+
+int st_trace_fcache_keep(struct st_trace_fcache *c, const st_trace_filter *f,
+			 const st_pfw_reader *r, const st_pfw_event *ev)
+{
+	const uint32_t ids[4] = { ev->name, ev->cat, ev->host, ev->file };
+
+	if (!f)
+		return 1;
+	if (!st_trace_filter_nums(f, ev->pid, ev->tid, ev->ts, ev->dur,
+				  ev->bytes))
+		return 0;
+	for (int k = 0; k < 4; k++) {
+		int ok = field_ok(c, f, r, (enum st_trace_field)k, ids[k]);
+
+		if (ok <= 0)
+			return ok;
+	}
+	return 1;
+}
+
+st_pfw_reader *st_trace_input_open(st_trace_file *tf, const char *path,
+				   const st_trace_source *src, bool *oom)
+{
+	st_pfw_reader *r;
+	st_error err;
+
+	tf->path = path;
+	r = src && src->open ? src->open(src->ctx, path, false, &err)
+			     : st_pfw_open(path, &err);
+	if (r)
+		return r;
+	tf->err_code = err.code;
+	if (!(tf->err_text = strdup(err.text)))
+		*oom = true;
+	return NULL;
+}
+
+int st_trace_input_close(st_trace_file *tf, st_pfw_reader *r, int rc,
+			 const st_error *rerr, bool complete,
+			 st_trace_progress *p, uint64_t seen)
+{
+	int ret = 0;
+
+	if (rc == ST_PFW_ERROR) {
+		tf->err_code = rerr->code;
+		if (!(tf->err_text = strdup(rerr->text)))
+			ret = -1;
+	}
+	tf->st = *st_pfw_stats_get(r);
+	/* read to its end and no line an event of any phase */
+	tf->not_trace = complete && rc != ST_PFW_ERROR && ret == 0 &&
+			tf->st.events == 0 && tf->st.meta == 0 &&
+			tf->st.other == 0;
+	if (p) {
+		atomic_fetch_add(&p->bytes, st_pfw_offset(r) - seen);
+		atomic_fetch_add(&p->events, tf->st.events);
+	}
+	st_pfw_close(r);
+	return ret;
+}
+
+int st_trace_bad_keep(st_trace_bad **bad, size_t *n, uint64_t *count,
+		      size_t max, size_t fi, const st_pfw_reader *r)
+{
+	const char *why;
+	uint64_t line = st_pfw_bad_line(r, &why);
+	st_trace_bad *b;
+
+	(*count)++;
+	if (*n >= max)
+		return 0;
+	if (!*bad && !(*bad = calloc(max, sizeof(**bad))))
+		return -1;
+	b = &(*bad)[*n];
+	b->file = fi;
+	b->line = line;
+	if (!(b->why = strdup(why)))
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+void st_trace_inputs_free(st_trace_file *files, size_t nfiles,
+			  st_trace_bad *bad, size_t nbad)
+{
+	for (size_t i = 0; i < nfiles; i++)
+		free(files[i].err_text);
+	free(files);
+	for (size_t i = 0; i < nbad; i++)
+		free(bad[i].why);
+	free(bad);
+}
+
+int st_trace_key_text(const st_trace_key *k, const st_trace_rec *e,
+		      char **buf, size_t *cap, size_t *len)
+{
+	size_t n = st_trace_key_format(k, e, *buf, *cap);
+	char *b;
+
+	*len = n;
+	if (n == ST_TRACE_KEY_NONE || n < *cap)
+		return 0;
+	if (!(b = realloc(*buf, n + 1)))
+		return -1;
+	*buf = b;
+	*cap = n + 1;
+	st_trace_key_format(k, e, *buf, *cap);
+	return 0;
+}
