@@ -970,6 +970,7 @@ struct cpu_ctx {
 	st_sys_cpu_header h;
 	int y, m, d, prev;
 	bool any;
+	bool dated;               /* mpstat's first line, with the date */
 	/* the timeline: counters written as they are read */
 	st_ctrace *w;
 	int64_t pid;
@@ -1007,6 +1008,8 @@ static int cpu_line(void *ctx, const char *line, size_t len, uint64_t no,
 			sys_bad(s, c->fi, no, "not an mpstat row");
 		return 0;
 	}
+	if (rc == 3)
+		c->dated = true;
 	if (rc != 1 || !r.all || !s->y)
 		return 0;
 	if (c->any && r.secs < c->prev - 43200)
@@ -1436,7 +1439,9 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 
 		if (sys_each_line(p, cpu_line, &c, err) < 0)
 			goto fail;
-		if (s->files[fi].lines && !c.h.valid) {
+		/* only mpstat's first line: the run ended before its first
+		 * sample (shorter than the interval); no samples, no error */
+		if (s->files[fi].lines && !c.h.valid && !c.dated) {
 			st_error_set(err, ST_EXIT_DATAERR, "%s:1: not mpstat "
 				     "output: no 'HH:MM:SS CPU %%usr ... "
 				     "%%idle' header", p);

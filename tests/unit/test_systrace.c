@@ -809,6 +809,19 @@ static void test_set_bad_input(void **state)
 	assert_null(st_systrace_open(d, &o, &err));
 	assert_int_equal(err.code, ST_EXIT_DATAERR);
 	assert_non_null(strstr(err.text, "cpu.out:1:"));
+	/* the bug "a short trace record is not a trace set": a command
+	 * shorter than mpstat's interval leaves only mpstat's first line */
+	d = subdir("shortcpu");
+	put(d, "cpu.out", "Linux 6.1.0 (vm) \t11/24/26 \t_x86_64_\t(2 CPU)\n");
+	put(d, "trace_read.out", "Attaching 1 probe...\n"
+	    "TIMESTAMP PID TID FD RET (B) LAT(ns) FILENAME\n"
+	    "1000000 7 7 3 10 100 a.txt\n");
+	{
+		st_systrace *s = st_systrace_open(d, &o, &err);
+
+		assert_non_null(s);
+		st_systrace_free(s);
+	}
 	/* --names: a line that is not PID NAME */
 	d = subdir("names");
 	put(d, "trace_proc.out", "1000 exec 7 -1 a\n");
