@@ -122,166 +122,21 @@ static int set_text(const struct st_option *o, char *arg,
 
 /* ---- inputs ---------------------------------------------------------- */
 
-static bool is_trace_name(const char *n)
-{
-	size_t l = strlen(n);
-
-	return (l > 4 && strcmp(n + l - 4, ".pfw") == 0) ||
-	       (l > 7 && strcmp(n + l - 7, ".pfw.gz") == 0);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
+/* The paths (DFTracer files, system-trace directories) and the sets. */
 struct inputs {
-	char **v;          /* owned */
-	size_t n;
-	char **sysdirs;    /* directories of system traces (owned) */
-	size_t nsys;
+	struct st_trace_inputs in;
 	struct st_trace_sets ts;
 };
 
-static int inputs_add(struct inputs *in, const char *path)
+static int inputs_collect(struct inputs *in, char **args, size_t n)
 {
-	char **v = realloc(in->v, (in->n + 1) * sizeof(*v));
-
-	if (!v)
-		return -1;
-	in->v = v;
-	if (!(in->v[in->n] = strdup(path)))
-		return -1;
-	in->n++;
-	return 0;
+	return st_trace_inputs_collect(&in->in, args, n);
 }
 
 static void inputs_release(struct inputs *in)
 {
-	for (size_t i = 0; i < in->n; i++)
-		free(in->v[i]);
-	free(in->v);
-	for (size_t i = 0; i < in->nsys; i++)
-		free(in->sysdirs[i]);
-	free(in->sysdirs);
+	st_trace_inputs_release(&in->in);
 	st_trace_sets_release(&in->ts);
-}
-
-/* Can PATH, an input file, be read?  Exit 66 naming it when it is
- * missing, unreadable, a directory (DIR_MEMBER: found in a directory given,
- * which is not searched further) or a symbolic link that leads nowhere or
- * in a circle (ELOOP, said as such); 0 when it opens.  A pipe or device is
- * not opened here: the reader says what it finds. */
-static int input_check(const char *path, bool dir_member)
-{
-	struct stat sb;
-	int fd;
-
-	if (stat(path, &sb) < 0) {
-		if (errno == ELOOP)
-			st_msg_error("cannot read %s: a loop of symbolic links "
-				     "(%s)", path, strerror(errno));
-		else
-			st_msg_error("cannot read %s: %s", path,
-				     strerror(errno));
-		return ST_EXIT_NOINPUT;
-	}
-	if (S_ISDIR(sb.st_mode) && dir_member) {
-		st_msg_error("cannot read %s: a directory, not a trace "
-			     "file", path);
-		return ST_EXIT_NOINPUT;
-	}
-	if (!S_ISREG(sb.st_mode))
-		return 0;
-	if ((fd = open(path, O_RDONLY)) < 0) {
-		st_msg_error("cannot read %s: %s", path, strerror(errno));
-		return ST_EXIT_NOINPUT;
-	}
-	close(fd);
-	return 0;
-}
-
-/* Every FILE argument, a directory replaced by its traces (sorted), each
- * checked by input_check before anything is read or written.  Exit 66
- * when one is missing or unreadable (every such input is named), 0 when
- * all are there. */
-static int inputs_collect(struct inputs *in, char **args, size_t n)
-{
-	int rc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		struct stat sb;
-		DIR *d;
-		struct dirent *de;
-		size_t first = in->n;
-
-		if (strcmp(args[i], "-") == 0) {
-			if (inputs_add(in, args[i]) < 0)
-				goto oom;
-			continue;
-		}
-		if (stat(args[i], &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-			if (input_check(args[i], false))
-				rc = ST_EXIT_NOINPUT;
-			else if (inputs_add(in, args[i]) < 0)
-				goto oom;
-			continue;
-		}
-		if (!(d = opendir(args[i]))) {
-			st_msg_error("cannot read %s: %s", args[i],
-				     strerror(errno));
-			rc = ST_EXIT_NOINPUT;
-			continue;
-		}
-		if (st_systrace_is_set(args[i])) {
-			char **v = realloc(in->sysdirs, (in->nsys + 1) *
-					   sizeof(*v));
-
-			if (!v || !(v[in->nsys] = strdup(args[i]))) {
-				if (v)
-					in->sysdirs = v;
-				closedir(d);
-				goto oom;
-			}
-			in->sysdirs = v;
-			in->nsys++;
-		}
-		while ((de = readdir(d))) {
-			char *p;
-
-			if (!is_trace_name(de->d_name))
-				continue;
-			if (!(p = st_path_join(args[i], de->d_name)) ||
-			    inputs_add(in, p) < 0) {
-				free(p);
-				closedir(d);
-				goto oom;
-			}
-			free(p);
-		}
-		closedir(d);
-		if (in->n == first && !(in->nsys && strcmp(in->sysdirs[
-						in->nsys - 1], args[i]) == 0)) {
-			st_msg_error("%s: not a trace set: no .pfw or .pfw.gz "
-				     "file and no system-trace file (trace_*.out, "
-				     "cpu.out, gpu.out, *.log with MLLOG lines, "
-				     "strace.out, manifest.json; see "
-				     "docs/systrace.md)", args[i]);
-			if (!rc)
-				rc = ST_EXIT_DATAERR;
-			continue;
-		}
-		if (in->n > first)
-			qsort(in->v + first, in->n - first, sizeof(*in->v),
-			      cmp_str);
-		for (size_t k = first; k < in->n; k++)
-			if (input_check(in->v[k], true))
-				rc = ST_EXIT_NOINPUT;
-	}
-	return rc;
-oom:
-	st_msg_error("out of memory");
-	return ST_EXIT_IOERR;
 }
 
 /* Open IN's system-trace directories as sets (their small files read
@@ -290,8 +145,8 @@ oom:
 static int sets_open(struct inputs *in, const struct st_trace_sys_opts *so,
 		     size_t max_bad)
 {
-	return st_trace_sets_open(&in->ts, in->sysdirs, in->nsys, so, max_bad,
-				  &in->v, &in->n);
+	return st_trace_sets_open(&in->ts, in->in.sysdirs, in->in.nsys, so,
+				  max_bad, &in->in.v, &in->in.n);
 }
 
 static int default_jobs(void)
@@ -472,51 +327,9 @@ static void span_warning(const st_trace_summary *s)
 static int report_inputs(const st_trace_summary *s, const char *what,
 			 const struct inputs *in)
 {
-	int rc = 0;
-	size_t shown = s->n_bad;
+	int rc = st_trace_inputs_report(s->files_in, s->n_files, s->bad,
+					s->n_bad, s->bad_lines, &in->ts.sets);
 
-	for (size_t i = 0; i < s->n_bad; i++)
-		st_msg_warn("%s:%" PRIu64 ": corrupt line skipped: %s",
-			    s->files_in[s->bad[i].file].path, s->bad[i].line,
-			    s->bad[i].why);
-	if (s->bad_lines > shown)
-		st_msg_warn("%" PRIu64 " more corrupt lines skipped (%" PRIu64
-			    " in all)", s->bad_lines - shown, s->bad_lines);
-	for (size_t i = 0; i < s->n_files; i++) {
-		const st_trace_file *f = &s->files_in[i];
-		const char *name = strcmp(f->path, "-") ? f->path
-							: "standard input";
-		int code = f->err_code;
-
-		if (code) {
-			st_msg_error("%s", f->err_text ? f->err_text : f->path);
-			if (code == ST_EXIT_IOERR ||
-			    (code == ST_EXIT_NOINPUT && rc != ST_EXIT_IOERR) ||
-			    (code == ST_EXIT_DATAERR && !rc))
-				rc = code;
-		} else if (st_systrace_owner(&in->ts.sets, f->path)) {
-			if (f->st.events == 0)
-				st_msg_verbose("%s: no calls", name);
-		} else if (f->not_trace) {
-			if (f->st.lines == 0)
-				st_msg_error("%s: not a DFTracer trace: it is "
-					     "empty", name);
-			else
-				st_msg_error("%s: not a DFTracer trace: none "
-					     "of its %" PRIu64 " lines is an "
-					     "event", name, f->st.lines);
-			if (!rc)
-				rc = ST_EXIT_DATAERR;
-		} else if (f->st.events == 0) {
-			st_msg_warn("%s: no X events (only metadata or other "
-				    "phases)", name);
-		}
-		st_msg_verbose("%s: %" PRIu64 " lines, %" PRIu64 " X events, %"
-			       PRIu64 " M, %" PRIu64 " other, %" PRIu64
-			       " corrupt; %" PRIu64 " by the fast scanner",
-			       f->path, f->st.lines, f->st.events, f->st.meta,
-			       f->st.other, f->st.bad, f->st.fast);
-	}
 	trace_sys_report(&in->ts.sets);
 	span_warning(s);
 	if (rc)
@@ -832,14 +645,14 @@ static int run_summary(const struct inputs *in, const st_trace_opts *o,
 	struct check_ctx cc = { &m, true, "trace summary", in };
 	struct summary_out w = { json, group, o, in };
 	st_trace_run_opts ro = {
-		.paths = (const char *const *)in->v, .n = in->n, .out = out,
+		.paths = (const char *const *)in->in.v, .n = in->in.n, .out = out,
 		.check = check_inputs, .check_ctx = &cc,
 	};
 	st_log log = ST_LOG_STDERR;
 	st_error err;
 	int check_rc, rc;
 
-	meter_start(&m, o->progress, "trace summary", in->v, in->n);
+	meter_start(&m, o->progress, "trace summary", in->in.v, in->in.n);
 	rc = st_trace_summary_run(&ro, o, write_summary, &w, &check_rc, &log,
 				  &err);
 	meter_stop(&m);
@@ -858,7 +671,7 @@ static int run_timeline(const struct inputs *in,
 	struct meter m = { 0 };
 	struct check_ctx cc = { &m, false, "trace timeline", in };
 	st_trace_run_opts ro = {
-		.paths = (const char *const *)in->v, .n = in->n, .out = out,
+		.paths = (const char *const *)in->in.v, .n = in->in.n, .out = out,
 		.check = check_inputs, .check_ctx = &cc,
 	};
 	st_trace_timeline_counts n;
@@ -866,7 +679,7 @@ static int run_timeline(const struct inputs *in,
 	st_error err;
 	int check_rc, rc;
 
-	meter_start(&m, o->progress, "trace timeline", in->v, in->n);
+	meter_start(&m, o->progress, "trace timeline", in->in.v, in->in.n);
 	rc = st_trace_timeline_run(&ro, o, &n, &check_rc, &log, &err);
 	meter_stop(&m);
 	if (rc < 0)
@@ -915,9 +728,9 @@ static int experiment_input(const char *exp_dir, const char *data,
 		return ST_EXIT_IOERR;
 	}
 	/* missing: said before the output is touched */
-	if (input_check(p->merged, false) ||
-	    (p->wt && input_check(p->wt, false)) ||
-	    (p->created && input_check(p->created, false)))
+	if (st_trace_input_check(p->merged, false) ||
+	    (p->wt && st_trace_input_check(p->wt, false)) ||
+	    (p->created && st_trace_input_check(p->created, false)))
 		return ST_EXIT_NOINPUT;
 	*tin = (st_timeline_input){ .merged = p->merged, .write_times = p->wt,
 				    .created = p->created,

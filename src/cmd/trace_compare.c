@@ -248,8 +248,9 @@ static int write_json(FILE *f, const st_metrics *m, const st_compare_case *cs,
 
 /* Compute CS with O, say what became of the inputs, and write the table
  * to OUT unless that went wrong.  Returns the exit status. */
-static int run_compare(st_compare_case *cs, size_t n,
-		       const st_compare_opts *o, bool json, const char *out)
+static int run_compare(st_compare_case *cs, const struct case_in *ci,
+		       size_t n, const st_compare_opts *o, bool json,
+		       const char *out)
 {
 	st_atomic_file af = { 0 };
 	st_error err;
@@ -260,7 +261,7 @@ static int run_compare(st_compare_case *cs, size_t n,
 	for (size_t c = 0; c < n; c++) {
 		int r = st_trace_inputs_report(cs[c].files_in, cs[c].n_files,
 					       cs[c].bad, cs[c].n_bad,
-					       cs[c].bad_lines);
+					       cs[c].bad_lines, &ci[c].sets);
 
 		if (r && (!rc || r == ST_EXIT_IOERR ||
 			  (r == ST_EXIT_NOINPUT && rc == ST_EXIT_DATAERR)))
@@ -394,7 +395,7 @@ int cmd_trace_compare(int argc, char **argv)
 		jobs = nc < 1 ? 1 : nc;
 	}
 	o.jobs = (int)jobs;
-	rc = run_compare(cs, n, &o, json, out);
+	rc = run_compare(cs, ci, n, &o, json, out);
 out:
 	for (size_t c = 0; cs && c < n; c++)
 		st_compare_case_release(&cs[c]);

@@ -86,12 +86,9 @@ static int run_events(const struct st_trace_inputs *in,
 		return st_msg_fail(&err);
 	wrc = st_trace_events_write((const char *const *)in->v, in->n, o,
 				    af.fp, &res, &err);
-	for (size_t i = 0; i < res.n_files; i++)
-		if (st_systrace_owner(sets, res.files_in[i].path))
-			res.files_in[i].not_trace = false;
 	trace_sys_report(sets);
 	rc = st_trace_inputs_report(res.files_in, res.n_files, res.bad,
-				    res.n_bad, res.bad_lines);
+				    res.n_bad, res.bad_lines, sets);
 	if (wrc < 0) {
 		if (res.write_failed)
 			st_msg_error("cannot write %s: %s", to_stdout ?

@@ -104,12 +104,7 @@ void st_trace_sets_release(struct st_trace_sets *ts)
 	memset(ts, 0, sizeof(*ts));
 }
 
-/* Can PATH, an input file, be read?  Exit 66 naming it when it is
- * missing, unreadable, a directory (DIR_MEMBER: found in a directory given,
- * which is not searched further) or a symbolic link that leads nowhere or
- * in a circle (ELOOP, said as such); 0 when it opens.  A pipe or device is
- * not opened here: the reader says what it finds. */
-static int input_check(const char *path, bool dir_member)
+int st_trace_input_check(const char *path, bool dir_member)
 {
 	struct stat sb;
 	int fd;
@@ -155,7 +150,7 @@ int st_trace_inputs_collect(struct st_trace_inputs *in, char **args,
 			continue;
 		}
 		if (stat(args[i], &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-			if (input_check(args[i], false))
+			if (st_trace_input_check(args[i], false))
 				rc = ST_EXIT_NOINPUT;
 			else if (inputs_add(in, args[i]) < 0)
 				goto oom;
@@ -190,15 +185,18 @@ int st_trace_inputs_collect(struct st_trace_inputs *in, char **args,
 		    && in->n == first)
 			continue;
 		if (in->n == first) {
-			st_msg_error("%s: no .pfw or .pfw.gz file and no "
-				     "system-trace file in it (see "
+			st_msg_error("%s: not a trace set: no .pfw or .pfw.gz "
+				     "file and no system-trace file (trace_*.out, "
+				     "cpu.out, gpu.out, *.log with MLLOG lines, "
+				     "strace.out, manifest.json; see "
 				     "docs/systrace.md)", args[i]);
-			rc = ST_EXIT_NOINPUT;
+			if (!rc)
+				rc = ST_EXIT_DATAERR;
 			continue;
 		}
 		qsort(in->v + first, in->n - first, sizeof(*in->v), cmp_str);
 		for (size_t k = first; k < in->n; k++)
-			if (input_check(in->v[k], true))
+			if (st_trace_input_check(in->v[k], true))
 				rc = ST_EXIT_NOINPUT;
 	}
 	return rc;
@@ -209,7 +207,7 @@ oom:
 
 int st_trace_inputs_report(const st_trace_file *files, size_t nfiles,
 			   const st_trace_bad *bad, size_t nbad,
-			   uint64_t bad_lines)
+			   uint64_t bad_lines, const st_systrace_list *sets)
 {
 	int rc = 0;
 	size_t shown = nbad;
@@ -233,6 +231,9 @@ int st_trace_inputs_report(const st_trace_file *files, size_t nfiles,
 			    (code == ST_EXIT_NOINPUT && rc != ST_EXIT_IOERR) ||
 			    (code == ST_EXIT_DATAERR && !rc))
 				rc = code;
+		} else if (sets && st_systrace_owner(sets, f->path)) {
+			if (f->st.events == 0)
+				st_msg_verbose("%s: no calls", name);
 		} else if (f->not_trace) {
 			if (f->st.lines == 0)
 				st_msg_error("%s: not a DFTracer trace: it is "

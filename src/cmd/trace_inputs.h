@@ -1,10 +1,10 @@
 /* trace_inputs.h - what the trace commands share about their inputs:
  * the FILE arguments expanded and checked, and what is said about them
- * after reading.  (trace.c's summary and timeline still hold their own
- * copies, inputs_collect and report_inputs, of the same rules.) */
+ * after reading. */
 #ifndef STREAMTIME_CMD_TRACE_INPUTS_H
 #define STREAMTIME_CMD_TRACE_INPUTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,11 +57,20 @@ void st_trace_sets_release(struct st_trace_sets *ts);
 /* Every FILE argument of ARGS[0..N), a directory replaced by its *.pfw
  * and *.pfw.gz (sorted), '-' kept, each checked before anything is read
  * or written; a directory of system traces (st_systrace_is_set) is
- * kept in IN->sysdirs as well.  Exit 66 when one is missing or unreadable (every such
- * input is named on stderr), 74 out of memory, 0 when all are there. */
+ * kept in IN->sysdirs as well.  Exit 66 when one is missing or
+ * unreadable (every such input is named on stderr), 65 when a directory
+ * holds no trace at all (not a trace set), 74 out of memory, 0 when all
+ * are there. */
 int st_trace_inputs_collect(struct st_trace_inputs *in, char **args, size_t n);
 
 void st_trace_inputs_release(struct st_trace_inputs *in);
+
+/* Can PATH, an input file, be read?  Exit 66 naming it when it is
+ * missing, unreadable, a directory (DIR_MEMBER: found in a directory given,
+ * which is not searched further) or a symbolic link that leads nowhere or
+ * in a circle (ELOOP, said as such); 0 when it opens.  A pipe or device is
+ * not opened here: the reader says what it finds. */
+int st_trace_input_check(const char *path, bool dir_member);
 
 /* The rule of every trace command about what it read (README, trace):
  * the corrupt lines BAD[0..NBAD) named as warnings and the rest counted
@@ -69,9 +78,11 @@ void st_trace_inputs_release(struct st_trace_inputs *in);
  * read error, 66 gone or unreadable, 65 a damaged or cut gzip stream) or
  * not a trace at all (65) said as an error naming it.  Returns the exit
  * status (74 before 66 before 65), 0 when every input is a trace read
- * to its end; the caller says what became of its output. */
+ * to its end; the caller says what became of its output.  The call files
+ * of SETS (may be NULL) are never "not a trace": an empty one has no
+ * calls. */
 int st_trace_inputs_report(const st_trace_file *files, size_t nfiles,
 			   const st_trace_bad *bad, size_t nbad,
-			   uint64_t bad_lines);
+			   uint64_t bad_lines, const st_systrace_list *sets);
 
 #endif

@@ -362,6 +362,17 @@ def body(tmp):
     check(rc == 64 and "--date" in err,
           "systrace: no date is 64 as for trace summary: %d %r" % (rc, err))
 
+    # the bug "an empty call file is not a trace": a recording with no
+    # close call (its file only the header) was exit 65
+    empty = system_traces(os.path.join(tmp, "st-empty"))
+    write(os.path.join(empty, "trace_close.out"), "Attaching 4 probes...\n"
+          "TIMESTAMP PID FD LAT(ns) FILENAME\n")
+    rc, out, err = run("--metrics", spath, "--case", "st=" + empty,
+                       "--date", "2024-03-01", "--json")
+    check(rc == 0 and "not a DFTracer trace" not in err,
+          "systrace: an empty call file is no calls, not exit 65: %d %r"
+          % (rc, err))
+
     errors(tmp, hand)
 
 
