@@ -36,7 +36,7 @@ enum st_sys_file {
 	ST_SYS_READ, ST_SYS_WRITE, ST_SYS_OPENAT, ST_SYS_CLOSE, ST_SYS_BIO,
 	ST_SYS_MMAP, ST_SYS_CREATE_DEL,          /* bpftrace call files */
 	ST_SYS_TIME_ALIGN, ST_SYS_PROC, ST_SYS_CPU, ST_SYS_GPU, ST_SYS_LOG,
-	ST_SYS_STRACE, ST_SYS_MANIFEST,
+	ST_SYS_STRACE, ST_SYS_MANIFEST, ST_SYS_PS,
 	ST_SYS_NONE,                             /* not a system-trace file */
 };
 
@@ -192,6 +192,26 @@ typedef struct st_sys_proc {
 
 /* 1, 0 a header or blank line, -1 damaged. */
 int st_sys_proc_parse(const char *line, size_t len, st_sys_proc *p);
+
+/* ps.out, a `ps` snapshot: the header names the columns (PID, PPID, and
+ * CMD, COMMAND, ARGS or COMM, the last column, free text), as `ps -ef`,
+ * `ps -eo pid,ppid,args` or `ps -eo pid,ppid,comm` write them. */
+typedef struct st_sys_ps_header {
+	int8_t pid, ppid, cmd;      /* column, -1 absent */
+	uint8_t ncol;
+	bool valid;
+} st_sys_ps_header;
+
+typedef struct st_sys_ps_row {
+	int64_t pid, ppid;          /* ppid -1: no column */
+	const char *cmd;            /* borrowed, the rest of the line */
+	size_t cmdlen;
+} st_sys_ps_row;
+
+/* 1 a row (into R, under H), 2 the header (into H), 0 a blank line, -1
+ * damaged (or a row before any header). */
+int st_sys_ps_parse(const char *line, size_t len, st_sys_ps_header *h,
+		    st_sys_ps_row *r);
 
 /* ---- the set --------------------------------------------------------- */
 

@@ -220,6 +220,36 @@ static int proc_line(void *ctx, const char *line, size_t len, uint64_t no,
 	return 0;
 }
 
+/* ps.out: a snapshot's names (below exec's and --names, above COMM
+ * columns) and parents. */
+struct ps_ctx {
+	struct st_systrace *s;
+	size_t fi;
+	st_sys_ps_header h;
+};
+
+static int ps_line(void *ctx, const char *line, size_t len, uint64_t no,
+		   st_error *err)
+{
+	struct ps_ctx *c = ctx;
+	st_sys_ps_row r;
+	int rc = st_sys_ps_parse(line, len, &c->h, &r);
+
+	c->s->files[c->fi].lines++;
+	if (rc < 0) {
+		sys_bad(c->s, c->fi, no, "not a ps row under a 'PID ... CMD' "
+			"header");
+		return 0;
+	}
+	if (rc != 1)
+		return 0;
+	c->s->files[c->fi].events++;
+	if (parent_set(c->s, r.pid, r.ppid) < 0 ||
+	    sys_name_set(c->s, r.pid, r.cmd, r.cmdlen, "ps", 2) < 0)
+		return OOM(err);
+	return 0;
+}
+
 /* strace: execve names, clone/fork parents, threads. */
 struct strace_ctx {
 	struct st_systrace *s;
@@ -1402,6 +1432,18 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 
 		if (sys_each_line(p, proc_line, &pc, err) < 0)
 			goto fail;
+	}
+	if ((p = path_of(s, ST_SYS_PS, &fi))) {
+		struct ps_ctx pc = { .s = s, .fi = fi };
+
+		if (sys_each_line(p, ps_line, &pc, err) < 0)
+			goto fail;
+		if (s->files[fi].lines && !pc.h.valid) {
+			st_error_set(err, ST_EXIT_DATAERR, "%s:1: not a ps "
+				     "snapshot: no header naming PID and, last, "
+				     "CMD, COMMAND, ARGS or COMM", p);
+			goto fail;
+		}
 	}
 	for (size_t i = 0; i < s->nfiles; i++) {
 		struct strace_ctx sc = { s, i, { 0 }, { 0 } };

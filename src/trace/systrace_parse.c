@@ -91,6 +91,7 @@ enum st_sys_file st_sys_classify(const char *base)
 		{ "gpu.out", ST_SYS_GPU },
 		{ "strace.out", ST_SYS_STRACE },
 		{ "manifest.json", ST_SYS_MANIFEST },
+		{ "ps.out", ST_SYS_PS },
 	};
 	size_t n = strlen(base);
 
@@ -807,5 +808,67 @@ int st_sys_proc_parse(const char *line, size_t len, st_sys_proc *pr)
 		p++;
 	pr->comm = p;
 	pr->clen = (size_t)(e - p);
+	return 1;
+}
+
+/* ---- ps snapshots ----------------------------------------------------- */
+
+int st_sys_ps_parse(const char *line, size_t len, st_sys_ps_header *h,
+		    st_sys_ps_row *r)
+{
+	const char *p = line, *e = line + len, *w;
+	size_t n;
+	int col = 0;
+
+	while (e > p && sp(e[-1]))
+		e--;
+	while (p < e && sp(*p))
+		p++;
+	if (p == e)
+		return 0;
+	{
+		/* a header: the columns by name, PID among them, the command
+		 * last (a row of `ps -ef` starts with a user name, not a
+		 * number: only the names tell them apart) */
+		st_sys_ps_header nh = { -1, -1, -1, 0, false };
+		const char *q = p;
+
+		while ((n = word(&q, e, &w)) > 0 && col < 64) {
+			if (is_word(w, n, "PID"))
+				nh.pid = (int8_t)col;
+			else if (is_word(w, n, "PPID"))
+				nh.ppid = (int8_t)col;
+			else if (is_word(w, n, "CMD") || is_word(w, n, "COMMAND") ||
+				 is_word(w, n, "ARGS") || is_word(w, n, "COMM"))
+				nh.cmd = (int8_t)col;
+			col++;
+		}
+		if (nh.pid >= 0 && nh.cmd >= 0 && nh.cmd == col - 1 && !n) {
+			nh.ncol = (uint8_t)col;
+			nh.valid = true;
+			*h = nh;
+			return 2;
+		}
+	}
+	if (!h->valid)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	r->ppid = -1;
+	for (col = 0; col < h->cmd; col++) {
+		if ((n = word(&p, e, &w)) == 0)
+			return -1;
+		if (col == h->pid && (num(w, n, &r->pid) < 0 || r->pid < 0 ||
+				      r->pid > MAX_PID))
+			return -1;
+		if (col == h->ppid && (num(w, n, &r->ppid) < 0 ||
+				       r->ppid < 0 || r->ppid > MAX_PID))
+			return -1;
+	}
+	while (p < e && sp(*p))
+		p++;
+	if (p == e)
+		return -1;
+	r->cmd = p;
+	r->cmdlen = (size_t)(e - p);
 	return 1;
 }

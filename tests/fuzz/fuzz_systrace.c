@@ -36,6 +36,8 @@ static void one(const st_sys_header *h, const char *line, size_t len)
 	st_sys_mllog m;
 	st_sys_strace t;
 	st_sys_proc p;
+	static st_sys_ps_header psh;
+	st_sys_ps_row psr;
 	st_sys_header h2;
 	const char *why;
 	int64_t ns;
@@ -49,6 +51,9 @@ static void one(const st_sys_header *h, const char *line, size_t len)
 	} else {
 		assert(why && *why);
 	}
+	if (st_sys_ps_parse(line, len, &psh, &psr) == 1)
+		assert(psr.pid >= 0 && psr.cmdlen > 0 &&
+		       inside(psr.cmd, psr.cmdlen, line, len));
 	if (st_sys_align_parse(line, len, &ns, &secs) == 1)
 		assert(ns > 0 && secs >= 0 && secs <= 86400);
 	if (st_sys_cpu_parse(line, len, &ch, &cr, &y, &mo, &d) == 1)

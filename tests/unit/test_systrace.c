@@ -444,6 +444,72 @@ static void test_proc(void **state)
 	assert_int_equal(st_sys_proc_parse(l, strlen(l), &p), -1);
 }
 
+/* Issue 15 item 3: names from a ps snapshot (ps -ef, ps -eo pid,ppid,args),
+ * below exec's and above the COMM columns; children under their
+ * parents. */
+static void test_ps(void **state)
+{
+	st_sys_ps_header h = { 0 };
+	st_sys_ps_row r;
+	const char *l;
+	st_systrace_opts o = { .max_bad = 10 };
+	st_error err;
+	st_systrace *s;
+	char *d;
+
+	(void)state;
+	l = "root 1 0 0 Nov23 ? 00:00:01 /sbin/init";
+	assert_int_equal(st_sys_ps_parse(l, strlen(l), &h, &r), -1);
+	l = "UID          PID    PPID  C STIME TTY          TIME CMD";
+	assert_int_equal(st_sys_ps_parse(l, strlen(l), &h, &r), 2);
+	l = "root        4242    4200  9 10:15 pts/0    00:00:03 python3 "
+	    "train.py --epochs 3  ";
+	assert_int_equal(st_sys_ps_parse(l, strlen(l), &h, &r), 1);
+	assert_int_equal(r.pid, 4242);
+	assert_int_equal(r.ppid, 4200);
+	assert_int_equal(r.cmdlen, strlen("python3 train.py --epochs 3"));
+	assert_memory_equal(r.cmd, "python3 train.py --epochs 3", r.cmdlen);
+	l = "root  x  4200  9 10:15 pts/0 00:00:03 python3";
+	assert_int_equal(st_sys_ps_parse(l, strlen(l), &h, &r), -1);
+	l = "root  4242  4200";           /* no command */
+	assert_int_equal(st_sys_ps_parse(l, strlen(l), &h, &r), -1);
+	l = "    PID    PPID COMMAND";
+	assert_int_equal(st_sys_ps_parse(l, strlen(l), &h, &r), 2);
+	l = "   4243    4242 pt_data_worker";
+	assert_int_equal(st_sys_ps_parse(l, strlen(l), &h, &r), 1);
+	assert_int_equal(r.pid, 4243);
+	assert_int_equal(r.ppid, 4242);
+	l = "PID COMMAND PPID";          /* the command must be last */
+	assert_int_equal(st_sys_ps_parse(l, strlen(l), &h, &r), -1);
+	assert_int_equal(st_sys_ps_parse("  ", 2, &h, &r), 0);
+	/* in a set: the snapshot names the pids, exec wins over it */
+	d = subdir("ps");
+	put(d, "trace_proc.out", "TIMESTAMP EVENT PID PPID COMM\n"
+	    "1000 exec 4242 -1 python3\n");
+	put(d, "ps.out", "    PID    PPID COMMAND\n"
+	    "   4242    4200 python3 train.py\n"
+	    "   4243    4242 pt_data_worker\n"
+	    "garbage\n");
+	assert_non_null(s = st_systrace_open(d, &o, &err));
+	assert_string_equal(st_systrace_name(s, 4243)->name, "pt_data_worker");
+	assert_int_equal(st_systrace_name(s, 4243)->ppid, 4242);
+	assert_string_equal(st_systrace_name(s, 4243)->source, "ps");
+	assert_string_equal(st_systrace_name(s, 4242)->name, "python3");
+	{
+		const st_sys_bad *b;
+
+		assert_int_equal(st_systrace_bad(s, &b), 1);
+		assert_int_equal(b[0].line, 4);
+	}
+	st_systrace_free(s);
+	/* a ps.out without a header: 65 naming it */
+	d = subdir("psbad");
+	put(d, "ps.out", "4242 4200 python3\n");
+	assert_null(st_systrace_open(d, &o, &err));
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(err.text, "ps.out:1:"));
+}
+
 /* trace record's layout: TID, a manifest with two clock measurements,
  * trace_proc.out; every fault of a real trace in trace_read.out. */
 static void test_set_record(void **state)
@@ -904,6 +970,7 @@ int main(void)
 		cmocka_unit_test(test_mllog),
 		cmocka_unit_test(test_strace),
 		cmocka_unit_test(test_proc),
+		cmocka_unit_test(test_ps),
 		cmocka_unit_test(test_set_record),
 		cmocka_unit_test(test_set_seed_alignment),
 		cmocka_unit_test(test_set_seed_relayed_lines_bound_below_only),
