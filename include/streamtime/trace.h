@@ -21,7 +21,8 @@
  *   unoverlapped  the I/O union minus the compute union (and the other way
  *               round), exactly, per process, summed;
  *   groups      (--group-by KEYS) per distinct tuple of the keys' values
- *               (an event without a value of a key: "(none)"; host ""),
+ *               (an event without a value of a key: "(none)"; host "";
+ *               phase: seg_phase's, by the event's start),
  *               count, dur, bytes, and the largest sum of dur and of bytes
  *               over the per units (--per KEYS, default pid) inside it.
  * Sums (bytes, dur, time) stop at INT64_MAX instead of wrapping, and
@@ -182,6 +183,10 @@ typedef struct st_trace_opts {
 					    * events starting in it are
 					    * counted into segs */
 	size_t nseg;
+	const char *const *seg_phase;      /* NULL, or nseg names: [i] the
+					    * phase of [seg_us[i], seg_us[i+1])
+					    * ([nseg-1]: from seg_us[nseg-1]
+					    * on), NULL none: the key phase */
 } st_trace_opts;
 
 /* At most this many time bins that hold anything (empty bins are not

@@ -777,6 +777,46 @@ static int experiment_input(const char *exp_dir, const char *data,
 	return 0;
 }
 
+/* The phase of each of the N segments of SEG (st_trace_opts.seg_phase)
+ * from L's phases: of those that hold the segment's start, the one that
+ * began last (then the one that ends first; a phase never closed runs on),
+ * by time alone, whatever the host.  NULL when memory runs out; the names
+ * are L's. */
+static const char **phase_names(const st_systrace_list *l, const int64_t *seg,
+				size_t n)
+{
+	const char **v = calloc(n + 1, sizeof(*v));
+	int64_t *bs = calloc(n + 1, sizeof(*bs)), *be = calloc(n + 1,
+								  sizeof(*be));
+
+	for (size_t i = 0; v && bs && be && i < l->n; i++) {
+		const st_sys_phase *p;
+		size_t ng, np = st_systrace_phases(l->v[i], &p, &ng);
+
+		for (size_t j = 0; j < np; j++) {
+			int64_t a = st_floor_div(p[j].s_ns, 1000);
+			int64_t b = p[j].e_ns >= 0 ? st_floor_div(p[j].e_ns, 1000)
+						   : INT64_MAX;
+
+			for (size_t k = 0; k < n; k++)
+				if (a <= seg[k] && seg[k] < b &&
+				    (!v[k] || a > bs[k] ||
+				     (a == bs[k] && b < be[k]))) {
+					v[k] = p[j].name;
+					bs[k] = a;
+					be[k] = b;
+				}
+		}
+	}
+	free(bs);
+	free(be);
+	if (!bs || !be) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
 /* The I/O categories when system traces are read and --io-cat is not
  * given. */
 static const char *sys_io_cats[] = { "POSIX", "STDIO", "syscall", "block" };
@@ -791,6 +831,7 @@ static int cmd_trace_summary(int argc, char **argv)
 	struct group_sel group = { .k = &o.group }, per = { .k = &o.per };
 	struct st_trace_sys_opts sys = { 0 };
 	int64_t jobs = default_jobs(), *seg = NULL;
+	const char **phases = NULL;
 	const struct st_option opts[] = {
 		{ ST_O("json", 0, ST_OPT_FLAG, &json, NULL,
 		       "the summary as JSON", 0) },
@@ -802,8 +843,10 @@ static int cmd_trace_summary(int argc, char **argv)
 		       "(host:pid), thread (host:pid:tid), name, cat, file, "
 		       "basename, pattern (the basename with each run of digits "
 		       "and '-' as '*'), prefix:N (the file's first N path "
-		       "components), phase (always (none) for now).  No value "
-		       "(no file): (none); no host: ''", 0),
+		       "components), phase (the system traces' application "
+		       "phase the event starts in, the innermost; DFTracer "
+		       "alone: (none)).  No value (no file, no phase): (none); "
+		       "no host: ''", 0),
 		  .choices = group_choices, .cb = set_keys },
 		{ ST_O("per", 0, ST_OPT_CALLBACK, &per, "KEYS",
 		       "the unit of the groups' maxima (default pid; e.g. thread: "
@@ -869,6 +912,12 @@ static int cmd_trace_summary(int argc, char **argv)
 			goto out;
 		}
 		o.seg_us = seg;
+		if (!(phases = phase_names(&in.ts.sets, seg, o.nseg))) {
+			st_msg_error("out of memory");
+			rc = ST_EXIT_IOERR;
+			goto out;
+		}
+		o.seg_phase = phases;
 	}
 	o.filter = filter.n ? &filter : NULL;
 	o.jobs = (int)jobs;
@@ -881,6 +930,7 @@ static int cmd_trace_summary(int argc, char **argv)
 			 per.text ? per.text : "pid", out);
 out:
 	free(seg);
+	free(phases);
 	st_trace_filter_release(&filter);
 	inputs_release(&in);
 	free(io);

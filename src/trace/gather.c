@@ -61,6 +61,10 @@ void trace_agg_init(struct agg *g, const st_trace_opts *o)
 	g->per = o->per;
 	if (!g->per.n)
 		g->per = (st_trace_keys){ .v = { { ST_TRACE_KEY_PID, 0 } }, .n = 1 };
+	for (size_t j = 0; o->seg_phase && o->nseg && j < o->group.n; j++)
+		g->phase |= o->group.v[j].kind == ST_TRACE_KEY_PHASE;
+	for (size_t j = 0; o->seg_phase && o->nseg && j < g->per.n; j++)
+		g->phase |= g->per.v[j].kind == ST_TRACE_KEY_PHASE;
 	if (o->nseg > 1)
 		g->segs = calloc(o->nseg - 1, sizeof(*g->segs));
 }
@@ -171,6 +175,7 @@ static int64_t agg_proc(struct agg *g, uint32_t host, int64_t pid)
 struct kev {
 	uint32_t name, cat, host, file, proc;
 	int64_t tid;
+	uint32_t seg;          /* phases: o->seg_phase's index + 1, 0 none */
 };
 
 /* Append S[0..LEN) to the joined key *POS of G->ib.  0, -1 OOM. */
@@ -208,6 +213,10 @@ static int64_t key_intern(struct agg *g, const st_trace_keys *k, int d,
 		e.file = st_strtab_str(&g->tab[D_FILE], x->file, &e.file_len);
 	e.pid = g->procs[x->proc].pid;
 	e.tid = x->tid;
+	if (x->seg && g->o->seg_phase[x->seg - 1]) {
+		e.phase = g->o->seg_phase[x->seg - 1];
+		e.phase_len = strlen(e.phase);
+	}
 	for (size_t j = 0; j < k->n; j++) {
 		size_t n;
 
@@ -247,7 +256,10 @@ static int64_t key_id(struct agg *g, const st_trace_keys *k, int d,
 			break;
 		case ST_TRACE_KEY_NAME: c[0] = x->name; break;
 		case ST_TRACE_KEY_CAT: c[0] = x->cat; break;
-		case ST_TRACE_KEY_PHASE: n = 0; break;
+		case ST_TRACE_KEY_PHASE:
+			c[0] = x->seg;
+			n = g->phase;
+			break;
 		default: c[0] = x->file; break;   /* file and what derives */
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -276,6 +288,23 @@ static int64_t key_id(struct agg *g, const st_trace_keys *k, int d,
 	return (int64_t)*v - 1;
 }
 
+/* The segment of O->seg_us that TS falls in, + 1 (the last from its
+ * bound on); 0 before the first. */
+static uint32_t phase_seg(const st_trace_opts *o, int64_t ts)
+{
+	size_t lo = 0, hi = o->nseg;
+
+	while (lo < hi) {           /* the first bound above ts */
+		size_t mid = (lo + hi) / 2;
+
+		if (o->seg_us[mid] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
+
 /* EV (ids X) into its group: count, dur, bytes and its unit's sums. */
 static int agg_group(struct agg *g, const struct kev *x,
 		     const st_pfw_event *ev)
@@ -285,7 +314,7 @@ static int agg_group(struct agg *g, const struct kev *x,
 
 	if (!g->have_key || g->kname != x->name || g->kcat != x->cat ||
 	    g->khost != x->host || g->kfile != x->file ||
-	    g->kproc != x->proc || g->ktid != x->tid) {
+	    g->kproc != x->proc || g->ktid != x->tid || g->kseg != x->seg) {
 		int64_t gi = key_id(g, &g->o->group, D_GROUP, &g->gfold,
 				    &g->gcache, x);
 		int64_t pi = gi < 0 ? -1 : key_id(g, &g->per, D_PER, &g->pfold,
@@ -301,6 +330,7 @@ static int agg_group(struct agg *g, const struct kev *x,
 		g->kfile = x->file;
 		g->kproc = x->proc;
 		g->ktid = x->tid;
+		g->kseg = x->seg;
 		g->have_key = true;
 	}
 	a = &g->acc[D_GROUP][g->kgroup];
@@ -399,7 +429,8 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 			return -1;
 	}
 	if (o->group.n) {
-		struct kev x = { name, cat, host, file, (uint32_t)p, ev->tid };
+		struct kev x = { name, cat, host, file, (uint32_t)p, ev->tid,
+				 g->phase ? phase_seg(o, ev->ts) : 0 };
 
 		if (agg_group(g, &x, ev) < 0)
 			return -1;

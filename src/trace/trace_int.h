@@ -75,7 +75,8 @@ struct agg {
 	st_trace_keys per;     /* o->per, or pid */
 	char *kb, *ib;         /* a key's value; a joined key */
 	size_t kcap, icap;
-	uint32_t kname, kcat, khost, kfile;   /* the last event's ids */
+	bool phase;            /* a key is phase and there are phases */
+	uint32_t kname, kcat, khost, kfile, kseg;  /* the last event's ids */
 	int64_t kproc, ktid;
 	uint32_t kgroup, kper;                /* and its group and unit */
 	bool have_key;

@@ -14,6 +14,7 @@ nothing of streamtime):
     to notebook_ref.notebook()'s checkpoint answer; and on a hand-made
     trace of two loader threads in one process, where per thread (150)
     and per process (250) differ, as on the DLIO trace;
+  * --group-by phase on a system trace with nested phases, by hand;
   * bad keys: exit 64 with a suggestion, --per without --group-by 64;
   * the text table's maxima columns.
 
@@ -140,7 +141,7 @@ def test_fixtures():
             _, t = summary(*FILES, "-j", j, *args)
             check(t == text, "--group-by %s --per %s: -j %s differs from "
                   "-j 1" % (group, per, j))
-    # phase: no source gives phases yet, one group "(none)"
+    # phase: DFTracer files have none, one group "(none)"
     got, _ = summary(*FILES, "--group-by", "phase")
     check(list(got.get("groups", {})) == ["(none)"],
           "--group-by phase: one group (none): %s" % list(got.get("groups",
@@ -192,6 +193,45 @@ def test_headline():
               "two loader threads: per process (the default) 250: %s" % g)
 
 
+def test_phase():
+    """--group-by phase on a system trace (trace record's layout) with an
+    epoch from 1 s to 4 s and an eval inside it from 1.5 s to 2.2 s: by
+    the event's start, the innermost phase; none after 4 s."""
+    ml = (':::MLLOG {"time_ms": %d, "event_type": "%s", "key": "%s", '
+          '"metadata": {"epoch_num": 1}}')
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "manifest.json"), "w") as f:
+            json.dump({"streamtime_record": 1, "host": "node1", "tz": "UTC",
+                       "clock": [{"when": "start", "mono_ns": 1000,
+                                  "real_ns": 1700000000000001000,
+                                  "bound_ns": 80},
+                                 {"when": "end", "mono_ns": 9000001000,
+                                  "real_ns": 1700000009000001000,
+                                  "bound_ns": 75}]}, f)
+        with open(os.path.join(d, "trace_read.out"), "w") as f:
+            f.write("Attaching 4 probes...\n"
+                    "TIMESTAMP PID TID FD RET (B) LAT(ns) FILENAME\n"
+                    "1200000000 100 100 3 10 1000 /data/a.bin\n"
+                    "2000000000 100 100 3 4096 1000000 /data/a.bin\n"
+                    "2000500000 100 102 3 4096 1000000 /data/a.bin\n"
+                    "5000000000 101 101 4 100 1000 /data/b.bin\n")
+        with open(os.path.join(d, "command.stdout.log"), "w") as f:
+            f.write("\n".join([
+                ml % (1700000001000, "INTERVAL_START", "epoch_start"),
+                ml % (1700000001500, "INTERVAL_START", "eval_start"),
+                ml % (1700000002200, "INTERVAL_END", "eval_stop"),
+                ml % (1700000004000, "INTERVAL_END", "epoch_stop")]) + "\n")
+        got, _ = summary(d, "--group-by", "phase", "--per", "thread")
+        g = {k: (v["count"], v["bytes"], v["max_per_bytes"],
+                 v["max_per_bytes_key"])
+             for k, v in got.get("groups", {}).items()}
+        check(g == {"epoch 1": (1, 10, 10, "node1:100:100"),
+                    "eval 1": (2, 8192, 4096, "node1:100:100"),
+                    "(none)": (1, 100, 100, "node1:101:101")},
+              "--group-by phase: epoch 1 the read at 1.2 s, eval 1 (inside "
+              "it) the two at 2 s, none the one at 5 s: %s" % g)
+
+
 def test_errors():
     for args, word in ((["--group-by", "patern"], "pattern"),
                        (["--group-by", "name,thred"], "thread"),
@@ -225,6 +265,7 @@ def test_text():
 def main():
     test_fixtures()
     test_headline()
+    test_phase()
     test_errors()
     test_text()
     print("%d checks, %d failed" % (CHECKS[0], len(FAILS)))
