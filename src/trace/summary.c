@@ -421,7 +421,8 @@ static int finish(st_trace_summary *s, struct agg *g, st_error *err)
 	qsort(s->procs, s->n_procs, sizeof(*s->procs), cmp_proc);
 	qsort(s->by_cat, s->n_cat, sizeof(*s->by_cat), cmp_stat);
 	qsort(s->by_name, s->n_name, sizeof(*s->by_name), cmp_stat);
-	qsort(s->groups, s->n_groups, sizeof(*s->groups), cmp_group);
+	if (s->n_groups)
+		qsort(s->groups, s->n_groups, sizeof(*s->groups), cmp_group);
 	return 0;
 oom:
 	free(nt);
