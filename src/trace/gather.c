@@ -170,14 +170,6 @@ static int64_t agg_proc(struct agg *g, uint32_t host, int64_t pid)
 }
 
 
-/* The ids an event's keys read (ids of G's tables; FILE ST_PFW_NONE
- * when none). */
-struct kev {
-	uint32_t name, cat, host, file, proc;
-	int64_t tid;
-	uint32_t seg;          /* phases: o->seg_phase's index + 1, 0 none */
-};
-
 /* Append S[0..LEN) to the joined key *POS of G->ib.  0, -1 OOM. */
 static int ib_put(struct agg *g, size_t *pos, const char *s, size_t len)
 {
@@ -309,12 +301,13 @@ static uint32_t phase_seg(const st_trace_opts *o, int64_t ts)
 static int agg_group(struct agg *g, const struct kev *x,
 		     const st_pfw_event *ev)
 {
+	const struct kev *l = &g->klast;
 	struct acc *a;
 	uint64_t *v;
 
-	if (!g->have_key || g->kname != x->name || g->kcat != x->cat ||
-	    g->khost != x->host || g->kfile != x->file ||
-	    g->kproc != x->proc || g->ktid != x->tid || g->kseg != x->seg) {
+	if (!g->have_key || l->name != x->name || l->cat != x->cat ||
+	    l->host != x->host || l->file != x->file || l->proc != x->proc ||
+	    l->tid != x->tid || l->seg != x->seg) {
 		int64_t gi = key_id(g, &g->o->group, D_GROUP, &g->gfold,
 				    &g->gcache, x);
 		int64_t pi = gi < 0 ? -1 : key_id(g, &g->per, D_PER, &g->pfold,
@@ -324,13 +317,7 @@ static int agg_group(struct agg *g, const struct kev *x,
 			return -1;
 		g->kgroup = (uint32_t)gi;
 		g->kper = (uint32_t)pi;
-		g->kname = x->name;
-		g->kcat = x->cat;
-		g->khost = x->host;
-		g->kfile = x->file;
-		g->kproc = x->proc;
-		g->ktid = x->tid;
-		g->kseg = x->seg;
+		g->klast = *x;
 		g->have_key = true;
 	}
 	a = &g->acc[D_GROUP][g->kgroup];
@@ -354,17 +341,9 @@ static int agg_group(struct agg *g, const struct kev *x,
 static void agg_seg(struct agg *g, const st_trace_opts *o, uint8_t rw,
 		    bool io, const st_pfw_event *ev)
 {
-	size_t lo = 0, hi = o->nseg;
+	size_t lo = phase_seg(o, ev->ts);
 	st_trace_seg *q;
 
-	while (lo < hi) {           /* the first bound above ts */
-		size_t mid = (lo + hi) / 2;
-
-		if (o->seg_us[mid] <= ev->ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || lo == o->nseg)
 		return;
 	q = &g->segs[lo - 1];
@@ -429,8 +408,8 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 			return -1;
 	}
 	if (o->group.n) {
-		struct kev x = { name, cat, host, file, (uint32_t)p, ev->tid,
-				 g->phase ? phase_seg(o, ev->ts) : 0 };
+		struct kev x = { name, cat, host, file, (uint32_t)p,
+				 g->phase ? phase_seg(o, ev->ts) : 0, ev->tid };
 
 		if (agg_group(g, &x, ev) < 0)
 			return -1;

@@ -53,6 +53,14 @@ struct proc {
 	struct ivec io, comp;
 };
 
+/* The ids an event's keys read (ids of an agg's tables; file ST_PFW_NONE
+ * when none). */
+struct kev {
+	uint32_t name, cat, host, file, proc;
+	uint32_t seg;          /* phases: o->seg_phase's index + 1, 0 none */
+	int64_t tid;
+};
+
 struct agg {
 	const st_trace_opts *o;
 	st_strtab tab[D_N];
@@ -76,9 +84,8 @@ struct agg {
 	char *kb, *ib;         /* a key's value; a joined key */
 	size_t kcap, icap;
 	bool phase;            /* a key is phase and there are phases */
-	uint32_t kname, kcat, khost, kfile, kseg;  /* the last event's ids */
-	int64_t kproc, ktid;
-	uint32_t kgroup, kper;                /* and its group and unit */
+	struct kev klast;      /* the last event's ids */
+	uint32_t kgroup, kper; /* and its group and unit */
 	bool have_key;
 	st_pairmap bins;       /* (bin, 0) -> events, (bin, 1) -> bytes */
 	st_trace_seg *segs;    /* o->nseg - 1 of them, or NULL */
