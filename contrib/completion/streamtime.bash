@@ -41,7 +41,7 @@ _streamtime_opts() {   # the options of leaf command $1
 	"trace events") echo "--filter --format --keys --limit --out --date --tz --names --help --quiet --verbose" ;;
 	"trace plot") echo "--out-dir --format --filter --date --tz --names --help --quiet --verbose" ;;
 	"trace record") echo "--out --tracers --interval -o --help --quiet --verbose" ;;
-	"trace summary") echo "--json --group-by --filter --io-cat --compute-cat --time-granularity --jobs --out --date --tz --names -j --help --quiet --verbose" ;;
+	"trace summary") echo "--json --group-by --per --filter --io-cat --compute-cat --time-granularity --jobs --out --date --tz --names -j --help --quiet --verbose" ;;
 	"trace timeline") echo "--out --max-events --clock-offsets --experiment --data --config --filter --jobs --date --tz --names -j --help --quiet --verbose" ;;
 	*) return 1 ;;
 	esac
@@ -176,7 +176,8 @@ _streamtime_value() {
 	"trace record -o") echo "dir" ;;
 	"trace record --tracers") echo "choice io proc cpu gpu" ;;
 	"trace record --interval") echo "none" ;;
-	"trace summary --group-by") echo "choice name cat pid host file prefix:" ;;
+	"trace summary --group-by") echo "choice host pid thread name cat file basename pattern prefix: phase" ;;
+	"trace summary --per") echo "choice host pid thread name cat file basename pattern prefix: phase" ;;
 	"trace summary --filter") echo "none" ;;
 	"trace summary --io-cat") echo "none" ;;
 	"trace summary --compute-cat") echo "none" ;;

@@ -20,7 +20,11 @@
  *   compute     the same over the compute categories;
  *   unoverlapped  the I/O union minus the compute union (and the other way
  *               round), exactly, per process, summed;
- *   group max   a group's dur summed per process, the largest process.
+ *   groups      (--group-by KEYS) per distinct tuple of the keys' values
+ *               (an event without a value of a key: "(none)"; host "";
+ *               phase: seg_phase's, by the event's start),
+ *               count, dur, bytes, and the largest sum of dur and of bytes
+ *               over the per units (--per KEYS, default pid) inside it.
  * Sums (bytes, dur, time) stop at INT64_MAX instead of wrapping, and
  * st_trace_summary.saturated says that one did.
  */
@@ -38,6 +42,7 @@
 #include "streamtime/interval.h"
 #include "streamtime/pfw.h"
 #include "streamtime/timeline.h"
+#include "streamtime/trace_keys.h"
 
 /* ---- intervals ------------------------------------------------------- */
 
@@ -109,16 +114,7 @@ bool st_trace_filter_nums(const st_trace_filter *f, int64_t pid, int64_t tid,
 
 /* ---- grouping -------------------------------------------------------- */
 
-enum st_trace_group {
-	ST_TRACE_GROUP_NONE, ST_TRACE_GROUP_NAME, ST_TRACE_GROUP_CAT,
-	ST_TRACE_GROUP_PID, ST_TRACE_GROUP_HOST, ST_TRACE_GROUP_FILE,
-	ST_TRACE_GROUP_PREFIX,
-};
-
-/* "name", "cat", "pid", "host", "file" or "prefix:DEPTH" (DEPTH 1..64).
- * Error 64. */
-int st_trace_group_parse(const char *s, enum st_trace_group *g, int *depth,
-			 st_error *err);
+/* --group-by and --per take keys (trace_keys.h, SPEC 5.12). */
 
 /* The length of PATH[0..LEN)'s first DEPTH components: "/p/lustre1/x/y"
  * at depth 2 is "/p/lustre1", "a/b/c" at depth 2 "a/b"; a path with fewer
@@ -172,8 +168,9 @@ typedef struct st_trace_opts {
 	const char *const *compute_cats;   /* NULL: compute */
 	size_t n_compute;
 	const st_trace_filter *filter;     /* NULL: every event */
-	enum st_trace_group group;
-	int prefix_depth;
+	st_trace_keys group;               /* n 0: no groups */
+	st_trace_keys per;                 /* the unit of the groups' maxima;
+					    * n 0: pid */
 	int64_t granularity_us;            /* > 0: time bins of this width */
 	bool no_overlap;                   /* skip the interval unions */
 	int jobs;                          /* threads; < 1 means 1 */
@@ -186,6 +183,10 @@ typedef struct st_trace_opts {
 					    * events starting in it are
 					    * counted into segs */
 	size_t nseg;
+	const char *const *seg_phase;      /* NULL, or nseg names: [i] the
+					    * phase of [seg_us[i], seg_us[i+1])
+					    * ([nseg-1]: from seg_us[nseg-1]
+					    * on), NULL none: the key phase */
 } st_trace_opts;
 
 /* At most this many time bins that hold anything (empty bins are not
@@ -196,7 +197,17 @@ typedef struct st_trace_stat {
 	const char *key;        /* borrowed from the summary */
 	uint64_t count;
 	int64_t dur_us, bytes;
-	int64_t max_proc_dur_us;  /* groups: the largest process's dur */
+	/* groups only: */
+	int64_t max_proc_dur_us;  /* the largest sum of dur over the per
+				   * units (processes by default) in it */
+	int64_t max_per_bytes;    /* the same for bytes */
+	const char *max_dur_key, *max_bytes_key;  /* those units as
+				   * max_dur_key is written (the per keys'
+				   * values joined by ','), the smallest key
+				   * (strcmp) on ties; max_bytes_key NULL
+				   * when no event of the group has bytes */
+	const char *const *keys;  /* the group's key values, one per key of
+				   * --group-by (key is them joined by ',') */
 	uint64_t sized;           /* events with bytes */
 	double q1, median, q3;    /* their bytes' quartiles, interpolated
 				   * linearly at (n-1)p of the sorted values
@@ -263,6 +274,7 @@ typedef struct st_trace_summary {
 	int64_t io_max_us, compute_max_us;  /* the largest process */
 	st_trace_stat *by_cat, *by_name, *groups;  /* sorted by key */
 	size_t n_cat, n_name, n_groups;
+	const char **group_keys;            /* owned: the groups' keys */
 	st_trace_bin *bins;
 	size_t n_bins;
 	st_trace_seg *segs;                 /* nseg - 1 of them */

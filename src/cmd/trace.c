@@ -67,7 +67,8 @@ static const struct st_cmd_desc timeline_desc = {
 };
 
 static const char *const group_choices[] = {
-	"name", "cat", "pid", "host", "file", "prefix:", NULL,
+	"host", "pid", "thread", "name", "cat", "file", "basename", "pattern",
+	"prefix:", "phase", NULL,
 };
 
 static const char filter_help[] =
@@ -91,22 +92,23 @@ static int add_filter(const struct st_option *o, char *arg,
 	return 0;
 }
 
-/* --group-by G into the summary options; the text stays for the output. */
+/* --group-by KEYS or --per KEYS into the st_trace_keys at TARGET; the
+ * text stays for the output. */
 struct group_sel {
 	const char *text;
-	st_trace_opts *o;
+	st_trace_keys *k;
 };
 
-static int set_group(const struct st_option *o, char *arg,
-                     st_error *err)
+static int set_keys(const struct st_option *o, char *arg,
+		    st_error *err)
 {
 	struct group_sel *g = o->target;
 
-	if (st_trace_group_parse(arg, &g->o->group, &g->o->prefix_depth,
-				 err) < 0) {
-		err->code = ST_EXIT_USAGE;
+	if (st_trace_keys_parse(g->k, arg, err) < 0)
 		return -1;
-	}
+	if (!g->k->n)
+		return st_error_set(err, ST_EXIT_USAGE, "no key given "
+				    "(KEY[,KEY...])");
 	g->text = arg;
 	return 0;
 }
@@ -340,21 +342,46 @@ static int report_inputs(const st_trace_summary *s, const char *what,
 
 /* ---- summary output -------------------------------------------------- */
 
-static json_t *stat_json(const st_trace_stat *st, bool bytes, bool group)
+static json_t *stat_json(const st_trace_stat *st, bool bytes)
 {
 	json_t *o = json_pack("{s:I, s:I}", "count", (json_int_t)st->count,
 			      "dur_us", (json_int_t)st->dur_us);
 
 	if (o && bytes)
 		json_object_set_new(o, "bytes", json_integer(st->bytes));
-	if (o && group)
+	return o;
+}
+
+/* A group: its stats, keys and per-unit maxima (max_process_dur_us as
+ * well when the unit is the process, as before --per). */
+static json_t *group_json(const st_trace_stat *st, bool per_pid)
+{
+	json_t *o = stat_json(st, true), *k = json_array();
+
+	for (size_t i = 0; k && st->keys[i]; i++)
+		json_array_append_new(k, json_string(st->keys[i]));
+	if (!o || !k) {
+		json_decref(o);
+		json_decref(k);
+		return NULL;
+	}
+	json_object_set_new(o, "keys", k);
+	if (per_pid)
 		json_object_set_new(o, "max_process_dur_us",
 				    json_integer(st->max_proc_dur_us));
+	json_object_set_new(o, "max_per_dur_us",
+			    json_integer(st->max_proc_dur_us));
+	json_object_set_new(o, "max_per_dur_key", st->max_dur_key ?
+			    json_string(st->max_dur_key) : json_null());
+	json_object_set_new(o, "max_per_bytes",
+			    json_integer(st->max_per_bytes));
+	json_object_set_new(o, "max_per_bytes_key", st->max_bytes_key ?
+			    json_string(st->max_bytes_key) : json_null());
 	return o;
 }
 
 static json_t *summary_json(const st_trace_summary *s, const char *group,
-			    int64_t gran)
+			    const char *per, int64_t gran)
 {
 	json_t *root = json_object(), *cat = json_object(),
 	       *name = json_object();
@@ -373,10 +400,10 @@ static json_t *summary_json(const st_trace_summary *s, const char *group,
 			    json_integer(s->end_us - s->first_us));
 	for (size_t i = 0; i < s->n_cat; i++)
 		json_object_set_new(cat, s->by_cat[i].key,
-				    stat_json(&s->by_cat[i], false, false));
+				    stat_json(&s->by_cat[i], false));
 	for (size_t i = 0; i < s->n_name; i++)
 		json_object_set_new(name, s->by_name[i].key,
-				    stat_json(&s->by_name[i], true, false));
+				    stat_json(&s->by_name[i], true));
 	json_object_set_new(root, "by_cat", cat);
 	json_object_set_new(root, "by_name", name);
 	json_object_set_new(root, "io_us", json_integer(s->io_us));
@@ -390,8 +417,10 @@ static json_t *summary_json(const st_trace_summary *s, const char *group,
 
 		for (size_t i = 0; g && i < s->n_groups; i++)
 			json_object_set_new(g, s->groups[i].key,
-					    stat_json(&s->groups[i], true, true));
+					    group_json(&s->groups[i],
+						       strcmp(per, "pid") == 0));
 		json_object_set_new(root, "group_by", json_string(group));
+		json_object_set_new(root, "per", json_string(per));
 		json_object_set_new(root, "groups", g);
 	}
 	if (gran > 0) {
@@ -484,7 +513,8 @@ static void quartile_text(char *buf, size_t size, double q)
 }
 
 static int summary_text(FILE *f, const st_trace_summary *s,
-			const st_trace_opts *o, const char *group)
+			const st_trace_opts *o, const char *group,
+			const char *per)
 {
 	char a[40], b[40], c[40], t0[48], t1[48], io[256], comp[256];
 	const st_trace_stat **p;
@@ -551,16 +581,23 @@ static int summary_text(FILE *f, const st_trace_summary *s,
 	free(p);
 
 	if (group) {
+		char hd[64], hb[64];
+
+		snprintf(hd, sizeof(hd), "max %s dur (s)", per);
+		snprintf(hb, sizeof(hb), "max %s bytes", per);
 		w = key_width(s->groups, s->n_groups, 8);
-		fprintf(f, "\n%-*s %12s %16s %16s %20s\n", w, group, "events",
-			"dur (s)", "bytes", "max process dur (s)");
+		fprintf(f, "\n%-*s %12s %16s %16s %20s %20s  %s\n", w, group,
+			"events", "dur (s)", "bytes", hd, hb, "its dur's unit");
 		if (!(p = by_dur(s->groups, s->n_groups)))
 			return -1;
 		for (size_t i = 0; i < s->n_groups; i++) {
 			secs(a, sizeof(a), p[i]->dur_us);
 			secs(b, sizeof(b), p[i]->max_proc_dur_us);
-			fprintf(f, "%-*s %12" PRIu64 " %16s %16" PRId64 " %20s\n",
-				w, p[i]->key, p[i]->count, a, p[i]->bytes, b);
+			fprintf(f, "%-*s %12" PRIu64 " %16s %16" PRId64 " %20s "
+				"%20" PRId64 "  %s\n", w, p[i]->key,
+				p[i]->count, a, p[i]->bytes, b,
+				p[i]->max_per_bytes, p[i]->max_dur_key ?
+				p[i]->max_dur_key : "-");
 		}
 		free(p);
 	}
@@ -603,7 +640,7 @@ static int check_inputs(void *ctx, const st_trace_summary *s)
 /* The summary as JSON or text, as the command was asked. */
 struct summary_out {
 	bool json;
-	const char *group;
+	const char *group, *per;
 	const st_trace_opts *o;
 	const struct inputs *in;
 };
@@ -614,7 +651,8 @@ static int write_summary(void *ctx, const st_trace_summary *s, FILE *f,
 	const struct summary_out *w = ctx;
 
 	if (w->json) {
-		json_t *j = summary_json(s, w->group, w->o->granularity_us);
+		json_t *j = summary_json(s, w->group, w->per,
+					 w->o->granularity_us);
 		int bad;
 
 		if (j && w->in->ts.sets.n)
@@ -629,7 +667,7 @@ static int write_summary(void *ctx, const st_trace_summary *s, FILE *f,
 					    "the summary");
 		return 0;
 	}
-	if (summary_text(f, s, w->o, w->group) < 0)
+	if (summary_text(f, s, w->o, w->group, w->per) < 0)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	if (w->in->ts.sets.n)
 		trace_sys_text(f, &w->in->ts.sets, s, w->o->seg_us, w->o->nseg);
@@ -639,11 +677,12 @@ static int write_summary(void *ctx, const st_trace_summary *s, FILE *f,
 /* Summarise IN with O and write it to OUT, a meter on the terminal.
  * Returns the exit status. */
 static int run_summary(const struct inputs *in, const st_trace_opts *o,
-		       bool json, const char *group, const char *out)
+		       bool json, const char *group, const char *per,
+		       const char *out)
 {
 	struct meter m = { 0 };
 	struct check_ctx cc = { &m, true, "trace summary", in };
-	struct summary_out w = { json, group, o, in };
+	struct summary_out w = { json, group, per, o, in };
 	st_trace_run_opts ro = {
 		.paths = (const char *const *)in->in.v, .n = in->in.n, .out = out,
 		.check = check_inputs, .check_ctx = &cc,
@@ -738,6 +777,46 @@ static int experiment_input(const char *exp_dir, const char *data,
 	return 0;
 }
 
+/* The phase of each of the N segments of SEG (st_trace_opts.seg_phase)
+ * from L's phases: of those that hold the segment's start, the one that
+ * began last (then the one that ends first; a phase never closed runs on),
+ * by time alone, whatever the host.  NULL when memory runs out; the names
+ * are L's. */
+static const char **phase_names(const st_systrace_list *l, const int64_t *seg,
+				size_t n)
+{
+	const char **v = calloc(n + 1, sizeof(*v));
+	int64_t *bs = calloc(n + 1, sizeof(*bs)), *be = calloc(n + 1,
+								  sizeof(*be));
+
+	for (size_t i = 0; v && bs && be && i < l->n; i++) {
+		const st_sys_phase *p;
+		size_t ng, np = st_systrace_phases(l->v[i], &p, &ng);
+
+		for (size_t j = 0; j < np; j++) {
+			int64_t a = st_floor_div(p[j].s_ns, 1000);
+			int64_t b = p[j].e_ns >= 0 ? st_floor_div(p[j].e_ns, 1000)
+						   : INT64_MAX;
+
+			for (size_t k = 0; k < n; k++)
+				if (a <= seg[k] && seg[k] < b &&
+				    (!v[k] || a > bs[k] ||
+				     (a == bs[k] && b < be[k]))) {
+					v[k] = p[j].name;
+					bs[k] = a;
+					be[k] = b;
+				}
+		}
+	}
+	free(bs);
+	free(be);
+	if (!bs || !be) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
 /* The I/O categories when system traces are read and --io-cat is not
  * given. */
 static const char *sys_io_cats[] = { "POSIX", "STDIO", "syscall", "block" };
@@ -748,18 +827,31 @@ static int cmd_trace_summary(int argc, char **argv)
 	char *io_arg = NULL, *comp_arg = NULL;
 	bool json = false;
 	st_trace_filter filter = { 0 };
-	st_trace_opts o = { .group = ST_TRACE_GROUP_NONE };
-	struct group_sel group = { .o = &o };
+	st_trace_opts o = { 0 };
+	struct group_sel group = { .k = &o.group }, per = { .k = &o.per };
 	struct st_trace_sys_opts sys = { 0 };
 	int64_t jobs = default_jobs(), *seg = NULL;
+	const char **phases = NULL;
 	const struct st_option opts[] = {
 		{ ST_O("json", 0, ST_OPT_FLAG, &json, NULL,
 		       "the summary as JSON", 0) },
-		{ ST_O("group-by", 0, ST_OPT_CALLBACK, &group, "G",
-		       "name, cat, pid, host, file or prefix:DEPTH (the file's "
-		       "first DEPTH path components): count, dur, bytes and the "
-		       "largest process's dur per group", 0),
-		  .choices = group_choices, .cb = set_group },
+		{ ST_O("group-by", 0, ST_OPT_CALLBACK, &group, "KEYS",
+		       "a table of groups, one per distinct value of KEYS "
+		       "(KEY[,KEY...]; several keys: their values joined by ','): "
+		       "count, dur, bytes, and the largest sum of dur and of "
+		       "bytes over the --per units inside it.  Keys: host, pid "
+		       "(host:pid), thread (host:pid:tid), name, cat, file, "
+		       "basename, pattern (the basename with each run of digits "
+		       "and '-' as '*'), prefix:N (the file's first N path "
+		       "components), phase (the system traces' application "
+		       "phase the event starts in, the innermost; DFTracer "
+		       "alone: (none)).  No value (no file, no phase): (none); "
+		       "no host: ''", 0),
+		  .choices = group_choices, .cb = set_keys },
+		{ ST_O("per", 0, ST_OPT_CALLBACK, &per, "KEYS",
+		       "the unit of the groups' maxima (default pid; e.g. thread: "
+		       "the busiest thread of each group)", 0),
+		  .choices = group_choices, .cb = set_keys },
 		{ ST_O("filter", 0, ST_OPT_CALLBACK, &filter, "F", filter_help,
 		       ST_OPT_REPEAT), .cb = add_filter },
 		{ ST_O("io-cat", 0, ST_OPT_CALLBACK, &io_arg, "LIST",
@@ -820,13 +912,25 @@ static int cmd_trace_summary(int argc, char **argv)
 			goto out;
 		}
 		o.seg_us = seg;
+		if (!(phases = phase_names(&in.ts.sets, seg, o.nseg))) {
+			st_msg_error("out of memory");
+			rc = ST_EXIT_IOERR;
+			goto out;
+		}
+		o.seg_phase = phases;
 	}
 	o.filter = filter.n ? &filter : NULL;
 	o.jobs = (int)jobs;
 	o.progress = &prog_c;
-	rc = run_summary(&in, &o, json, group.text, out);
+	if (per.text && !group.text) {
+		rc = st_msg_usage(prog, "--per needs --group-by");
+		goto out;
+	}
+	rc = run_summary(&in, &o, json, group.text,
+			 per.text ? per.text : "pid", out);
 out:
 	free(seg);
+	free(phases);
 	st_trace_filter_release(&filter);
 	inputs_release(&in);
 	free(io);

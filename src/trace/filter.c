@@ -314,40 +314,7 @@ bool st_trace_filter_nums(const st_trace_filter *f, int64_t pid, int64_t tid,
 	return true;
 }
 
-/* ---- grouping -------------------------------------------------------- */
-
-int st_trace_group_parse(const char *s, enum st_trace_group *g, int *depth,
-			 st_error *err)
-{
-	static const struct { const char *name; enum st_trace_group g; } k[] = {
-		{ "name", ST_TRACE_GROUP_NAME }, { "cat", ST_TRACE_GROUP_CAT },
-		{ "pid", ST_TRACE_GROUP_PID }, { "host", ST_TRACE_GROUP_HOST },
-		{ "file", ST_TRACE_GROUP_FILE },
-	};
-
-	*depth = 0;
-	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
-		if (strcmp(s, k[i].name) == 0) {
-			*g = k[i].g;
-			return 0;
-		}
-	if (strncmp(s, "prefix:", 7) == 0) {
-		char *end;
-		long d;
-
-		errno = 0;
-		d = strtol(s + 7, &end, 10);
-		if (s[7] >= '0' && s[7] <= '9' && !*end && !errno && d >= 1 &&
-		    d <= 64) {
-			*g = ST_TRACE_GROUP_PREFIX;
-			*depth = (int)d;
-			return 0;
-		}
-	}
-	return st_error_set(err, ST_EXIT_USAGE, "--group-by: '%s': expected "
-			    "name, cat, pid, host, file or prefix:DEPTH "
-			    "(1-64)", s);
-}
+/* ---- prefixes ------------------------------------------------------- */
 
 size_t st_trace_prefix_len(const char *path, size_t len, int depth)
 {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pass.h"
 #include "trace_int.h"
 
 
@@ -57,6 +58,13 @@ void trace_agg_init(struct agg *g, const st_trace_opts *o)
 	for (int d = 0; d < D_N; d++)
 		st_strtab_init(&g->tab[d]);
 	g->host_none = -1;
+	g->per = o->per;
+	if (!g->per.n)
+		g->per = (st_trace_keys){ .v = { { ST_TRACE_KEY_PID, 0 } }, .n = 1 };
+	for (size_t j = 0; o->seg_phase && o->nseg && j < o->group.n; j++)
+		g->phase |= o->group.v[j].kind == ST_TRACE_KEY_PHASE;
+	for (size_t j = 0; o->seg_phase && o->nseg && j < g->per.n; j++)
+		g->phase |= g->per.v[j].kind == ST_TRACE_KEY_PHASE;
 	if (o->nseg > 1)
 		g->segs = calloc(o->nseg - 1, sizeof(*g->segs));
 }
@@ -83,7 +91,13 @@ void trace_agg_release(struct agg *g)
 	st_pairids_release(&g->procids);
 	st_pairmap_release(&g->threads);
 	st_pairmap_release(&g->sizes);
-	st_pairmap_release(&g->gproc);
+	st_pairmap_release(&g->gper);
+	st_pairids_release(&g->gfold);
+	st_pairids_release(&g->pfold);
+	st_pairmap_release(&g->gcache);
+	st_pairmap_release(&g->pcache);
+	free(g->kb);
+	free(g->ib);
 	st_pairmap_release(&g->bins);
 	free(g->segs);
 }
@@ -156,83 +170,170 @@ static int64_t agg_proc(struct agg *g, uint32_t host, int64_t pid)
 }
 
 
-/* The key of an event's group in BUF (or the string itself). */
-static int group_of(struct agg *g, uint32_t file, uint32_t proc,
-		    uint32_t *gid)
+/* Append S[0..LEN) to the joined key *POS of G->ib.  0, -1 OOM. */
+static int ib_put(struct agg *g, size_t *pos, const char *s, size_t len)
 {
-	const st_trace_opts *o = g->o;
-	struct acc *a = NULL;
-	const char *s;
-	size_t len;
-	int64_t id;
+	if (*pos + len + 1 > g->icap) {
+		size_t cap = g->icap ? g->icap : 256;
+		char *nb;
 
-	switch (o->group) {
-	case ST_TRACE_GROUP_PID:
-		if (g->procs[proc].group) {
-			*gid = g->procs[proc].group - 1;
-			return 0;
-		}
-		s = st_strtab_str(&g->tab[D_HOST], g->procs[proc].host, &len);
-		{
-			char *key = malloc(len + 32);
-
-			if (!key)
-				return -1;
-			len = (size_t)snprintf(key, len + 32, "%s:%" PRId64,
-					       len ? s : "?",
-					       g->procs[proc].pid);
-			id = agg_intern(g, D_GROUP, key, len);
-			free(key);
-		}
-		if (id < 0)
+		while (cap < *pos + len + 1)
+			cap *= 2;
+		if (!(nb = realloc(g->ib, cap)))
 			return -1;
-		g->procs[proc].group = (uint32_t)id + 1;
-		*gid = (uint32_t)id;
-		return 0;
-	case ST_TRACE_GROUP_FILE:
-	case ST_TRACE_GROUP_PREFIX:
-		if (file == ST_PFW_NONE) {
-			s = "(none)";
-			len = 6;
-			break;
-		}
-		a = &g->acc[D_FILE][file];
-		s = st_strtab_str(&g->tab[D_FILE], file, &len);
-		if (o->group == ST_TRACE_GROUP_PREFIX)
-			len = st_trace_prefix_len(s, len, o->prefix_depth);
-		break;
-	default:
-		return -1;   /* name, cat, host: by the caller */
+		g->ib = nb;
+		g->icap = cap;
 	}
-	if (a && a->group) {
-		*gid = a->group - 1;
-		return 0;
-	}
-	if ((id = agg_intern(g, D_GROUP, s, len)) < 0)
-		return -1;
-	if (a)
-		a->group = (uint32_t)id + 1;
-	*gid = (uint32_t)id;
+	memcpy(g->ib + *pos, s, len);
+	*pos += len;
 	return 0;
 }
 
-static int agg_group_dim(struct agg *g, int d, uint32_t id, uint32_t *gid)
+/* The keys K of event X joined by NUL into G->ib, interned in table D.
+ * A key the event has no value of is "(none)", host "". */
+static int64_t key_intern(struct agg *g, const st_trace_keys *k, int d,
+			  const struct kev *x)
 {
-	struct acc *a = &g->acc[d][id];
-	const char *s;
-	size_t len;
-	int64_t k;
+	st_trace_rec e = { 0 };
+	size_t pos = 0;
 
-	if (a->group) {
-		*gid = a->group - 1;
-		return 0;
+	e.name = st_strtab_str(&g->tab[D_NAME], x->name, &e.name_len);
+	e.cat = st_strtab_str(&g->tab[D_CAT], x->cat, &e.cat_len);
+	if ((int64_t)x->host != g->host_none)
+		e.host = st_strtab_str(&g->tab[D_HOST], x->host, &e.host_len);
+	if (x->file != ST_PFW_NONE)
+		e.file = st_strtab_str(&g->tab[D_FILE], x->file, &e.file_len);
+	e.pid = g->procs[x->proc].pid;
+	e.tid = x->tid;
+	if (x->seg && g->o->seg_phase[x->seg - 1]) {
+		e.phase = g->o->seg_phase[x->seg - 1];
+		e.phase_len = strlen(e.phase);
 	}
-	s = st_strtab_str(&g->tab[d], id, &len);
-	if ((k = agg_intern(g, D_GROUP, s, len)) < 0)
+	for (size_t j = 0; j < k->n; j++) {
+		size_t n;
+
+		if ((j && ib_put(g, &pos, "", 1) < 0) ||
+		    st_trace_key_text(&k->v[j], &e, &g->kb, &g->kcap, &n) < 0)
+			return -1;
+		if (n == ST_TRACE_KEY_NONE) {
+			if (k->v[j].kind != ST_TRACE_KEY_HOST &&
+			    ib_put(g, &pos, "(none)", 6) < 0)
+				return -1;
+		} else if (ib_put(g, &pos, g->kb, n) < 0) {
+			return -1;
+		}
+	}
+	return agg_intern(g, d, g->ib ? g->ib : "", pos);
+}
+
+/* The id in table D (D_GROUP or D_PER) of keys K's value for X, through
+ * FOLD and CACHE (see struct agg).  -1 out of memory. */
+static int64_t key_id(struct agg *g, const st_trace_keys *k, int d,
+		      st_pairids *fold, st_pairmap *cache, const struct kev *x)
+{
+	uint64_t t = 0, c[2];
+	uint64_t *v;
+	bool first = true, added;
+
+	for (size_t j = 0; j < k->n; j++) {
+		size_t n = 1;
+
+		switch (k->v[j].kind) {
+		case ST_TRACE_KEY_HOST: c[0] = x->host; break;
+		case ST_TRACE_KEY_PID: c[0] = x->proc; break;
+		case ST_TRACE_KEY_THREAD:
+			c[0] = x->proc;
+			c[1] = (uint64_t)x->tid;
+			n = 2;
+			break;
+		case ST_TRACE_KEY_NAME: c[0] = x->name; break;
+		case ST_TRACE_KEY_CAT: c[0] = x->cat; break;
+		case ST_TRACE_KEY_PHASE:
+			c[0] = x->seg;
+			n = g->phase;
+			break;
+		default: c[0] = x->file; break;   /* file and what derives */
+		}
+		for (size_t i = 0; i < n; i++) {
+			int64_t f;
+
+			if (first) {
+				t = c[i];
+				first = false;
+				continue;
+			}
+			if ((f = st_pairids_get(fold, t, c[i], &added)) < 0)
+				return -1;
+			t = (uint64_t)f;
+		}
+	}
+	if (!(v = st_pairmap_get(cache, t, 0, NULL)))
 		return -1;
-	/* agg_intern may have moved acc[D_GROUP], not acc[d] */
-	g->acc[d][id].group = (uint32_t)k + 1;
-	*gid = (uint32_t)k;
+	if (!*v) {
+		int64_t id = key_intern(g, k, d, x);
+
+		if (id < 0)
+			return -1;
+		/* key_intern does not touch CACHE: V is still good */
+		*v = (uint64_t)id + 1;
+	}
+	return (int64_t)*v - 1;
+}
+
+/* The segment of O->seg_us that TS falls in, + 1 (the last from its
+ * bound on); 0 before the first. */
+static uint32_t phase_seg(const st_trace_opts *o, int64_t ts)
+{
+	size_t lo = 0, hi = o->nseg;
+
+	while (lo < hi) {           /* the first bound above ts */
+		size_t mid = (lo + hi) / 2;
+
+		if (o->seg_us[mid] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
+
+/* EV (ids X) into its group: count, dur, bytes and its unit's sums. */
+static int agg_group(struct agg *g, const struct kev *x,
+		     const st_pfw_event *ev)
+{
+	const struct kev *l = &g->klast;
+	struct acc *a;
+	uint64_t *v;
+
+	if (!g->have_key || l->name != x->name || l->cat != x->cat ||
+	    l->host != x->host || l->file != x->file || l->proc != x->proc ||
+	    l->tid != x->tid || l->seg != x->seg) {
+		int64_t gi = key_id(g, &g->o->group, D_GROUP, &g->gfold,
+				    &g->gcache, x);
+		int64_t pi = gi < 0 ? -1 : key_id(g, &g->per, D_PER, &g->pfold,
+						  &g->pcache, x);
+
+		if (pi < 0)
+			return -1;
+		g->kgroup = (uint32_t)gi;
+		g->kper = (uint32_t)pi;
+		g->klast = *x;
+		g->have_key = true;
+	}
+	a = &g->acc[D_GROUP][g->kgroup];
+	a->count++;
+	sadd(&a->dur, ev->dur, &g->saturated);
+	if (!(v = st_pairmap_get(&g->gper, g->kgroup, 2 * (uint64_t)g->kper,
+				 NULL)))
+		return -1;
+	uadd(v, (uint64_t)ev->dur, &g->saturated);
+	if (ev->bytes > 0) {
+		sadd(&a->bytes, ev->bytes, &g->saturated);
+		if (!(v = st_pairmap_get(&g->gper, g->kgroup,
+					 2 * (uint64_t)g->kper + 1, NULL)))
+			return -1;
+		uadd(v, (uint64_t)ev->bytes, &g->saturated);
+	}
 	return 0;
 }
 
@@ -240,17 +341,9 @@ static int agg_group_dim(struct agg *g, int d, uint32_t id, uint32_t *gid)
 static void agg_seg(struct agg *g, const st_trace_opts *o, uint8_t rw,
 		    bool io, const st_pfw_event *ev)
 {
-	size_t lo = 0, hi = o->nseg;
+	size_t lo = phase_seg(o, ev->ts);
 	st_trace_seg *q;
 
-	while (lo < hi) {           /* the first bound above ts */
-		size_t mid = (lo + hi) / 2;
-
-		if (o->seg_us[mid] <= ev->ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || lo == o->nseg)
 		return;
 	q = &g->segs[lo - 1];
@@ -314,34 +407,12 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 		if (a->compute && ivec_push(&pr->comp, ev->ts, end) < 0)
 			return -1;
 	}
-	if (o->group != ST_TRACE_GROUP_NONE) {
-		uint32_t gid;
-		int rc;
+	if (o->group.n) {
+		struct kev x = { name, cat, host, file, (uint32_t)p,
+				 g->phase ? phase_seg(o, ev->ts) : 0, ev->tid };
 
-		switch (o->group) {
-		case ST_TRACE_GROUP_NAME:
-			rc = agg_group_dim(g, D_NAME, name, &gid);
-			break;
-		case ST_TRACE_GROUP_CAT:
-			rc = agg_group_dim(g, D_CAT, cat, &gid);
-			break;
-		case ST_TRACE_GROUP_HOST:
-			rc = agg_group_dim(g, D_HOST, host, &gid);
-			break;
-		default:
-			rc = group_of(g, file, (uint32_t)p, &gid);
-			break;
-		}
-		if (rc < 0)
+		if (agg_group(g, &x, ev) < 0)
 			return -1;
-		a = &g->acc[D_GROUP][gid];
-		a->count++;
-		sadd(&a->dur, ev->dur, &g->saturated);
-		if (ev->bytes > 0)
-			sadd(&a->bytes, ev->bytes, &g->saturated);
-		if (!(v = st_pairmap_get(&g->gproc, gid, (uint64_t)p, NULL)))
-			return -1;
-		uadd(v, (uint64_t)ev->dur, &g->saturated);
 	}
 	if (o->granularity_us > 0) {
 		int64_t b = st_floor_div(ev->ts, o->granularity_us);
@@ -635,6 +706,26 @@ static int map_merge(st_pairmap *a, const st_pairmap *b, const uint32_t *ta,
 	return 0;
 }
 
+/* Add B's per-unit sums to A's, B's groups and units translated by TG
+ * and TP. */
+static int gper_merge(struct agg *a, const struct agg *b, const uint32_t *tg,
+		      const uint32_t *tp)
+{
+	for (size_t i = 0; i < b->gper.cap; i++) {
+		const st_pairmap_entry *e = &b->gper.e[i];
+		uint64_t *v;
+
+		if (!e->used)
+			continue;
+		if (!(v = st_pairmap_get(&a->gper, tg[e->a],
+					 2 * (uint64_t)tp[e->b / 2] + e->b % 2,
+					 NULL)))
+			return -1;
+		uadd(v, e->v, &a->saturated);
+	}
+	return 0;
+}
+
 /* Merge B into A (B is emptied of its intervals). */
 int trace_agg_merge(struct agg *a, struct agg *b)
 {
@@ -684,8 +775,7 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 	}
 	if (map_merge(&a->threads, &b->threads, trp, NULL, NULL) < 0 ||
 	    map_merge(&a->sizes, &b->sizes, tr[D_NAME], NULL, NULL) < 0 ||
-	    map_merge(&a->gproc, &b->gproc, tr[D_GROUP], trp,
-		      &a->saturated) < 0 ||
+	    gper_merge(a, b, tr[D_GROUP], tr[D_PER]) < 0 ||
 	    map_merge(&a->bins, &b->bins, NULL, NULL, &a->saturated) < 0)
 		goto out;
 	if (b->events) {
@@ -698,6 +788,7 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 	a->saturated |= b->saturated;
 	st_pairids_forget(&a->procids);
 	a->have_thread = false;
+	a->have_key = false;
 	rc = 0;
 out:
 	for (int d = 0; d < D_N; d++)

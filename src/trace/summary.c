@@ -28,6 +28,17 @@ static int cmp_stat(const void *x, const void *y)
 		      ((const st_trace_stat *)y)->key);
 }
 
+/* Groups: by key, then (keys that read the same joined) by the keys. */
+static int cmp_group(const void *x, const void *y)
+{
+	const st_trace_stat *a = x, *b = y;
+	int c = strcmp(a->key, b->key);
+
+	for (size_t i = 0; !c && a->keys[i] && b->keys[i]; i++)
+		c = strcmp(a->keys[i], b->keys[i]);
+	return c;
+}
+
 static int cmp_u64pair(const void *x, const void *y)
 {
 	const uint64_t *a = x, *b = y;
@@ -211,6 +222,110 @@ static int cmp_proc(const void *x, const void *y)
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
+/* Joined key ID of table D as shown: its NULs as ','; interned in S. */
+static const char *shown(st_trace_summary *s, struct agg *g, int d,
+			 uint32_t id)
+{
+	size_t len;
+	const char *str = st_strtab_str(&g->tab[d], id, &len);
+	char *t = malloc(len + 1);
+	int64_t k;
+
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		t[i] = str[i] ? str[i] : ',';
+	k = st_strtab_intern(&s->strings, t, len, NULL);
+	free(t);
+	return k < 0 ? NULL : st_strtab_str(&s->strings, (uint32_t)k, NULL);
+}
+
+/* Does unit A come before unit B on a tie: the smaller shown key, then
+ * the smaller joined key (so that the choice never depends on ids)? */
+static bool unit_before(struct agg *g, const char *const *sh, uint32_t a,
+			uint32_t b)
+{
+	int c = strcmp(sh[a], sh[b]);
+	size_t la, lb;
+	const char *x, *y;
+
+	if (c)
+		return c < 0;
+	x = st_strtab_str(&g->tab[D_PER], a, &la);
+	y = st_strtab_str(&g->tab[D_PER], b, &lb);
+	c = memcmp(x, y, la < lb ? la : lb);
+	return c ? c < 0 : la < lb;
+}
+
+/* The groups of G into S: their stats, keys and per-unit maxima. */
+static int groups_of(st_trace_summary *s, struct agg *g)
+{
+	size_t n = g->tab[D_GROUP].n, nk = g->o->group.n, np = g->tab[D_PER].n;
+	const char **sh = calloc(np + 1, sizeof(*sh));
+	uint32_t (*best)[2] = calloc(n + 1, sizeof(*best));   /* unit + 1 */
+	int rc = -1;
+
+	if (!sh || !best || stats_of(s, g, D_GROUP, &s->groups,
+				     &s->n_groups) < 0 ||
+	    !(s->group_keys = calloc(n * (nk + 1) + 1,
+						  sizeof(*s->group_keys))))
+		goto out;
+	for (uint32_t i = 0; i < np; i++)
+		if (!(sh[i] = shown(s, g, D_PER, i)))
+			goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		size_t len, k = 0, at = 0;
+		const char *str = st_strtab_str(&g->tab[D_GROUP], i, &len);
+		st_trace_stat *st = &s->groups[i];
+
+		if (!(st->key = shown(s, g, D_GROUP, i)))
+			goto out;
+		for (size_t c = 0; c <= len; c++) {
+			int64_t id;
+
+			if (c < len && str[c])
+				continue;
+			if ((id = st_strtab_intern(&s->strings, str + at,
+						   c - at, NULL)) < 0)
+				goto out;
+			if (k < nk)
+				s->group_keys[i * (nk + 1) + k++] =
+					st_strtab_str(&s->strings, (uint32_t)id,
+						      NULL);
+			at = c + 1;
+		}
+		st->keys = s->group_keys + i * (nk + 1);
+	}
+	for (size_t i = 0; i < g->gper.cap; i++) {
+		const st_pairmap_entry *e = &g->gper.e[i];
+		st_trace_stat *st;
+		uint32_t u, *b;
+		int64_t *m;
+
+		if (!e->used)
+			continue;
+		st = &s->groups[e->a];
+		u = (uint32_t)(e->b / 2);
+		b = &best[e->a][e->b % 2];
+		m = e->b % 2 ? &st->max_per_bytes : &st->max_proc_dur_us;
+		if (!*b || (int64_t)e->v > *m ||
+		    ((int64_t)e->v == *m && unit_before(g, sh, u, *b - 1))) {
+			*m = (int64_t)e->v;
+			*b = u + 1;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		s->groups[i].max_dur_key = best[i][0] ? sh[best[i][0] - 1] : NULL;
+		s->groups[i].max_bytes_key = best[i][1] ? sh[best[i][1] - 1]
+							: NULL;
+	}
+	rc = 0;
+out:
+	free(sh);
+	free(best);
+	return rc;
+}
+
 static int finish(st_trace_summary *s, struct agg *g, st_error *err)
 {
 	const st_trace_opts *o = g->o;
@@ -229,14 +344,8 @@ static int finish(st_trace_summary *s, struct agg *g, st_error *err)
 	if (stats_of(s, g, D_CAT, &s->by_cat, &s->n_cat) < 0 ||
 	    stats_of(s, g, D_NAME, &s->by_name, &s->n_name) < 0 ||
 	    quartiles(g, s->by_name) < 0 ||
-	    stats_of(s, g, D_GROUP, &s->groups, &s->n_groups) < 0)
+	    (o->group.n && groups_of(s, g) < 0))
 		return OOM(err);
-	for (size_t i = 0; i < g->gproc.cap; i++) {
-		st_pairmap_entry *e = &g->gproc.e[i];
-
-		if (e->used && (int64_t)e->v > s->groups[e->a].max_proc_dur_us)
-			s->groups[e->a].max_proc_dur_us = (int64_t)e->v;
-	}
 	if (!(s->procs = calloc(g->nprocs + 1, sizeof(*s->procs))) ||
 	    !(nt = calloc(g->nprocs + 1, sizeof(*nt))))
 		return OOM(err);
@@ -312,7 +421,8 @@ static int finish(st_trace_summary *s, struct agg *g, st_error *err)
 	qsort(s->procs, s->n_procs, sizeof(*s->procs), cmp_proc);
 	qsort(s->by_cat, s->n_cat, sizeof(*s->by_cat), cmp_stat);
 	qsort(s->by_name, s->n_name, sizeof(*s->by_name), cmp_stat);
-	qsort(s->groups, s->n_groups, sizeof(*s->groups), cmp_stat);
+	if (s->n_groups)
+		qsort(s->groups, s->n_groups, sizeof(*s->groups), cmp_group);
 	return 0;
 oom:
 	free(nt);
@@ -451,6 +561,7 @@ void st_trace_summary_release(st_trace_summary *s)
 	free(s->by_cat);
 	free(s->by_name);
 	free(s->groups);
+	free(s->group_keys);
 	free(s->bins);
 	free(s->segs);
 	for (size_t i = 0; i < s->n_procs; i++)

@@ -34,12 +34,14 @@ struct ivec {
 	size_t n, cap, fold_at;
 };
 
-enum { D_NAME, D_CAT, D_HOST, D_FILE, D_GROUP, D_N };
+/* D_GROUP and D_PER hold the groups' and the per units' keys: the keys'
+ * values joined by NUL (no value of an event holds one), exact; what is
+ * shown joins them by ','. */
+enum { D_NAME, D_CAT, D_HOST, D_FILE, D_GROUP, D_PER, D_N };
 
 struct acc {
 	uint64_t count;
 	int64_t dur, bytes;
-	uint32_t group;         /* + 1: the group of this name/cat/host/file */
 	uint8_t io, compute;    /* categories */
 	uint8_t rw;             /* names: 1 read, 2 write, 0 neither */
 };
@@ -48,8 +50,15 @@ struct proc {
 	uint32_t host;
 	int64_t pid;
 	uint64_t events;
-	uint32_t group;         /* + 1: --group-by pid */
 	struct ivec io, comp;
+};
+
+/* The ids an event's keys read (ids of an agg's tables; file ST_PFW_NONE
+ * when none). */
+struct kev {
+	uint32_t name, cat, host, file, proc;
+	uint32_t seg;          /* phases: o->seg_phase's index + 1, 0 none */
+	int64_t tid;
 };
 
 struct agg {
@@ -62,7 +71,22 @@ struct agg {
 	st_pairids procids;    /* (host, pid) -> proc */
 	st_pairmap threads;    /* (proc, tid) */
 	st_pairmap sizes;      /* (name, bytes) -> events */
-	st_pairmap gproc;      /* (group, proc) -> dur */
+	st_pairmap gper;       /* (group, 2 per) -> dur, (group, 2 per + 1)
+				* -> bytes */
+	/* A key list's value for an event is found from the event's ids
+	 * without formatting: the ids its keys read (name, cat, host or file
+	 * id, proc, tid) folded pairwise into one tuple id (fold), then
+	 * (tuple, 0) -> group or per id + 1 (cache); only a new tuple is
+	 * formatted. */
+	st_pairids gfold, pfold;
+	st_pairmap gcache, pcache;
+	st_trace_keys per;     /* o->per, or pid */
+	char *kb, *ib;         /* a key's value; a joined key */
+	size_t kcap, icap;
+	bool phase;            /* a key is phase and there are phases */
+	struct kev klast;      /* the last event's ids */
+	uint32_t kgroup, kper; /* and its group and unit */
+	bool have_key;
 	st_pairmap bins;       /* (bin, 0) -> events, (bin, 1) -> bytes */
 	st_trace_seg *segs;    /* o->nseg - 1 of them, or NULL */
 	uint64_t events;

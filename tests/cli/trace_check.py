@@ -329,15 +329,28 @@ def reference(paths, group=None, terms=(), io=("POSIX", "STDIO"),
                 g = prefix(e["file"], d) if e["file"] is not None \
                     else "(none)"
             x = groups.setdefault(g, {"count": 0, "dur_us": 0, "bytes": 0,
-                                      "max_process_dur_us": 0})
+                                      "keys": [g]})
             x["count"] += 1
             x["dur_us"] += e["dur"]
             if e["bytes"] > 0:
                 x["bytes"] += e["bytes"]
-            gproc[(g, pk)] = gproc.get((g, pk), 0) + e["dur"]
-    for (g, _), d in gproc.items():
-        groups[g]["max_process_dur_us"] = max(
-            groups[g]["max_process_dur_us"], d)
+            unit = "%s:%d" % (e["host"] or "?", e["pid"])
+            d, b = gproc.get((g, unit), (0, None))
+            if e["bytes"] > 0:
+                b = (b or 0) + e["bytes"]
+            gproc[(g, unit)] = (d + e["dur"], b)
+    # the busiest process of each group, the smaller name on a tie; no
+    # process has bytes: 0 and no name
+    for g, x in groups.items():
+        units = sorted((u, v) for (gg, u), v in gproc.items() if gg == g)
+        md = max(v[0] for _, v in units)
+        x["max_process_dur_us"] = x["max_per_dur_us"] = md
+        x["max_per_dur_key"] = min(u for u, v in units if v[0] == md)
+        sized = [(u, v[1]) for u, v in units if v[1] is not None]
+        mb = max((v for _, v in sized), default=0)
+        x["max_per_bytes"] = mb
+        x["max_per_bytes_key"] = min((u for u, v in sized if v == mb),
+                                     default=None)
     io_us = comp_us = io_un = comp_un = 0
     for pr in procs.values():
         a, b = union(pr["io"]), union(pr["comp"])
@@ -361,6 +374,7 @@ def reference(paths, group=None, terms=(), io=("POSIX", "STDIO"),
     }
     if group:
         out["group_by"] = group
+        out["per"] = "pid"
         out["groups"] = groups
     return out
 

@@ -188,29 +188,6 @@ static void test_prefix(void **state)
 	assert_int_equal(plen("", 1), 0);
 }
 
-static void test_group_parse(void **state)
-{
-	enum st_trace_group g;
-	int d;
-	st_error err;
-
-	(void)state;
-	assert_int_equal(st_trace_group_parse("name", &g, &d, &err), 0);
-	assert_int_equal(g, ST_TRACE_GROUP_NAME);
-	assert_int_equal(st_trace_group_parse("prefix:2", &g, &d, &err), 0);
-	assert_int_equal(g, ST_TRACE_GROUP_PREFIX);
-	assert_int_equal(d, 2);
-	assert_int_equal(st_trace_group_parse("pid", &g, &d, &err), 0);
-	assert_int_equal(g, ST_TRACE_GROUP_PID);
-	assert_int_equal(st_trace_group_parse("prefix:0", &g, &d, &err), -1);
-	assert_int_equal(err.code, ST_EXIT_USAGE);
-	assert_int_equal(st_trace_group_parse("prefix:", &g, &d, &err), -1);
-	assert_int_equal(st_trace_group_parse("prefix:-1", &g, &d, &err), -1);
-	assert_int_equal(st_trace_group_parse("prefix:2x", &g, &d, &err), -1);
-	assert_int_equal(st_trace_group_parse("prefix:65", &g, &d, &err), -1);
-	assert_int_equal(st_trace_group_parse("Name", &g, &d, &err), -1);
-}
-
 static bool fmatch(const st_trace_filter *f, enum st_trace_field fd,
 		   const char *s)
 {
@@ -392,16 +369,18 @@ static const char trace_b[] =
 	EV("fopen", "STDIO", "b", 1, 1, 1040, 5, "/q", 0)
 	"{\"broken\n";
 
+/* Summarise PATHS with --group-by GROUP ("": none) --per PER ("": the
+ * default). */
 static void summarize(const char *const *paths, size_t n, int jobs,
-		      enum st_trace_group g, int depth, int64_t gran,
+		      const char *group, const char *per, int64_t gran,
 		      st_trace_summary *s)
 {
 	st_trace_opts o = { 0 };
 	st_error err;
 
 	o.jobs = jobs;
-	o.group = g;
-	o.prefix_depth = depth;
+	assert_int_equal(st_trace_keys_parse(&o.group, group, &err), 0);
+	assert_int_equal(st_trace_keys_parse(&o.per, per, &err), 0);
 	o.granularity_us = gran;
 	o.max_bad = 10;
 	assert_int_equal(st_trace_summarize(paths, n, &o, s, &err), 0);
@@ -429,7 +408,7 @@ static void test_summary(void **state)
 	const st_trace_stat *st;
 
 	(void)state;
-	summarize(paths, 2, 1, ST_TRACE_GROUP_PREFIX, 2, 0, &s);
+	summarize(paths, 2, 1, "prefix:2", "", 0, &s);
 	assert_int_equal(s.events, 7);
 	assert_int_equal(s.bad_lines, 1);
 	assert_int_equal(s.hosts, 2);
@@ -479,6 +458,61 @@ static void test_summary(void **state)
 	free(b);
 }
 
+/* --group-by prefix:2,cat --per thread: tuples of keys, both maxima and
+ * their units, the smaller unit on a tie. */
+static void test_group_keys_per_thread(void **state)
+{
+	char *a = put("a.pfw", trace_a), *b = put("b.pfw", trace_b);
+	const char *paths[] = { a, b };
+	st_trace_summary s;
+	const st_trace_stat *st;
+
+	(void)state;
+	for (int j = 1; j <= 2; j++) {
+		summarize(paths, 2, j, "prefix:2,cat", "thread", 0, &s);
+		assert_int_equal(s.n_groups, 4);
+		st = stat_of(s.groups, s.n_groups, "/p/l,POSIX");
+		assert_string_equal(st->keys[0], "/p/l");
+		assert_string_equal(st->keys[1], "POSIX");
+		assert_null(st->keys[2]);
+		assert_int_equal(st->count, 4);
+		assert_int_equal(st->dur_us, 120);
+		assert_int_equal(st->bytes, 1100);
+		/* a:1:1 20 + 50, a:1:2 20, b:1:1 30 */
+		assert_int_equal(st->max_proc_dur_us, 70);
+		assert_string_equal(st->max_dur_key, "a:1:1");
+		/* a:1:1 300, a:1:2 300, b:1:1 500 */
+		assert_int_equal(st->max_per_bytes, 500);
+		assert_string_equal(st->max_bytes_key, "b:1:1");
+		/* fopen has no bytes: no unit for them */
+		st = stat_of(s.groups, s.n_groups, "/q,STDIO");
+		assert_int_equal(st->max_proc_dur_us, 5);
+		assert_null(st->max_bytes_key);
+		/* the compute event's file is "": a prefix "" */
+		st = stat_of(s.groups, s.n_groups, ",compute");
+		assert_string_equal(st->keys[0], "");
+		assert_string_equal(st->max_dur_key, "a:1:1");
+		st_trace_summary_release(&s);
+	}
+	/* a tie on bytes (a:1:1 and a:1:2 300 each): the smaller key */
+	summarize(paths, 1, 1, "prefix:2,cat", "thread", 0, &s);
+	st = stat_of(s.groups, s.n_groups, "/p/l,POSIX");
+	assert_int_equal(st->max_per_bytes, 300);
+	assert_string_equal(st->max_bytes_key, "a:1:1");
+	st_trace_summary_release(&s);
+	/* pattern,pid and the default unit (pid): events without a file
+	 * are (none) */
+	summarize(paths, 2, 1, "pattern,pid", "", 0, &s);
+	st = stat_of(s.groups, s.n_groups, "x,a:1");
+	assert_int_equal(st->count, 2);
+	assert_int_equal(st->max_proc_dur_us, 70);
+	assert_string_equal(st->max_dur_key, "a:1");
+	assert_non_null(stat_of(s.groups, s.n_groups, "z,a:2"));
+	st_trace_summary_release(&s);
+	free(a);
+	free(b);
+}
+
 /* Everything but the order of completion must be the same for -j 1..4. */
 static void test_jobs_same(void **state)
 {
@@ -487,9 +521,9 @@ static void test_jobs_same(void **state)
 	st_trace_summary s1, s;
 
 	(void)state;
-	summarize(paths, 5, 1, ST_TRACE_GROUP_PID, 0, 100, &s1);
+	summarize(paths, 5, 1, "pattern,pid", "thread", 100, &s1);
 	for (int j = 2; j <= 4; j++) {
-		summarize(paths, 5, j, ST_TRACE_GROUP_PID, 0, 100, &s);
+		summarize(paths, 5, j, "pattern,pid", "thread", 100, &s);
 		assert_int_equal(s.events, s1.events);
 		assert_int_equal(s.io_us, s1.io_us);
 		assert_int_equal(s.io_unoverlapped_us, s1.io_unoverlapped_us);
@@ -506,6 +540,12 @@ static void test_jobs_same(void **state)
 			assert_string_equal(s.groups[i].key, s1.groups[i].key);
 			assert_int_equal(s.groups[i].max_proc_dur_us,
 					 s1.groups[i].max_proc_dur_us);
+			assert_int_equal(s.groups[i].max_per_bytes,
+					 s1.groups[i].max_per_bytes);
+			assert_string_equal(s.groups[i].max_dur_key,
+					    s1.groups[i].max_dur_key);
+			assert_string_equal(s.groups[i].keys[0],
+					    s1.groups[i].keys[0]);
 		}
 		assert_int_equal(s.n_bins, s1.n_bins);
 		for (size_t i = 0; i < s.n_bins; i++)
@@ -518,8 +558,10 @@ static void test_jobs_same(void **state)
 		}
 		st_trace_summary_release(&s);
 	}
-	/* pid groups: the same file read three times is one process */
-	assert_int_equal(stat_of(s1.groups, s1.n_groups, "a:1")->count, 12);
+	/* the same file read three times is one process, one thread */
+	assert_int_equal(stat_of(s1.groups, s1.n_groups, "x,a:1")->count, 6);
+	assert_int_equal(stat_of(s1.groups, s1.n_groups,
+				 "x,a:1")->max_proc_dur_us, 3 * 70);
 	/* bins of 100 us that hold anything: [0,100), [100,200), [1000,1100) */
 	assert_int_equal(s1.n_bins, 3);
 	assert_int_equal(s1.bins[0].start_us, 0);
@@ -547,7 +589,7 @@ static void test_summary_errors(void **state)
 	const char *one[] = { a };
 
 	(void)state;
-	summarize(paths, 1, 1, ST_TRACE_GROUP_NONE, 0, 0, &s);
+	summarize(paths, 1, 1, "", "", 0, &s);
 	assert_int_equal(s.events, 0);
 	assert_int_equal(s.files_in[0].err_code, ST_EXIT_NOINPUT);
 	st_trace_summary_release(&s);
@@ -592,7 +634,7 @@ static void test_not_trace_empty_file(void **state)
 	st_error err;
 
 	(void)state;
-	summarize(paths, 5, 2, ST_TRACE_GROUP_NONE, 0, 0, &s);
+	summarize(paths, 5, 2, "", "", 0, &s);
 	assert_true(s.files_in[0].not_trace);
 	assert_true(s.files_in[1].not_trace);
 	assert_true(s.files_in[2].not_trace);
@@ -842,7 +884,7 @@ static void test_quartiles(void **state)
 	const st_trace_stat *st;
 
 	(void)state;
-	summarize(paths, 1, 1, ST_TRACE_GROUP_NONE, 0, 0, &s);
+	summarize(paths, 1, 1, "", "", 0, &s);
 	st = stat_of(s.by_name, s.n_name, "write");
 	assert_int_equal(st->sized, 5);
 	/* positions 1, 2, 3 of 10 20 20 40 100 */
@@ -860,7 +902,7 @@ static void test_quartiles(void **state)
 			      EV("read", "POSIX", "h", 1, 1, 0, 1, "/f", 300));
 		const char *p[] = { b };
 
-		summarize(p, 1, 1, ST_TRACE_GROUP_NONE, 0, 0, &s);
+		summarize(p, 1, 1, "", "", 0, &s);
 		st = stat_of(s.by_name, s.n_name, "read");
 		assert_true(st->q1 == 250.0);
 		assert_true(st->median == 350.0);
@@ -901,7 +943,7 @@ static void test_quartiles(void **state)
 		p[1] = f2;
 		qsort(vals, n, sizeof(double), cmp_double);
 		for (int j = 1; j <= 2; j++) {
-			summarize(p, 2, j, ST_TRACE_GROUP_NONE, 0, 0, &s);
+			summarize(p, 2, j, "", "", 0, &s);
 			st = stat_of(s.by_name, s.n_name, "read");
 			assert_int_equal(st->sized, n);
 			assert_true(st->q1 ==
@@ -939,7 +981,7 @@ static void test_saturation(void **state)
 
 	(void)state;
 	for (int j = 1; j <= 2; j++) {
-		summarize(paths, 2, j, ST_TRACE_GROUP_FILE, 0, 1000, &s);
+		summarize(paths, 2, j, "file", "", 1000, &s);
 		assert_int_equal(s.events, 3);
 		assert_true(s.saturated);
 		assert_true(stat_of(s.by_name, s.n_name, "read")->bytes ==
@@ -950,7 +992,7 @@ static void test_saturation(void **state)
 		assert_true(s.bins[0].bytes == INT64_MAX);
 		st_trace_summary_release(&s);
 	}
-	summarize(one, 1, 1, ST_TRACE_GROUP_NONE, 0, 0, &s);
+	summarize(one, 1, 1, "", "", 0, &s);
 	assert_false(s.saturated);
 	assert_true(stat_of(s.by_name, s.n_name, "read")->bytes == INT64_MAX);
 	st_trace_summary_release(&s);
@@ -1027,11 +1069,11 @@ int main(void)
 		cmocka_unit_test(test_union_hand),
 		cmocka_unit_test(test_union_random),
 		cmocka_unit_test(test_prefix),
-		cmocka_unit_test(test_group_parse),
-		cmocka_unit_test(test_span_gap),
+				cmocka_unit_test(test_span_gap),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_filter_more_ops),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_group_keys_per_thread),
 		cmocka_unit_test(test_jobs_same),
 		cmocka_unit_test(test_summary_errors),
 		cmocka_unit_test(test_not_trace_empty_file),

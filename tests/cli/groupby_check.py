@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""`trace summary --group-by KEYS --per KEYS` (SPEC 5.10, 5.12; issue 16
+item 1) against tests/tools/notebook_ref.py (json per line, plain Python,
+nothing of streamtime):
+
+  * the DFTracer fixtures with --group-by thread, pattern,pid, basename,
+    prefix:2,cat, name --per thread, pattern --per thread,name, phase:
+    every group's count, dur, bytes, keys and both per-unit maxima with
+    their unit (the smaller unit on a tie, as notebook_ref's max_by),
+    computed from notebook_ref's events;
+  * -j 1 = -j 2 = -j 3, byte for byte;
+  * the notebook's headline (the largest per-thread dur of one kind of
+    call) through --filter name~... --group-by name --per thread, equal
+    to notebook_ref.notebook()'s checkpoint answer; and on a hand-made
+    trace of two loader threads in one process, where per thread (150)
+    and per process (250) differ, as on the DLIO trace;
+  * --group-by phase on a system trace with nested phases, by hand;
+  * bad keys: exit 64 with a suggestion, --per without --group-by 64;
+  * the text table's maxima columns.
+
+usage: groupby_check.py STREAMTIME FIXTURES
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
+import notebook_ref as ref  # noqa: E402
+
+BIN = os.path.abspath(sys.argv[1])
+DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
+FILES = [os.path.join(DF, f) for f in ("posix-old-format.pfw", "small.pfw",
+                                       "cm1-rank0-new-format.pfw.gz")]
+FAILS, CHECKS = [], [0]
+
+
+def check(cond, what):
+    CHECKS[0] += 1
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(*args):
+    return subprocess.run([BIN, "-q", "trace", "summary"] + list(args),
+                          capture_output=True, text=True)
+
+
+def summary(*args):
+    p = run("--json", *args)
+    check(p.returncode == 0, "%s: exit %d: %s" % (args, p.returncode,
+                                                  p.stderr[-500:]))
+    try:
+        return json.loads(p.stdout), p.stdout
+    except ValueError:
+        check(False, "%s: no JSON" % (args,))
+        return {}, ""
+
+
+def events(paths):
+    out = []
+    for p in paths:
+        out += ref.read_trace(p)[0]
+    return out
+
+
+def shown(e, key):
+    """KEY's value of E as the tool writes it: processes and threads as
+    HOST:PID[:TID], no value "(none)", no host ""."""
+    v = ref.key_value(e, key)
+    if key in ("pid", "thread"):
+        return ref.key_text(v)
+    if v is None:
+        return "" if key == "host" else "(none)"
+    return v
+
+
+def expect(evs, group, per, terms=()):
+    """The groups as trace summary --json should give them, from EVS."""
+    gk, pk = group.split(","), per.split(",")
+    groups, units = {}, {}
+    for e in evs:
+        if not ref.filter_keep(e, terms):
+            continue
+        keys = [shown(e, k) for k in gk]
+        g = ",".join(keys)
+        x = groups.setdefault(g, {"count": 0, "dur_us": 0, "bytes": 0,
+                                  "keys": keys})
+        x["count"] += 1
+        x["dur_us"] += e["dur"]
+        b = e["bytes"] if e["bytes"] is not None and e["bytes"] > 0 else 0
+        x["bytes"] += b
+        u = ",".join(shown(e, k) for k in pk)
+        d, ub = units.get((g, u), (0, None))
+        units[(g, u)] = (d + e["dur"], (ub or 0) + b if b else ub)
+    for g, x in groups.items():
+        us = {u: v for (gg, u), v in units.items() if gg == g}
+        md = max(v[0] for v in us.values())
+        x["max_per_dur_us"] = md
+        x["max_per_dur_key"] = min(u for u, v in us.items() if v[0] == md)
+        sized = {u: v[1] for u, v in us.items() if v[1] is not None}
+        mb = max(sized.values(), default=0)
+        x["max_per_bytes"] = mb
+        x["max_per_bytes_key"] = min((u for u, v in sized.items()
+                                      if v == mb), default=None)
+        if per == "pid":
+            x["max_process_dur_us"] = md
+    return groups
+
+
+def compare(got, want, what):
+    g = got.get("groups", {})
+    if g == want:
+        check(True, what)
+        return
+    diff = sorted(k for k in set(g) | set(want) if g.get(k) != want.get(k))
+    check(False, "%s: %d groups differ, e.g. %s: got %s want %s" % (
+        what, len(diff), diff[:1], g.get(diff[0]) if diff else None,
+        want.get(diff[0]) if diff else None))
+
+
+def test_fixtures():
+    evs = events(FILES)
+    cases = [("thread", "pid"), ("pattern,pid", "pid"), ("basename", "pid"),
+             ("prefix:2,cat", "pid"), ("name", "thread"),
+             ("pattern", "thread,name"), ("cat,host", "basename"),
+             ("phase", "thread")]
+    for group, per in cases:
+        args = ["--group-by", group] + (["--per", per] if per != "pid"
+                                        else [])
+        got, text = summary(*FILES, "-j", "1", *args)
+        check(got.get("group_by") == group and got.get("per") == per,
+              "--group-by %s --per %s: group_by %r per %r" % (
+                  group, per, got.get("group_by"), got.get("per")))
+        compare(got, expect(evs, group, per),
+                "--group-by %s --per %s against notebook_ref" % (group, per))
+        for j in ("2", "3"):
+            _, t = summary(*FILES, "-j", j, *args)
+            check(t == text, "--group-by %s --per %s: -j %s differs from "
+                  "-j 1" % (group, per, j))
+    # phase: DFTracer files have none, one group "(none)"
+    got, _ = summary(*FILES, "--group-by", "phase")
+    check(list(got.get("groups", {})) == ["(none)"],
+          "--group-by phase: one group (none): %s" % list(got.get("groups",
+                                                                  {})))
+    # a filter and groups together
+    terms = ref.filter_terms("cat=POSIX,dur>10")
+    got, _ = summary(*FILES, "--filter", "cat=POSIX,dur>10", "--group-by",
+                     "pattern,pid", "--per", "thread")
+    compare(got, expect(evs, "pattern,pid", "thread", terms),
+            "--filter cat=POSIX,dur>10 --group-by pattern,pid --per thread")
+
+
+def test_headline():
+    """The notebook's headline number, through --group-by name --per
+    thread, on the fixtures and on two loader threads made by hand."""
+    evs = events(FILES)
+    for name in ("fopen64", "__xstat", "write"):
+        want = ref.notebook([e for e in evs if e["name"] == name], name,
+                            [], "model")["checkpoint"]
+        got, _ = summary(*FILES, "--filter", "name=" + name, "--group-by",
+                         "name", "--per", "thread")
+        g = got.get("groups", {}).get(name, {})
+        check(g.get("max_per_dur_us") == want["max_thread_dur_us"] and
+              g.get("max_per_dur_key") == want["thread"],
+              "headline %s: the largest per-thread dur %s on %s, "
+              "notebook_ref %s on %s" % (
+                  name, g.get("max_per_dur_us"), g.get("max_per_dur_key"),
+                  want["max_thread_dur_us"], want["thread"]))
+    ev = ('{"name":"NPZReader.open","cat":"dlio","pid":1,"tid":%d,'
+          '"ts":%d,"dur":%d,"ph":"X","args":{"hostname":"n1"}}')
+    lines = ["[", ev % (10, 0, 100), ev % (10, 200, 50),
+             ev % (11, 0, 100), "]"]
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "dlio.pfw")
+        with open(p, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        got, _ = summary(p, "--filter", "name~NPZReader.open",
+                         "--group-by", "name", "--per", "thread")
+        g = got.get("groups", {}).get("NPZReader.open", {})
+        want = ref.notebook(ref.read_trace(p)[0], "NPZReader.open", [],
+                            "model")["checkpoint"]
+        check(g.get("max_per_dur_us") == 150 == want["max_thread_dur_us"]
+              and g.get("max_per_dur_key") == "n1:1:10" == want["thread"],
+              "two loader threads: per thread 150 on n1:1:10: %s" % g)
+        got, _ = summary(p, "--group-by", "name")
+        g = got.get("groups", {}).get("NPZReader.open", {})
+        check(g.get("max_process_dur_us") == 250 ==
+              g.get("max_per_dur_us") and got.get("per") == "pid",
+              "two loader threads: per process (the default) 250: %s" % g)
+
+
+def test_phase():
+    """--group-by phase on a system trace (trace record's layout) with an
+    epoch from 1 s to 4 s and an eval inside it from 1.5 s to 2.2 s: by
+    the event's start, the innermost phase; none after 4 s."""
+    ml = (':::MLLOG {"time_ms": %d, "event_type": "%s", "key": "%s", '
+          '"metadata": {"epoch_num": 1}}')
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "manifest.json"), "w") as f:
+            json.dump({"streamtime_record": 1, "host": "node1", "tz": "UTC",
+                       "clock": [{"when": "start", "mono_ns": 1000,
+                                  "real_ns": 1700000000000001000,
+                                  "bound_ns": 80},
+                                 {"when": "end", "mono_ns": 9000001000,
+                                  "real_ns": 1700000009000001000,
+                                  "bound_ns": 75}]}, f)
+        with open(os.path.join(d, "trace_read.out"), "w") as f:
+            f.write("Attaching 4 probes...\n"
+                    "TIMESTAMP PID TID FD RET (B) LAT(ns) FILENAME\n"
+                    "1200000000 100 100 3 10 1000 /data/a.bin\n"
+                    "2000000000 100 100 3 4096 1000000 /data/a.bin\n"
+                    "2000500000 100 102 3 4096 1000000 /data/a.bin\n"
+                    "5000000000 101 101 4 100 1000 /data/b.bin\n")
+        with open(os.path.join(d, "command.stdout.log"), "w") as f:
+            f.write("\n".join([
+                ml % (1700000001000, "INTERVAL_START", "epoch_start"),
+                ml % (1700000001500, "INTERVAL_START", "eval_start"),
+                ml % (1700000002200, "INTERVAL_END", "eval_stop"),
+                ml % (1700000004000, "INTERVAL_END", "epoch_stop")]) + "\n")
+        got, _ = summary(d, "--group-by", "phase", "--per", "thread")
+        g = {k: (v["count"], v["bytes"], v["max_per_bytes"],
+                 v["max_per_bytes_key"])
+             for k, v in got.get("groups", {}).items()}
+        check(g == {"epoch 1": (1, 10, 10, "node1:100:100"),
+                    "eval 1": (2, 8192, 4096, "node1:100:100"),
+                    "(none)": (1, 100, 100, "node1:101:101")},
+              "--group-by phase: epoch 1 the read at 1.2 s, eval 1 (inside "
+              "it) the two at 2 s, none the one at 5 s: %s" % g)
+
+
+def test_errors():
+    for args, word in ((["--group-by", "patern"], "pattern"),
+                       (["--group-by", "name,thred"], "thread"),
+                       (["--group-by", "name", "--per", "pids"], "pid"),
+                       (["--group-by", "prefix:0"], "prefix:N"),
+                       (["--group-by", "name,"], "empty"),
+                       (["--group-by", "name,name"], "twice")):
+        p = run(*args, FILES[1])
+        check(p.returncode == 64 and word in p.stderr and not p.stdout,
+              "%s: exit %d (want 64) naming %r: %s" % (
+                  args, p.returncode, word, p.stderr.strip()))
+    p = run("--per", "thread", FILES[1])
+    check(p.returncode == 64 and "--group-by" in p.stderr,
+          "--per without --group-by: exit %d: %s" % (p.returncode,
+                                                     p.stderr.strip()))
+
+
+def test_text():
+    p = run(FILES[2], "--group-by", "pattern", "--per", "thread")
+    check(p.returncode == 0 and "max thread dur (s)" in p.stdout and
+          "max thread bytes" in p.stdout, "text: the maxima columns")
+    got, _ = summary(FILES[2], "--group-by", "pattern", "--per", "thread")
+    x = got.get("groups", {}).get("cm*out_*_*_s.dat", {})
+    row = [ln for ln in p.stdout.splitlines()
+           if ln.startswith("cm*out_*_*_s.dat ")]
+    check(len(row) == 1 and row[0].split()[5] == str(x.get("max_per_bytes"))
+          and row[0].split()[-1] == x.get("max_per_dur_key"),
+          "text: the row of cm*out_*_*_s.dat gives its maxima: %s" % row)
+
+
+def main():
+    test_fixtures()
+    test_headline()
+    test_phase()
+    test_errors()
+    test_text()
+    print("%d checks, %d failed" % (CHECKS[0], len(FAILS)))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
