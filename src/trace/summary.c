@@ -222,20 +222,31 @@ static int cmp_proc(const void *x, const void *y)
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
-/* Joined key ID of table D as shown: its NULs as ','; interned in S. */
+/* Joined key ID of table D as shown: its NULs as ','; interned in S.
+ * With several values, a ',' or a backslash inside one is escaped with a
+ * backslash, so that two groups never show the same key (they name the
+ * members of the JSON object "groups"). */
 static const char *shown(st_trace_summary *s, struct agg *g, int d,
 			 uint32_t id)
 {
-	size_t len;
+	size_t len, n = 0;
 	const char *str = st_strtab_str(&g->tab[d], id, &len);
-	char *t = malloc(len + 1);
+	bool several = memchr(str, '\0', len) != NULL;
+	char *t = malloc(2 * len + 1);
 	int64_t k;
 
 	if (!t)
 		return NULL;
-	for (size_t i = 0; i < len; i++)
-		t[i] = str[i] ? str[i] : ',';
-	k = st_strtab_intern(&s->strings, t, len, NULL);
+	for (size_t i = 0; i < len; i++) {
+		if (!str[i]) {
+			t[n++] = ',';
+			continue;
+		}
+		if (several && (str[i] == ',' || str[i] == '\\'))
+			t[n++] = '\\';
+		t[n++] = str[i];
+	}
+	k = st_strtab_intern(&s->strings, t, n, NULL);
 	free(t);
 	return k < 0 ? NULL : st_strtab_str(&s->strings, (uint32_t)k, NULL);
 }

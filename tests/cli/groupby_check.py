@@ -78,6 +78,15 @@ def shown(e, key):
     return v
 
 
+def join(values):
+    """Several values as the tool joins them: ',' between, a ',' or a
+    backslash inside a value escaped with a backslash; one value as is."""
+    if len(values) == 1:
+        return values[0]
+    return ",".join(v.replace("\\", "\\\\").replace(",", "\\,")
+                    for v in values)
+
+
 def expect(evs, group, per, terms=()):
     """The groups as trace summary --json should give them, from EVS."""
     gk, pk = group.split(","), per.split(",")
@@ -86,14 +95,14 @@ def expect(evs, group, per, terms=()):
         if not ref.filter_keep(e, terms):
             continue
         keys = [shown(e, k) for k in gk]
-        g = ",".join(keys)
+        g = join(keys)
         x = groups.setdefault(g, {"count": 0, "dur_us": 0, "bytes": 0,
                                   "keys": keys})
         x["count"] += 1
         x["dur_us"] += e["dur"]
         b = e["bytes"] if e["bytes"] is not None and e["bytes"] > 0 else 0
         x["bytes"] += b
-        u = ",".join(shown(e, k) for k in pk)
+        u = join([shown(e, k) for k in pk])
         d, ub = units.get((g, u), (0, None))
         units[(g, u)] = (d + e["dur"], (ub or 0) + b if b else ub)
     for g, x in groups.items():
@@ -262,8 +271,30 @@ def test_text():
           "text: the row of cm*out_*_*_s.dat gives its maxima: %s" % row)
 
 
+def test_comma_keys():
+    """Two groups whose values joined with ',' would read the same
+    ("x,y" + "z" and "x" + "y,z") stay two groups in the JSON object."""
+    ev = ('{"name":"read","cat":"%s","pid":1,"tid":1,"ts":%d,"dur":10,'
+          '"ph":"X","args":{"fname":"%s","hostname":"h"}}')
+    lines = ["[", ev % ("z", 0, "/d/x,y"), ev % ("y,z", 20, "/d/x"),
+             ev % ("a\\\\b", 40, "/d/x"), "]"]
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "commas.pfw")
+        with open(p, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        got, _ = summary(p, "--group-by", "basename,cat")
+        want = expect(ref.read_trace(p)[0], "basename,cat", "pid")
+        check(len(want) == 3 and len(got.get("groups", {})) == 3,
+              "comma keys: 3 groups, got %s" % sorted(got.get("groups", {})))
+        compare(got, want, "comma keys")
+        check("x\\,y,z" in got.get("groups", {}) and
+              "x,y\\,z" in got.get("groups", {}),
+              "comma keys: escaped: %s" % sorted(got.get("groups", {})))
+
+
 def main():
     test_fixtures()
+    test_comma_keys()
     test_headline()
     test_phase()
     test_errors()
