@@ -1356,7 +1356,7 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		for (size_t e = 0; rc == 0 && e < json_array_size(keys); e++) {
 			json_t *sv = json_array_get(sums, e);
 
-			if (!json_is_integer(sv) ||
+			if (!is_count(sv) ||
 			    (rc = get_key(p, i, json_array_get(keys, e), k,
 					  dry)) != 0) {
 				rc = rc ? rc : 1;
