@@ -318,6 +318,11 @@ static int run_compare(st_compare_case *cs, const struct case_in *ci,
 				     "left as it was)", out);
 		return rc;
 	}
+	/* a partial does not know the sets: their call files are traces */
+	for (size_t c = 0; metrics_text && c < n; c++)
+		for (size_t i = 0; i < cs[c].n_files; i++)
+			if (st_systrace_owner(&ci[c].sets, cs[c].files_in[i].path))
+				cs[c].files_in[i].not_trace = false;
 	return st_compare_emit(o->metrics, cs, n, json, metrics_text, out);
 }
 

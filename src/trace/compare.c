@@ -1462,7 +1462,8 @@ int st_compare_merge_finish(st_compare_merge *mg, size_t max_bad,
 		st_compare_case *cs = &mg->cases[c];
 		struct pass *p = (struct pass *)cs->state;
 
-		qsort(cs->bad, cs->n_bad, sizeof(*cs->bad), cmp_bad);
+		if (cs->n_bad)
+			qsort(cs->bad, cs->n_bad, sizeof(*cs->bad), cmp_bad);
 		while (cs->n_bad > max_bad)
 			free(cs->bad[--cs->n_bad].why);
 		for (size_t i = 0; i < mg->m.n; i++)
