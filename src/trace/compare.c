@@ -801,7 +801,7 @@ static int gather_bad(st_compare_case *c, struct pass **p, size_t n,
 	if (!(c->bad = calloc(total, sizeof(*c->bad))))
 		return -1;
 	for (size_t t = 0; t < n; t++) {
-		if (!p[t])
+		if (!p[t] || !p[t]->n_bad)
 			continue;
 		memcpy(c->bad + c->n_bad, p[t]->bad,
 		       p[t]->n_bad * sizeof(*c->bad));

@@ -243,6 +243,37 @@ static void test_missing_input(void **state)
 }
 
 
+/* gather_bad null memcpy: with two threads, one reading a file with a
+ * corrupt line and the other a clean file, the corrupt lines were
+ * gathered with memcpy(dst, NULL, 0) from the clean thread's pass
+ * (undefined; UBSan stops there).  Many rounds, so that the threads
+ * take one file each in some of them. */
+static void test_gather_bad_null_memcpy(void **state)
+{
+	char p1[64], p2[64];
+	const char *paths[2] = { p1, p2 };
+	st_metrics m;
+	st_compare_case c;
+
+	(void)state;
+	trace_file(p1, EV("read", 1, 2, 10, "\"size\":4") "{broken\n");
+	trace_file(p2, EV("read", 1, 3, 7, "\"size\":4"));
+	jobs = 2;
+	for (int round = 0; round < 40; round++) {
+		compute("[{\"name\":\"n\",\"value\":\"count\"}]", paths, 2, &m,
+			&c);
+		assert_int_equal(c.res[0].v, 2);
+		assert_int_equal(c.bad_lines, 1);
+		assert_int_equal(c.n_bad, 1);
+		assert_int_equal(c.bad[0].file, 0);
+		st_compare_case_release(&c);
+		st_metrics_release(&m);
+	}
+	jobs = 1;
+	unlink(p1);
+	unlink(p2);
+}
+
 /* ---- partials: st_compare_merge_* on partials written here by hand --- */
 
 #define PM "[{\\\"name\\\":\\\"mx\\\",\\\"value\\\":\\\"dur\\\"," \
@@ -465,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_reduce_edges),
 		cmocka_unit_test(test_reduce_edges_threads),
 		cmocka_unit_test(test_missing_input),
+		cmocka_unit_test(test_gather_bad_null_memcpy),
 		cmocka_unit_test(test_merge_keys_across_partials),
 		cmocka_unit_test(test_merge_refused),
 		cmocka_unit_test(test_partial_round_trip),
