@@ -84,6 +84,16 @@ def wait(env, ids, done, limit=180):
         time.sleep(1)
 
 
+def logs(d):
+    """The jobs' output files in D, their last lines."""
+    text = []
+    for n in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if n.endswith(".out"):
+            with open(os.path.join(d, n), errors="replace") as f:
+                text.append("%s: %s" % (n, f.read()[-800:]))
+    return "\n".join(text)
+
+
 def submit(env, check, what):
     p = subprocess.run([os.path.join(DOCS, "submit.sh"), str(TASKS),
                         "--partition=debug"], capture_output=True,
@@ -120,12 +130,13 @@ def checks(state, env, streamtime, fixtures, check):
     final = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_ME",
              "NODE_FAIL")
     tasks = ["%s_%d" % (array, k) for k in range(TASKS)]
-    rows = wait(env, [array, reduce], lambda r: reduce in r and
-                r[reduce][0].startswith(final))
+    # sacct may learn of the tasks' ends after the reduce job's
+    rows = wait(env, [array, reduce], lambda r: all(
+        j in r and r[j][0].startswith(final) for j in tasks + [reduce]))
     state_of = {j: rows.get(j, ["none"])[0] for j in tasks + [reduce]}
     check(all(s == "COMPLETED" for s in state_of.values()),
-          "array: 3 tasks and the reduce job COMPLETED: %s (logs in %s)"
-          % (state_of, out))
+          "array: 3 tasks and the reduce job COMPLETED: %s; their logs:\n%s"
+          % (state_of, logs(out)))
     if all(j in rows for j in tasks + [reduce]):
         last_end = max(rows[j][2] for j in tasks)
         check(rows[reduce][1] >= last_end,
@@ -164,9 +175,12 @@ def checks(state, env, streamtime, fixtures, check):
     if not ids:
         return
     array, reduce = ids
+    tasks = ["%s_%d" % (array, k) for k in range(TASKS)]
     rows = wait(env, [array, reduce], lambda r: reduce in r and
                 ("DependencyNeverSatisfied" in r[reduce][3] or
-                 r[reduce][0].startswith(final)), limit=120)
+                 r[reduce][0].startswith(final)) and
+                all(j in r and r[j][0].startswith(final) for j in tasks),
+                limit=120)
     r = rows.get(reduce, ["none", "", "", ""])
     check(r[0] in ("PENDING", "CANCELLED") and
           ("DependencyNeverSatisfied" in r[3] or r[0] == "CANCELLED"),
@@ -175,7 +189,6 @@ def checks(state, env, streamtime, fixtures, check):
                    timeout=60)
     check(not os.path.exists(os.path.join(out2, "result.json")),
           "failing array: no result.json")
-    tstates = [rows.get("%s_%d" % (array, k), ["none"])[0]
-               for k in range(TASKS)]
+    tstates = [rows.get(j, ["none"])[0] for j in tasks]
     check(all(s == "FAILED" for s in tstates),
           "failing array: the tasks FAILED: %s" % tstates)
