@@ -13,7 +13,7 @@ _streamtime_cmds() {   # the subcommands of command path $1
 	"merge") echo "offload streaming transfer" ;;
 	"slurm") echo "jobs" ;;
 	"stats") echo "queue transfers" ;;
-	"trace") echo "compare events plot record summary timeline" ;;
+	"trace") echo "compare events merge plot record summary timeline" ;;
 	*) return 1 ;;
 	esac
 }
@@ -37,8 +37,9 @@ _streamtime_opts() {   # the options of leaf command $1
 	"stats queue") echo "--merged --out-dir --tz --help --quiet --verbose" ;;
 	"stats transfers") echo "--merged --offload --save-stats --streaming-dir --out-dir --size --help --quiet --verbose" ;;
 	"timeline") echo "--results --data --config --out --help --quiet --verbose" ;;
-	"trace compare") echo "--metrics --case --json --out --date --tz --names --jobs -j --help --quiet --verbose" ;;
+	"trace compare") echo "--metrics --case --json --out --save-partial --date --tz --names --jobs -j --help --quiet --verbose" ;;
 	"trace events") echo "--filter --format --keys --limit --out --date --tz --names --help --quiet --verbose" ;;
+	"trace merge") echo "--json --out --help --quiet --verbose" ;;
 	"trace plot") echo "--out-dir --format --filter --date --tz --names --help --quiet --verbose" ;;
 	"trace record") echo "--out --tracers --interval -o --help --quiet --verbose" ;;
 	"trace summary") echo "--json --group-by --per --filter --io-cat --compute-cat --time-granularity --jobs --out --date --tz --names -j --help --quiet --verbose" ;;
@@ -153,6 +154,7 @@ _streamtime_value() {
 	"trace compare --metrics") echo "file" ;;
 	"trace compare --case") echo "file" ;;
 	"trace compare --out") echo "file" ;;
+	"trace compare --save-partial") echo "file" ;;
 	"trace compare --date") echo "none" ;;
 	"trace compare --tz") echo "zone" ;;
 	"trace compare --names") echo "file" ;;
@@ -166,6 +168,7 @@ _streamtime_value() {
 	"trace events --date") echo "none" ;;
 	"trace events --tz") echo "zone" ;;
 	"trace events --names") echo "file" ;;
+	"trace merge --out") echo "file" ;;
 	"trace plot --out-dir") echo "dir" ;;
 	"trace plot --format") echo "choice png svg png,svg" ;;
 	"trace plot --filter") echo "none" ;;
@@ -210,6 +213,7 @@ _streamtime_args() {   # what the arguments of command $1 are
 	"collect h5") echo dir ;;
 	"collect receivers") echo dir ;;
 	"trace events") echo file ;;
+	"trace merge") echo file ;;
 	"trace plot") echo dir ;;
 	"trace record") echo file ;;
 	"trace summary") echo file ;;

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "streamtime/error.h"
 #include "streamtime/trace.h"
@@ -93,6 +94,7 @@ typedef struct st_compare_case {
 	size_t n_files;
 	st_trace_bad *bad;           /* the first max_bad corrupt lines */
 	size_t n_bad;
+	struct st_compare_state *state;  /* the per-key tables (opts keep) */
 } st_compare_case;
 
 typedef struct st_compare_opts {
@@ -100,6 +102,8 @@ typedef struct st_compare_opts {
 	int jobs;                    /* threads; < 1 means 1 */
 	size_t max_bad;
 	st_trace_progress *progress; /* may be NULL */
+	bool keep;                   /* keep the per-key tables in state,
+				      * for st_compare_partial_write */
 } st_compare_opts;
 
 /* Compute every metric of O for each case of CASES[0..N), each file
@@ -115,5 +119,58 @@ int st_trace_compare(st_compare_case *cases, size_t n,
 		     const st_compare_opts *o, st_error *err);
 
 void st_compare_case_release(st_compare_case *c);
+
+/* ---- partials (SPEC 5.12, docs/slurm-array.md) -----------------------
+ *
+ * A partial is what `trace compare --save-partial` keeps of its cases so
+ * that `trace merge` gives exactly the table one process would give over
+ * the inputs of all the partials: per case, per metric, the sum of every
+ * per key (its components as strings, pid and tid as numbers), and the
+ * inputs' records (files, corrupt-line counts, the first corrupt lines).
+ * It is one JSON object:
+ *   {"streamtime_partial": 1, "command": "trace compare",
+ *    "metrics": TEXT of the metrics file, "cases": [
+ *      {"name", "events", "bad_lines", "saturated",
+ *       "files": [{"path", "lines", "events", "meta", "other", "bad",
+ *                  "fast", "err_code", "err_text", "not_trace",
+ *                  "first_us", "end_us"}],
+ *       "bad": [{"file": INDEX, "line", "why"}],
+ *       "metrics": [{"name", "keys": [[COMP...]...], "sums": [N...]}]}]}
+ * A string component that is not UTF-8 is {"x": HEX}; a key without a
+ * value (no file) is null. */
+#define ST_COMPARE_PARTIAL_VERSION 1
+
+/* Write the partial of CS[0..N) (computed with opts keep) and metrics M
+ * from the file text METRICS_TEXT to F.  0, -1 out of memory or a write
+ * error (ferror). */
+int st_compare_partial_write(FILE *f, const char *metrics_text,
+			     const st_metrics *m, const st_compare_case *cs,
+			     size_t n);
+
+/* Partials being merged: cases by name, in the order first seen. */
+typedef struct st_compare_merge {
+	char *metrics_text;    /* of the first partial */
+	char *first;           /* its name */
+	st_metrics m;
+	st_compare_case *cases;
+	size_t n;
+	char **paths;          /* the inputs' paths (owned) */
+	size_t n_paths;
+} st_compare_merge;
+
+/* Add the partial TEXT[0..LEN) named WHAT to MG (zeroed at first).
+ * Errors 65 naming WHAT (and the line where JSON is invalid): not JSON,
+ * truncated, not a partial of trace compare, another version, metrics
+ * other than the first partial's (naming both), a malformed field; MG
+ * is left as it was.  74 out of memory. */
+int st_compare_merge_add(st_compare_merge *mg, const char *text, size_t len,
+			 const char *what, st_error *err);
+
+/* The answers of MG's cases into their res, the first MAX_BAD corrupt
+ * lines kept.  0, -1 out of memory (74). */
+int st_compare_merge_finish(st_compare_merge *mg, size_t max_bad,
+			    st_error *err);
+
+void st_compare_merge_release(st_compare_merge *mg);
 
 #endif

@@ -138,6 +138,7 @@ st_cmd_fn cmd_clock, cmd_collect, cmd_distiller, cmd_merge, cmd_plot,
 /* trace subcommands in files of their own */
 st_cmd_fn cmd_trace_compare;
 st_cmd_fn cmd_trace_events;
+st_cmd_fn cmd_trace_merge;
 st_cmd_fn cmd_trace_record;
 st_cmd_fn cmd_trace_plot;
 

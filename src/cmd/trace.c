@@ -1050,6 +1050,8 @@ static const struct st_cmd sub[] = {
 	  "the notebook's table: metrics per case, one pass per case", NULL },
 	{ "events", cmd_trace_events,
 	  "the selected events as CSV or JSON lines, with derived keys", NULL },
+	{ "merge", cmd_trace_merge,
+	  "combine trace compare partials into the table of all inputs", NULL },
 	{ "plot", cmd_trace_plot,
 	  "the overview figure of system traces (PNG, SVG)", NULL },
 	{ "record", cmd_trace_record,

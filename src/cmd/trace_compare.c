@@ -11,8 +11,10 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "compare_out.h"
 #include "trace_inputs.h"
 #include "streamtime/atomic.h"
+#include "streamtime/file.h"
 #include "streamtime/systrace.h"
 #include "streamtime/trace_compare.h"
 #include "streamtime/tz.h"
@@ -246,39 +248,43 @@ static int write_json(FILE *f, const st_metrics *m, const st_compare_case *cs,
 	return bad ? -1 : 0;
 }
 
-/* Compute CS with O, say what became of the inputs, and write the table
- * to OUT unless that went wrong.  Returns the exit status. */
-static int run_compare(st_compare_case *cs, const struct case_in *ci,
-		       size_t n, const st_compare_opts *o, bool json,
-		       const char *out)
+/* Say what became of the inputs of CS[0..N) (system-trace sets SETS[c]
+ * or NULL) as WHO.  Returns the exit status, 0 when all were traces. */
+int st_compare_report(const st_compare_case *cs, size_t n,
+		      const st_systrace_list *const *sets, const char *who)
 {
-	st_atomic_file af = { 0 };
-	st_error err;
 	int rc = 0;
 
-	if (st_trace_compare(cs, n, o, &err) < 0)
-		return st_msg_fail(&err);
 	for (size_t c = 0; c < n; c++) {
 		int r = st_trace_inputs_report(cs[c].files_in, cs[c].n_files,
 					       cs[c].bad, cs[c].n_bad,
-					       cs[c].bad_lines, &ci[c].sets);
+					       cs[c].bad_lines,
+					       sets ? sets[c] : NULL);
 
 		if (r && (!rc || r == ST_EXIT_IOERR ||
 			  (r == ST_EXIT_NOINPUT && rc == ST_EXIT_DATAERR)))
 			rc = r;
 		if (cs[c].saturated)
-			st_msg_warn("trace compare: case %s: a sum passed "
-				    "2^63-1 and stopped there", cs[c].name);
+			st_msg_warn("%s: case %s: a sum passed 2^63-1 and "
+				    "stopped there", who, cs[c].name);
 	}
-	if (rc) {
-		if (strcmp(out, "-") != 0)
-			st_msg_error("trace compare: nothing written (%s is "
-				     "left as it was)", out);
-		return rc;
-	}
+	return rc;
+}
+
+int st_compare_emit(const st_metrics *m, const st_compare_case *cs, size_t n,
+		    bool json, const char *partial_of, const char *out)
+{
+	st_atomic_file af = { 0 };
+	st_error err;
+	int bad;
+
 	if (st_atomic_open(&af, out, &err) < 0)
 		return st_msg_fail(&err);
-	if ((json ? write_json : write_text)(af.fp, o->metrics, cs, n) < 0) {
+	if (partial_of)
+		bad = st_compare_partial_write(af.fp, partial_of, m, cs, n) < 0;
+	else
+		bad = (json ? write_json : write_text)(af.fp, m, cs, n) < 0;
+	if (bad) {
 		st_atomic_abort(&af);
 		st_msg_error("cannot write %s: %s", strcmp(out, "-") ?
 			     out : "to standard output", strerror(errno ?
@@ -290,9 +296,39 @@ static int run_compare(st_compare_case *cs, const struct case_in *ci,
 	return st_finish_stdout(0);
 }
 
+/* Compute CS with O, say what became of the inputs, and write the table
+ * (or the partial, METRICS_TEXT given) to OUT unless that went wrong.
+ * Returns the exit status. */
+static int run_compare(st_compare_case *cs, const struct case_in *ci,
+		       size_t n, const st_compare_opts *o, bool json,
+		       const char *metrics_text, const char *out)
+{
+	const st_systrace_list *sets[MAX_CASES];
+	st_error err;
+	int rc;
+
+	if (st_trace_compare(cs, n, o, &err) < 0)
+		return st_msg_fail(&err);
+	for (size_t c = 0; c < n; c++)
+		sets[c] = &ci[c].sets;
+	rc = st_compare_report(cs, n, sets, "trace compare");
+	if (rc) {
+		if (strcmp(out, "-") != 0)
+			st_msg_error("trace compare: nothing written (%s is "
+				     "left as it was)", out);
+		return rc;
+	}
+	/* a partial does not know the sets: their call files are traces */
+	for (size_t c = 0; metrics_text && c < n; c++)
+		for (size_t i = 0; i < cs[c].n_files; i++)
+			if (st_systrace_owner(&ci[c].sets, cs[c].files_in[i].path))
+				cs[c].files_in[i].not_trace = false;
+	return st_compare_emit(o->metrics, cs, n, json, metrics_text, out);
+}
+
 int cmd_trace_compare(int argc, char **argv)
 {
-	const char *metrics_path = NULL, *out = "-";
+	const char *metrics_path = NULL, *out = "-", *partial = NULL;
 	struct st_strlist case_args = { 0 };
 	bool json = false;
 	int64_t jobs = 0;
@@ -312,6 +348,9 @@ int cmd_trace_compare(int argc, char **argv)
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
 		       "write the table there, whole or not at all (default "
 		       "'-': stdout)", 0) },
+		{ ST_O("save-partial", 0, ST_OPT_PATH, &partial, "FILE",
+		       "write the mergeable state there instead of the table, "
+		       "for `trace merge` (a share of a Slurm job array)", 0) },
 		{ ST_O("date", 0, ST_OPT_STRING, &so.date, "YYYY-MM-DD",
 		       "system traces: the local date of the time-align "
 		       "trace's times of day (as for `trace summary`)", 0) },
@@ -327,6 +366,8 @@ int cmd_trace_compare(int argc, char **argv)
 		ST_OPT_END_ROW,
 	};
 	st_metrics m = { 0 };
+	char *mtext = NULL;
+	size_t mlen;
 	struct case_in *ci = NULL;
 	st_compare_case *cs = NULL;
 	st_compare_opts o = { 0 };
@@ -359,7 +400,14 @@ int cmd_trace_compare(int argc, char **argv)
 		rc = ST_EXIT_IOERR;
 		goto out;
 	}
-	if (st_metrics_load(&m, metrics_path, &err) < 0) {
+	if (partial && (json || strcmp(out, "-") != 0)) {
+		rc = st_msg_usage(compare_desc.path, "--save-partial writes "
+				  "the partial, not the table: no --json or "
+				  "--out with it");
+		goto out;
+	}
+	if (!(mtext = st_file_read(metrics_path, &mlen, &err)) ||
+	    st_metrics_parse(&m, mtext, mlen, metrics_path, &err) < 0) {
 		rc = st_msg_fail(&err);
 		goto out;
 	}
@@ -395,7 +443,9 @@ int cmd_trace_compare(int argc, char **argv)
 		jobs = nc < 1 ? 1 : nc;
 	}
 	o.jobs = (int)jobs;
-	rc = run_compare(cs, ci, n, &o, json, out);
+	o.keep = partial != NULL;
+	rc = run_compare(cs, ci, n, &o, json, partial ? mtext : NULL,
+			 partial ? partial : out);
 out:
 	for (size_t c = 0; cs && c < n; c++)
 		st_compare_case_release(&cs[c]);
@@ -405,6 +455,7 @@ out:
 	free(ci);
 	free(case_args.v);
 	st_metrics_release(&m);
+	free(mtext);
 	st_tz_free(tz);
 	return rc;
 }

@@ -1,6 +1,8 @@
 /* compare.c - `trace compare`: metrics files and the one pass per case
  * that computes them all (trace_compare.h). */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -799,7 +801,7 @@ static int gather_bad(st_compare_case *c, struct pass **p, size_t n,
 	if (!(c->bad = calloc(total, sizeof(*c->bad))))
 		return -1;
 	for (size_t t = 0; t < n; t++) {
-		if (!p[t])
+		if (!p[t] || !p[t]->n_bad)
 			continue;
 		memcpy(c->bad + c->n_bad, p[t]->bad,
 		       p[t]->n_bad * sizeof(*c->bad));
@@ -887,6 +889,21 @@ static int finish_case(st_compare_case *c, struct pass **p, size_t nt,
 		sums_reduce(&dst->sums[i], m->v[i].reduce, &c->res[i],
 			    &dst->sat);
 	c->saturated = dst->sat;
+	if (ret == 0 && o->keep) {
+		struct pass *k = dst;
+
+		if (dst == &empty && !(k = malloc(sizeof(*k))))
+			ret = -1;
+		else if (dst == &empty)
+			*k = empty;
+		for (size_t t = 0; t < nt; t++)
+			if (p[t] == k)
+				p[t] = NULL;
+		if (ret == 0) {
+			c->state = (struct st_compare_state *)k;
+			return 0;
+		}
+	}
 	if (dst == &empty)
 		pass_release(&empty);
 	return ret;
@@ -942,6 +959,8 @@ int st_trace_compare(st_compare_case *cases, size_t n,
 		if (ret == 0 && finish_case(&cases[c], p, nt, o) < 0)
 			ret = -1;
 		for (size_t t = 0; t < nt; t++)
+			pl.passes[t * n + c] = p[t];
+		for (size_t t = 0; t < nt; t++)
 			if (p[t]) {
 				pass_release(p[t]);
 				free(p[t]);
@@ -959,9 +978,517 @@ void st_compare_case_release(st_compare_case *c)
 	if (!c)
 		return;
 	st_trace_inputs_free(c->files_in, c->n_files, c->bad, c->n_bad);
+	if (c->state) {
+		pass_release((struct pass *)c->state);
+		free(c->state);
+		c->state = NULL;
+	}
 	free(c->res);
 	c->res = NULL;
 	c->files_in = NULL;
 	c->bad = NULL;
 	c->n_files = c->n_bad = 0;
+}
+
+/* ---- partials -------------------------------------------------------- */
+
+/* S[0..LEN) as a JSON string, or {"x": HEX} when it is not UTF-8. */
+static void put_str(FILE *f, const char *s, size_t len)
+{
+	json_t *j = json_stringn(s, len);
+
+	if (j) {
+		json_dumpf(j, f, JSON_ENCODE_ANY);
+		json_decref(j);
+		return;
+	}
+	fputs("{\"x\":\"", f);
+	for (size_t i = 0; i < len; i++)
+		fprintf(f, "%02x", (unsigned char)s[i]);
+	fputs("\"}", f);
+}
+
+static void put_cstr(FILE *f, const char *s)
+{
+	if (s)
+		put_str(f, s, strlen(s));
+	else
+		fputs("null", f);
+}
+
+static void put_file(FILE *f, const st_trace_file *t)
+{
+	fputs("{\"path\":", f);
+	put_cstr(f, t->path);
+	fprintf(f, ",\"lines\":%" PRIu64 ",\"events\":%" PRIu64 ",\"meta\":%"
+		PRIu64 ",\"other\":%" PRIu64 ",\"bad\":%" PRIu64 ",\"fast\":%"
+		PRIu64 ",\"err_code\":%d,\"err_text\":", t->st.lines,
+		t->st.events, t->st.meta, t->st.other, t->st.bad, t->st.fast,
+		t->err_code);
+	put_cstr(f, t->err_text);
+	fprintf(f, ",\"not_trace\":%s,\"first_us\":%" PRId64 ",\"end_us\":%"
+		PRId64 "}", t->not_trace ? "true" : "false", t->first_us,
+		t->end_us);
+}
+
+/* The sums of metric I of pass P: a line per key. */
+static void put_sums(FILE *f, const struct pass *p, size_t i)
+{
+	const struct sums *s = &p->sums[i];
+
+	fputs("{\"name\":", f);
+	put_cstr(f, p->m->v[i].name);
+	fputs(",\"keys\":[", f);
+	for (size_t e = 0; e < s->n; e++) {
+		fputs(e ? ",\n[" : "\n[", f);
+		for (size_t j = 0; j < s->w; j++) {
+			uint64_t c = s->keys[e * s->w + j];
+			const char *str;
+			size_t len;
+
+			if (j)
+				fputc(',', f);
+			if (!p->cstr[i][j] || c == NONE) {
+				if (p->cstr[i][j])
+					fputs("null", f);
+				else
+					fprintf(f, "%" PRId64, (int64_t)c);
+				continue;
+			}
+			str = st_strtab_str(&p->tab, (uint32_t)c, &len);
+			put_str(f, str, len);
+		}
+		fputc(']', f);
+	}
+	fputs("],\"sums\":[", f);
+	for (size_t e = 0; e < s->n; e++)
+		fprintf(f, "%s%" PRId64, e ? "," : "", s->sum[e]);
+	fputs("]}", f);
+}
+
+int st_compare_partial_write(FILE *f, const char *metrics_text,
+			     const st_metrics *m, const st_compare_case *cs,
+			     size_t n)
+{
+	fprintf(f, "{\"streamtime_partial\":%d,\"command\":\"trace compare\","
+		"\n\"metrics\":", ST_COMPARE_PARTIAL_VERSION);
+	put_cstr(f, metrics_text);
+	fputs(",\n\"cases\":[", f);
+	for (size_t c = 0; c < n; c++) {
+		const struct pass *p = (const struct pass *)cs[c].state;
+
+		if (!p)
+			return -1;
+		fputs(c ? ",\n{\"name\":" : "\n{\"name\":", f);
+		put_cstr(f, cs[c].name);
+		fprintf(f, ",\"events\":%" PRIu64 ",\"bad_lines\":%" PRIu64
+			",\"saturated\":%s,\n\"files\":[", cs[c].events,
+			cs[c].bad_lines, cs[c].saturated ? "true" : "false");
+		for (size_t i = 0; i < cs[c].n_files; i++) {
+			fputs(i ? ",\n" : "\n", f);
+			put_file(f, &cs[c].files_in[i]);
+		}
+		fputs("],\n\"bad\":[", f);
+		for (size_t i = 0; i < cs[c].n_bad; i++) {
+			fprintf(f, "%s{\"file\":%zu,\"line\":%" PRIu64
+				",\"why\":", i ? ",\n" : "\n",
+				cs[c].bad[i].file, cs[c].bad[i].line);
+			put_cstr(f, cs[c].bad[i].why);
+			fputc('}', f);
+		}
+		fputs("],\n\"metrics\":[", f);
+		for (size_t i = 0; i < m->n; i++) {
+			fputs(i ? ",\n" : "\n", f);
+			put_sums(f, p, i);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+	return ferror(f) ? -1 : 0;
+}
+
+#define BAD(...) st_error_set(err, ST_EXIT_DATAERR, __VA_ARGS__)
+
+/* V as a string component: a string or {"x": HEX} into *S (owned by
+ * V or by *BUF), *LEN.  false when it is neither. */
+static bool get_str(json_t *v, const char **s, size_t *len, char **buf)
+{
+	const char *h;
+	size_t n;
+
+	if (json_is_string(v)) {
+		*s = json_string_value(v);
+		*len = json_string_length(v);
+		return true;
+	}
+	if (!json_is_object(v) || json_object_size(v) != 1 ||
+	    !json_is_string(json_object_get(v, "x")))
+		return false;
+	h = json_string_value(json_object_get(v, "x"));
+	n = strlen(h);
+	if (n % 2 || !(*buf = malloc(n / 2 + 1)))
+		return false;
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned x;
+
+		if (sscanf(h + 2 * i, "%2x", &x) != 1 ||
+		    !strchr("0123456789abcdefABCDEF", h[2 * i]) ||
+		    !strchr("0123456789abcdefABCDEF", h[2 * i + 1])) {
+			free(*buf);
+			*buf = NULL;
+			return false;
+		}
+		(*buf)[i] = (char)x;
+	}
+	*s = *buf;
+	*len = n / 2;
+	return true;
+}
+
+static bool is_count(json_t *v)
+{
+	return json_is_integer(v) && json_integer_value(v) >= 0;
+}
+
+/* The file record V (checked) into T, its path owned by MG. */
+static int get_file(st_compare_merge *mg, json_t *v, st_trace_file *t,
+		    bool dry)
+{
+	static const char *const cnt[] = { "lines", "events", "meta",
+					   "other", "bad", "fast" };
+	json_t *et = json_object_get(v, "err_text");
+	uint64_t *st[6];
+	char **pp;
+
+	if (!json_is_object(v) || !json_is_string(json_object_get(v, "path")) ||
+	    !json_is_integer(json_object_get(v, "err_code")) ||
+	    !(json_is_null(et) || json_is_string(et)) ||
+	    !json_is_boolean(json_object_get(v, "not_trace")) ||
+	    !json_is_integer(json_object_get(v, "first_us")) ||
+	    !json_is_integer(json_object_get(v, "end_us")))
+		return 1;
+	for (size_t k = 0; k < 6; k++)
+		if (!is_count(json_object_get(v, cnt[k])))
+			return 1;
+	if (dry)
+		return 0;
+	st[0] = &t->st.lines;
+	st[1] = &t->st.events;
+	st[2] = &t->st.meta;
+	st[3] = &t->st.other;
+	st[4] = &t->st.bad;
+	st[5] = &t->st.fast;
+	for (size_t k = 0; k < 6; k++)
+		*st[k] = (uint64_t)json_integer_value(json_object_get(v,
+								     cnt[k]));
+	t->err_code = (int)json_integer_value(json_object_get(v, "err_code"));
+	t->not_trace = json_is_true(json_object_get(v, "not_trace"));
+	t->first_us = json_integer_value(json_object_get(v, "first_us"));
+	t->end_us = json_integer_value(json_object_get(v, "end_us"));
+	if (json_is_string(et) && !(t->err_text = strdup(json_string_value(et))))
+		return -1;
+	if (!(pp = realloc(mg->paths, (mg->n_paths + 1) * sizeof(*pp))))
+		return -1;
+	mg->paths = pp;
+	if (!(pp[mg->n_paths] = strdup(json_string_value(json_object_get(
+		v, "path")))))
+		return -1;
+	t->path = pp[mg->n_paths++];
+	return 0;
+}
+
+/* The key of entry E of metric sums V into K (width W of pass P's
+ * metric I).  1 malformed, -1 out of memory. */
+static int get_key(struct pass *p, size_t i, json_t *v, uint64_t *k,
+		   bool dry)
+{
+	size_t w = p->sums[i].w;
+
+	if (!json_is_array(v) || json_array_size(v) != w)
+		return 1;
+	for (size_t j = 0; j < w; j++) {
+		json_t *c = json_array_get(v, j);
+		const char *s;
+		char *buf = NULL;
+		size_t len;
+		int64_t g;
+
+		if (!p->cstr[i][j]) {
+			if (!json_is_integer(c))
+				return 1;
+			k[j] = (uint64_t)json_integer_value(c);
+			continue;
+		}
+		if (json_is_null(c)) {
+			k[j] = NONE;
+			continue;
+		}
+		if (!get_str(c, &s, &len, &buf))
+			return 1;
+		g = dry ? 0 : st_strtab_intern(&p->tab, s, len, NULL);
+		free(buf);
+		if (g < 0)
+			return -1;
+		k[j] = (uint64_t)g;
+	}
+	return 0;
+}
+
+/* A case of a partial (object V) into MG: checked only when DRY.  0, 1
+ * malformed (*WHY says what), -1 out of memory. */
+static int get_case(st_compare_merge *mg, json_t *v, bool dry,
+		    const char **why)
+{
+	json_t *name = json_object_get(v, "name"),
+	       *files = json_object_get(v, "files"),
+	       *bad = json_object_get(v, "bad"),
+	       *mets = json_object_get(v, "metrics");
+	st_compare_case *c = NULL;
+	struct pass *p, scratch;
+	size_t base, nf;
+	int rc = 0;
+
+	*why = "a case is malformed";
+	if (!json_is_object(v) || !json_is_string(name) ||
+	    !is_count(json_object_get(v, "events")) ||
+	    !is_count(json_object_get(v, "bad_lines")) ||
+	    !json_is_boolean(json_object_get(v, "saturated")) ||
+	    !json_is_array(files) || !json_is_array(bad) ||
+	    !json_is_array(mets) || json_array_size(mets) != mg->m.n)
+		return 1;
+	nf = json_array_size(files);
+	for (size_t k = 0; k < mg->n; k++)
+		if (strcmp(mg->cases[k].name, json_string_value(name)) == 0)
+			c = &mg->cases[k];
+	if (dry) {
+		p = &scratch;
+		if (pass_init(p, &mg->m) < 0) {
+			pass_release(p);
+			return -1;
+		}
+	} else if (c) {
+		p = (struct pass *)c->state;
+	} else {
+		st_compare_case *v2 = realloc(mg->cases, (mg->n + 1) *
+					      sizeof(*v2));
+		char *nm;
+
+		if (!v2)
+			return -1;
+		mg->cases = v2;
+		c = &mg->cases[mg->n];
+		memset(c, 0, sizeof(*c));
+		if (!(nm = strdup(json_string_value(name))) ||
+		    !(c->res = calloc(mg->m.n ? mg->m.n : 1,
+				      sizeof(*c->res))) ||
+		    !(p = calloc(1, sizeof(*p)))) {
+			free(nm);
+			free(c->res);
+			return -1;
+		}
+		c->name = nm;
+		c->state = (struct st_compare_state *)p;
+		mg->n++;
+		if (pass_init(p, &mg->m) < 0)
+			return -1;
+	}
+	base = c ? c->n_files : 0;
+	if (!dry) {
+		st_trace_file *tf = realloc(c->files_in, (base + nf ? base + nf
+							  : 1) * sizeof(*tf));
+
+		if (!tf)
+			return -1;
+		c->files_in = tf;
+		memset(tf + base, 0, nf * sizeof(*tf));
+	}
+	for (size_t k = 0; rc == 0 && k < nf; k++) {
+		*why = "a file record is malformed";
+		rc = get_file(mg, json_array_get(files, k),
+			      dry ? NULL : &c->files_in[base + k], dry);
+		if (!dry && rc == 0)
+			c->n_files++;
+	}
+	for (size_t k = 0; rc == 0 && k < json_array_size(bad); k++) {
+		json_t *b = json_array_get(bad, k);
+		json_t *fi = json_object_get(b, "file");
+		st_trace_bad *bv;
+
+		*why = "a corrupt-line record is malformed";
+		if (!is_count(fi) || (size_t)json_integer_value(fi) >= nf ||
+		    !is_count(json_object_get(b, "line")) ||
+		    !json_is_string(json_object_get(b, "why"))) {
+			rc = 1;
+			break;
+		}
+		if (dry)
+			continue;
+		if (!(bv = realloc(c->bad, (c->n_bad + 1) * sizeof(*bv)))) {
+			rc = -1;
+			break;
+		}
+		c->bad = bv;
+		bv[c->n_bad].file = base + (size_t)json_integer_value(fi);
+		bv[c->n_bad].line = (uint64_t)json_integer_value(
+			json_object_get(b, "line"));
+		if (!(bv[c->n_bad].why = strdup(json_string_value(
+			json_object_get(b, "why"))))) {
+			rc = -1;
+			break;
+		}
+		c->n_bad++;
+	}
+	for (size_t i = 0; rc == 0 && i < mg->m.n; i++) {
+		json_t *mo = json_array_get(mets, i),
+		       *keys = json_object_get(mo, "keys"),
+		       *sums = json_object_get(mo, "sums"),
+		       *mn = json_object_get(mo, "name");
+		uint64_t k[MAX_COMPS];
+
+		*why = "the sums of a metric are malformed";
+		if (!json_is_string(mn) || strcmp(json_string_value(mn),
+						  mg->m.v[i].name) != 0 ||
+		    !json_is_array(keys) || !json_is_array(sums) ||
+		    json_array_size(keys) != json_array_size(sums)) {
+			rc = 1;
+			break;
+		}
+		for (size_t e = 0; rc == 0 && e < json_array_size(keys); e++) {
+			json_t *sv = json_array_get(sums, e);
+
+			if (!is_count(sv) ||
+			    (rc = get_key(p, i, json_array_get(keys, e), k,
+					  dry)) != 0) {
+				rc = rc ? rc : 1;
+				break;
+			}
+			if (!dry && sums_add(&p->sums[i], k,
+					     json_integer_value(sv),
+					     &p->sat) < 0)
+				rc = -1;
+		}
+	}
+	if (dry) {
+		pass_release(p);
+		return rc;
+	}
+	if (rc == 0) {
+		c->events += (uint64_t)json_integer_value(json_object_get(
+			v, "events"));
+		c->bad_lines += (uint64_t)json_integer_value(json_object_get(
+			v, "bad_lines"));
+		p->sat |= json_is_true(json_object_get(v, "saturated"));
+	}
+	return rc;
+}
+
+int st_compare_merge_add(st_compare_merge *mg, const char *text, size_t len,
+			 const char *what, st_error *err)
+{
+	json_error_t je;
+	json_t *root, *ver, *mt, *cases;
+	const char *why = NULL;
+	st_metrics m = { 0 };
+	st_error e;
+	int rc = 0;
+
+	if (!(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je)))
+		return BAD("%s:%d:%d: not a partial of trace compare: %s", what,
+			   je.line, je.column, je.text);
+	ver = json_object_get(root, "streamtime_partial");
+	mt = json_object_get(root, "metrics");
+	cases = json_object_get(root, "cases");
+	if (!json_is_object(root) || !json_is_integer(ver)) {
+		rc = BAD("%s: not a streamtime partial (no "
+			 "'streamtime_partial' version)", what);
+		goto out;
+	}
+	if (json_integer_value(ver) != ST_COMPARE_PARTIAL_VERSION) {
+		rc = BAD("%s: partial version %" JSON_INTEGER_FORMAT ", this "
+			 "streamtime reads version %d", what,
+			 json_integer_value(ver), ST_COMPARE_PARTIAL_VERSION);
+		goto out;
+	}
+	if (!json_is_string(json_object_get(root, "command")) ||
+	    strcmp(json_string_value(json_object_get(root, "command")),
+		   "trace compare") != 0 || !json_is_string(mt) ||
+	    !json_is_array(cases)) {
+		rc = BAD("%s: not a partial of trace compare", what);
+		goto out;
+	}
+	if (mg->metrics_text && strcmp(mg->metrics_text,
+				       json_string_value(mt)) != 0) {
+		rc = BAD("%s: computed with other metrics than %s", what,
+			 mg->first);
+		goto out;
+	}
+	if (!mg->metrics_text) {
+		if (st_metrics_parse(&m, json_string_value(mt),
+				     json_string_length(mt), what, &e) < 0) {
+			rc = e.code == ST_EXIT_IOERR ? st_error_set(err, e.code,
+				"%s", e.text) : BAD("%s: its metrics: %s", what,
+						     e.text);
+			st_metrics_release(&m);
+			goto out;
+		}
+		if (!(mg->metrics_text = strdup(json_string_value(mt))) ||
+		    !(mg->first = strdup(what))) {
+			st_metrics_release(&m);
+			rc = OOM(err);
+			goto out;
+		}
+		mg->m = m;
+	}
+	for (int dry = 1; dry >= 0 && rc == 0; dry--)
+		for (size_t k = 0; k < json_array_size(cases); k++) {
+			int r = get_case(mg, json_array_get(cases, k), dry,
+					 &why);
+
+			if (r) {
+				rc = r < 0 ? OOM(err) : BAD("%s: case %zu: %s",
+							    what, k + 1, why);
+				break;
+			}
+		}
+out:
+	json_decref(root);
+	return rc;
+}
+
+int st_compare_merge_finish(st_compare_merge *mg, size_t max_bad,
+			    st_error *err)
+{
+	for (size_t c = 0; c < mg->n; c++) {
+		st_compare_case *cs = &mg->cases[c];
+		struct pass *p = (struct pass *)cs->state;
+
+		if (cs->n_bad)
+			qsort(cs->bad, cs->n_bad, sizeof(*cs->bad), cmp_bad);
+		while (cs->n_bad > max_bad)
+			free(cs->bad[--cs->n_bad].why);
+		for (size_t i = 0; i < mg->m.n; i++)
+			sums_reduce(&p->sums[i], mg->m.v[i].reduce, &cs->res[i],
+				    &p->sat);
+		cs->saturated = p->sat;
+	}
+	(void)err;
+	return 0;
+}
+
+void st_compare_merge_release(st_compare_merge *mg)
+{
+	if (!mg)
+		return;
+	for (size_t c = 0; c < mg->n; c++) {
+		free((char *)mg->cases[c].name);
+		st_compare_case_release(&mg->cases[c]);
+	}
+	free(mg->cases);
+	for (size_t k = 0; k < mg->n_paths; k++)
+		free(mg->paths[k]);
+	free(mg->paths);
+	free(mg->metrics_text);
+	free(mg->first);
+	st_metrics_release(&mg->m);
+	memset(mg, 0, sizeof(*mg));
 }

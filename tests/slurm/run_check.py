@@ -8,7 +8,9 @@ Starts munged, MariaDB, slurmdbd, slurmctld, four slurmd and slurmrestd
 real jobs (submit_jobs.sh: 4-node distiller-count-N jobs in QOS
 realtime_test, two that exit 1, a cancelled pending one, one on 2 nodes,
 an array, a name with a '|'), then checks that `slurm jobs` over sacct and
-over slurmrestd return exactly the expected rows, and stops it all.
+over slurmrestd return exactly the expected rows; then runs `trace
+compare` as the job array of docs/slurm-array.md (array_check.py) and
+compares its result with one process; and stops it all.
 Needs root (daemons run as munge, mysql and slurm); otherwise skipped (77),
 but never under CI=true (tests/cli/setup_rule.py).  A Slurm that does not
 come up (a port taken, a daemon failing) is a failure, never a pass.
@@ -24,8 +26,11 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "cli"))
 import setup_rule  # noqa: E402
+import array_check  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
+# the fixtures, as tests/meson.build's shared_dir has them
+FIXTURES = os.path.join(HERE, "..", "..", "..", "shared", "fixtures")
 FAILS, CHECKS = [], [0]
 
 
@@ -73,6 +78,8 @@ def main():
     try:
         setup(state)
         checks(state)
+        array_check.checks(state, read_env(os.path.join(state, "env")),
+                           BIN, FIXTURES, check)
     except SetupFailed as e:
         # not a pass: the checks below never ran
         setup_rule.broken("slurm-real", "a real Slurm", str(e))

@@ -242,6 +242,251 @@ static void test_missing_input(void **state)
 	st_metrics_release(&m);
 }
 
+
+/* gather_bad null memcpy: with two threads, one reading a file with a
+ * corrupt line and the other a clean file, the corrupt lines were
+ * gathered with memcpy(dst, NULL, 0) from the clean thread's pass
+ * (undefined; UBSan stops there).  Many rounds, so that the threads
+ * take one file each in some of them. */
+static void test_gather_bad_null_memcpy(void **state)
+{
+	char p1[64], p2[64];
+	const char *paths[2] = { p1, p2 };
+	st_metrics m;
+	st_compare_case c;
+
+	(void)state;
+	trace_file(p1, EV("read", 1, 2, 10, "\"size\":4") "{broken\n");
+	trace_file(p2, EV("read", 1, 3, 7, "\"size\":4"));
+	jobs = 2;
+	for (int round = 0; round < 40; round++) {
+		compute("[{\"name\":\"n\",\"value\":\"count\"}]", paths, 2, &m,
+			&c);
+		assert_int_equal(c.res[0].v, 2);
+		assert_int_equal(c.bad_lines, 1);
+		assert_int_equal(c.n_bad, 1);
+		assert_int_equal(c.bad[0].file, 0);
+		st_compare_case_release(&c);
+		st_metrics_release(&m);
+	}
+	jobs = 1;
+	unlink(p1);
+	unlink(p2);
+}
+
+/* ---- partials: st_compare_merge_* on partials written here by hand --- */
+
+#define PM "[{\\\"name\\\":\\\"mx\\\",\\\"value\\\":\\\"dur\\\"," \
+	"\\\"per\\\":\\\"thread\\\",\\\"reduce\\\":\\\"max\\\"}," \
+	"{\\\"name\\\":\\\"mn\\\",\\\"value\\\":\\\"dur\\\"," \
+	"\\\"per\\\":\\\"file\\\",\\\"reduce\\\":\\\"min\\\"}," \
+	"{\\\"name\\\":\\\"av\\\",\\\"value\\\":\\\"bytes\\\"," \
+	"\\\"per\\\":\\\"file\\\",\\\"reduce\\\":\\\"mean\\\"}]"
+
+/* A partial of metrics PM: case NAME with its three metrics' key lists
+ * and sums (each "KEYS], \"sums\": [SUMS" as text). */
+static char *part(char *buf, size_t size, const char *cases)
+{
+	snprintf(buf, size, "{\"streamtime_partial\":1,\"command\":"
+		 "\"trace compare\",\"metrics\":\"" PM "\",\"cases\":[%s]}",
+		 cases);
+	return buf;
+}
+
+#define CASE(name, mx, mn, av) \
+	"{\"name\":\"" name "\",\"events\":3,\"bad_lines\":0," \
+	"\"saturated\":false,\"files\":[{\"path\":\"" name ".pfw\"," \
+	"\"lines\":3,\"events\":3,\"meta\":0,\"other\":0,\"bad\":0," \
+	"\"fast\":0,\"err_code\":0,\"err_text\":null,\"not_trace\":false," \
+	"\"first_us\":0,\"end_us\":1}],\"bad\":[]," \
+	"\"metrics\":[{\"name\":\"mx\",\"keys\":[" mx "]}," \
+	"{\"name\":\"mn\",\"keys\":[" mn "]}," \
+	"{\"name\":\"av\",\"keys\":[" av "]}]}"
+
+static void add(st_compare_merge *mg, const char *text, const char *what)
+{
+	st_error err = { 0 };
+
+	if (st_compare_merge_add(mg, text, strlen(text), what, &err) != 0)
+		fail_msg("%s refused: %s", what, err.text);
+}
+
+static st_compare_case *find(st_compare_merge *mg, const char *name)
+{
+	for (size_t c = 0; c < mg->n; c++)
+		if (strcmp(mg->cases[c].name, name) == 0)
+			return &mg->cases[c];
+	fail_msg("no case %s", name);
+	return NULL;
+}
+
+/* Keys in several partials are one key: nodeA:1:10 is 100 in one and 50
+ * in the other, so the largest thread is 150 (not nodeB's 120); min and
+ * mean over the files seen in either; a case only in one partial; an
+ * empty partial changes nothing. */
+static void test_merge_keys_across_partials(void **state)
+{
+	char a[4096], b[4096], e[512];
+	st_compare_merge mg = { 0 };
+	st_error err = { 0 };
+	st_compare_case *c;
+
+	(void)state;
+	add(&mg, part(a, sizeof(a), CASE("A",
+		"[\"nodeA\",1,10],[\"nodeB\",2,10]], \"sums\": [100,120",
+		"[\"/f1\"],[null]], \"sums\": [30,7",
+		"[\"/f1\"],[null]], \"sums\": [10,0") ","
+		CASE("only1", "[\"h\",1,1]], \"sums\": [5",
+		     "], \"sums\": [", "], \"sums\": [")), "p1.json");
+	add(&mg, part(e, sizeof(e), ""), "empty.json");
+	add(&mg, part(b, sizeof(b), CASE("A",
+		"[\"nodeA\",1,10]], \"sums\": [50",
+		"[\"/f2\"],[\"/f1\"]], \"sums\": [20,1",
+		"[\"/f2\"]], \"sums\": [4")), "p2.json");
+	assert_int_equal(st_compare_merge_finish(&mg, 10, &err), 0);
+	assert_int_equal(mg.n, 2);
+	c = find(&mg, "A");
+	assert_true(c->res[0].has);
+	assert_int_equal(c->res[0].v, 150);
+	assert_int_equal(c->res[0].keys, 2);
+	/* /f1 30 + 1 = 31, /f2 20, none 7: the smallest is 7 */
+	assert_int_equal(c->res[1].v, 7);
+	assert_int_equal(c->res[1].keys, 3);
+	/* bytes /f1 10, none 0, /f2 4: mean 14 / 3 */
+	assert_true(c->res[2].mean > 4.6666 && c->res[2].mean < 4.6667);
+	assert_int_equal(c->n_files, 2);
+	assert_string_equal(c->files_in[1].path, "A.pfw");
+	assert_int_equal(c->events, 6);
+	c = find(&mg, "only1");
+	assert_int_equal(c->res[0].v, 5);
+	assert_false(c->res[1].has);
+	assert_false(c->res[2].has);
+	st_compare_merge_release(&mg);
+
+	/* only empty partials: no case at all */
+	add(&mg, part(e, sizeof(e), ""), "e1.json");
+	add(&mg, part(e, sizeof(e), ""), "e2.json");
+	assert_int_equal(st_compare_merge_finish(&mg, 10, &err), 0);
+	assert_int_equal(mg.n, 0);
+	st_compare_merge_release(&mg);
+}
+
+/* TEXT is refused (65, a message holding WANT) and MG, holding one
+ * partial, is left as it was. */
+static void refused(const char *text, const char *want)
+{
+	char a[4096];
+	st_compare_merge mg = { 0 };
+	st_error err = { 0 };
+
+	add(&mg, part(a, sizeof(a), CASE("A", "[\"n\",1,1]], \"sums\": [9",
+					 "], \"sums\": [", "], \"sums\": [")),
+	    "good.json");
+	assert_int_equal(st_compare_merge_add(&mg, text, strlen(text),
+					      "bad.json", &err), -1);
+	assert_int_equal(err.code, 65);
+	if (!strstr(err.text, want))
+		fail_msg("'%s' lacks '%s'", err.text, want);
+	assert_int_equal(mg.n, 1);
+	assert_int_equal(mg.cases[0].n_files, 1);
+	assert_int_equal(st_compare_merge_finish(&mg, 10, &err), 0);
+	assert_int_equal(mg.cases[0].res[0].v, 9);
+	st_compare_merge_release(&mg);
+}
+
+static void test_merge_refused(void **state)
+{
+	char a[4096], t[4096];
+
+	(void)state;
+	refused("{\"streamtime_partial\":1,\n\"command\":", "bad.json:2:");
+	refused("not json", "bad.json:1:");
+	refused("[]", "not a streamtime partial");
+	refused("{\"streamtime_partial\":2,\"command\":\"trace compare\"}",
+		"partial version 2");
+	refused("{\"streamtime_partial\":1,\"command\":\"trace summary\","
+		"\"metrics\":\"[]\",\"cases\":[]}", "not a partial of trace "
+		"compare");
+	refused("{\"streamtime_partial\":1,\"command\":\"trace compare\","
+		"\"metrics\":\"[{\\\"name\\\":\\\"x\\\",\\\"value\\\":"
+		"\\\"dur\\\"}]\",\"cases\":[]}",
+		"bad.json: computed with other metrics than good.json");
+	/* a key of the wrong width, after a good case: nothing of it kept */
+	refused(part(a, sizeof(a), CASE("A", "[\"n\",1,1]], \"sums\": [1",
+					 "], \"sums\": [", "], \"sums\": [") ","
+		     CASE("B", "[\"n\",1]], \"sums\": [1", "], \"sums\": [",
+			  "], \"sums\": [")), "bad.json: case 2: the sums");
+	refused(part(a, sizeof(a), CASE("A", "[\"n\",1,1]], \"sums\": [1,2",
+					 "], \"sums\": [", "], \"sums\": [")),
+		"bad.json: case 1: the sums");
+	/* truncated anywhere: refused, never half taken */
+	part(a, sizeof(a), CASE("A", "[\"n\",1,1]], \"sums\": [1",
+				"], \"sums\": [", "], \"sums\": ["));
+	for (size_t n = 1; n < strlen(a); n += 7) {
+		memcpy(t, a, n);
+		t[n] = 0;
+		refused(t, "bad.json:");
+	}
+}
+
+/* A partial written by st_compare_partial_write of a computed case reads
+ * back to the same answers. */
+static void test_partial_round_trip(void **state)
+{
+	char p1[64], out[64];
+	const char *paths[1] = { p1 };
+	const char *mt = "[{\"name\":\"t\",\"value\":\"dur\",\"per\":"
+		"\"thread,file\",\"reduce\":\"max\"},{\"name\":\"b\",\"value\":"
+		"\"bytes\",\"per\":\"basename\",\"reduce\":\"mean\"}]";
+	st_compare_opts o = { .jobs = 1, .max_bad = 4, .keep = true };
+	st_compare_merge mg = { 0 };
+	st_metrics m;
+	st_compare_case c = { 0 };
+	st_error err = { 0 };
+	FILE *f;
+	char *text;
+	long len;
+	int fd;
+
+	(void)state;
+	trace_file(p1, EV("read", 1, 2, 10, "\"fname\":\"/a/x\\u00e9\"")
+		   EV("read", 1, 2, 5, "\"fname\":\"/a/x\\u00e9\"")
+		   EV("write", 1, 3, 7, "\"size\":4")
+		   "{broken\n");
+	assert_int_equal(parse(&m, mt, &err), 0);
+	o.metrics = &m;
+	c.name = "c";
+	c.paths = paths;
+	c.n = 1;
+	assert_int_equal(st_trace_compare(&c, 1, &o, &err), 0);
+	strcpy(out, "/tmp/test_trace_compare.XXXXXX");
+	assert_true((fd = mkstemp(out)) >= 0);
+	assert_non_null(f = fdopen(fd, "w+"));
+	assert_int_equal(st_compare_partial_write(f, mt, &m, &c, 1), 0);
+	len = ftell(f);
+	rewind(f);
+	assert_non_null(text = calloc(1, (size_t)len + 1));
+	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	add(&mg, text, out);
+	assert_int_equal(st_compare_merge_finish(&mg, 10, &err), 0);
+	assert_int_equal(mg.n, 1);
+	assert_int_equal(mg.cases[0].res[0].v, 15);
+	assert_int_equal(mg.cases[0].res[0].keys, 2);
+	assert_int_equal(mg.cases[0].res[1].keys, 2);
+	assert_true(mg.cases[0].res[1].mean == c.res[1].mean);
+	assert_int_equal(mg.cases[0].bad_lines, 1);
+	assert_int_equal(mg.cases[0].n_bad, 1);
+	assert_int_equal(mg.cases[0].bad[0].line, 4);
+	assert_string_equal(mg.cases[0].files_in[0].path, p1);
+	free(text);
+	st_compare_merge_release(&mg);
+	st_compare_case_release(&c);
+	st_metrics_release(&m);
+	unlink(p1);
+	unlink(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +496,10 @@ int main(void)
 		cmocka_unit_test(test_reduce_edges),
 		cmocka_unit_test(test_reduce_edges_threads),
 		cmocka_unit_test(test_missing_input),
+		cmocka_unit_test(test_gather_bad_null_memcpy),
+		cmocka_unit_test(test_merge_keys_across_partials),
+		cmocka_unit_test(test_merge_refused),
+		cmocka_unit_test(test_partial_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
