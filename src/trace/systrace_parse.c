@@ -36,6 +36,24 @@ static bool is_word(const char *w, size_t n, const char *lit)
 }
 
 /* A decimal integer (optional '-') filling W[0..N): 0, or -1. */
+/* The end of [P, E) without its trailing blanks. */
+static const char *rtrim(const char *p, const char *e)
+{
+	while (e > p && sp(e[-1]))
+		e--;
+	return e;
+}
+
+/* [*P, *E) without its blanks at either end; false when nothing is
+ * left. */
+static bool trim(const char **p, const char **e)
+{
+	*e = rtrim(*p, *e);
+	while (*p < *e && sp(**p))
+		(*p)++;
+	return *p < *e;
+}
+
 static int num(const char *w, size_t n, int64_t *v)
 {
 	bool neg = false;
@@ -192,8 +210,7 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 	c->ts = c->pid = c->tid = c->fd = c->ret = c->req = c->off = -1;
 	c->bytes = -1;
 	c->file = c->comm = "";
-	while (e > p && sp(e[-1]))
-		e--;
+	e = rtrim(p, e);
 	for (size_t i = 0; i < nfix; i++) {
 		int64_t v = 0;
 		enum st_sys_col col = (enum st_sys_col)h->col[i];
@@ -419,8 +436,7 @@ int st_sys_cpu_parse(const char *line, size_t len, st_sys_cpu_header *h,
 	size_t n;
 	int secs;
 
-	while (e > p && sp(e[-1]))
-		e--;
+	e = rtrim(p, e);
 	if ((n = word(&p, e, &w)) == 0)
 		return 0;
 	if (is_word(w, n, "Linux")) {
@@ -502,11 +518,7 @@ int st_sys_gpu_parse(const char *line, size_t len, st_sys_gpu_header *h,
 	size_t n;
 	uint8_t k = 0;
 
-	while (e > p && sp(e[-1]))
-		e--;
-	while (p < e && sp(*p))
-		p++;
-	if (p == e)
+	if (!trim(&p, &e))
 		return 0;
 	if (*p == '#') {
 		st_sys_gpu_header nh;
@@ -680,8 +692,7 @@ int st_sys_strace_parse(const char *line, size_t len, st_sys_strace *s)
 	memset(s, 0, sizeof(*s));
 	s->pid = -1;
 	s->dur_us = -1;
-	while (e > p && sp(e[-1]))
-		e--;
+	e = rtrim(p, e);
 	if ((n = word(&p, e, &w)) == 0)
 		return 0;
 	if (!memchr(w, '.', n)) {
@@ -782,8 +793,7 @@ int st_sys_proc_parse(const char *line, size_t len, st_sys_proc *pr)
 	size_t n;
 
 	memset(pr, 0, sizeof(*pr));
-	while (e > p && sp(e[-1]))
-		e--;
+	e = rtrim(p, e);
 	if ((n = word(&p, e, &w)) == 0 || is_word(w, n, "TIMESTAMP") ||
 	    is_word(w, n, "Attaching"))
 		return 0;
@@ -820,11 +830,7 @@ int st_sys_ps_parse(const char *line, size_t len, st_sys_ps_header *h,
 	size_t n;
 	int col = 0;
 
-	while (e > p && sp(e[-1]))
-		e--;
-	while (p < e && sp(*p))
-		p++;
-	if (p == e)
+	if (!trim(&p, &e))
 		return 0;
 	{
 		/* a header: the columns by name, PID among them, the command

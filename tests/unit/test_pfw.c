@@ -18,23 +18,8 @@
 #include "streamtime/atomic.h"
 #include "streamtime/pfw.h"
 
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/st-pfw-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
-}
+#define TMPDIR_NAME "pfw"
+#include "tmpdir.h"
 
 static void test_strtab(void **state)
 {

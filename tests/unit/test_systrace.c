@@ -23,23 +23,8 @@
 
 #define PMON "../../../shared/fixtures/systrace/gpu_pmon_dgx.out"
 
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/st-systrace-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
-}
+#define TMPDIR_NAME "systrace"
+#include "tmpdir.h"
 
 /* A fresh directory DIR/NAME. */
 static char *subdir(const char *name)

@@ -16,7 +16,8 @@
 #include "streamtime/atomic.h"
 #include "streamtime/timeline.h"
 
-static char dir[64];
+#define TMPDIR_NAME "timeline"
+#include "tmpdir.h"
 
 static void put(const char *name, const char *text)
 {
@@ -27,22 +28,6 @@ static void put(const char *name, const char *text)
 	fputs(text, f);
 	fclose(f);
 	free(p);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/st-timeline-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
 }
 
 /* Run the timeline over IN; the parsed trace and the counts. */

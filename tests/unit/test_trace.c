@@ -22,23 +22,8 @@
 #include "streamtime/stats.h"
 #include "streamtime/trace.h"
 
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/st-trace-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
-}
+#define TMPDIR_NAME "trace"
+#include "tmpdir.h"
 
 static int cmp_double(const void *x, const void *y)
 {

@@ -21,23 +21,8 @@
 #include "streamtime/time.h"
 #include "streamtime/trace_events.h"
 
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/st-events-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
-}
+#define TMPDIR_NAME "events"
+#include "tmpdir.h"
 
 /* A file NAME in the test directory holding TEXT; its path (static). */
 static const char *file_with(const char *name, const char *text)
