@@ -27,7 +27,8 @@ static const struct st_cmd commands[] = {
 	{ "stats", cmd_stats, "statistics: queue, transfers", &st_stats_group },
 	{ "timeline", cmd_timeline,
 	  "Chrome/Perfetto trace of every scan's journey", NULL },
-	{ "trace", cmd_trace, "DFTracer I/O traces: summary, timeline",
+	{ "trace", cmd_trace,
+	  "I/O and system traces: summary, timeline, compare, record, ...",
 	  &st_trace_group },
 };
 
