@@ -164,7 +164,7 @@ for cmd in "$(st_cmds "$tmp/nb" "$tmp/nb" | sed -n 1p)" \
     med=$(printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
     echo "  $(echo "$cmd" | sed "s|$tmp|TMP|g; s|$bin|streamtime|")"
     echo "    median $med s (runs: ${ts[*]}), peak RSS $((r / 1024)) MB"
-    st_total=$(python3 -c "print($st_total + $med)")
+    st_total=$(python3 -c "print('%.3f' % ($st_total + $med))")
     [ -n "${st_compare:-}" ] || st_compare=$med
 done
 echo "  streamtime notebook total: $st_total s"
