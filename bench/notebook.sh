@@ -179,12 +179,13 @@ grep -q "agree on every answer" "$tmp/out.txt" || die "pandas and streamtime dif
 echo "  pandas wall $pd_wall s, peak RSS $((pd_rss / 1024)) MB"
 
 echo "DFAnalyzer's per-line work without Dask (bench/notebook_dfa_lines.py), 2 processes, half the files each ..."
-ls "$tmp"/nb/* | awk 'NR % 2' > "$tmp/half1"
-ls "$tmp"/nb/* | awk '!(NR % 2)' > "$tmp/half2"
+half1=() half2=()
+for f in "$tmp"/nb/*; do
+    if [ $(( (${#half1[@]} + ${#half2[@]}) % 2 )) -eq 0 ]; then half1+=("$f"); else half2+=("$f"); fi
+done
 t0=$(date +%s%N)
-
-/usr/bin/python3 "$here/notebook_dfa_lines.py" $(cat "$tmp/half2") > "$tmp/n2" &
-xargs /usr/bin/python3 "$here/notebook_dfa_lines.py" < "$tmp/half1" > "$tmp/n1"
+/usr/bin/python3 "$here/notebook_dfa_lines.py" "${half2[@]}" > "$tmp/n2" &
+/usr/bin/python3 "$here/notebook_dfa_lines.py" "${half1[@]}" > "$tmp/n1"
 wait
 t1=$(date +%s%N)
 dfa_ev=$(( $(cat "$tmp/n1") + $(cat "$tmp/n2") ))
