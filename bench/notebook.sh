@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Benchmark: the DFAnalyzer notebook for one case (issue 16): streamtime vs
+# pandas (load once, all queries), DFAnalyzer derived from its measured
+# rate, and streamtime's peak memory on a 2 GB trace set.
+#
+#   bench/notebook.sh [--copies N] [--big-copies M] [--runs R] [--bin PATH]
+#                     [--keep DIR]
+#
+# Trace sets (symbolic links to ../shared/fixtures/dftracer, as compare.sh):
+# N copies (default 100) of posix-old-format.pfw and
+# cm1-rank0-new-format.pfw.gz for the notebook; M copies (default 1100,
+# about 2.05 GB as read) for memory.  The notebook for streamtime is three
+# commands: `trace compare --json` with the notebook's 12 metrics,
+# `trace summary --filter name~write --group-by file --json` (the per-file
+# writes table) and `trace events --filter file=F --format csv` (the events
+# of one file); R runs each (default 3), medians, summed.  pandas:
+# bench/notebook_pandas.py under /usr/bin/python3, once, checked equal to
+# streamtime's answers (exit 1 otherwise).  Peak RSS by /usr/bin/time -v.
+# DFAnalyzer itself is not run here: its time is DERIVED from the 10-13 k
+# events/s per worker measured in issue 8, on 2 workers (this machine's
+# cores); MEASURED beside it, as a lower bound, its per-line loading work
+# without Dask or queries (bench/notebook_dfa_lines.py, 2 processes).
+# Prints the ratios of the run: pandas / streamtime for the three commands
+# and for `trace compare` alone (the notebook's table).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+fix="$root/../shared/fixtures/dftracer"
+bin="$root/build/streamtime"
+copies=100
+big=1100
+runs=3
+keep=""
+
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "notebook.sh: $*" >&2; exit 1; }
+abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
+isnum() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ]; }
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --copies) copies=${2:-}; shift 2 ;;
+        --big-copies) big=${2:-}; shift 2 ;;
+        --runs) runs=${2:-}; shift 2 ;;
+        --bin) bin=$(abspath "${2:-}"); shift 2 ;;
+        --keep) keep=$(abspath "${2:-}"); shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument: $1" ;;
+    esac
+done
+isnum "$copies" || die "--copies takes a positive integer"
+isnum "$big" || die "--big-copies takes a positive integer"
+isnum "$runs" || die "--runs takes a positive integer"
+[ -x "$bin" ] || die "no streamtime binary at $bin (meson compile -C build)"
+[ -d "$fix" ] || die "no fixtures at $fix"
+[ -x /usr/bin/time ] || die "no /usr/bin/time (apt-get install time)"
+/usr/bin/python3 -c 'import pandas' || die "no pandas for /usr/bin/python3 (apt-get install python3-pandas)"
+
+if [ -n "$keep" ]; then
+    tmp=$keep
+    mkdir -p "$tmp"
+else
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+fi
+mkset() {   # DIR N
+    mkdir -p "$1"
+    for i in $(seq 1 "$2"); do
+        ln -sf "$fix/posix-old-format.pfw" "$1/old$i.pfw"
+        ln -sf "$fix/cm1-rank0-new-format.pfw.gz" "$1/cm1-$i.pfw.gz"
+    done
+}
+mkset "$tmp/nb" "$copies"
+mkset "$tmp/big" "$big"
+
+pfs=/p/lustre1/ ssd=/sys/ model=cm1out   # the fixtures' PFS, a node-local tree, cm1's model output
+file=/p/lustre1/haridev/dftracer_data/file_0-40.bat
+cat > "$tmp/metrics.json" <<EOF
+[
+ {"name": "checkpoint", "filter": "name~PyTorchCheckpointing.checkpoint",
+  "value": "dur", "per": "thread", "reduce": "max"},
+ {"name": "pfs_time", "filter": ["cat=POSIX", "file^$pfs"],
+  "value": "dur", "per": "thread", "reduce": "max"},
+ {"name": "pfs_bytes", "filter": ["cat=POSIX", "file^$pfs"], "value": "bytes"},
+ {"name": "ssd_time", "filter": ["cat=POSIX", "file^$ssd"],
+  "value": "dur", "per": "thread", "reduce": "max"},
+ {"name": "ssd_bytes", "filter": ["cat=POSIX", "file^$ssd"], "value": "bytes"},
+ {"name": "total_bytes", "value": "bytes"},
+ {"name": "pattern_proc_bytes", "filter": "file~", "value": "bytes",
+  "per": ["pattern", "pid"], "reduce": "max"},
+ {"name": "pattern_proc_time", "filter": "file~", "value": "dur",
+  "per": ["pattern", "pid"], "reduce": "max"},
+ {"name": "model_write", "filter": ["file~$model", "name=write"], "value": "count"},
+ {"name": "model_open", "filter": ["file~$model", "name=open"], "value": "count"},
+ {"name": "model_lseek", "filter": ["file~$model", "name=lseek"], "value": "count"},
+ {"name": "model_close", "filter": ["file~$model", "name=close"], "value": "count"}
+]
+EOF
+
+bytes_read() {  # DIR: bytes as read (gz inflated), bytes on disk of the targets
+    python3 - "$1" <<'EOF'
+import gzip, os, sys
+d = sys.argv[1]
+read = disk = 0
+seen = {}
+for n in os.listdir(d):
+    p = os.path.realpath(os.path.join(d, n))
+    if p not in seen:
+        with (gzip.open if p.endswith(".gz") else open)(p, "rb") as f:
+            seen[p] = len(f.read())
+        disk += os.path.getsize(p)
+    read += seen[p]
+print(read, disk, len(os.listdir(d)))
+EOF
+}
+events_of() {
+    "$bin" trace summary -q --json "$1" 2>/dev/null |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])'
+}
+read -r nb_read nb_disk nb_files < <(bytes_read "$tmp/nb")
+read -r big_read big_disk big_files < <(bytes_read "$tmp/big")
+nb_events=$(events_of "$tmp/nb")
+big_events=$(events_of "$tmp/big")
+echo "machine: $(nproc) cores, $(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)," \
+     "$(free -g | awk '/^Mem/{print $2}') GiB, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "streamtime: $bin ($(git -C "$root" rev-parse --short HEAD))"
+echo "notebook set: $nb_files files, $nb_events events, $nb_read bytes as read (links to $nb_disk bytes on disk)"
+echo "memory set:   $big_files files, $big_events events, $big_read bytes as read (links to $big_disk bytes on disk)"
+
+st_cmds() {  # DIR OUTPREFIX: the three commands of the notebook, one per line
+    printf '%s\n' \
+        "$bin trace compare -q --json --metrics $tmp/metrics.json --case c=$1 --out $2.compare.json" \
+        "$bin trace summary -q --json --filter name~write --group-by file $1 --out $2.writes.json" \
+        "$bin trace events -q --filter file=$file --format csv $1 --out $2.events.csv"
+}
+rss() {  # COMMAND...: runs it under /usr/bin/time -v; prints "wall_s rss_kb"
+    local t0 t1
+    t0=$(date +%s%N)
+    /usr/bin/time -v -o "$tmp/time.txt" "$@" >"$tmp/out.txt" 2>"$tmp/err.txt" ||
+        { cat "$tmp/err.txt" >&2; die "failed: $*"; }
+    t1=$(date +%s%N)
+    python3 - "$tmp/time.txt" "$t0" "$t1" <<'EOF'
+import re, sys
+t = open(sys.argv[1]).read()
+s = "%.3f" % ((int(sys.argv[3]) - int(sys.argv[2])) / 1e9)
+print(s, re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
+EOF
+}
+
+echo "streamtime, notebook set ($runs runs each, medians) ..."
+st_total=0
+for cmd in "$(st_cmds "$tmp/nb" "$tmp/nb" | sed -n 1p)" \
+           "$(st_cmds "$tmp/nb" "$tmp/nb" | sed -n 2p)" \
+           "$(st_cmds "$tmp/nb" "$tmp/nb" | sed -n 3p)"; do
+    # shellcheck disable=SC2086
+    $cmd 2>/dev/null  # warm-up
+    ts=()
+    for _ in $(seq 1 "$runs"); do
+        # shellcheck disable=SC2086
+        read -r w r < <(rss $cmd)
+        ts+=("$w")
+    done
+    med=$(printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
+    echo "  $(echo "$cmd" | sed "s|$tmp|TMP|g; s|$bin|streamtime|")"
+    echo "    median $med s (runs: ${ts[*]}), peak RSS $((r / 1024)) MB"
+    st_total=$(python3 -c "print('%.3f' % ($st_total + $med))")
+    [ -n "${st_compare:-}" ] || st_compare=$med
+done
+echo "  streamtime notebook total: $st_total s"
+
+echo "pandas (load once, all queries; /usr/bin/python3, pandas $(/usr/bin/python3 -c 'import pandas; print(pandas.__version__)')) ..."
+read -r pd_wall pd_rss < <(rss /usr/bin/python3 "$here/notebook_pandas.py" \
+    --pfs "$pfs" --ssd "$ssd" --model "$model" --file "$file" \
+    --check-compare "$tmp/nb.compare.json" --check-writes "$tmp/nb.writes.json" \
+    --check-events "$tmp/nb.events.csv" "$tmp/nb")
+cat "$tmp/err.txt" "$tmp/out.txt"
+grep -q "agree on every answer" "$tmp/out.txt" || die "pandas and streamtime differ"
+echo "  pandas wall $pd_wall s, peak RSS $((pd_rss / 1024)) MB"
+
+echo "DFAnalyzer's per-line work without Dask (bench/notebook_dfa_lines.py), 2 processes, half the files each ..."
+half1=() half2=()
+for f in "$tmp"/nb/*; do
+    if [ $(( (${#half1[@]} + ${#half2[@]}) % 2 )) -eq 0 ]; then half1+=("$f"); else half2+=("$f"); fi
+done
+t0=$(date +%s%N)
+/usr/bin/python3 "$here/notebook_dfa_lines.py" "${half2[@]}" > "$tmp/n2" &
+/usr/bin/python3 "$here/notebook_dfa_lines.py" "${half1[@]}" > "$tmp/n1"
+wait
+t1=$(date +%s%N)
+dfa_ev=$(( $(cat "$tmp/n1") + $(cat "$tmp/n2") ))
+dfa_wall=$(python3 -c "print('%.3f' % (($t1 - $t0) / 1e9))")
+[ "$dfa_ev" -eq "$nb_events" ] || die "DFAnalyzer lines: $dfa_ev events, streamtime $nb_events"
+echo "  $dfa_ev events, wall $dfa_wall s (MEASURED lower bound: no Dask, no query)"
+
+echo "memory set (2 GB as read), streamtime under /usr/bin/time -v ..."
+read -r bc_wall bc_rss < <(rss "$bin" trace compare -q --json --metrics "$tmp/metrics.json" \
+    --case "c=$tmp/big" --out "$tmp/big.compare.json")
+echo "  trace compare (12 metrics): wall $bc_wall s, peak RSS $((bc_rss / 1024)) MB"
+read -r bs_wall bs_rss < <(rss "$bin" trace summary -q --json "$tmp/big" --out "$tmp/big.summary.json")
+echo "  trace summary:              wall $bs_wall s, peak RSS $((bs_rss / 1024)) MB"
+
+python3 - "$st_total" "$pd_wall" "$nb_events" "$big_events" "$bc_wall" "$bc_rss" "$st_compare" "$dfa_wall" <<'EOF'
+import sys
+st, pd_, nbev, bigev, bcw, bcrss, stc, dfa = (float(x) for x in sys.argv[1:])
+r = pd_ / st
+print("ratio pandas / streamtime's three commands (notebook set, measured): %.1fx  (target >= 20x: %s)"
+      % (r, "met" if r >= 20 else "NOT met"))
+r = pd_ / stc
+print("ratio pandas / streamtime's trace compare alone (the notebook's table, measured): %.1fx  (target >= 20x: %s)"
+      % (r, "met" if r >= 20 else "NOT met"))
+print("ratio DFAnalyzer per-line work, 2 processes, no Dask (MEASURED lower bound) / streamtime:"
+      " %.1fx three commands, %.1fx trace compare" % (dfa / st, dfa / stc))
+for rate in (13000, 10000):
+    d = nbev / (2 * rate)
+    print("DFAnalyzer DERIVED (not run): %d events / (2 workers x %d events/s) = %.1f s"
+          " -> %.0fx streamtime's three commands, %.0fx trace compare"
+          % (nbev, rate, d, d / st, d / stc))
+    d = bigev / (2 * rate)
+    print("DFAnalyzer DERIVED (not run), memory set: %d events -> %.1f s -> %.0fx"
+          " streamtime's trace compare (%.2f s)" % (bigev, d, d / bcw, bcw))
+print("peak RSS of trace compare on the 2 GB set: %.1f MB (target < 100 MB: %s)"
+      % (bcrss / 1024, "met" if bcrss / 1024 < 100 else "NOT met"))
+EOF

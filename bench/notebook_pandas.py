@@ -1,0 +1,207 @@
+#!/usr/bin/python3
+"""The DFAnalyzer notebook for one case in pandas (issue 16's baseline).
+
+  notebook_pandas.py --pfs DIR --ssd DIR --model S --file F \
+                     [--check-compare J --check-writes J --check-events CSV] DIR
+
+Loads every .pfw / .pfw.gz of DIR once, as a DFAnalyzer user does (each
+line through json.loads, HH/FH hashes mapped to their names, the events in
+one pandas DataFrame), then runs all the notebook's queries on it:
+checkpoint time (largest per-thread dur of names containing
+PyTorchCheckpointing.checkpoint), PFS and SSD time (POSIX calls on files
+under --pfs / --ssd, largest per-thread dur) and their bytes, total bytes,
+per pattern the largest per-process bytes and dur, write/open/lseek/close
+counts on files containing --model, per file the writes' count, dur and
+bytes, and the events of --file.  Bytes follow streamtime's rule (README
+"trace"; tests/tools/notebook_ref.py).  Prints the load and query times
+(stderr) and, with --check-*, compares every answer with streamtime's
+(`trace compare --json`, `trace summary --group-by file --json`,
+`trace events --format csv`); exit 1 on any difference.
+"""
+import argparse
+import csv
+import gzip
+import json
+import os
+import sys
+import time
+
+import pandas as pd
+
+CKPT = "PyTorchCheckpointing.checkpoint"
+OPS = ("write", "open", "lseek", "close")
+
+
+def num(v):
+    return int(v) if v is not None else None
+
+
+def nbytes(name, args):
+    if ("read" in name or "write" in name) and "readdir" not in name \
+            and "readlink" not in name:
+        ret = args.get("ret")
+        try:
+            ret = int(ret)
+        except (TypeError, ValueError):
+            return 0
+        if ret <= 0:
+            return 0
+        if name in ("fread", "fwrite"):
+            try:
+                size = int(args.get("size"))
+            except (TypeError, ValueError):
+                size = 0
+            if size > 0:
+                return ret * size
+        return ret
+    for k in ("size", "image_size"):
+        try:
+            v = int(args.get(k))
+        except (TypeError, ValueError):
+            continue
+        if v > 0:
+            return v
+    return 0
+
+
+def load(paths):
+    cols = {k: [] for k in ("name", "cat", "host", "pid", "tid", "ts", "dur",
+                            "file", "bytes")}
+    for path in paths:
+        opener = gzip.open if path.endswith(".gz") else open
+        maps = {}
+        with opener(path, "rb") as f:
+            for raw in f:
+                line = raw.strip()
+                if line.endswith(b","):
+                    line = line[:-1]
+                if line in (b"", b"[", b"]"):
+                    continue
+                e = json.loads(line)
+                args = e.get("args") or {}
+                if e["ph"] == "M":
+                    if e["name"] in ("HH", "FH", "SH"):
+                        maps[(e["name"], str(args["value"]))] = args["name"]
+                    continue
+                if e["ph"] != "X":
+                    continue
+                host = args.get("hostname")
+                if host is None and "hhash" in args:
+                    host = maps.get(("HH", str(args["hhash"])))
+                fname = args.get("fname")
+                if fname is None and "fhash" in args:
+                    fname = maps.get(("FH", str(args["fhash"])))
+                cols["name"].append(e["name"])
+                cols["cat"].append(e["cat"])
+                cols["host"].append(host)
+                cols["pid"].append(num(e["pid"]))
+                cols["tid"].append(num(e["tid"]))
+                cols["ts"].append(num(e["ts"]))
+                cols["dur"].append(num(e["dur"]))
+                cols["file"].append(fname)
+                cols["bytes"].append(nbytes(e["name"], args))
+    df = pd.DataFrame(cols)
+    base = df["file"].str.rstrip("/").str.rsplit("/", n=1).str[-1]
+    df["pattern"] = base.str.replace(r"[0-9-]+", "*", regex=True)
+    return df
+
+
+THREAD = ["host", "pid", "tid"]
+PROC = ["host", "pid"]
+
+
+def top(sel, keys, col):
+    if sel.empty:
+        return None
+    return int(sel.groupby(keys, dropna=False)[col].sum().max())
+
+
+def queries(df, a):
+    m = {}
+    m["checkpoint"] = top(df[df["name"].str.contains(CKPT, regex=False)],
+                          THREAD, "dur")
+    posix = df[df["cat"] == "POSIX"]
+    for label, d in (("pfs", a.pfs), ("ssd", a.ssd)):
+        sel = posix[posix["file"].str.startswith(d, na=False)]
+        m[label + "_time"] = top(sel, THREAD, "dur")
+        m[label + "_bytes"] = int(sel["bytes"].sum()) if len(sel) else None
+    m["total_bytes"] = int(df["bytes"].sum())
+    withfile = df[df["file"].notna()]
+    m["pattern_proc_bytes"] = top(withfile, ["pattern"] + PROC, "bytes")
+    m["pattern_proc_time"] = top(withfile, ["pattern"] + PROC, "dur")
+    model = df[df["file"].str.contains(a.model, regex=False, na=False)]
+    counts = model["name"].value_counts()
+    for op in OPS:
+        n = int(counts.get(op, 0))
+        m["model_" + op] = n if n else None
+    w = df[df["name"].str.contains("write", regex=False) & df["file"].notna()]
+    g = w.groupby("file").agg(count=("dur", "size"), dur=("dur", "sum"),
+                              bytes=("bytes", "sum"))
+    writes = {f: (int(r["count"]), int(r["dur"]), int(r["bytes"]))
+              for f, r in g.iterrows()}
+    events = df[df["file"] == a.file]
+    return m, writes, events
+
+
+def check(m, writes, events, a):
+    bad = []
+    st = json.load(open(a.check_compare))
+    case = st["cases"][0]
+    stm = {x["name"]: x["values"][case] for x in st["metrics"]}
+    for k, v in m.items():
+        s = stm.get(k, "missing")
+        if k.endswith("_time") or k == "checkpoint":
+            s = None if s is None else round(s * 1e6)   # seconds -> us
+        print("  %-20s pandas %-16s streamtime %s" % (k, v, s))
+        if s != v:
+            bad.append(k)
+    groups = json.load(open(a.check_writes))["groups"]
+    stw = {f: (g["count"], g["dur_us"], g["bytes"]) for f, g in groups.items()
+           if f != "(none)"}
+    print("  per-file writes: pandas %d files, streamtime %d files"
+          % (len(writes), len(stw)))
+    if stw != writes:
+        bad.append("per-file writes")
+    with open(a.check_events, newline="") as f:
+        rows = list(csv.DictReader(f))
+    same = len(rows) == len(events) and \
+        [int(r["ts"]) for r in rows] == [int(x) for x in events["ts"]] and \
+        [int(r["dur"]) for r in rows] == [int(x) for x in events["dur"]]
+    print("  events of %s: pandas %d rows, streamtime %d rows"
+          % (a.file, len(events), len(rows)))
+    if not same:
+        bad.append("events of one file")
+    return bad
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--pfs", required=True)
+    p.add_argument("--ssd", required=True)
+    p.add_argument("--model", required=True)
+    p.add_argument("--file", required=True)
+    p.add_argument("--check-compare")
+    p.add_argument("--check-writes")
+    p.add_argument("--check-events")
+    p.add_argument("dir")
+    a = p.parse_args()
+    paths = sorted(os.path.join(a.dir, n) for n in os.listdir(a.dir)
+                   if n.endswith((".pfw", ".pfw.gz")))
+    t0 = time.perf_counter()
+    df = load(paths)
+    t1 = time.perf_counter()
+    m, writes, events = queries(df, a)
+    t2 = time.perf_counter()
+    print("pandas: %d events; load %.3f s, all queries %.3f s"
+          % (len(df), t1 - t0, t2 - t1), file=sys.stderr)
+    if a.check_compare:
+        bad = check(m, writes, events, a)
+        if bad:
+            print("MISMATCH pandas vs streamtime: " + ", ".join(bad),
+                  file=sys.stderr)
+            sys.exit(1)
+        print("  pandas and streamtime agree on every answer")
+
+
+if __name__ == "__main__":
+    main()
