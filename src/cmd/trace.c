@@ -199,7 +199,6 @@ struct meter {
 	pthread_cond_t cv;
 	bool stop, shown, running;
 	struct timespec t0;
-	double pct;          /* the last shown */
 	double delay;        /* seconds before the first line */
 };
 
@@ -230,13 +229,9 @@ static void *meter_main(void *arg)
 			double pct = total ? 100.0 * (double)b / (double)total
 					   : 0;
 
-			/* never backwards, whatever the passes do */
-			pct = pct > 100 ? 100 : pct < m->pct ? m->pct : pct;
-			m->pct = pct;
-
 			fprintf(stderr, "\rstreamtime: %s: %5.1f%%  %.1f of "
 				"%.1f MB  %.2f M events  %.2f M events/s ",
-				m->what, pct, (double)b / 1e6,
+				m->what, pct > 100 ? 100 : pct, (double)b / 1e6,
 				(double)total / 1e6, (double)e / 1e6,
 				(double)e / 1e6 / el);
 			m->shown = true;

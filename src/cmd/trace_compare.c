@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -17,7 +16,6 @@
 #include "streamtime/file.h"
 #include "streamtime/systrace.h"
 #include "streamtime/trace_compare.h"
-#include "streamtime/tz.h"
 
 #define MAX_CASES 256
 
@@ -56,60 +54,20 @@ static const struct st_cmd_desc compare_desc = {
 struct case_in {
 	char *name;              /* borrowed from argv */
 	struct st_trace_inputs in;
-	st_systrace_list sets;
-	st_trace_source src;
+	struct st_trace_sets ts;
 };
 
 static void case_in_release(struct case_in *c)
 {
 	st_trace_inputs_release(&c->in);
-	for (size_t i = 0; i < c->sets.n; i++)
-		st_systrace_free(c->sets.v[i]);
-	free(c->sets.v);
-}
-
-static bool is_dir(const char *p)
-{
-	struct stat sb;
-
-	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-/* The system-trace directory DIR as a set of C, its call files added to
- * C's inputs.  Returns the exit status. */
-static int add_set(struct case_in *c, const char *dir,
-		   const st_systrace_opts *o)
-{
-	st_systrace **v;
-	st_systrace *s;
-	const char *const *ev;
-	st_error err;
-	size_t n;
-
-	if (!(v = realloc(c->sets.v, (c->sets.n + 1) * sizeof(*v)))) {
-		st_msg_error("out of memory");
-		return ST_EXIT_IOERR;
-	}
-	c->sets.v = v;
-	if (!(s = st_systrace_open(dir, o, &err)))
-		return st_msg_fail(&err);
-	c->sets.v[c->sets.n++] = s;
-	n = st_systrace_event_files(s, &ev);
-	for (size_t k = 0; k < n; k++) {
-		char *p = (char *)ev[k];
-		int rc = st_trace_inputs_collect(&c->in, &p, 1);
-
-		if (rc)
-			return rc;
-	}
-	return 0;
+	st_trace_sets_release(&c->ts);
 }
 
 /* --case NAME=PATH[,PATH...] (ARG, overwritten) into C: the paths
  * expanded and checked as `trace summary` does, system-trace directories
  * opened with SO.  Returns the exit status. */
 static int case_parse(struct case_in *c, char *arg,
-		      const st_systrace_opts *so)
+		      const struct st_trace_sys_opts *so, size_t max_bad)
 {
 	char *eq = strchr(arg, '='), *p, *save = NULL;
 	int rc = 0;
@@ -124,19 +82,16 @@ static int case_parse(struct case_in *c, char *arg,
 				    "path in '%s'", arg, eq + 1);
 	for (p = strtok_r(eq + 1, ",", &save); p;
 	     p = strtok_r(NULL, ",", &save)) {
-		int r;
+		int r = st_trace_inputs_collect(&c->in, &p, 1);
 
-		if (is_dir(p) && st_systrace_is_set(p))
-			r = add_set(c, p, so);
-		else
-			r = st_trace_inputs_collect(&c->in, &p, 1);
 		if (r == ST_EXIT_IOERR)
 			return r;
 		if (r && !rc)
 			rc = r;
 	}
-	if (c->sets.n)
-		st_systrace_source(&c->sets, &c->src);
+	if (!rc)
+		rc = st_trace_sets_open(&c->ts, c->in.sysdirs, c->in.nsys, so,
+					max_bad, &c->in.v, &c->in.n);
 	return rc;
 }
 
@@ -310,7 +265,7 @@ static int run_compare(st_compare_case *cs, const struct case_in *ci,
 	if (st_trace_compare(cs, n, o, &err) < 0)
 		return st_msg_fail(&err);
 	for (size_t c = 0; c < n; c++)
-		sets[c] = &ci[c].sets;
+		sets[c] = &ci[c].ts.sets;
 	rc = st_compare_report(cs, n, sets, "trace compare");
 	if (rc) {
 		if (strcmp(out, "-") != 0)
@@ -321,7 +276,8 @@ static int run_compare(st_compare_case *cs, const struct case_in *ci,
 	/* a partial does not know the sets: their call files are traces */
 	for (size_t c = 0; metrics_text && c < n; c++)
 		for (size_t i = 0; i < cs[c].n_files; i++)
-			if (st_systrace_owner(&ci[c].sets, cs[c].files_in[i].path))
+			if (st_systrace_owner(&ci[c].ts.sets,
+					      cs[c].files_in[i].path))
 				cs[c].files_in[i].not_trace = false;
 	return st_compare_emit(o->metrics, cs, n, json, metrics_text, out);
 }
@@ -332,9 +288,7 @@ int cmd_trace_compare(int argc, char **argv)
 	struct st_strlist case_args = { 0 };
 	bool json = false;
 	int64_t jobs = 0;
-	st_systrace_opts so = { 0 };
-	const char *tz_name = NULL;
-	st_tz *tz = NULL;
+	struct st_trace_sys_opts so = { 0 };
 	const struct st_option opts[] = {
 		{ ST_O("metrics", 0, ST_OPT_PATH, &metrics_path, "FILE",
 		       "the metrics, a JSON array (see above)",
@@ -351,15 +305,7 @@ int cmd_trace_compare(int argc, char **argv)
 		{ ST_O("save-partial", 0, ST_OPT_PATH, &partial, "FILE",
 		       "write the mergeable state there instead of the table, "
 		       "for `trace merge` (a share of a Slurm job array)", 0) },
-		{ ST_O("date", 0, ST_OPT_STRING, &so.date, "YYYY-MM-DD",
-		       "system traces: the local date of the time-align "
-		       "trace's times of day (as for `trace summary`)", 0) },
-		{ ST_O("tz", 0, ST_OPT_ZONE, &tz_name, "ZONE",
-		       "system traces: the IANA zone of those local times "
-		       "(default UTC, or the manifest's)", 0) },
-		{ ST_O("names", 0, ST_OPT_PATH, &so.names, "FILE",
-		       "system traces: process names, a line 'PID NAME' each",
-		       0) },
+		ST_TRACE_SYS_OPT_ROWS(so),
 		{ ST_O("jobs", 'j', ST_OPT_INT, &jobs, "N",
 		       "files read at once, of one case or several (default: "
 		       "the cores)", 0), .min = 1, .max = 64 },
@@ -411,17 +357,9 @@ int cmd_trace_compare(int argc, char **argv)
 		rc = st_msg_fail(&err);
 		goto out;
 	}
-	so.max_bad = o.max_bad;
-	if (tz_name) {
-		if (!(tz = st_tz_load(tz_name, &err))) {
-			rc = st_msg_fail(&err);
-			goto out;
-		}
-		so.tz = tz;
-		so.tz_given = true;
-	}
 	for (size_t c = 0; c < n; c++) {
-		int r = case_parse(&ci[c], (char *)case_args.v[c], &so);
+		int r = case_parse(&ci[c], (char *)case_args.v[c], &so,
+				   o.max_bad);
 
 		for (size_t k = 0; !r && k < c; k++)
 			if (strcmp(ci[k].name, ci[c].name) == 0)
@@ -432,7 +370,7 @@ int cmd_trace_compare(int argc, char **argv)
 		cs[c].name = ci[c].name;
 		cs[c].paths = (const char *const *)ci[c].in.v;
 		cs[c].n = ci[c].in.n;
-		cs[c].src = ci[c].sets.n ? &ci[c].src : NULL;
+		cs[c].src = ci[c].ts.sets.n ? &ci[c].ts.src : NULL;
 	}
 	if (rc)
 		goto out;
@@ -456,6 +394,5 @@ out:
 	free(case_args.v);
 	st_metrics_release(&m);
 	free(mtext);
-	st_tz_free(tz);
 	return rc;
 }
