@@ -114,7 +114,7 @@ static const char *const default_io[] = { "POSIX", "STDIO" };
 static const char *const default_compute[] = { "compute" };
 
 /* The id of S in dimension D, its counters zeroed when new; -1 on OOM. */
-static int64_t agg_intern(struct agg *g, int d, const char *s, size_t len)
+int64_t trace_agg_intern(struct agg *g, int d, const char *s, size_t len)
 {
 	bool added;
 	int64_t id = st_strtab_intern(&g->tab[d], s, len, &added);
@@ -156,7 +156,7 @@ static int proc_add(struct agg *g, uint32_t host, int64_t pid)
 	return 0;
 }
 
-static int64_t agg_proc(struct agg *g, uint32_t host, int64_t pid)
+int64_t trace_agg_proc(struct agg *g, uint32_t host, int64_t pid)
 {
 	bool added;
 	int64_t id = st_pairids_get(&g->procids, host, (uint64_t)pid, &added);
@@ -223,7 +223,7 @@ static int64_t key_intern(struct agg *g, const st_trace_keys *k, int d,
 			return -1;
 		}
 	}
-	return agg_intern(g, d, g->ib ? g->ib : "", pos);
+	return trace_agg_intern(g, d, g->ib ? g->ib : "", pos);
 }
 
 /* The id in table D (D_GROUP or D_PER) of keys K's value for X, through
@@ -366,7 +366,7 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 		     uint32_t host, uint32_t file, const st_pfw_event *ev)
 {
 	const st_trace_opts *o = g->o;
-	int64_t p = agg_proc(g, host, ev->pid);
+	int64_t p = trace_agg_proc(g, host, ev->pid);
 	int64_t end = ev->ts + ev->dur;
 	struct acc *a;
 	struct proc *pr;
@@ -521,7 +521,7 @@ static int64_t rmap_tr(struct rmap *m, struct agg *g, const st_pfw_reader *r,
 	if (m->tr[d][id])
 		return m->tr[d][id] - 1;
 	s = st_pfw_str(r, id, &len);
-	if ((k = agg_intern(g, d, s, len)) < 0)
+	if ((k = trace_agg_intern(g, d, s, len)) < 0)
 		return -1;
 	m->tr[d][id] = (uint32_t)k + 1;
 	return k;
@@ -533,7 +533,7 @@ static int64_t rmap_tr(struct rmap *m, struct agg *g, const st_pfw_reader *r,
 static int host_none(struct agg *g)
 {
 	if (g->host_none < 0)
-		g->host_none = agg_intern(g, D_HOST, "", 0);
+		g->host_none = trace_agg_intern(g, D_HOST, "", 0);
 	return g->host_none < 0 ? -1 : 0;
 }
 
@@ -726,6 +726,30 @@ static int gper_merge(struct agg *a, const struct agg *b, const uint32_t *tg,
 	return 0;
 }
 
+int trace_agg_add_iv(struct agg *g, size_t p, int kind, int64_t s, int64_t e)
+{
+	struct proc *pr = &g->procs[p];
+
+	return ivec_push(kind == TRACE_IV_IO ? &pr->io : &pr->comp, s, e);
+}
+
+int trace_agg_each_iv(struct agg *g, size_t p, trace_iv_fn fn, void *ctx)
+{
+	struct proc *pr = &g->procs[p];
+	struct ivec *k[2] = { &pr->io, &pr->comp };
+
+	for (int kind = 0; kind < 2; kind++) {
+		k[kind]->n = st_interval_union(k[kind]->v, k[kind]->n);
+		for (size_t i = 0; i < k[kind]->n; i++) {
+			int rc = fn(ctx, kind, k[kind]->v[i].s, k[kind]->v[i].e);
+
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 /* Merge B into A (B is emptied of its intervals). */
 int trace_agg_merge(struct agg *a, struct agg *b)
 {
@@ -738,7 +762,7 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 		for (uint32_t i = 0; i < b->tab[d].n; i++) {
 			size_t len;
 			const char *s = st_strtab_str(&b->tab[d], i, &len);
-			int64_t k = agg_intern(a, d, s, len);
+			int64_t k = trace_agg_intern(a, d, s, len);
 			struct acc *x, *y;
 
 			if (k < 0)
@@ -755,7 +779,7 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 		goto out;
 	for (size_t i = 0; i < b->nprocs; i++) {
 		struct proc *q = &b->procs[i];
-		int64_t p = agg_proc(a, tr[D_HOST][q->host], q->pid);
+		int64_t p = trace_agg_proc(a, tr[D_HOST][q->host], q->pid);
 
 		if (p < 0 || ivec_take(&a->procs[p].io, &q->io) < 0 ||
 		    ivec_take(&a->procs[p].comp, &q->comp) < 0)

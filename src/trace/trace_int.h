@@ -167,6 +167,22 @@ void trace_agg_init(struct agg *g, const st_trace_opts *o);
 void trace_agg_release(struct agg *g);
 /* Merge B into A (B is emptied of its intervals); -1 out of memory. */
 int trace_agg_merge(struct agg *a, struct agg *b);
+/* The id of S[0..LEN) in G's table D (added if new), -1 out of memory. */
+int64_t trace_agg_intern(struct agg *g, int d, const char *s, size_t len);
+/* The index of process (HOST id, PID) in G->procs (added if new), -1 out
+ * of memory. */
+int64_t trace_agg_proc(struct agg *g, uint32_t host, int64_t pid);
+
+/* The intervals of a process's events, per kind: the union of its I/O
+ * events' [ts, ts + dur) and that of its compute events'. */
+enum { TRACE_IV_IO, TRACE_IV_COMP };
+typedef int (*trace_iv_fn)(void *ctx, int kind, int64_t s, int64_t e);
+/* Add [S, E) of KIND to process P of G.  0, -1 out of memory. */
+int trace_agg_add_iv(struct agg *g, size_t p, int kind, int64_t s, int64_t e);
+/* Give FN the union of process P's intervals: the I/O kind's disjoint
+ * intervals in order of start, then the compute kind's.  Returns the first
+ * non-zero FN returned, else 0.  Intervals may be added afterwards. */
+int trace_agg_each_iv(struct agg *g, size_t p, trace_iv_fn fn, void *ctx);
 /* A thread's loop: files from RUN until none is left or one failed. */
 void *trace_worker_main(void *arg);
 void trace_rmap_init(struct rmap *m, const st_trace_filter *f);
