@@ -26,12 +26,34 @@
 #define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
 
 
-/* A growing list of intervals that is folded into its union whenever it
- * has doubled since the last fold, so that overlapping events (threads,
- * nested calls) do not cost memory. */
+/* A run of a process's intervals in a temporary file (ivstore.c): N
+ * disjoint intervals sorted by start at byte OFF of the store's file FILE;
+ * LEVEL counts the merges that made it. */
+struct ivseg {
+	uint32_t file, level;
+	uint64_t off, n;
+};
+
+/* A process's intervals of one kind: a growing list folded into its union
+ * whenever it has doubled since the last fold, so that overlapping events
+ * (threads, nested calls) do not cost memory, and the runs moved out of
+ * memory when the agg's budget was reached. */
 struct ivec {
 	st_trace_iv *v;
 	size_t n, cap, fold_at;
+	struct ivseg *seg;
+	size_t nseg, segcap;
+};
+
+/* An agg's temporary files (unlinked; its own and those of the aggs merged
+ * into it) and how many intervals its vectors hold. */
+struct ivstore {
+	int *fd;
+	uint64_t *size;
+	size_t nfd, fdcap;
+	int own;                /* index of the file it writes, -1 none yet */
+	size_t held, budget;
+	int err;                /* errno of a failed read or write, 0 */
 };
 
 /* D_GROUP and D_PER hold the groups' and the per units' keys: the keys'
@@ -93,6 +115,7 @@ struct agg {
 	int64_t first, end;
 	int64_t host_none;      /* the id of "" in tab[D_HOST], -1 */
 	bool saturated;         /* a sum stopped at INT64_MAX */
+	struct ivstore ivs;
 	/* one-entry caches */
 	uint32_t last_proc;     /* of the thread cache */
 	int64_t last_tid;
@@ -183,6 +206,31 @@ int trace_agg_add_iv(struct agg *g, size_t p, int kind, int64_t s, int64_t e);
  * intervals in order of start, then the compute kind's.  Returns the first
  * non-zero FN returned, else 0.  Intervals may be added afterwards. */
 int trace_agg_each_iv(struct agg *g, size_t p, trace_iv_fn fn, void *ctx);
+/* Set ERR for an agg function's -1: an I/O error of G's temporary file,
+ * else memory running out; returns -1. */
+int trace_agg_fail(const struct agg *g, st_error *err);
+
+/* ivstore.c: the intervals in memory bounded by a budget (the environment's
+ * STREAMTIME_IV_BUDGET, for tests, else 2^18 intervals an agg); the
+ * functions return 0, or -1 (trace_agg_fail tells which error). */
+void trace_ivs_init(struct ivstore *st);
+void trace_ivs_release(struct ivstore *st);
+void trace_ivec_release(struct ivec *v);
+/* Add [S, E) to V, a vector of G's. */
+int trace_ivec_push(struct agg *g, struct ivec *v, int64_t s, int64_t e);
+/* Move every vector of G to its temporary file. */
+int trace_ivs_spill(struct agg *g);
+/* Make B's files A's; *BASE is the index the first of them gets. */
+int trace_ivs_adopt(struct ivstore *a, struct ivstore *b, size_t *base);
+/* Move B (whose files A adopted at BASE) into A, a vector of GA. */
+int trace_ivec_take(struct agg *ga, struct ivec *a, struct ivec *b,
+		    size_t base);
+/* Give FN the disjoint intervals of process P's unions of the kinds in the
+ * mask KINDS (1 << TRACE_IV_IO, 1 << TRACE_IV_COMP): each kind's in order of
+ * start, the kinds interleaved.  *BOTH (may be NULL): the length of the
+ * union of the kinds.  The first non-zero FN returned, or 0, or -1. */
+int trace_ivs_union(struct agg *g, size_t p, unsigned kinds,
+		    trace_iv_fn fn, void *ctx, int64_t *both);
 /* A thread's loop: files from RUN until none is left or one failed. */
 void *trace_worker_main(void *arg);
 void trace_rmap_init(struct rmap *m, const st_trace_filter *f);
