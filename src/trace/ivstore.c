@@ -233,23 +233,24 @@ static int merge(struct ivstore *st, const struct src *src, size_t n,
 		}
 		if ((k = cur_next(st, &c[i], &head[i])) < 0)
 			goto out;
-		if (k && st_heap_push(&h, head[i].s, (uint32_t)i) < 0) {
+		if (k && st_heap_push(&h, head[i].s, (uint32_t)i) < 0)
 			goto out;
-		}
 	}
 	while (h.n) {
 		uint32_t i = st_heap_pop(&h).val;
 		int k;
 
-		if ((k = fn(ctx, c[i].kind, head[i].s, head[i].e)) != 0) {
-			rc = k;
+		/* a source's run goes out without the heap while it leads */
+		do {
+			if ((k = fn(ctx, c[i].kind, head[i].s, head[i].e)) != 0) {
+				rc = k;
+				goto out;
+			}
+			if ((k = cur_next(st, &c[i], &head[i])) < 0)
+				goto out;
+		} while (k && (!h.n || head[i].s <= h.v[0].key));
+		if (k && st_heap_push(&h, head[i].s, (uint32_t)i) < 0)
 			goto out;
-		}
-		if ((k = cur_next(st, &c[i], &head[i])) < 0)
-			goto out;
-		if (k && st_heap_push(&h, head[i].s, (uint32_t)i) < 0) {
-			goto out;
-		}
 	}
 	rc = 0;
 out:
