@@ -1208,7 +1208,8 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		st_trace_bad *bv;
 
 		*why = "a corrupt-line record is malformed";
-		if (!st_partial_is_count(fi) || (size_t)json_integer_value(fi) >= nf ||
+		if (!st_partial_is_count(fi) ||
+		    (size_t)json_integer_value(fi) >= nf ||
 		    !st_partial_is_count(json_object_get(b, "line")) ||
 		    !json_is_string(json_object_get(b, "why"))) {
 			rc = 1;

@@ -126,7 +126,8 @@ int st_partial_get_file(json_t *v, st_trace_file *t, char **path)
 	t->not_trace = json_is_true(json_object_get(v, "not_trace"));
 	t->first_us = json_integer_value(json_object_get(v, "first_us"));
 	t->end_us = json_integer_value(json_object_get(v, "end_us"));
-	if (json_is_string(et) && !(t->err_text = strdup(json_string_value(et))))
+	if (json_is_string(et) &&
+	    !(t->err_text = strdup(json_string_value(et))))
 		return -1;
 	if (!(*path = strdup(json_string_value(json_object_get(v, "path")))))
 		return -1;

@@ -108,6 +108,7 @@ static json_t *options_json(const st_trace_opts *o, const char *group,
 {
 	json_t *j = json_object();
 
+	per = per ? per : "pid";
 	if (!j || json_object_set_new(j, "filter", filter_json(o->filter)) ||
 	    json_object_set_new(j, "io_cats", o->io_cats ?
 				jlist(o->io_cats, o->n_io) : json_null()) ||
@@ -116,8 +117,7 @@ static json_t *options_json(const st_trace_opts *o, const char *group,
 				: json_null()) ||
 	    json_object_set_new(j, "group_by", group ?
 				jstr(group, strlen(group)) : json_null()) ||
-	    json_object_set_new(j, "per", group ? jstr(per ? per : "pid",
-						       strlen(per ? per : "pid"))
+	    json_object_set_new(j, "per", group ? jstr(per, strlen(per))
 				: json_null()) ||
 	    json_object_set_new(j, "time_granularity_us",
 				json_integer(o->granularity_us > 0 ?
@@ -530,7 +530,8 @@ static int get_procs(json_t *v, struct agg *g)
 		if (!tuple(e, 5) ||
 		    !get_int(json_array_get(e, 0), 0,
 			     (int64_t)g->tab[D_HOST].n - 1, &h) ||
-		    !get_int(json_array_get(e, 1), INT64_MIN, INT64_MAX, &pid) ||
+		    !get_int(json_array_get(e, 1), INT64_MIN, INT64_MAX,
+			     &pid) ||
 		    !get_int(json_array_get(e, 2), 0, INT64_MAX, &ev))
 			return 1;
 		if ((p = trace_agg_proc(g, (uint32_t)h, pid)) < 0)
@@ -638,7 +639,8 @@ static int get_inputs(json_t *root, struct st_sum_merge_state *st,
 		if (st_partial_get_file(json_array_get(files, k), NULL, NULL))
 			return 1;
 	for (size_t k = 0; k < nb; k++) {
-		json_t *b = json_array_get(bad, k), *fi = json_object_get(b, "file");
+		json_t *b = json_array_get(bad, k);
+		json_t *fi = json_object_get(b, "file");
 
 		if (!st_partial_is_count(fi) ||
 		    (size_t)json_integer_value(fi) >= nf ||

@@ -53,7 +53,7 @@ def dlio(path):
     and a corrupt line."""
     ev = ('{"id":%d,"name":"%s","cat":"%s","pid":%d,"tid":%d,"ts":%d,'
           '"dur":%d,"ph":"X","args":{"hostname":"n%d","fname":'
-          '"/dlio/data/train/img_%d_of_8.npz","size":%d}}')
+          '"/dlio/data/train/img_%d_of_8.npz","ret":%d}}')
     lines, k = ["["], 0
     for pid in (1, 2):
         for tid in (10, 11, 12):
@@ -149,6 +149,9 @@ def plain_checks(tmp, one, parts):
           "the I/O union across shares: merged %d, one process %d, the "
           "shares' sum %d (must be larger)" % (got["io_us"], one["io_us"],
                                                 sums))
+    rd = one["by_name"]["read"]
+    check(rd["bytes"] > 0 and rd["count"] > 180 + 1000,
+          "the reads' bytes are counted: %s" % rd)
     check(got["processes"] == one["processes"] and
           got["threads"] == one["threads"] and got["events"] ==
           one["events"] > 0, "processes %d/%d, threads %d/%d, events %d/%d"
