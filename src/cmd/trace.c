@@ -47,7 +47,9 @@ static const struct st_cmd_desc summary_desc = {
 	"gzip stream is damaged, or a directory holds no trace; 66 an input\n"
 	"missing or unreadable; 74 a read error; 64 a time-align trace with no\n"
 	"date (--date).  On 65, 66 and 74 nothing is written (--out FILE is\n"
-	"left as it was).\n",
+	"left as it was).  --save-partial FILE writes the mergeable state\n"
+	"instead, under the same rule, for `trace merge`\n"
+	"(docs/slurm-array.md); 64 with a system-trace directory.\n",
 };
 
 static const struct st_cmd_desc timeline_desc = {
@@ -1090,7 +1092,7 @@ static const struct st_cmd sub[] = {
 	{ "events", cmd_trace_events,
 	  "the selected events as CSV or JSON lines, with derived keys", NULL },
 	{ "merge", cmd_trace_merge,
-	  "combine trace compare partials into the table of all inputs", NULL },
+	  "combine trace compare or summary partials into one result", NULL },
 	{ "plot", cmd_trace_plot,
 	  "the overview figure of system traces (PNG, SVG)", NULL },
 	{ "record", cmd_trace_record,

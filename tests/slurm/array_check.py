@@ -6,9 +6,13 @@ and compare-reduce.sbatch with --dependency=afterok on it (`trace merge
 part.*.json --json --out result.json`).  Checked: every task and the
 reduce job COMPLETED in sacct, the reduce job started after the last task
 ended, three partials, and result.json byte-identical to one `trace
-compare --json` process over all the files.  Then an array whose tasks
-fail (a metrics file missing): its reduce job never runs
-(DependencyNeverSatisfied) and writes no result.json.
+compare --json` process over all the files.  Then the same for `trace
+summary` (KIND=summary submit.sh: summary-share.sbatch with --group-by
+pattern,pid --per thread --time-granularity, summary-reduce.sbatch):
+three partials, summary.json byte-identical to one `trace summary --json`
+process.  Then an array whose tasks fail (a metrics file missing): its
+reduce job never runs (DependencyNeverSatisfied) and writes no
+result.json.
 
 Called by run_check.py (one cluster start for the suite):
 checks(state, env, streamtime, fixtures, check).
@@ -94,6 +98,56 @@ def logs(d):
     return "\n".join(text)
 
 
+def summary_array(env, check, streamtime, fx, sp, base, final):
+    """The summary's job array over the same files, against one process."""
+    out = os.path.join(base, "out-sum")
+    opts = ("--group-by pattern,pid --per thread --time-granularity "
+            "60000000")
+    env = dict(env, KIND="summary", TRACES="%s %s" % (fx, sp), OUT=out,
+               SUMMARY_OPTS=opts)
+    ids = submit(env, check, "summary array")
+    if not ids:
+        return
+    array, reduce = ids
+    tasks = ["%s_%d" % (array, k) for k in range(TASKS)]
+    rows = wait(env, [array, reduce], lambda r: all(
+        j in r and r[j][0].startswith(final) for j in tasks + [reduce]))
+    state_of = {j: rows.get(j, ["none"])[0] for j in tasks + [reduce]}
+    check(all(s == "COMPLETED" for s in state_of.values()),
+          "summary array: 3 tasks and the reduce job COMPLETED: %s; their "
+          "logs:\n%s" % (state_of, logs(out)))
+    if all(j in rows for j in tasks + [reduce]):
+        last_end = max(rows[j][2] for j in tasks)
+        check(rows[reduce][1] >= last_end,
+              "summary array: the reduce job started (%s) after the last "
+              "task ended (%s)" % (rows[reduce][1], last_end))
+    parts = sorted(n for n in os.listdir(out) if n.startswith("sum."))
+    check(parts == ["sum.%d.json" % k for k in range(TASKS)],
+          "summary array: one partial per task: %s" % parts)
+    one = subprocess.run([streamtime, "trace", "summary", "--json"] +
+                         opts.split() + [fx, sp], capture_output=True,
+                         timeout=120)
+    check(one.returncode == 0 and one.stdout, "one summary: exit %d: %s"
+          % (one.returncode, one.stderr))
+    try:
+        with open(os.path.join(out, "summary.json"), "rb") as f:
+            got = f.read()
+    except OSError as e:
+        got = b""
+        check(False, "summary array: no summary.json: %s" % e)
+    check(got == one.stdout, "summary array: summary.json is not "
+          "byte-identical to one trace summary process:\n%s\n---\n%s"
+          % (got.decode(errors="replace")[:3000],
+             one.stdout.decode()[:3000]))
+    if got:
+        v = json.loads(got)
+        check(v["events"] > 0 and v["groups"] and v["bins"] and
+              v["io_us"] > 0, "summary array: the summary has answers: "
+              "%d events, %d groups" % (v["events"], len(v["groups"])))
+    print("slurm summary array: tasks %s, reduce %s: %s"
+          % (tasks, reduce, state_of))
+
+
 def submit(env, check, what):
     p = subprocess.run([os.path.join(DOCS, "submit.sh"), str(TASKS),
                         "--partition=debug"], capture_output=True,
@@ -167,6 +221,8 @@ def checks(state, env, streamtime, fixtures, check):
               "%s" % v["events"])
     print("slurm array: tasks %s, reduce %s: %s" % (tasks, reduce,
                                                     state_of))
+
+    summary_array(env, check, streamtime, fx, sp, base, final)
 
     # tasks that fail: the reduce job never runs, nothing is written
     out2 = os.path.join(base, "out-fail")
