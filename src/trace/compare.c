@@ -1279,34 +1279,18 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 int st_compare_merge_add(st_compare_merge *mg, const char *text, size_t len,
 			 const char *what, st_error *err)
 {
-	json_error_t je;
-	json_t *root, *ver, *mt, *cases;
+	json_t *root, *mt, *cases;
 	const char *why = NULL;
 	st_metrics m = { 0 };
 	st_error e;
 	int rc = 0;
 
-	if (!(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je)))
-		return BAD("%s:%d:%d: not a partial of trace compare: %s", what,
-			   je.line, je.column, je.text);
-	ver = json_object_get(root, "streamtime_partial");
+	if (!(root = st_partial_load(text, len, what, "trace compare",
+				     ST_COMPARE_PARTIAL_VERSION, 0, err)))
+		return -1;
 	mt = json_object_get(root, "metrics");
 	cases = json_object_get(root, "cases");
-	if (!json_is_object(root) || !json_is_integer(ver)) {
-		rc = BAD("%s: not a streamtime partial (no "
-			 "'streamtime_partial' version)", what);
-		goto out;
-	}
-	if (json_integer_value(ver) != ST_COMPARE_PARTIAL_VERSION) {
-		rc = BAD("%s: partial version %" JSON_INTEGER_FORMAT ", this "
-			 "streamtime reads version %d", what,
-			 json_integer_value(ver), ST_COMPARE_PARTIAL_VERSION);
-		goto out;
-	}
-	if (!json_is_string(json_object_get(root, "command")) ||
-	    strcmp(json_string_value(json_object_get(root, "command")),
-		   "trace compare") != 0 || !json_is_string(mt) ||
-	    !json_is_array(cases)) {
+	if (!json_is_string(mt) || !json_is_array(cases)) {
 		rc = BAD("%s: not a partial of trace compare", what);
 		goto out;
 	}

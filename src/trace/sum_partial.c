@@ -725,8 +725,7 @@ int st_sum_merge_add(st_sum_merge *mg, const char *text, size_t len,
 		     const char *what, st_error *err)
 {
 	struct st_sum_merge_state *st = mg->state;
-	json_error_t je;
-	json_t *root, *ver, *opts;
+	json_t *root, *opts;
 	struct sopts so = { 0 };
 	const struct sopts *use;
 	struct agg g;
@@ -736,27 +735,13 @@ int st_sum_merge_add(st_sum_merge *mg, const char *text, size_t len,
 	int rc = 0, r;
 	bool have_g = false;
 
-	if (!(root = json_loadb(text, len, JSON_REJECT_DUPLICATES |
-				JSON_ALLOW_NUL, &je)))
-		return BAD("%s:%d:%d: not a partial of trace summary: %s", what,
-			   je.line, je.column, je.text);
-	ver = json_object_get(root, "streamtime_partial");
-	opts = json_object_get(root, "options");
-	if (!json_is_object(root) || !json_is_integer(ver)) {
-		rc = BAD("%s: not a streamtime partial (no "
-			 "'streamtime_partial' version)", what);
-		goto out;
-	}
-	if (json_integer_value(ver) != ST_SUM_PARTIAL_VERSION) {
-		rc = BAD("%s: partial version %" JSON_INTEGER_FORMAT ", this "
-			 "streamtime reads version %d", what,
-			 json_integer_value(ver), ST_SUM_PARTIAL_VERSION);
-		goto out;
-	}
-	if (!json_is_string(json_object_get(root, "command")) ||
-	    strcmp(json_string_value(json_object_get(root, "command")),
-		   "trace summary") != 0 || !json_is_object(opts)) {
-		rc = BAD("%s: not a partial of trace summary", what);
+	if (!(root = st_partial_load(text, len, what, "trace summary",
+				     ST_SUM_PARTIAL_VERSION, JSON_ALLOW_NUL,
+				     err)))
+		return -1;
+	if (!json_is_object(opts = json_object_get(root, "options"))) {
+		rc = BAD("%s: not a partial of trace summary (no options)",
+			 what);
 		goto out;
 	}
 	if (st && !json_equal(st->opts.j, opts)) {

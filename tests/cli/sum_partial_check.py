@@ -20,30 +20,17 @@ usage: sum_partial_check.py STREAMTIME FIXTURES
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import partial_check as pc  # noqa: E402
 
-BIN = os.path.abspath(sys.argv[1])
-DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
-FAILS, CHECKS = [], [0]
+DF = pc.DF
+FAILS, CHECKS = pc.FAILS, pc.CHECKS
+check, run = pc.check, pc.run
 SHARES = 4
 pc.SHARES = SHARES
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def run(*args):
-    p = subprocess.run([BIN, "trace"] + list(args), capture_output=True)
-    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 
 def dlio(path):

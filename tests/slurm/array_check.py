@@ -98,43 +98,61 @@ def logs(d):
     return "\n".join(text)
 
 
-def summary_array(env, check, streamtime, fx, sp, base, final):
+FINAL = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_ME",
+         "NODE_FAIL")
+
+
+def run_array(env, check, what, out, prefix, result):
+    """Submit the array ENV describes (KIND, OUT...) and its reduce job,
+    wait for both, and check that every task and the reduce job COMPLETED,
+    the reduce job after the last task, with one partial PREFIX.K.json
+    per task.  The bytes of OUT/RESULT (b"" when missing) and the tasks,
+    the reduce job and their states, or None when submit.sh failed."""
+    ids = submit(env, check, what)
+    if not ids:
+        return None
+    array, reduce = ids
+    tasks = ["%s_%d" % (array, k) for k in range(TASKS)]
+    # sacct may learn of the tasks' ends after the reduce job's
+    rows = wait(env, [array, reduce], lambda r: all(
+        j in r and r[j][0].startswith(FINAL) for j in tasks + [reduce]))
+    state_of = {j: rows.get(j, ["none"])[0] for j in tasks + [reduce]}
+    check(all(s == "COMPLETED" for s in state_of.values()),
+          "%s: 3 tasks and the reduce job COMPLETED: %s; their logs:\n%s"
+          % (what, state_of, logs(out)))
+    if all(j in rows for j in tasks + [reduce]):
+        last_end = max(rows[j][2] for j in tasks)
+        check(rows[reduce][1] >= last_end,
+              "%s: the reduce job started (%s) after the last task ended "
+              "(%s)" % (what, rows[reduce][1], last_end))
+    parts = sorted(n for n in os.listdir(out) if n.startswith(prefix + "."))
+    check(parts == ["%s.%d.json" % (prefix, k) for k in range(TASKS)],
+          "%s: one partial per task: %s" % (what, parts))
+    try:
+        with open(os.path.join(out, result), "rb") as f:
+            got = f.read()
+    except OSError as e:
+        got = b""
+        check(False, "%s: no %s: %s" % (what, result, e))
+    return got, tasks, reduce, state_of
+
+
+def summary_array(env, check, streamtime, fx, sp, base):
     """The summary's job array over the same files, against one process."""
     out = os.path.join(base, "out-sum")
     opts = ("--group-by pattern,pid --per thread --time-granularity "
             "60000000")
     env = dict(env, KIND="summary", TRACES="%s %s" % (fx, sp), OUT=out,
                SUMMARY_OPTS=opts)
-    ids = submit(env, check, "summary array")
-    if not ids:
+    r = run_array(env, check, "summary array", out, "sum", "summary.json")
+    if not r:
         return
-    array, reduce = ids
-    tasks = ["%s_%d" % (array, k) for k in range(TASKS)]
-    rows = wait(env, [array, reduce], lambda r: all(
-        j in r and r[j][0].startswith(final) for j in tasks + [reduce]))
-    state_of = {j: rows.get(j, ["none"])[0] for j in tasks + [reduce]}
-    check(all(s == "COMPLETED" for s in state_of.values()),
-          "summary array: 3 tasks and the reduce job COMPLETED: %s; their "
-          "logs:\n%s" % (state_of, logs(out)))
-    if all(j in rows for j in tasks + [reduce]):
-        last_end = max(rows[j][2] for j in tasks)
-        check(rows[reduce][1] >= last_end,
-              "summary array: the reduce job started (%s) after the last "
-              "task ended (%s)" % (rows[reduce][1], last_end))
-    parts = sorted(n for n in os.listdir(out) if n.startswith("sum."))
-    check(parts == ["sum.%d.json" % k for k in range(TASKS)],
-          "summary array: one partial per task: %s" % parts)
+    got, tasks, reduce, state_of = r
     one = subprocess.run([streamtime, "trace", "summary", "--json"] +
                          opts.split() + [fx, sp], capture_output=True,
                          timeout=120)
     check(one.returncode == 0 and one.stdout, "one summary: exit %d: %s"
           % (one.returncode, one.stderr))
-    try:
-        with open(os.path.join(out, "summary.json"), "rb") as f:
-            got = f.read()
-    except OSError as e:
-        got = b""
-        check(False, "summary array: no summary.json: %s" % e)
     check(got == one.stdout, "summary array: summary.json is not "
           "byte-identical to one trace summary process:\n%s\n---\n%s"
           % (got.decode(errors="replace")[:3000],
@@ -177,40 +195,16 @@ def checks(state, env, streamtime, fixtures, check):
     env.update(METRICS=mpath, CASES="fx=%s split=%s" % (fx, sp), OUT=out,
                STREAMTIME=streamtime)
 
-    ids = submit(env, check, "array")
-    if not ids:
+    r = run_array(env, check, "array", out, "part", "result.json")
+    if not r:
         return
-    array, reduce = ids
-    final = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_ME",
-             "NODE_FAIL")
-    tasks = ["%s_%d" % (array, k) for k in range(TASKS)]
-    # sacct may learn of the tasks' ends after the reduce job's
-    rows = wait(env, [array, reduce], lambda r: all(
-        j in r and r[j][0].startswith(final) for j in tasks + [reduce]))
-    state_of = {j: rows.get(j, ["none"])[0] for j in tasks + [reduce]}
-    check(all(s == "COMPLETED" for s in state_of.values()),
-          "array: 3 tasks and the reduce job COMPLETED: %s; their logs:\n%s"
-          % (state_of, logs(out)))
-    if all(j in rows for j in tasks + [reduce]):
-        last_end = max(rows[j][2] for j in tasks)
-        check(rows[reduce][1] >= last_end,
-              "array: the reduce job started (%s) after the last task "
-              "ended (%s)" % (rows[reduce][1], last_end))
-    parts = sorted(n for n in os.listdir(out) if n.startswith("part."))
-    check(parts == ["part.%d.json" % k for k in range(TASKS)],
-          "array: one partial per task: %s" % parts)
+    got, tasks, reduce, state_of = r
     one = subprocess.run([streamtime, "trace", "compare", "--metrics",
                           mpath, "--json", "--case", "fx=" + fx,
                           "--case", "split=" + sp],
                          capture_output=True, timeout=120)
     check(one.returncode == 0 and one.stdout, "one process: exit %d: %s"
           % (one.returncode, one.stderr))
-    try:
-        with open(os.path.join(out, "result.json"), "rb") as f:
-            got = f.read()
-    except OSError as e:
-        got = b""
-        check(False, "array: no result.json: %s" % e)
     check(got == one.stdout, "array: result.json is not byte-identical to "
           "one trace compare process:\n%s\n---\n%s"
           % (got.decode(errors="replace"), one.stdout.decode()))
@@ -222,7 +216,7 @@ def checks(state, env, streamtime, fixtures, check):
     print("slurm array: tasks %s, reduce %s: %s" % (tasks, reduce,
                                                     state_of))
 
-    summary_array(env, check, streamtime, fx, sp, base, final)
+    summary_array(env, check, streamtime, fx, sp, base)
 
     # tasks that fail: the reduce job never runs, nothing is written
     out2 = os.path.join(base, "out-fail")
@@ -234,8 +228,8 @@ def checks(state, env, streamtime, fixtures, check):
     tasks = ["%s_%d" % (array, k) for k in range(TASKS)]
     rows = wait(env, [array, reduce], lambda r: reduce in r and
                 ("DependencyNeverSatisfied" in r[reduce][3] or
-                 r[reduce][0].startswith(final)) and
-                all(j in r and r[j][0].startswith(final) for j in tasks),
+                 r[reduce][0].startswith(FINAL)) and
+                all(j in r and r[j][0].startswith(FINAL) for j in tasks),
                 limit=120)
     r = rows.get(reduce, ["none", "", "", ""])
     check(r[0] in ("PENDING", "CANCELLED") and
