@@ -1211,7 +1211,7 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		if (!st_partial_is_count(fi) ||
 		    (size_t)json_integer_value(fi) >= nf ||
 		    !st_partial_is_count(json_object_get(b, "line")) ||
-		    !json_is_string(json_object_get(b, "why"))) {
+		    !st_partial_is_str(json_object_get(b, "why"))) {
 			rc = 1;
 			break;
 		}
@@ -1225,8 +1225,8 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		bv[c->n_bad].file = base + (size_t)json_integer_value(fi);
 		bv[c->n_bad].line = (uint64_t)json_integer_value(
 			json_object_get(b, "line"));
-		if (!(bv[c->n_bad].why = strdup(json_string_value(
-			json_object_get(b, "why"))))) {
+		if (st_partial_get_dup(json_object_get(b, "why"),
+				       &bv[c->n_bad].why)) {
 			rc = -1;
 			break;
 		}

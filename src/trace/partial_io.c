@@ -115,6 +115,30 @@ bool st_partial_get_str(json_t *v, const char **s, size_t *len, char **buf)
 	return true;
 }
 
+bool st_partial_is_str(json_t *v)
+{
+	const char *s;
+	char *buf = NULL;
+	size_t len;
+	bool ok = st_partial_get_str(v, &s, &len, &buf);
+
+	free(buf);
+	return ok;
+}
+
+int st_partial_get_dup(json_t *v, char **out)
+{
+	const char *s;
+	char *buf = NULL;
+	size_t len;
+
+	if (!st_partial_get_str(v, &s, &len, &buf))
+		return 1;
+	*out = strndup(s, len);
+	free(buf);
+	return *out ? 0 : -1;
+}
+
 bool st_partial_is_count(json_t *v)
 {
 	return json_is_integer(v) && json_integer_value(v) >= 0;
@@ -131,12 +155,14 @@ int st_partial_get_file(json_t *v, st_trace_file *t, char **path)
 {
 	static const char *const cnt[] = { "lines", "events", "meta",
 					   "other", "bad", "fast" };
-	json_t *et = json_object_get(v, "err_text");
+	json_t *et = json_object_get(v, "err_text"),
+	       *path_v = json_object_get(v, "path");
 	uint64_t *st[6];
+	int rc;
 
-	if (!json_is_object(v) || !json_is_string(json_object_get(v, "path")) ||
+	if (!json_is_object(v) || !st_partial_is_str(path_v) ||
+	    !(json_is_null(et) || st_partial_is_str(et)) ||
 	    !json_is_integer(json_object_get(v, "err_code")) ||
-	    !(json_is_null(et) || json_is_string(et)) ||
 	    !json_is_boolean(json_object_get(v, "not_trace")) ||
 	    !st_partial_is_time(json_object_get(v, "first_us")) ||
 	    !st_partial_is_time(json_object_get(v, "end_us")))
@@ -159,11 +185,10 @@ int st_partial_get_file(json_t *v, st_trace_file *t, char **path)
 	t->not_trace = json_is_true(json_object_get(v, "not_trace"));
 	t->first_us = json_integer_value(json_object_get(v, "first_us"));
 	t->end_us = json_integer_value(json_object_get(v, "end_us"));
-	if (json_is_string(et) &&
-	    !(t->err_text = strdup(json_string_value(et))))
-		return -1;
-	if (!(*path = strdup(json_string_value(json_object_get(v, "path")))))
-		return -1;
+	if (!json_is_null(et) && (rc = st_partial_get_dup(et, &t->err_text)))
+		return rc;
+	if ((rc = st_partial_get_dup(path_v, path)))
+		return rc;
 	t->path = *path;
 	return 0;
 }

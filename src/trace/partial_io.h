@@ -36,6 +36,11 @@ json_t *st_partial_load(const char *text, size_t len, const char *what,
 /* V as a string: a string or {"x": HEX} into *S (owned by V or by *BUF,
  * which the caller frees), *LEN.  false when it is neither. */
 bool st_partial_get_str(json_t *v, const char **s, size_t *len, char **buf);
+/* Is V a string or {"x": HEX}? */
+bool st_partial_is_str(json_t *v);
+/* V, a string or {"x": HEX}, as a NUL-terminated copy into *OUT (the
+ * caller frees it).  0, 1 neither, -1 out of memory. */
+int st_partial_get_dup(json_t *v, char **out);
 /* Is V an integer >= 0? */
 bool st_partial_is_count(json_t *v);
 /* Is V an integer within +-ST_PARTIAL_TIME_MAX? */

@@ -645,7 +645,7 @@ static int get_inputs(json_t *root, struct st_sum_merge_state *st,
 		if (!st_partial_is_count(fi) ||
 		    (size_t)json_integer_value(fi) >= nf ||
 		    !st_partial_is_count(json_object_get(b, "line")) ||
-		    !json_is_string(json_object_get(b, "why")))
+		    !st_partial_is_str(json_object_get(b, "why")))
 			return 1;
 	}
 	if (!(tf = realloc(st->files, (base + nf + 1) * sizeof(*tf))))
@@ -679,8 +679,7 @@ static int get_inputs(json_t *root, struct st_sum_merge_state *st,
 			b, "file"));
 		x->line = (uint64_t)json_integer_value(json_object_get(b,
 								       "line"));
-		if (!(x->why = strdup(json_string_value(json_object_get(
-			b, "why")))))
+		if (st_partial_get_dup(json_object_get(b, "why"), &x->why))
 			return -1;
 		st->n_bad++;
 	}

@@ -115,7 +115,37 @@ def body(tmp):
                   g["img_*_of_*.npz,n1:1"]["max_per_dur_key"].startswith(
                       "n1:1:"), "groups by pattern,pid per thread: %s"
                   % sorted(g)[:6])
+    non_utf8_path_unreadable_partial(tmp)
     errors(tmp, shares, allf)
+
+
+def non_utf8_path_unreadable_partial(tmp):
+    """Bug: an input path that is not UTF-8 (written as {"x": HEX}) and
+    a corrupt line's message quoting a byte that is not made the partial
+    unreadable: trace merge said 'its inputs are malformed' (65), for
+    summary and compare partials alike."""
+    src = os.path.join(DF, "small.pfw")
+    bad = os.path.join(tmp, "sm\udcffall.pfw")       # b"sm\xffall.pfw"
+    with open(src, "rb") as f, open(bad, "wb") as g:
+        g.write(f.read() + b'{"name":"re\xffad"}\n')
+    p = os.path.join(tmp, "u.json")
+    rc, _, err = run("summary", "--save-partial", p, bad)
+    rc2, merged, err2 = run("merge", p)
+    one = run("summary", bad)[1]
+    check(rc == rc2 == 0 and merged == one and
+          "corrupt line skipped" in err2, "non-UTF-8 path: a summary "
+          "partial merges (exit %d %d): %s" % (rc, rc2, err2))
+    m = os.path.join(tmp, "n.json")
+    with open(m, "w") as f:
+        json.dump([{"name": "n", "value": "count"}], f)
+    p = os.path.join(tmp, "cu.json")
+    rc, _, err = run("compare", "--metrics", m, "--case", "a=" + bad,
+                     "--save-partial", p)
+    rc2, merged, err2 = run("merge", p)
+    check(rc == rc2 == 0 and merged == run("compare", "--metrics", m,
+                                           "--case", "a=" + bad)[1],
+          "non-UTF-8 path: a compare partial merges (exit %d %d): %s"
+          % (rc, rc2, err2))
 
 
 def one_json(files, *extra):
