@@ -110,6 +110,7 @@ bool st_partial_get_str(json_t *v, const char **s, size_t *len, char **buf)
 		}
 		(*buf)[i] = (char)x;
 	}
+	(*buf)[n / 2] = '\0';
 	*s = *buf;
 	*len = n / 2;
 	return true;
@@ -134,7 +135,10 @@ int st_partial_get_dup(json_t *v, char **out)
 
 	if (!st_partial_get_str(v, &s, &len, &buf))
 		return 1;
-	*out = strndup(s, len);
+	if ((*out = malloc(len + 1))) {
+		memcpy(*out, s, len);
+		(*out)[len] = '\0';
+	}
 	free(buf);
 	return *out ? 0 : -1;
 }
