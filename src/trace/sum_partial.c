@@ -150,8 +150,8 @@ static void sopts_release(struct sopts *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* V (null or a string) into *OUT (a copy, NULL for null).  0, 1
- * malformed, -1 out of memory. */
+/* V (null, or a string without NUL) into *OUT (a copy, NULL for null).
+ * 0, 1 malformed, -1 out of memory. */
 static int get_text(json_t *v, char **out)
 {
 	const char *s;
@@ -201,7 +201,7 @@ static int get_options(json_t *j, struct sopts *s)
 {
 	json_t *f = json_object_get(j, "filter"),
 	       *g = json_object_get(j, "time_granularity_us");
-	st_error e;
+	st_error e = { 0 };
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -267,15 +267,22 @@ static void put_map(FILE *f, const char *name, const st_pairmap *m, bool sa,
 		if (!e->used)
 			continue;
 		fputs(first ? "\n[" : ",\n[", f);
-		fprintf(f, sa ? "%" PRId64 : "%" PRIu64, e->a);
-		fprintf(f, sb ? ",%" PRId64 : ",%" PRIu64, e->b);
+		if (sa)
+			fprintf(f, "%" PRId64, (int64_t)e->a);
+		else
+			fprintf(f, "%" PRIu64, e->a);
+		if (sb)
+			fprintf(f, ",%" PRId64, (int64_t)e->b);
+		else
+			fprintf(f, ",%" PRIu64, e->b);
 		fprintf(f, ",%" PRIu64 "]", e->v);
 		first = false;
 	}
 	fputc(']', f);
 }
 
-/* The partial of G (gathered with O) and S's input records to F. */
+/* The partial of G (its options OPTS, as options_json gives them) and
+ * S's input records to F.  0, -1 on a write error. */
 static int write_partial(FILE *f, struct agg *g, const st_trace_summary *s,
 			 json_t *opts)
 {
