@@ -7,9 +7,9 @@ part.*.json --json --out result.json`).  Checked: every task and the
 reduce job COMPLETED in sacct, the reduce job started after the last task
 ended, three partials, and result.json byte-identical to one `trace
 compare --json` process over all the files.  Then the same for `trace
-summary` (KIND=summary submit.sh: summary-share.sbatch with --group-by
-pattern,pid --per thread --time-granularity, summary-reduce.sbatch):
-three partials, summary.json byte-identical to one `trace summary --json`
+summary` (KIND=summary submit.sh: 4 tasks of summary-share.sbatch with
+--group-by pattern,pid --per thread --time-granularity, and
+summary-reduce.sbatch): four partials, summary.json byte-identical to one `trace summary --json`
 process.  Then an array whose tasks fail (a metrics file missing): its
 reduce job never runs (DependencyNeverSatisfied) and writes no
 result.json.
@@ -27,6 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOCS = os.path.join(HERE, "..", "..", "docs", "slurm-array")
 TASKS = 3
+SUMMARY_TASKS = 4     # the 4-way split of issue 16's figures
 
 METRICS = [
     {"name": "posix_thread_max", "filter": "cat=POSIX", "value": "dur",
@@ -102,31 +103,32 @@ FINAL = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_ME",
          "NODE_FAIL")
 
 
-def run_array(env, check, what, out, prefix, result):
-    """Submit the array ENV describes (KIND, OUT...) and its reduce job,
+def run_array(env, check, what, out, prefix, result, n=TASKS):
+    """Submit the array ENV describes (KIND, OUT...) of N tasks and its
+    reduce job,
     wait for both, and check that every task and the reduce job COMPLETED,
     the reduce job after the last task, with one partial PREFIX.K.json
     per task.  The bytes of OUT/RESULT (b"" when missing) and the tasks,
     the reduce job and their states, or None when submit.sh failed."""
-    ids = submit(env, check, what)
+    ids = submit(env, check, what, n)
     if not ids:
         return None
     array, reduce = ids
-    tasks = ["%s_%d" % (array, k) for k in range(TASKS)]
+    tasks = ["%s_%d" % (array, k) for k in range(n)]
     # sacct may learn of the tasks' ends after the reduce job's
     rows = wait(env, [array, reduce], lambda r: all(
         j in r and r[j][0].startswith(FINAL) for j in tasks + [reduce]))
     state_of = {j: rows.get(j, ["none"])[0] for j in tasks + [reduce]}
     check(all(s == "COMPLETED" for s in state_of.values()),
-          "%s: 3 tasks and the reduce job COMPLETED: %s; their logs:\n%s"
-          % (what, state_of, logs(out)))
+          "%s: %d tasks and the reduce job COMPLETED: %s; their logs:\n%s"
+          % (what, n, state_of, logs(out)))
     if all(j in rows for j in tasks + [reduce]):
         last_end = max(rows[j][2] for j in tasks)
         check(rows[reduce][1] >= last_end,
               "%s: the reduce job started (%s) after the last task ended "
               "(%s)" % (what, rows[reduce][1], last_end))
     parts = sorted(n for n in os.listdir(out) if n.startswith(prefix + "."))
-    check(parts == ["%s.%d.json" % (prefix, k) for k in range(TASKS)],
+    check(parts == ["%s.%d.json" % (prefix, k) for k in range(n)],
           "%s: one partial per task: %s" % (what, parts))
     try:
         with open(os.path.join(out, result), "rb") as f:
@@ -144,7 +146,8 @@ def summary_array(env, check, streamtime, fx, sp, base):
             "60000000")
     env = dict(env, KIND="summary", TRACES="%s %s" % (fx, sp), OUT=out,
                SUMMARY_OPTS=opts)
-    r = run_array(env, check, "summary array", out, "sum", "summary.json")
+    r = run_array(env, check, "summary array", out, "sum", "summary.json",
+                  SUMMARY_TASKS)
     if not r:
         return
     got, tasks, reduce, state_of = r
@@ -166,8 +169,8 @@ def summary_array(env, check, streamtime, fx, sp, base):
           % (tasks, reduce, state_of))
 
 
-def submit(env, check, what):
-    p = subprocess.run([os.path.join(DOCS, "submit.sh"), str(TASKS),
+def submit(env, check, what, n=TASKS):
+    p = subprocess.run([os.path.join(DOCS, "submit.sh"), str(n),
                         "--partition=debug"], capture_output=True,
                        text=True, env=env, timeout=60)
     ids = p.stdout.split()
