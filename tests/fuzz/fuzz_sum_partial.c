@@ -5,7 +5,11 @@
  * of it kept.  When it is taken, taking it twice must be taken too and
  * finish as once does (or fail as it does): the same processes, threads,
  * names, span and interval unions (a union with itself is itself), the
- * events and the inputs doubled. */
+ * events and the inputs doubled.  With time bins the partials are only
+ * taken, not finished: finishing bins visits up to 10^8 of them and keeps
+ * each in a map before it counts them (summary.c bins_add), gigabytes
+ * for a long interval and a small width, from a partial as from a trace
+ * (one event of 30 s at --time-granularity 1: 1.5 GB, then 74). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st_sum_merge_add(&two, t, size, "p.json", &err) < 0 ||
 	    st_sum_merge_add(&two, t, size, "q.json", &err) < 0)
 		abort();
+	if (one.o->granularity_us > 0) {
+		st_sum_merge_release(&one);
+		st_sum_merge_release(&two);
+		return 0;
+	}
 	ra = st_sum_merge_finish(&one, 10, &a, &err);
 	rb = st_sum_merge_finish(&two, 10, &b, &err);
 	if (ra != rb)
