@@ -42,7 +42,7 @@ _streamtime_opts() {   # the options of leaf command $1
 	"trace merge") echo "--json --out --help --quiet --verbose" ;;
 	"trace plot") echo "--out-dir --format --filter --date --tz --names --help --quiet --verbose" ;;
 	"trace record") echo "--out --tracers --interval -o --help --quiet --verbose" ;;
-	"trace summary") echo "--json --group-by --per --filter --io-cat --compute-cat --time-granularity --jobs --out --date --tz --names -j --help --quiet --verbose" ;;
+	"trace summary") echo "--json --group-by --per --filter --io-cat --compute-cat --time-granularity --jobs --out --save-partial --date --tz --names -j --help --quiet --verbose" ;;
 	"trace timeline") echo "--out --max-events --clock-offsets --experiment --data --config --filter --jobs --date --tz --names -j --help --quiet --verbose" ;;
 	*) return 1 ;;
 	esac
@@ -188,6 +188,7 @@ _streamtime_value() {
 	"trace summary --jobs") echo "none" ;;
 	"trace summary -j") echo "none" ;;
 	"trace summary --out") echo "file" ;;
+	"trace summary --save-partial") echo "file" ;;
 	"trace summary --date") echo "none" ;;
 	"trace summary --tz") echo "zone" ;;
 	"trace summary --names") echo "file" ;;

@@ -14,6 +14,7 @@
 #include "streamtime/suggest.h"
 #include "streamtime/trace_compare.h"
 
+#include "partial_io.h"
 #include "pass.h"
 #include "trace_int.h"
 
@@ -992,52 +993,13 @@ void st_compare_case_release(st_compare_case *c)
 
 /* ---- partials -------------------------------------------------------- */
 
-/* S[0..LEN) as a JSON string, or {"x": HEX} when it is not UTF-8. */
-static void put_str(FILE *f, const char *s, size_t len)
-{
-	json_t *j = json_stringn(s, len);
-
-	if (j) {
-		json_dumpf(j, f, JSON_ENCODE_ANY);
-		json_decref(j);
-		return;
-	}
-	fputs("{\"x\":\"", f);
-	for (size_t i = 0; i < len; i++)
-		fprintf(f, "%02x", (unsigned char)s[i]);
-	fputs("\"}", f);
-}
-
-static void put_cstr(FILE *f, const char *s)
-{
-	if (s)
-		put_str(f, s, strlen(s));
-	else
-		fputs("null", f);
-}
-
-static void put_file(FILE *f, const st_trace_file *t)
-{
-	fputs("{\"path\":", f);
-	put_cstr(f, t->path);
-	fprintf(f, ",\"lines\":%" PRIu64 ",\"events\":%" PRIu64 ",\"meta\":%"
-		PRIu64 ",\"other\":%" PRIu64 ",\"bad\":%" PRIu64 ",\"fast\":%"
-		PRIu64 ",\"err_code\":%d,\"err_text\":", t->st.lines,
-		t->st.events, t->st.meta, t->st.other, t->st.bad, t->st.fast,
-		t->err_code);
-	put_cstr(f, t->err_text);
-	fprintf(f, ",\"not_trace\":%s,\"first_us\":%" PRId64 ",\"end_us\":%"
-		PRId64 "}", t->not_trace ? "true" : "false", t->first_us,
-		t->end_us);
-}
-
 /* The sums of metric I of pass P: a line per key. */
 static void put_sums(FILE *f, const struct pass *p, size_t i)
 {
 	const struct sums *s = &p->sums[i];
 
 	fputs("{\"name\":", f);
-	put_cstr(f, p->m->v[i].name);
+	st_partial_put_cstr(f, p->m->v[i].name);
 	fputs(",\"keys\":[", f);
 	for (size_t e = 0; e < s->n; e++) {
 		fputs(e ? ",\n[" : "\n[", f);
@@ -1056,7 +1018,7 @@ static void put_sums(FILE *f, const struct pass *p, size_t i)
 				continue;
 			}
 			str = st_strtab_str(&p->tab, (uint32_t)c, &len);
-			put_str(f, str, len);
+			st_partial_put_str(f, str, len);
 		}
 		fputc(']', f);
 	}
@@ -1072,7 +1034,7 @@ int st_compare_partial_write(FILE *f, const char *metrics_text,
 {
 	fprintf(f, "{\"streamtime_partial\":%d,\"command\":\"trace compare\","
 		"\n\"metrics\":", ST_COMPARE_PARTIAL_VERSION);
-	put_cstr(f, metrics_text);
+	st_partial_put_cstr(f, metrics_text);
 	fputs(",\n\"cases\":[", f);
 	for (size_t c = 0; c < n; c++) {
 		const struct pass *p = (const struct pass *)cs[c].state;
@@ -1080,20 +1042,20 @@ int st_compare_partial_write(FILE *f, const char *metrics_text,
 		if (!p)
 			return -1;
 		fputs(c ? ",\n{\"name\":" : "\n{\"name\":", f);
-		put_cstr(f, cs[c].name);
+		st_partial_put_cstr(f, cs[c].name);
 		fprintf(f, ",\"events\":%" PRIu64 ",\"bad_lines\":%" PRIu64
 			",\"saturated\":%s,\n\"files\":[", cs[c].events,
 			cs[c].bad_lines, cs[c].saturated ? "true" : "false");
 		for (size_t i = 0; i < cs[c].n_files; i++) {
 			fputs(i ? ",\n" : "\n", f);
-			put_file(f, &cs[c].files_in[i]);
+			st_partial_put_file(f, &cs[c].files_in[i]);
 		}
 		fputs("],\n\"bad\":[", f);
 		for (size_t i = 0; i < cs[c].n_bad; i++) {
 			fprintf(f, "%s{\"file\":%zu,\"line\":%" PRIu64
 				",\"why\":", i ? ",\n" : "\n",
 				cs[c].bad[i].file, cs[c].bad[i].line);
-			put_cstr(f, cs[c].bad[i].why);
+			st_partial_put_cstr(f, cs[c].bad[i].why);
 			fputc('}', f);
 		}
 		fputs("],\n\"metrics\":[", f);
@@ -1109,92 +1071,23 @@ int st_compare_partial_write(FILE *f, const char *metrics_text,
 
 #define BAD(...) st_error_set(err, ST_EXIT_DATAERR, __VA_ARGS__)
 
-/* V as a string component: a string or {"x": HEX} into *S (owned by
- * V or by *BUF), *LEN.  false when it is neither. */
-static bool get_str(json_t *v, const char **s, size_t *len, char **buf)
-{
-	const char *h;
-	size_t n;
-
-	if (json_is_string(v)) {
-		*s = json_string_value(v);
-		*len = json_string_length(v);
-		return true;
-	}
-	if (!json_is_object(v) || json_object_size(v) != 1 ||
-	    !json_is_string(json_object_get(v, "x")))
-		return false;
-	h = json_string_value(json_object_get(v, "x"));
-	n = strlen(h);
-	if (n % 2 || !(*buf = malloc(n / 2 + 1)))
-		return false;
-	for (size_t i = 0; i < n / 2; i++) {
-		unsigned x;
-
-		if (sscanf(h + 2 * i, "%2x", &x) != 1 ||
-		    !strchr("0123456789abcdefABCDEF", h[2 * i]) ||
-		    !strchr("0123456789abcdefABCDEF", h[2 * i + 1])) {
-			free(*buf);
-			*buf = NULL;
-			return false;
-		}
-		(*buf)[i] = (char)x;
-	}
-	*s = *buf;
-	*len = n / 2;
-	return true;
-}
-
-static bool is_count(json_t *v)
-{
-	return json_is_integer(v) && json_integer_value(v) >= 0;
-}
-
 /* The file record V (checked) into T, its path owned by MG. */
 static int get_file(st_compare_merge *mg, json_t *v, st_trace_file *t,
 		    bool dry)
 {
-	static const char *const cnt[] = { "lines", "events", "meta",
-					   "other", "bad", "fast" };
-	json_t *et = json_object_get(v, "err_text");
-	uint64_t *st[6];
 	char **pp;
+	int rc;
 
-	if (!json_is_object(v) || !json_is_string(json_object_get(v, "path")) ||
-	    !json_is_integer(json_object_get(v, "err_code")) ||
-	    !(json_is_null(et) || json_is_string(et)) ||
-	    !json_is_boolean(json_object_get(v, "not_trace")) ||
-	    !json_is_integer(json_object_get(v, "first_us")) ||
-	    !json_is_integer(json_object_get(v, "end_us")))
-		return 1;
-	for (size_t k = 0; k < 6; k++)
-		if (!is_count(json_object_get(v, cnt[k])))
-			return 1;
 	if (dry)
-		return 0;
-	st[0] = &t->st.lines;
-	st[1] = &t->st.events;
-	st[2] = &t->st.meta;
-	st[3] = &t->st.other;
-	st[4] = &t->st.bad;
-	st[5] = &t->st.fast;
-	for (size_t k = 0; k < 6; k++)
-		*st[k] = (uint64_t)json_integer_value(json_object_get(v,
-								     cnt[k]));
-	t->err_code = (int)json_integer_value(json_object_get(v, "err_code"));
-	t->not_trace = json_is_true(json_object_get(v, "not_trace"));
-	t->first_us = json_integer_value(json_object_get(v, "first_us"));
-	t->end_us = json_integer_value(json_object_get(v, "end_us"));
-	if (json_is_string(et) && !(t->err_text = strdup(json_string_value(et))))
-		return -1;
+		return st_partial_get_file(v, NULL, NULL);
 	if (!(pp = realloc(mg->paths, (mg->n_paths + 1) * sizeof(*pp))))
 		return -1;
 	mg->paths = pp;
-	if (!(pp[mg->n_paths] = strdup(json_string_value(json_object_get(
-		v, "path")))))
-		return -1;
-	t->path = pp[mg->n_paths++];
-	return 0;
+	pp[mg->n_paths] = NULL;
+	rc = st_partial_get_file(v, t, &pp[mg->n_paths]);
+	if (pp[mg->n_paths])
+		mg->n_paths++;
+	return rc;
 }
 
 /* The key of entry E of metric sums V into K (width W of pass P's
@@ -1223,7 +1116,7 @@ static int get_key(struct pass *p, size_t i, json_t *v, uint64_t *k,
 			k[j] = NONE;
 			continue;
 		}
-		if (!get_str(c, &s, &len, &buf))
+		if (!st_partial_get_str(c, &s, &len, &buf))
 			return 1;
 		g = dry ? 0 : st_strtab_intern(&p->tab, s, len, NULL);
 		free(buf);
@@ -1250,8 +1143,8 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 
 	*why = "a case is malformed";
 	if (!json_is_object(v) || !json_is_string(name) ||
-	    !is_count(json_object_get(v, "events")) ||
-	    !is_count(json_object_get(v, "bad_lines")) ||
+	    !st_partial_is_count(json_object_get(v, "events")) ||
+	    !st_partial_is_count(json_object_get(v, "bad_lines")) ||
 	    !json_is_boolean(json_object_get(v, "saturated")) ||
 	    !json_is_array(files) || !json_is_array(bad) ||
 	    !json_is_array(mets) || json_array_size(mets) != mg->m.n)
@@ -1315,9 +1208,10 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		st_trace_bad *bv;
 
 		*why = "a corrupt-line record is malformed";
-		if (!is_count(fi) || (size_t)json_integer_value(fi) >= nf ||
-		    !is_count(json_object_get(b, "line")) ||
-		    !json_is_string(json_object_get(b, "why"))) {
+		if (!st_partial_is_count(fi) ||
+		    (size_t)json_integer_value(fi) >= nf ||
+		    !st_partial_is_count(json_object_get(b, "line")) ||
+		    !st_partial_is_str(json_object_get(b, "why"))) {
 			rc = 1;
 			break;
 		}
@@ -1331,8 +1225,8 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		bv[c->n_bad].file = base + (size_t)json_integer_value(fi);
 		bv[c->n_bad].line = (uint64_t)json_integer_value(
 			json_object_get(b, "line"));
-		if (!(bv[c->n_bad].why = strdup(json_string_value(
-			json_object_get(b, "why"))))) {
+		if (st_partial_get_dup(json_object_get(b, "why"),
+				       &bv[c->n_bad].why)) {
 			rc = -1;
 			break;
 		}
@@ -1356,7 +1250,7 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		for (size_t e = 0; rc == 0 && e < json_array_size(keys); e++) {
 			json_t *sv = json_array_get(sums, e);
 
-			if (!is_count(sv) ||
+			if (!st_partial_is_count(sv) ||
 			    (rc = get_key(p, i, json_array_get(keys, e), k,
 					  dry)) != 0) {
 				rc = rc ? rc : 1;
@@ -1385,34 +1279,18 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 int st_compare_merge_add(st_compare_merge *mg, const char *text, size_t len,
 			 const char *what, st_error *err)
 {
-	json_error_t je;
-	json_t *root, *ver, *mt, *cases;
+	json_t *root, *mt, *cases;
 	const char *why = NULL;
 	st_metrics m = { 0 };
 	st_error e;
 	int rc = 0;
 
-	if (!(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je)))
-		return BAD("%s:%d:%d: not a partial of trace compare: %s", what,
-			   je.line, je.column, je.text);
-	ver = json_object_get(root, "streamtime_partial");
+	if (!(root = st_partial_load(text, len, what, "trace compare",
+				     ST_COMPARE_PARTIAL_VERSION, 0, err)))
+		return -1;
 	mt = json_object_get(root, "metrics");
 	cases = json_object_get(root, "cases");
-	if (!json_is_object(root) || !json_is_integer(ver)) {
-		rc = BAD("%s: not a streamtime partial (no "
-			 "'streamtime_partial' version)", what);
-		goto out;
-	}
-	if (json_integer_value(ver) != ST_COMPARE_PARTIAL_VERSION) {
-		rc = BAD("%s: partial version %" JSON_INTEGER_FORMAT ", this "
-			 "streamtime reads version %d", what,
-			 json_integer_value(ver), ST_COMPARE_PARTIAL_VERSION);
-		goto out;
-	}
-	if (!json_is_string(json_object_get(root, "command")) ||
-	    strcmp(json_string_value(json_object_get(root, "command")),
-		   "trace compare") != 0 || !json_is_string(mt) ||
-	    !json_is_array(cases)) {
+	if (!json_is_string(mt) || !json_is_array(cases)) {
 		rc = BAD("%s: not a partial of trace compare", what);
 		goto out;
 	}

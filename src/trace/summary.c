@@ -474,9 +474,21 @@ static int cmp_by_size(const void *x, const void *y)
 	return c ? c : ST_CMP(a->i, b->i);
 }
 
+int trace_agg_finish(st_trace_summary *s, struct agg *g, st_error *err)
+{
+	return finish(s, g, err);
+}
+
 int st_trace_summarize(const char *const *paths, size_t n,
 		       const st_trace_opts *o, st_trace_summary *s,
 		       st_error *err)
+{
+	return trace_summarize(paths, n, o, s, NULL, NULL, err);
+}
+
+int trace_summarize(const char *const *paths, size_t n,
+		    const st_trace_opts *o, st_trace_summary *s,
+		    trace_agg_done done, void *ctx, st_error *err)
 {
 	struct run run = { 0 };
 	struct worker *w = NULL;
@@ -550,7 +562,7 @@ int st_trace_summarize(const char *const *paths, size_t n,
 			trace_agg_fail(&w[0].agg, err);
 			goto out;
 		}
-	if (finish(s, &w[0].agg, err) < 0)
+	if (!done && finish(s, &w[0].agg, err) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		s->bad_lines += s->files_in[i].st.bad;
@@ -568,6 +580,8 @@ int st_trace_summarize(const char *const *paths, size_t n,
 		}
 	for (size_t i = 0; i < n; i++)
 		run.nbad[i] = 0;
+	if (done && done(ctx, &w[0].agg, s, err) < 0)
+		goto out;
 	rc = 0;
 out:
 	for (size_t i = 0; i < n && run.bad; i++) {

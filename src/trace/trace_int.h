@@ -184,6 +184,8 @@ st_pfw_reader *trace_open(const st_trace_source *src, const char *path,
 
 /* filter.c: does F have a term on FIELD? */
 bool trace_filter_has(const st_trace_filter *f, enum st_trace_field field);
+/* filter.c: FIELD as a term names it ("name", "dur", ...). */
+const char *trace_field_name(enum st_trace_field f);
 
 /* gather.c */
 void trace_agg_init(struct agg *g, const st_trace_opts *o);
@@ -241,6 +243,22 @@ int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
 /* Tell P (may be NULL) of R's bytes read past *SEEN and of *EVENTS. */
 void trace_progress_add(st_trace_progress *p, uint64_t *seen,
 			const st_pfw_reader *r, uint64_t *events);
+
+/* summary.c */
+/* G, the threads' gatherings merged, finished into S (zeroed, its
+ * strings table initialised): sorted stats, quartiles, unions, bins.
+ * 0, or -1 with ERR set. */
+int trace_agg_finish(st_trace_summary *s, struct agg *g, st_error *err);
+/* Given to trace_summarize: the gatherings G merged, not finished, and
+ * S with only the inputs' records (files_in, bad, bad_lines).  0, or -1
+ * with ERR set. */
+typedef int (*trace_agg_done)(void *ctx, struct agg *g, st_trace_summary *s,
+			      st_error *err);
+/* st_trace_summarize, but when DONE is given S is not finished: DONE
+ * gets the merged gatherings instead. */
+int trace_summarize(const char *const *paths, size_t n,
+		    const st_trace_opts *o, st_trace_summary *s,
+		    trace_agg_done done, void *ctx, st_error *err);
 
 /* lanes.c */
 /* A slice to be given a lane: [s, e) on TRACK, the SEQ-th slice written. */

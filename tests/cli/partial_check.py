@@ -191,9 +191,10 @@ def errors(tmp, mpath, parts, hand):
     bad([partial("v2.json", good.replace('"streamtime_partial":1',
                                          '"streamtime_partial":2', 1))],
         65, "v2.json", "version 2")
-    bad([partial("sum.json", '{"streamtime_partial":1,"command":'
-                 '"trace summary"}')], 65, "sum.json",
-        "not a partial of trace compare")
+    bad([parts[0], partial("sum.json", '{"streamtime_partial":1,'
+                           '"command":"trace summary"}')], 65,
+        "sum.json is a partial of trace summary and " + parts[0] +
+        " one of trace compare")
     other = os.path.join(tmp, "other.json")
     m2 = os.path.join(tmp, "m2.json")
     with open(m2, "w") as f:
