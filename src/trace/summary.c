@@ -139,15 +139,20 @@ static int quartiles(struct agg *g, st_trace_stat *v)
 }
 
 /* The union V's time per bin into G->bins as (bin, KIND) (2: I/O, 3:
- * compute); *BUDGET bins may still be touched, -1 when it runs out. */
+ * compute); *BUDGET bins may still be touched.  -1 when it runs out or
+ * the bins would pass ST_TRACE_MAX_BINS, -2 out of memory. */
 static int bins_add(struct agg *g, int64_t gran, const st_trace_iv *v,
 		    size_t n, uint64_t kind, int64_t *budget)
 {
 	for (size_t i = 0; i < n; i++) {
 		int64_t b = st_floor_div(v[i].s, gran), e = v[i].e;
+		int64_t span = st_floor_div(e - 1, gran) - b + 1;
 
-		*budget -= st_floor_div(e - 1, gran) - b + 1;
-		if (*budget < 0)
+		/* more bins than allowed, by one interval or all: say so
+		 * before the map holds them */
+		*budget -= span;
+		if (*budget < 0 || span > ST_TRACE_MAX_BINS ||
+		    g->bins.n > 4 * (size_t)ST_TRACE_MAX_BINS)
 			return -1;
 		for (; b * gran < e; b++) {
 			int64_t lo = b * gran > v[i].s ? b * gran : v[i].s;

@@ -6,10 +6,9 @@
  * finish as once does (or fail as it does): the same processes, threads,
  * names, span and interval unions (a union with itself is itself), the
  * events and the inputs doubled.  With time bins the partials are only
- * taken, not finished: finishing bins visits up to 10^8 of them and keeps
- * each in a map before it counts them (summary.c bins_add), gigabytes
- * for a long interval and a small width, from a partial as from a trace
- * (one event of 30 s at --time-granularity 1: 1.5 GB, then 74). */
+ * taken, not finished: finishing bins may visit up to 10^8 of them (a
+ * budget of time: seconds an input); the bins they may hold are bounded
+ * (test_trace.c test_bins_long_event_refused_before_held). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -680,6 +680,30 @@ static void test_union_spill_exact(void **state)
 	}
 }
 
+/* One 30 s event at --time-granularity 1 would need 30 M bins: exit 64 at
+ * once, before the bins are held (it filled the bin map first: 1.5 GB and
+ * then 74 under a memory limit, or 64 only after 30 M bins). */
+static void test_bins_long_event_refused_before_held(void **state)
+{
+	char *p = put("long.pfw", EV("read", "POSIX", "h", 1, 1, 0, 30000000,
+				     "/f", 1));
+	const char *paths[] = { p };
+	st_trace_opts o = { 0 };
+	st_trace_summary s;
+	st_error err;
+
+	(void)state;
+	o.jobs = 1;
+	o.max_bad = 10;
+	o.granularity_us = 1;
+	assert_int_equal(st_trace_summarize(paths, 1, &o, &s, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_USAGE);
+	assert_non_null(strstr(err.text, "makes more than 1000000 bins"));
+	st_trace_summary_release(&s);
+	remove(p);
+	free(p);
+}
+
 static void test_summary_errors(void **state)
 {
 	const char *paths[] = { "/nonexistent/a.pfw" };
@@ -1177,6 +1201,7 @@ int main(void)
 		cmocka_unit_test(test_group_keys_per_thread),
 		cmocka_unit_test(test_jobs_same),
 		cmocka_unit_test(test_union_spill_exact),
+		cmocka_unit_test(test_bins_long_event_refused_before_held),
 		cmocka_unit_test(test_summary_errors),
 		cmocka_unit_test(test_not_trace_empty_file),
 		cmocka_unit_test(test_timeline_no_slices_segv),
