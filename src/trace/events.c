@@ -35,10 +35,10 @@ struct tcache {
 	char text[48];
 };
 
-struct writer {
-	const st_trace_events_opts *o;
+struct st_trace_rows {
+	enum st_trace_events_format format;
 	FILE *out;
-	st_outbuf *ob;            /* JSON lines */
+	st_outbuf ob;             /* the rows, to OUT */
 	char *row;                /* the row's cells, each NUL-terminated */
 	size_t rn, rcap;
 	size_t off[NCOLS];        /* each cell's offset in ROW; SIZE_MAX: none */
@@ -49,6 +49,8 @@ struct writer {
 	char knames[ST_TRACE_KEYS_MAX][16];
 	struct tcache t_start, t_end;
 };
+
+#define writer st_trace_rows
 
 bool st_trace_events_key_is_column(const st_trace_key *k)
 {
@@ -213,17 +215,105 @@ static int cell_key(struct writer *w, size_t i, const st_trace_rec *e,
 
 /* ---- rows ------------------------------------------------------------ */
 
-static int write_header(struct writer *w)
+int st_trace_rows_new(struct st_trace_rows **out,
+		      enum st_trace_events_format format,
+		      const st_trace_keys *keys, st_error *err)
 {
-	const char *names[NCOLS];
+	struct writer *w;
 
-	if (w->o->format == ST_TRACE_EVENTS_JSONL)
+	*out = NULL;
+	if (!(w = calloc(1, sizeof(*w))))
+		return OOM(err);
+	w->format = format;
+	for (size_t i = 0; keys && i < keys->n; i++) {
+		w->keys[i] = keys->v[i];
+		st_trace_key_name(&w->keys[i], w->knames[i],
+				  sizeof(w->knames[i]));
+		if (st_trace_events_key_is_column(&w->keys[i])) {
+			st_error_set(err, ST_EXIT_USAGE, "key '%s' is a column "
+				     "already (host, pid, tid, name, cat and "
+				     "file always are)", w->knames[i]);
+			free(w);
+			return -1;
+		}
+	}
+	w->nkeys = keys ? keys->n : 0;
+	st_outbuf_init(&w->ob, NULL);
+	*out = w;
+	return 0;
+}
+
+void st_trace_rows_out(struct st_trace_rows *w, FILE *out)
+{
+	if (w->out)
+		st_outbuf_flush(&w->ob);
+	w->out = out;
+	w->ob.f = out;
+}
+
+int st_trace_rows_flush(struct st_trace_rows *w)
+{
+	if (w->out)
+		st_outbuf_flush(&w->ob);
+	return w->ob.failed || (w->out && ferror(w->out)) ? -2 : 0;
+}
+
+void st_trace_rows_free(struct st_trace_rows *w)
+{
+	if (!w)
+		return;
+	free(w->row);
+	free(w->kb);
+	free(w);
+}
+
+/* Cell S[0..LEN) as CSV: quoted when st_csv_quote_needed says so. */
+static void csv_cell(st_outbuf *ob, const char *s, size_t len)
+{
+	size_t run = 0;
+
+	if (!st_csv_quote_needed(s, len)) {
+		st_outbuf_put(ob, s, len);
+		return;
+	}
+	st_outbuf_put(ob, "\"", 1);
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '"') {
+			st_outbuf_put(ob, s + run, i + 1 - run);
+			run = i;
+		}
+	st_outbuf_put(ob, s + run, len - run);
+	st_outbuf_put(ob, "\"", 1);
+}
+
+int st_trace_rows_header(struct st_trace_rows *w)
+{
+	if (w->format == ST_TRACE_EVENTS_JSONL)
 		return 0;
-	for (size_t i = 0; i < C_N; i++)
-		names[i] = col_names[i];
-	for (size_t i = 0; i < w->nkeys; i++)
-		names[C_N + i] = w->knames[i];
-	return st_csv_write_row(w->out, C_N + w->nkeys, names);
+	for (size_t i = 0; i < C_N + w->nkeys; i++) {
+		const char *name = i < C_N ? col_names[i] : w->knames[i - C_N];
+
+		if (i)
+			st_outbuf_put(&w->ob, ",", 1);
+		csv_cell(&w->ob, name, strlen(name));
+	}
+	st_outbuf_put(&w->ob, "\n", 1);
+	return w->ob.failed ? -2 : 0;
+}
+
+/* The cells of ROW as a CSV line. */
+static void csv_row(struct writer *w)
+{
+	st_outbuf *ob = &w->ob;
+
+	for (size_t i = 0; i < C_N + w->nkeys; i++) {
+		if (i)
+			st_outbuf_put(ob, ",", 1);
+		if (w->off[i] != SIZE_MAX)
+			csv_cell(ob, w->row + w->off[i],
+				 strlen(w->row + w->off[i]));
+	}
+	st_outbuf_put(ob, "\n", 1);
 }
 
 /* The cells of ROW as a JSON object on one line. */
@@ -233,7 +323,7 @@ static void json_row(struct writer *w)
 		[C_START] = true, [C_END] = true, [C_HOST] = true,
 		[C_NAME] = true, [C_CAT] = true, [C_FILE] = true,
 	};
-	st_outbuf *ob = w->ob;
+	st_outbuf *ob = &w->ob;
 
 	for (size_t i = 0; i < C_N + w->nkeys; i++) {
 		const char *name = i < C_N ? col_names[i] : w->knames[i - C_N];
@@ -255,14 +345,11 @@ static void json_row(struct writer *w)
 	st_outbuf_put(ob, "}\n", 2);
 }
 
-/* One event of R as a row.  0, -1 when memory runs out, -2 when OUT
- * fails. */
-static int write_row(struct writer *w, const st_pfw_reader *r,
-		     const st_pfw_event *ev)
+int st_trace_rows_put(struct st_trace_rows *w, const st_pfw_reader *r,
+		      const st_pfw_event *ev)
 {
-	bool json = w->o->format == ST_TRACE_EVENTS_JSONL;
+	bool json = w->format == ST_TRACE_EVENTS_JSONL;
 	st_trace_rec e = { .pid = ev->pid, .tid = ev->tid };
-	const char *cells[NCOLS];
 
 	e.name = st_pfw_str(r, ev->name, &e.name_len);
 	e.cat = st_pfw_str(r, ev->cat, &e.cat_len);
@@ -285,13 +372,11 @@ static int write_row(struct writer *w, const st_pfw_reader *r,
 	for (size_t i = 0; i < w->nkeys; i++)
 		if (cell_key(w, i, &e, json) < 0)
 			return -1;
-	if (json) {
+	if (json)
 		json_row(w);
-		return w->ob->failed ? -2 : 0;
-	}
-	for (size_t i = 0; i < C_N + w->nkeys; i++)
-		cells[i] = w->off[i] == SIZE_MAX ? NULL : w->row + w->off[i];
-	return st_csv_write_row(w->out, C_N + w->nkeys, cells) < 0 ? -2 : 0;
+	else
+		csv_row(w);
+	return w->ob.failed ? -2 : 0;
 }
 
 /* ---- reading --------------------------------------------------------- */
@@ -305,10 +390,10 @@ static int write_failed(st_trace_events_result *res, st_error *err)
 
 /* Read input FI to its end (or the limit), writing its rows.  0, or -1
  * with ERR set (74: OUT failed or memory ran out). */
-static int read_one(struct writer *w, const char *path, size_t fi,
-		    st_trace_events_result *res, st_error *err)
+static int read_one(struct writer *w, const st_trace_events_opts *o,
+		    const char *path, size_t fi, st_trace_events_result *res,
+		    st_error *err)
 {
-	const st_trace_events_opts *o = w->o;
 	st_trace_file *tf = &res->files_in[fi];
 	struct st_trace_fcache fc = { 0 };
 	st_pfw_reader *r;
@@ -339,7 +424,7 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 		}
 		if (!k)
 			continue;
-		if ((k = write_row(w, r, &ev)) < 0) {
+		if ((k = st_trace_rows_put(w, r, &ev)) < 0) {
 			ret = k == -1 ? OOM(err) : write_failed(res, err);
 			break;
 		}
@@ -348,9 +433,7 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 			break;
 		}
 		if ((++tick & 8191) == 0) {
-			if (w->ob)
-				st_outbuf_flush(w->ob);
-			if ((w->ob && w->ob->failed) || ferror(w->out)) {
+			if (st_trace_rows_flush(w) < 0) {
 				ret = write_failed(res, err);
 				break;
 			}
@@ -374,47 +457,26 @@ int st_trace_events_write(const char *const *paths, size_t n,
 			  const st_trace_events_opts *o, FILE *out,
 			  st_trace_events_result *res, st_error *err)
 {
-	struct writer w = { .o = o, .out = out };
+	struct writer *w;
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
-	if (o->keys) {
-		w.nkeys = o->keys->n;
-		for (size_t i = 0; i < w.nkeys; i++) {
-			w.keys[i] = o->keys->v[i];
-			st_trace_key_name(&w.keys[i], w.knames[i],
-					  sizeof(w.knames[i]));
-			if (st_trace_events_key_is_column(&w.keys[i]))
-				return st_error_set(err, ST_EXIT_USAGE, "key "
-						    "'%s' is a column already "
-						    "(host, pid, tid, name, "
-						    "cat and file always are)",
-						    w.knames[i]);
-		}
-	}
-	if (!(res->files_in = calloc(n ? n : 1, sizeof(*res->files_in))))
+	if (st_trace_rows_new(&w, o->format, o->keys, err) < 0)
+		return -1;
+	st_trace_rows_out(w, out);
+	if (!(res->files_in = calloc(n ? n : 1, sizeof(*res->files_in)))) {
+		st_trace_rows_free(w);
 		return OOM(err);
-	if (o->format == ST_TRACE_EVENTS_JSONL) {
-		if (!(w.ob = malloc(sizeof(*w.ob))))
-			return OOM(err);
-		st_outbuf_init(w.ob, out);
 	}
-	if (write_header(&w) < 0)
+	if (st_trace_rows_header(w) < 0)
 		ret = write_failed(res, err);
 	for (size_t i = 0; ret == 0 && i < n && !res->limited; i++) {
 		res->n_files = i + 1;
-		ret = read_one(&w, paths[i], i, res, err);
+		ret = read_one(w, o, paths[i], i, res, err);
 	}
-	if (w.ob) {
-		st_outbuf_flush(w.ob);
-		if (w.ob->failed && ret == 0)
-			ret = write_failed(res, err);
-	}
-	if (ret == 0 && ferror(out))
+	if (st_trace_rows_flush(w) < 0 && ret == 0)
 		ret = write_failed(res, err);
-	free(w.ob);
-	free(w.row);
-	free(w.kb);
+	st_trace_rows_free(w);
 	return ret;
 }
 
