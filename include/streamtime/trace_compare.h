@@ -96,7 +96,8 @@ struct st_metric_row;
 /* One metric's answer for a case. */
 typedef struct st_metric_result {
 	bool has;          /* false: no event selected */
-	uint64_t keys;     /* distinct per keys seen */
+	uint64_t keys;     /* distinct per keys seen (a by metric's: by and
+			    * per keys) */
 	int64_t v;         /* max, min, sum: microseconds, bytes, a count */
 	double mean;       /* mean: the per-key sums' mean, same units */
 	struct st_metric_row *rows;  /* a by metric's: one per by key */
@@ -162,7 +163,8 @@ void st_compare_case_release(st_compare_case *c);
  * A partial is what `trace compare --save-partial` keeps of its cases so
  * that `trace merge` gives exactly the table one process would give over
  * the inputs of all the partials: per case, per metric, the sum of every
- * per key (its components as strings, pid and tid as numbers), and the
+ * per key (a by metric's: by key then per key; its components as
+ * strings, pid and tid as numbers), and the
  * inputs' records (files, corrupt-line counts, the first corrupt lines).
  * It is one JSON object:
  *   {"streamtime_partial": 1, "command": "trace compare",

@@ -56,8 +56,8 @@ static const struct st_cmd_desc compare_desc = {
 	"metric with events and --save-partial; 78 a bad metrics file (naming\n"
 	"the metric and the field), 66 one that cannot be read; 65 when an\n"
 	"input is not a trace (empty, no event, only corrupt lines) or its\n"
-	"gzip stream is damaged; 66 an input missing or unreadable; 74 a read\n"
-	"or write error.\n"
+	"gzip stream is damaged; 66 an input missing or unreadable; 73 an\n"
+	"events file that cannot be created; 74 a read or write error.\n"
 	"Whenever the exit is not 0, --out FILE and the events files are left\n"
 	"as they were.\n",
 };
