@@ -19,7 +19,8 @@
 
 /* Per reader string id and field (name, cat, host, file): whether the
  * filter's terms on that field hold, 0 unknown, 1, -1.  Zeroed is empty;
- * one per reader (ids are the reader's). */
+ * one per reader (ids are the reader's) and filter (which fields it tests
+ * is learnt at its first event). */
 struct st_trace_fcache {
 	int8_t *ok[4];
 	size_t cap;
