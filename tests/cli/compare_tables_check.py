@@ -36,10 +36,9 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
 import compare_check as cc  # noqa: E402
 import notebook_ref as ref  # noqa: E402
+from partial_check import CHECKS, FAILS, check, run  # noqa: E402
 
-BIN = os.path.abspath(sys.argv[1])
 DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
-FAILS, CHECKS = [], [0]
 FX = [os.path.join(DF, n) for n in ("posix-old-format.pfw",
                                     "cm1-rank0-new-format.pfw.gz",
                                     "small.pfw")]
@@ -77,31 +76,6 @@ HAND_WRITES = {
 }
 
 
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def run(*args):
-    p = subprocess.run([BIN, "trace"] + list(args), capture_output=True)
-    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def same(a, b):
-    if isinstance(a, dict) or isinstance(b, dict):
-        return isinstance(a, dict) and isinstance(b, dict) and \
-            a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    return cc.same(a, b)
-
-
 def compare(mpath, cases, *extra):
     args = ["compare", "--metrics", mpath, "--json"] + list(extra)
     for name, paths in cases:
@@ -135,19 +109,19 @@ ODD_ANSWERS = {
 
 
 def by_metrics(tmp, hand):
-    odd = write(os.path.join(tmp, "odd.pfw"), "\n".join(ODD) + "\n")
-    mo = write(os.path.join(tmp, "odd.json"), json.dumps(ODD_METRICS))
+    odd = cc.write(os.path.join(tmp, "odd.pfw"), "\n".join(ODD) + "\n")
+    mo = cc.write(os.path.join(tmp, "odd.json"), json.dumps(ODD_METRICS))
     rc, out, err = compare(mo, [("odd", [odd])])
     check(rc == 0, "by: odd names: exit %d: %s" % (rc, err))
     want = ref.compare(ODD_METRICS, [("odd", [odd])])
     for m in (json.loads(out)["metrics"] if rc == 0 else []):
         w = [x for x in want["metrics"] if x["name"] == m["name"]][0]
-        check(same(m["values"]["odd"], ODD_ANSWERS[m["name"]]) and
-              same(w["values"]["odd"], ODD_ANSWERS[m["name"]]),
+        check(cc.same(m["values"]["odd"], ODD_ANSWERS[m["name"]]) and
+              cc.same(w["values"]["odd"], ODD_ANSWERS[m["name"]]),
               "by: odd names: %s: %r, notebook_ref.py %r, by hand %r"
               % (m["name"], m["values"]["odd"], w["values"]["odd"],
                  ODD_ANSWERS[m["name"]]))
-    mpath = write(os.path.join(tmp, "by.json"), json.dumps(BY))
+    mpath = cc.write(os.path.join(tmp, "by.json"), json.dumps(BY))
     cases = [("hand", [hand]), ("fx", FX), ("old", FX[:1])]
     rc, out, err = compare(mpath, cases)
     check(rc == 0, "by: exit %d: %s" % (rc, err))
@@ -159,7 +133,7 @@ def by_metrics(tmp, hand):
     for m in want["metrics"]:
         for c, v in m["values"].items():
             g = got[m["name"]]["values"].get(c, "missing")
-            check(same(g, v), "by: %s of %s: %r, notebook_ref.py says %r"
+            check(cc.same(g, v), "by: %s of %s: %r, notebook_ref.py says %r"
                   % (m["name"], c, g if not isinstance(g, dict) else
                      sorted(g.items())[:4], v if not isinstance(v, dict)
                      else sorted(v.items())[:4]))
@@ -167,7 +141,7 @@ def by_metrics(tmp, hand):
           got["name_cat_mean"]["by"] == ["name", "cat"] and
           "by" not in got["total"], "by: the 'by' keys in JSON")
     for k, v in HAND_WRITES.items():
-        check(same(got[k]["values"]["hand"], v), "by: hand %s: %r, by hand "
+        check(cc.same(got[k]["values"]["hand"], v), "by: hand %s: %r, by hand "
               "%r" % (k, got[k]["values"]["hand"], v))
     check(got["by_nothing"]["values"]["fx"] == {},
           "by: a by metric selecting nothing is {}")
@@ -217,7 +191,7 @@ def events_metrics(tmp, hand):
         {"name": "writes_by_file", "filter": "name~write", "value": "count",
          "by": "file"},
     ]
-    mpath = write(os.path.join(tmp, "ev.json"), json.dumps(metrics))
+    mpath = cc.write(os.path.join(tmp, "ev.json"), json.dumps(metrics))
     ed = os.path.join(tmp, "evd")
     os.mkdir(ed)
     cases = [("many", many), ("hand", [hand])]
@@ -280,9 +254,9 @@ def errors(tmp, hand):
     old_ev = os.path.join(ed, "a.e.csv")
 
     def bad(text, code, *needles, case=None, extra=(), to=True):
-        path = write(os.path.join(tmp, "bad.json"), text)
-        write(out, keep)
-        write(old_ev, keep)
+        path = cc.write(os.path.join(tmp, "bad.json"), text)
+        cc.write(out, keep)
+        cc.write(old_ev, keep)
         before = set(os.listdir(tmp)) | set("d/" + n for n in os.listdir(ed))
         rc, o, e = run("compare", "--metrics", path, "--case",
                        case or "a=" + hand, *(("--out", out) if to else ()),
@@ -342,11 +316,11 @@ def errors(tmp, hand):
         case="a/b=" + hand, extra=ev)
     bad(one, 73, os.path.join(tmp, "nodir"),
         extra=("--events-dir", os.path.join(tmp, "nodir")))
-    empty = write(os.path.join(tmp, "empty.pfw"), "")
+    empty = cc.write(os.path.join(tmp, "empty.pfw"), "")
     bad(one, 65, "empty.pfw", "no events written", case="a=%s,%s"
         % (hand, empty), extra=ev)
     # success replaces the events file whole
-    write(os.path.join(tmp, "bad.json"), one)
+    cc.write(os.path.join(tmp, "bad.json"), one)
     rc, o, e = run("compare", "--metrics", os.path.join(tmp, "bad.json"),
                    "--case", "a=" + hand, "--events-dir", ed)
     with open(old_ev) as f:
@@ -357,7 +331,7 @@ def errors(tmp, hand):
 def main():
     tmp = tempfile.mkdtemp(prefix="compare_tables.")
     try:
-        hand = write(os.path.join(tmp, "hand.pfw"), "\n".join(cc.HAND) + "\n")
+        hand = cc.write(os.path.join(tmp, "hand.pfw"), "\n".join(cc.HAND) + "\n")
         by_metrics(tmp, hand)
         events_metrics(tmp, hand)
         errors(tmp, hand)

@@ -92,14 +92,6 @@ METRICS = cc.METRICS + [
 ]
 
 
-def same(a, b):
-    """cc.same, and a by metric's {KEY: value} key by key."""
-    if isinstance(a, dict) or isinstance(b, dict):
-        return isinstance(a, dict) and isinstance(b, dict) and \
-            a.keys() == b.keys() and all(cc.same(a[k], b[k]) for k in a)
-    return cc.same(a, b)
-
-
 def body(tmp):
     mpath = os.path.join(tmp, "m.json")
     with open(mpath, "w") as f:
@@ -166,7 +158,7 @@ def body(tmp):
                       "--case", "hand=" + hand)
     ov = {m["name"]: m["values"] for m in json.loads(orig)["metrics"]}
     for k in ov:
-        check(same(ov[k]["hand"], vals[k]["hand"]),
+        check(cc.same(ov[k]["hand"], vals[k]["hand"]),
               "hand.pfw and its shares: %s" % k)
     check(len(vals["by_file_writes"]["fx"]) > 10 and
           len(vals["by_name_cat_mean"]["hand"]) > 3,
