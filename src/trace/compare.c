@@ -890,6 +890,8 @@ static void pass_reader(struct pass *p)
 	for (size_t i = 0; i < p->m->n; i++) {
 		st_trace_fcache_release(&p->fc[i]);
 		p->sums[i].last = 0;
+		if (p->rows && p->rows[i])
+			st_trace_rows_reader(p->rows[i]);
 	}
 }
 

@@ -85,6 +85,10 @@ int st_trace_rows_new(struct st_trace_rows **w,
 /* Write what W holds to its stream, then write to OUT. */
 void st_trace_rows_out(struct st_trace_rows *w, FILE *out);
 
+/* A new reader: forget what W keeps of the last one's strings.  Call it
+ * before the first row of each reader. */
+void st_trace_rows_reader(struct st_trace_rows *w);
+
 /* The CSV header (JSON lines have none); a row per event EV of R.  0,
  * -1 out of memory, -2 when a write failed (then and later). */
 int st_trace_rows_header(struct st_trace_rows *w);
