@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -904,7 +905,7 @@ static int put_row(struct pass *p, size_t i, const st_pfw_reader *r,
 
 	p->row_metric = i;
 	if (!p->cur[i]) {
-		if (!(p->tmp[i] = tmpfile())) {
+		if (!p->tmp[i] && !(p->tmp[i] = tmpfile())) {
 			p->row_err = -2;
 			p->row_errno = errno;
 			return -1;
@@ -1127,8 +1128,10 @@ struct pool {
 	pthread_mutex_t mu;      /* over what follows */
 	size_t *out_next;        /* per case: its first unit not out */
 	uint8_t *done;           /* per unit: read */
-	FILE **kept;             /* per unit and events metric: rows kept
-				  * back in a temporary file, or NULL */
+	FILE **spill;            /* per case and events metric: the rows of
+				  * units read out of turn, or NULL */
+	uint64_t *kept;          /* per unit and events metric: where its
+				  * rows are in the spill (offset, length) */
 	int row_err;             /* the first: -1 out of memory, -2 write */
 	size_t err_case, err_metric;
 	int err_errno;
@@ -1169,26 +1172,55 @@ static void unit_begin(struct pool *pl, struct pass *p, size_t c, size_t u)
 		}
 }
 
-/* Copy the temporary file T (closed here) to OUT.  0, -1 (errno). */
-static int copy_out(FILE *t, FILE *out)
+/* Copy LEN bytes of FROM at OFF (LEN UINT64_MAX: to its end) to TO.  0,
+ * -1 (errno). */
+static int copy_range(FILE *from, uint64_t off, uint64_t len, FILE *to)
 {
 	char buf[1 << 16];
 	size_t k;
-	int rc = 0;
 
-	if (fflush(t) != 0 || fseek(t, 0, SEEK_SET) != 0)
-		rc = -1;
-	while (rc == 0 && (k = fread(buf, 1, sizeof(buf), t)) > 0)
-		if (fwrite(buf, 1, k, out) != k)
-			rc = -1;
-	if (ferror(t))
-		rc = -1;
-	fclose(t);
-	return rc;
+	if (fflush(from) != 0 || fseeko(from, (off_t)off, SEEK_SET) != 0)
+		return -1;
+	while (len && (k = fread(buf, 1, len < sizeof(buf) ? (size_t)len :
+				 sizeof(buf), from)) > 0) {
+		if (fwrite(buf, 1, k, to) != k)
+			return -1;
+		if (len != UINT64_MAX)
+			len -= k;
+	}
+	return ferror(from) || (len && len != UINT64_MAX) ? -1 : 0;
 }
 
-/* Unit U of case C is read in P: its rows kept back, and every unit of
- * C read in turn since the last one out written out. */
+/* The rows of unit U of case C, events metric I (the K-th), from the
+ * temporary file T of the thread that read it: to the case's stream
+ * when U is next, else to the case's spill.  T is emptied.  Under
+ * PL->mu. */
+static void unit_rows(struct pool *pl, size_t c, size_t u, size_t i,
+		      size_t k, FILE *t)
+{
+	FILE **sp = &pl->spill[c * pl->nev + k];
+	uint64_t *at = &pl->kept[2 * (u * pl->nev + k)];
+	off_t end;
+
+	if (pl->first[c] + pl->out_next[c] == u) {
+		if (copy_range(t, 0, UINT64_MAX, pl->cases[c].events_out[i]) < 0)
+			row_fail(pl, -2, c, i, errno);
+	} else if ((!*sp && !(*sp = tmpfile())) || fflush(*sp) != 0 ||
+		   fseeko(*sp, 0, SEEK_END) != 0 || (end = ftello(*sp)) < 0 ||
+		   copy_range(t, 0, UINT64_MAX, *sp) < 0 ||
+		   fflush(*sp) != 0) {
+		row_fail(pl, -2, c, i, errno);
+	} else {
+		at[0] = (uint64_t)end;
+		at[1] = (uint64_t)(ftello(*sp) - end);
+	}
+	if (fflush(t) != 0 || ftruncate(fileno(t), 0) != 0 ||
+	    fseeko(t, 0, SEEK_SET) != 0)
+		row_fail(pl, -2, c, i, errno);
+}
+
+/* Unit U of case C is read in P: its rows out or spilt, and every unit
+ * of C read in turn since the last one out written out. */
 static void unit_end(struct pool *pl, struct pass *p, size_t c, size_t u)
 {
 	const st_metrics *m = pl->o->metrics;
@@ -1202,8 +1234,10 @@ static void unit_end(struct pool *pl, struct pass *p, size_t c, size_t u)
 		if (st_trace_rows_flush(p->rows[i]) < 0)
 			row_fail(pl, -2, c, i, errno);
 		st_trace_rows_out(p->rows[i], NULL);
-		pl->kept[u * pl->nev + k++] = p->tmp[i];
-		p->tmp[i] = NULL;
+		if (p->cur[i] && p->cur[i] == p->tmp[i])
+			unit_rows(pl, c, u, i, k, p->tmp[i]);
+		p->cur[i] = NULL;
+		k++;
 	}
 	pl->done[u] = 1;
 	while (pl->out_next[c] < cs->n &&
@@ -1212,14 +1246,15 @@ static void unit_end(struct pool *pl, struct pass *p, size_t c, size_t u)
 
 		k = 0;
 		for (size_t i = 0; i < m->n; i++) {
-			FILE **t = &pl->kept[v * pl->nev + k];
+			uint64_t *at = &pl->kept[2 * (v * pl->nev + k)];
 
 			if (!m->v[i].events)
 				continue;
-			k++;
-			if (*t && copy_out(*t, cs->events_out[i]) < 0)
+			if (at[1] && copy_range(pl->spill[c * pl->nev + k],
+						at[0], at[1],
+						cs->events_out[i]) < 0)
 				row_fail(pl, -2, c, i, errno);
-			*t = NULL;
+			k++;
 		}
 		pl->out_next[c]++;
 	}
@@ -1322,8 +1357,10 @@ static int rows_begin(struct pool *pl, st_error *err)
 	if (!(pl->out_next = calloc(pl->n ? pl->n : 1,
 				    sizeof(*pl->out_next))) ||
 	    !(pl->done = calloc(pl->units ? pl->units : 1, 1)) ||
-	    !(pl->kept = calloc((pl->units ? pl->units : 1) * pl->nev,
-				sizeof(*pl->kept))))
+	    !(pl->kept = calloc((pl->units ? pl->units : 1) * pl->nev * 2,
+				sizeof(*pl->kept))) ||
+	    !(pl->spill = calloc((pl->n ? pl->n : 1) * pl->nev,
+				 sizeof(*pl->spill))))
 		return OOM(err);
 	for (size_t c = 0; c < pl->n; c++)
 		for (size_t i = 0; i < m->n; i++) {
@@ -1363,9 +1400,10 @@ static int rows_begin(struct pool *pl, st_error *err)
  * closed). */
 static void rows_end(struct pool *pl)
 {
-	for (size_t k = 0; pl->kept && k < pl->units * pl->nev; k++)
-		if (pl->kept[k])
-			fclose(pl->kept[k]);
+	for (size_t k = 0; pl->spill && k < pl->n * pl->nev; k++)
+		if (pl->spill[k])
+			fclose(pl->spill[k]);
+	free(pl->spill);
 	free(pl->kept);
 	free(pl->done);
 	free(pl->out_next);
