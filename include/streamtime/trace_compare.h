@@ -148,11 +148,11 @@ typedef struct st_compare_opts {
  * input that cannot be opened, a damaged gzip stream or a read error is
  * recorded in the case's files_in (what was read before it counts), as
  * st_trace_summarize does.  An events metric's rows come in the order
- * of the case's paths (a file read out of turn keeps its rows in a
- * temporary file until its turn).  Returns 0, or -1 with ERR set when
- * memory runs out or an events stream cannot be written (74, naming the
- * case and the metric).  Release each case with st_compare_case_release, in
- * every case. */
+ * of the case's paths (the rows of a file read out of turn wait in a
+ * temporary file, one per case and metric, until its turn).  Returns 0,
+ * or -1 with ERR set when memory runs out or an events stream cannot be
+ * written (74, naming the case and the metric).  Release each case with
+ * st_compare_case_release, in every case. */
 int st_trace_compare(st_compare_case *cases, size_t n,
 		     const st_compare_opts *o, st_error *err);
 
