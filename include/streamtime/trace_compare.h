@@ -149,7 +149,7 @@ typedef struct st_compare_opts {
  * recorded in the case's files_in (what was read before it counts), as
  * st_trace_summarize does.  An events metric's rows come in the order
  * of the case's paths (the rows of a file read out of turn wait in a
- * temporary file, one per case and metric, until its turn).  Returns 0,
+ * temporary file, one per thread, case and metric, until its turn).  Returns 0,
  * or -1 with ERR set when memory runs out or an events stream cannot be
  * written (74, naming the case and the metric).  Release each case with
  * st_compare_case_release, in every case. */

@@ -541,7 +541,8 @@ struct pass {
 	 * to make, into tmp[metric]) */
 	struct st_trace_rows **rows;
 	FILE **cur;
-	FILE **tmp;
+	FILE **tmp;           /* rows of files read out of turn, appended */
+	uint64_t *tmp_at;     /* where the file being read began in tmp */
 	int row_err;          /* -1 out of memory, -2 a write failed */
 	size_t row_metric;    /* which */
 	int row_errno;
@@ -711,7 +712,9 @@ static int pass_init(struct pass *p, const st_metrics *m)
 			continue;
 		if ((!p->rows && (!(p->rows = calloc(m->n, sizeof(*p->rows))) ||
 				  !(p->cur = calloc(m->n, sizeof(*p->cur))) ||
-				  !(p->tmp = calloc(m->n, sizeof(*p->tmp))))) ||
+				  !(p->tmp = calloc(m->n, sizeof(*p->tmp))) ||
+				  !(p->tmp_at = calloc(m->n,
+						       sizeof(*p->tmp_at))))) ||
 		    st_trace_rows_new(&p->rows[i], m->v[i].format,
 				      &m->v[i].cols, &e) < 0)
 			return -1;
@@ -742,6 +745,7 @@ static void pass_release(struct pass *p)
 		if (p->tmp[i])
 			fclose(p->tmp[i]);
 	free(p->tmp);
+	free(p->tmp_at);
 	st_trace_inputs_free(NULL, 0, p->bad, p->n_bad);
 	free(p->gid);
 	for (size_t d = 0; d < p->nder; d++)
@@ -905,11 +909,15 @@ static int put_row(struct pass *p, size_t i, const st_pfw_reader *r,
 
 	p->row_metric = i;
 	if (!p->cur[i]) {
-		if (!p->tmp[i] && !(p->tmp[i] = tmpfile())) {
+		off_t at;
+
+		if ((!p->tmp[i] && !(p->tmp[i] = tmpfile())) ||
+		    (at = ftello(p->tmp[i])) < 0) {
 			p->row_err = -2;
 			p->row_errno = errno;
 			return -1;
 		}
+		p->tmp_at[i] = (uint64_t)at;
 		p->cur[i] = p->tmp[i];
 		st_trace_rows_out(p->rows[i], p->cur[i]);
 	}
@@ -1112,6 +1120,12 @@ static int gather_bad(st_compare_case *c, struct pass **p, size_t n,
 	return 0;
 }
 
+/* Rows of a unit read out of turn: LEN bytes at OFF of F. */
+struct kept {
+	FILE *f;
+	uint64_t off, len;
+};
+
 /* The work: every file of every case, taken one at a time by the
  * threads, each thread gathering into a pass of its own per case. */
 struct pool {
@@ -1128,10 +1142,8 @@ struct pool {
 	pthread_mutex_t mu;      /* over what follows */
 	size_t *out_next;        /* per case: its first unit not out */
 	uint8_t *done;           /* per unit: read */
-	FILE **spill;            /* per case and events metric: the rows of
-				  * units read out of turn, or NULL */
-	uint64_t *kept;          /* per unit and events metric: where its
-				  * rows are in the spill (offset, length) */
+	struct kept *kept;       /* per unit and events metric: where its
+				  * rows wait (a thread's temporary file) */
 	int row_err;             /* the first: -1 out of memory, -2 write */
 	size_t err_case, err_metric;
 	int err_errno;
@@ -1172,54 +1184,54 @@ static void unit_begin(struct pool *pl, struct pass *p, size_t c, size_t u)
 		}
 }
 
-/* Copy LEN bytes of FROM at OFF (LEN UINT64_MAX: to its end) to TO.  0,
- * -1 (errno). */
-static int copy_range(FILE *from, uint64_t off, uint64_t len, FILE *to)
+/* Copy LEN bytes of F at OFF to TO, F's position left alone (its
+ * thread may be writing it).  0, -1 (errno). */
+static int copy_range(FILE *f, uint64_t off, uint64_t len, FILE *to)
 {
 	char buf[1 << 16];
-	size_t k;
 
-	if (fflush(from) != 0 || fseeko(from, (off_t)off, SEEK_SET) != 0)
-		return -1;
-	while (len && (k = fread(buf, 1, len < sizeof(buf) ? (size_t)len :
-				 sizeof(buf), from)) > 0) {
-		if (fwrite(buf, 1, k, to) != k)
+	while (len) {
+		ssize_t k = pread(fileno(f), buf, len < sizeof(buf) ?
+				  (size_t)len : sizeof(buf), (off_t)off);
+
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
 			return -1;
-		if (len != UINT64_MAX)
-			len -= k;
+		}
+		if (fwrite(buf, 1, (size_t)k, to) != (size_t)k)
+			return -1;
+		off += (uint64_t)k;
+		len -= (uint64_t)k;
 	}
-	return ferror(from) || (len && len != UINT64_MAX) ? -1 : 0;
+	return 0;
 }
 
-/* The rows of unit U of case C, events metric I (the K-th), from the
- * temporary file T of the thread that read it: to the case's stream
- * when U is next, else to the case's spill.  T is emptied.  Under
+/* The rows of unit U of case C, events metric I (the K-th), written to
+ * P's temporary file from p->tmp_at[I] on: copied to the case's stream
+ * when U is next, else kept where they are until its turn.  Under
  * PL->mu. */
-static void unit_rows(struct pool *pl, size_t c, size_t u, size_t i,
-		      size_t k, FILE *t)
+static void unit_rows(struct pool *pl, struct pass *p, size_t c, size_t u,
+		      size_t i, size_t k)
 {
-	FILE **sp = &pl->spill[c * pl->nev + k];
-	uint64_t *at = &pl->kept[2 * (u * pl->nev + k)];
+	struct kept *kp = &pl->kept[u * pl->nev + k];
 	off_t end;
 
-	if (pl->first[c] + pl->out_next[c] == u) {
-		if (copy_range(t, 0, UINT64_MAX, pl->cases[c].events_out[i]) < 0)
-			row_fail(pl, -2, c, i, errno);
-	} else if ((!*sp && !(*sp = tmpfile())) || fflush(*sp) != 0 ||
-		   fseeko(*sp, 0, SEEK_END) != 0 || (end = ftello(*sp)) < 0 ||
-		   copy_range(t, 0, UINT64_MAX, *sp) < 0 ||
-		   fflush(*sp) != 0) {
+	if (fflush(p->tmp[i]) != 0 || (end = ftello(p->tmp[i])) < 0) {
 		row_fail(pl, -2, c, i, errno);
-	} else {
-		at[0] = (uint64_t)end;
-		at[1] = (uint64_t)(ftello(*sp) - end);
+		return;
 	}
-	if (fflush(t) != 0 || ftruncate(fileno(t), 0) != 0 ||
-	    fseeko(t, 0, SEEK_SET) != 0)
+	*kp = (struct kept){ p->tmp[i], p->tmp_at[i],
+			     (uint64_t)end - p->tmp_at[i] };
+	if (pl->first[c] + pl->out_next[c] != u)
+		return;
+	if (copy_range(kp->f, kp->off, kp->len,
+		       pl->cases[c].events_out[i]) < 0)
 		row_fail(pl, -2, c, i, errno);
+	kp->len = 0;
 }
 
-/* Unit U of case C is read in P: its rows out or spilt, and every unit
+/* Unit U of case C is read in P: its rows out or kept, and every unit
  * of C read in turn since the last one out written out. */
 static void unit_end(struct pool *pl, struct pass *p, size_t c, size_t u)
 {
@@ -1235,7 +1247,7 @@ static void unit_end(struct pool *pl, struct pass *p, size_t c, size_t u)
 			row_fail(pl, -2, c, i, errno);
 		st_trace_rows_out(p->rows[i], NULL);
 		if (p->cur[i] && p->cur[i] == p->tmp[i])
-			unit_rows(pl, c, u, i, k, p->tmp[i]);
+			unit_rows(pl, p, c, u, i, k);
 		p->cur[i] = NULL;
 		k++;
 	}
@@ -1246,13 +1258,12 @@ static void unit_end(struct pool *pl, struct pass *p, size_t c, size_t u)
 
 		k = 0;
 		for (size_t i = 0; i < m->n; i++) {
-			uint64_t *at = &pl->kept[2 * (v * pl->nev + k)];
+			struct kept *kp = &pl->kept[v * pl->nev + k];
 
 			if (!m->v[i].events)
 				continue;
-			if (at[1] && copy_range(pl->spill[c * pl->nev + k],
-						at[0], at[1],
-						cs->events_out[i]) < 0)
+			if (kp->len && copy_range(kp->f, kp->off, kp->len,
+						  cs->events_out[i]) < 0)
 				row_fail(pl, -2, c, i, errno);
 			k++;
 		}
@@ -1357,10 +1368,8 @@ static int rows_begin(struct pool *pl, st_error *err)
 	if (!(pl->out_next = calloc(pl->n ? pl->n : 1,
 				    sizeof(*pl->out_next))) ||
 	    !(pl->done = calloc(pl->units ? pl->units : 1, 1)) ||
-	    !(pl->kept = calloc((pl->units ? pl->units : 1) * pl->nev * 2,
-				sizeof(*pl->kept))) ||
-	    !(pl->spill = calloc((pl->n ? pl->n : 1) * pl->nev,
-				 sizeof(*pl->spill))))
+	    !(pl->kept = calloc((pl->units ? pl->units : 1) * pl->nev,
+				sizeof(*pl->kept))))
 		return OOM(err);
 	for (size_t c = 0; c < pl->n; c++)
 		for (size_t i = 0; i < m->n; i++) {
@@ -1400,10 +1409,6 @@ static int rows_begin(struct pool *pl, st_error *err)
  * closed). */
 static void rows_end(struct pool *pl)
 {
-	for (size_t k = 0; pl->spill && k < pl->n * pl->nev; k++)
-		if (pl->spill[k])
-			fclose(pl->spill[k]);
-	free(pl->spill);
 	free(pl->kept);
 	free(pl->done);
 	free(pl->out_next);

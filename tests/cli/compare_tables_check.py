@@ -178,7 +178,7 @@ def by_metrics(tmp, hand):
 
 def events_metrics(tmp, hand):
     # big and small files in turn: with -j 3 many are read out of turn,
-    # so their rows wait in the spill file (seen with a probe: 17 of 60
+    # so their rows wait in a temporary file (seen with a probe: 17 of 60
     # files with -j 2)
     many = [FX[i % 3] for i in range(30)]
     metrics = [
