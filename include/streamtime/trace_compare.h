@@ -23,8 +23,9 @@
  *           cannot hold '/' nor begin with '.' (it names a file);
  *   keys    optional, only with events: the derived columns (trace
  *           events --keys; default "basename,pattern"; "" none);
- * and no other; by and per hold ST_TRACE_KEYS_MAX keys at most together.  The metric selects the events its filter keeps, adds up
- * their value per distinct per key (a key is the tuple of the keys'
+ * and no other; by and per hold ST_TRACE_KEYS_MAX keys at most together.
+ * The metric selects the events its filter keeps, adds up their value
+ * per distinct per key (a key is the tuple of the keys'
  * values; an event without a value of a key, e.g. no file, has the key
  * "none" for it, distinct from every string), then reduces over the
  * keys: the largest, the smallest, the sum, or the mean of the per-key
@@ -33,7 +34,7 @@
  * Sums stop at INT64_MAX (st_compare_case.saturated says so).  A by
  * metric's rows are its keys that selected an event, each shown as
  * `trace summary --group-by` shows a group: the values joined by ','
- * (a ',' or '\\' inside one escaped with '\\' when there are several),
+ * (a ',' or '\' inside one escaped with '\' when there are several),
  * pid "HOST:PID", thread "HOST:PID:TID" (HOST "?" when none), no value
  * "(none)"; sorted by that text (bytes).
  */

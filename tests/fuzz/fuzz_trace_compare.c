@@ -3,8 +3,9 @@
  * what the parser promises (a non-empty name unique in the file, a value
  * and a reduce of their words, 'reduce' given whenever 'per' is, keys
  * within ST_TRACE_KEYS_MAX, by and per together too; an events metric's
- * name a file name and its derived columns not columns); when it is refused, the error must be a bad
- * configuration (78) or out of memory (74), with a message. */
+ * name a file name and its derived columns not columns); when it is
+ * refused, the error must be a bad configuration (78) or out of memory
+ * (74), with a message. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
