@@ -1810,12 +1810,13 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		if (!(nm = strdup(json_string_value(name))) ||
 		    !(c->res = calloc(mg->m.n ? mg->m.n : 1,
 				      sizeof(*c->res))) ||
-		    !(c->n_res = mg->m.n, 1) ||
 		    !(p = calloc(1, sizeof(*p)))) {
 			free(nm);
 			free(c->res);
+			c->res = NULL;
 			return -1;
 		}
+		c->n_res = mg->m.n;
 		c->name = nm;
 		c->state = (struct st_compare_state *)p;
 		mg->n++;
