@@ -143,14 +143,18 @@ static int cmp_str(const void *x, const void *y)
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-/* Row KEY of result R (sorted rows), or NULL. */
+static int cmp_row_key(const void *key, const void *row)
+{
+	return strcmp(key, ((const st_metric_row *)row)->key);
+}
+
+/* Row KEY of result R (rows sorted by key), or NULL. */
 static const st_metric_result *row_of(const st_metric_result *r,
 				      const char *key)
 {
-	st_metric_row k = { .key = (char *)key };
 	const st_metric_row *f = r->n_rows ?
-		bsearch(&k, r->rows, r->n_rows, sizeof(*r->rows),
-			(int (*)(const void *, const void *))cmp_str) : NULL;
+		bsearch(key, r->rows, r->n_rows, sizeof(*r->rows),
+			cmp_row_key) : NULL;
 
 	return f ? &f->r : NULL;
 }
