@@ -1135,6 +1135,7 @@ struct pool {
 	size_t units;
 	const st_compare_opts *o;
 	struct pass **passes;    /* [thread * n + case], NULL: none yet */
+	size_t nt;               /* threads */
 	_Atomic size_t next;
 	_Atomic bool failed;
 	/* events metrics (nev of them): their rows go out unit after unit */
@@ -1268,6 +1269,17 @@ static void unit_end(struct pool *pl, struct pass *p, size_t c, size_t u)
 			k++;
 		}
 		pl->out_next[c]++;
+	}
+	/* all of C is out: its threads' temporary files can go, so that
+	 * open files stay few whatever the number of cases */
+	for (size_t t = 0; pl->out_next[c] == cs->n && t < pl->nt; t++) {
+		struct pass *q = pl->passes[t * pl->n + c];
+
+		for (size_t i = 0; q && q->tmp && i < m->n; i++)
+			if (q->tmp[i]) {
+				fclose(q->tmp[i]);
+				q->tmp[i] = NULL;
+			}
 	}
 	pthread_mutex_unlock(&pl->mu);
 }
@@ -1450,6 +1462,7 @@ int st_trace_compare(st_compare_case *cases, size_t n,
 	if (ret == 0 && !(pl.passes = calloc(nt * (n ? n : 1),
 					     sizeof(*pl.passes))))
 		ret = -1;
+	pl.nt = nt;
 	if (ret == 0) {
 		for (size_t t = 0; t < nt; t++)
 			wa[t] = (struct worker_arg){ &pl, t };
