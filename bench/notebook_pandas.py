@@ -2,7 +2,7 @@
 """The DFAnalyzer notebook for one case in pandas (issue 16's baseline).
 
   notebook_pandas.py --pfs DIR --ssd DIR --model S --file F \
-                     [--check-compare J --check-writes J --check-events CSV] DIR
+                     [--check-compare J [--check-writes J] --check-events CSV] DIR
 
 Loads every .pfw / .pfw.gz of DIR once, as a DFAnalyzer user does (each
 line through json.loads, HH/FH hashes mapped to their names, the events in
@@ -15,8 +15,12 @@ counts on files containing --model, per file the writes' count, dur and
 bytes, and the events of --file.  Bytes follow streamtime's rule (README
 "trace"; tests/tools/notebook_ref.py).  Prints the load and query times
 (stderr) and, with --check-*, compares every answer with streamtime's
-(`trace compare --json`, `trace summary --group-by file --json`,
-`trace events --format csv`); exit 1 on any difference.
+(`trace compare --json`: the 12 metrics, and the per-file writes from its
+"by": "file" metrics writes_count / writes_dur / writes_bytes when it has
+them, else from `trace summary --group-by file --json` given by
+--check-writes; the events of --file as `trace events --format csv` or an
+"events" metric writes them: ts, dur, name, pid, tid of every row);
+exit 1 on any difference.
 """
 import argparse
 import csv
@@ -155,22 +159,34 @@ def check(m, writes, events, a):
         print("  %-20s pandas %-16s streamtime %s" % (k, v, s))
         if s != v:
             bad.append(k)
-    groups = json.load(open(a.check_writes))["groups"]
-    stw = {f: (g["count"], g["dur_us"], g["bytes"]) for f, g in groups.items()
-           if f != "(none)"}
-    print("  per-file writes: pandas %d files, streamtime %d files"
-          % (len(writes), len(stw)))
+    if "writes_count" in stm:
+        stw = {f: (n, round(stm["writes_dur"][f] * 1e6),
+                   stm["writes_bytes"][f])
+               for f, n in stm["writes_count"].items()}
+        src = "trace compare's by-file metrics"
+    else:
+        groups = json.load(open(a.check_writes))["groups"]
+        stw = {f: (g["count"], g["dur_us"], g["bytes"])
+               for f, g in groups.items() if f != "(none)"}
+        src = "trace summary --group-by file"
+    print("  per-file writes: pandas %d files, streamtime (%s) %d files"
+          % (len(writes), src, len(stw)))
     if stw != writes:
         bad.append("per-file writes")
     with open(a.check_events, newline="") as f:
         rows = list(csv.DictReader(f))
     same = len(rows) == len(events) and \
-        [int(r["ts"]) for r in rows] == [int(x) for x in events["ts"]] and \
-        [int(r["dur"]) for r in rows] == [int(x) for x in events["dur"]]
+        [(int(r["ts"]), int(r["dur"]), r["name"], int(r["pid"]),
+          int(r["tid"])) for r in rows] == \
+        [(int(t), int(d), n, int(p), int(i)) for t, d, n, p, i in
+         zip(events["ts"], events["dur"], events["name"], events["pid"],
+             events["tid"])]
     print("  events of %s: pandas %d rows, streamtime %d rows"
           % (a.file, len(events), len(rows)))
     if not same:
         bad.append("events of one file")
+    if "file_events" in stm and stm["file_events"] != (len(events) or None):
+        bad.append("the count of the events of one file")
     return bad
 
 

@@ -37,7 +37,7 @@ _streamtime_opts() {   # the options of leaf command $1
 	"stats queue") echo "--merged --out-dir --tz --help --quiet --verbose" ;;
 	"stats transfers") echo "--merged --offload --save-stats --streaming-dir --out-dir --size --help --quiet --verbose" ;;
 	"timeline") echo "--results --data --config --out --help --quiet --verbose" ;;
-	"trace compare") echo "--metrics --case --json --out --save-partial --date --tz --names --jobs -j --help --quiet --verbose" ;;
+	"trace compare") echo "--metrics --case --json --out --save-partial --events-dir --date --tz --names --jobs -j --help --quiet --verbose" ;;
 	"trace events") echo "--filter --format --keys --limit --out --date --tz --names --help --quiet --verbose" ;;
 	"trace merge") echo "--json --out --help --quiet --verbose" ;;
 	"trace plot") echo "--out-dir --format --filter --date --tz --names --help --quiet --verbose" ;;
@@ -155,6 +155,7 @@ _streamtime_value() {
 	"trace compare --case") echo "file" ;;
 	"trace compare --out") echo "file" ;;
 	"trace compare --save-partial") echo "file" ;;
+	"trace compare --events-dir") echo "dir" ;;
 	"trace compare --date") echo "none" ;;
 	"trace compare --tz") echo "zone" ;;
 	"trace compare --names") echo "file" ;;

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -24,7 +25,9 @@ static const char *const value_names[] = { "dur", "bytes", "count", NULL };
 static const char *const reduce_names[] = { "max", "min", "sum", "mean",
 					    NULL };
 static const char *const field_names[] = { "name", "filter", "value", "per",
-					   "reduce", NULL };
+					   "reduce", "by", "events", "keys",
+					   NULL };
+static const char *const format_names[] = { "csv", "jsonl", NULL };
 
 const char *st_metric_value_name(enum st_metric_value v)
 {
@@ -125,30 +128,32 @@ static int parse_filter(const struct at *a, json_t *v, st_trace_filter *f,
 	return 0;
 }
 
-/* "per": "KEY,KEY" or an array of keys, into K. */
-static int parse_per(const struct at *a, json_t *v, st_trace_keys *k,
-		     st_error *err)
+/* FIELD ("per", "by", "keys"): "KEY,KEY" or an array of keys, into K;
+ * EMPTY: none is allowed ("" or []). */
+static int parse_keys(const struct at *a, const char *field, json_t *v,
+		      st_trace_keys *k, bool empty, st_error *err)
 {
-	char list[1024];
+	char list[1024] = "";
 	size_t n = 0;
 	st_error e;
 
 	if (json_is_string(v)) {
 		n = (size_t)snprintf(list, sizeof(list), "%s",
 				     json_string_value(v));
-	} else if (json_is_array(v) && json_array_size(v)) {
+	} else if (json_is_array(v) && (empty || json_array_size(v))) {
 		for (size_t i = 0; i < json_array_size(v); i++) {
 			json_t *t = json_array_get(v, i);
 
 			if (!json_is_string(t))
 				return st_error_set(err, ST_EXIT_CONFIG, AT_FMT
-						    ": 'per'[%zu] must be a "
-						    "string", AT_ARGS(a), i);
+						    ": '%s'[%zu] must be a "
+						    "string", AT_ARGS(a), field,
+						    i);
 			if (strchr(json_string_value(t), ','))
 				return st_error_set(err, ST_EXIT_CONFIG, AT_FMT
-						    ": 'per'[%zu]: one key "
+						    ": '%s'[%zu]: one key "
 						    "per string", AT_ARGS(a),
-						    i);
+						    field, i);
 			n += (size_t)snprintf(list + (n < sizeof(list) ? n :
 						      sizeof(list)),
 					      n < sizeof(list) ?
@@ -157,21 +162,67 @@ static int parse_per(const struct at *a, json_t *v, st_trace_keys *k,
 					      json_string_value(t));
 		}
 	} else {
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'per' must be "
-				    "a string or a non-empty array of strings",
-				    AT_ARGS(a));
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s' must be "
+				    "a string or a%s array of strings",
+				    AT_ARGS(a), field, empty ? "n" :
+				    " non-empty");
 	}
 	if (n >= sizeof(list))
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'per': too "
-				    "long", AT_ARGS(a));
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s': too "
+				    "long", AT_ARGS(a), field);
 	if (st_trace_keys_parse(k, list, &e) < 0)
 		return st_error_set(err, e.code == ST_EXIT_IOERR ? e.code :
-				    ST_EXIT_CONFIG, AT_FMT ": 'per': %s",
-				    AT_ARGS(a), e.text);
-	if (!k->n)
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'per': no key "
-				    "(leave 'per' out for the total)",
-				    AT_ARGS(a));
+				    ST_EXIT_CONFIG, AT_FMT ": '%s': %s",
+				    AT_ARGS(a), field, e.text);
+	if (!k->n && !empty)
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s': no key "
+				    "(leave '%s' out for %s)", AT_ARGS(a),
+				    field, field, strcmp(field, "by") ?
+				    "the total" : "one value");
+	return 0;
+}
+
+/* "events" and "keys" of the metric (object O) at A into M. */
+static int parse_events(const struct at *a, json_t *o, st_metric *m,
+			st_error *err)
+{
+	json_t *v = json_object_get(o, "events"),
+	       *keys = json_object_get(o, "keys");
+	int k;
+
+	if (!v) {
+		if (keys)
+			return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'keys' "
+					    "goes with 'events' (the derived "
+					    "columns of the events written)",
+					    AT_ARGS(a));
+		return 0;
+	}
+	if (word(a, "events", v, format_names, &k, err) < 0)
+		return -1;
+	m->events = true;
+	m->format = k ? ST_TRACE_EVENTS_JSONL : ST_TRACE_EVENTS_CSV;
+	if (strchr(m->name, '/') || m->name[0] == '.')
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'name' names "
+				    "the file of its events: no '/' in it, "
+				    "and no '.' first", AT_ARGS(a));
+	if (!keys)
+		return st_trace_keys_parse(&m->cols, "basename,pattern",
+					   NULL) < 0 ? OOM(err) : 0;
+	if (parse_keys(a, "keys", keys, &m->cols, true, err) < 0)
+		return -1;
+	for (size_t i = 0; i < m->cols.n; i++) {
+		char name[16];
+
+		if (st_trace_events_key_is_column(&m->cols.v[i]))
+			return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": "
+					    "'keys': '%s' is a column already "
+					    "(host, pid, tid, name, cat and "
+					    "file always are)", AT_ARGS(a),
+					    st_trace_key_name(&m->cols.v[i],
+							      name,
+							      sizeof(name)));
+	}
 	return 0;
 }
 
@@ -201,7 +252,7 @@ static int parse_metric(const char *what, size_t i, json_t *o, st_metric *m,
 		near = st_suggest(key, field_names, (size_t)-1);
 		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": unknown field "
 				    "'%s'%s%s%s (the fields are name, filter, "
-				    "value, per, reduce)", AT_ARGS(&a), key,
+				    "value, per, reduce, by, events, keys)", AT_ARGS(&a), key,
 				    near ? "; did you mean '" : "",
 				    near ? near : "", near ? "'?" : "");
 	}
@@ -226,7 +277,16 @@ static int parse_metric(const char *what, size_t i, json_t *o, st_metric *m,
 		return -1;
 	m->value = (enum st_metric_value)k;
 	if ((v = json_object_get(o, "per")) &&
-	    parse_per(&a, v, &m->per, err) < 0)
+	    parse_keys(&a, "per", v, &m->per, false, err) < 0)
+		return -1;
+	if ((v = json_object_get(o, "by")) &&
+	    parse_keys(&a, "by", v, &m->by, false, err) < 0)
+		return -1;
+	if (m->by.n + m->per.n > ST_TRACE_KEYS_MAX)
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'by' and "
+				    "'per': more than %d keys together",
+				    AT_ARGS(&a), ST_TRACE_KEYS_MAX);
+	if (parse_events(&a, o, m, err) < 0)
 		return -1;
 	m->reduce = ST_REDUCE_SUM;
 	if ((v = json_object_get(o, "reduce"))) {
@@ -348,14 +408,21 @@ static int sums_rehash(struct sums *s, size_t nslots)
 	return 0;
 }
 
+static inline bool comps_eq(const uint64_t *a, const uint64_t *b, size_t w)
+{
+	for (size_t i = 0; i < w; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /* Add V to the sum of key K (s->w components).  0, -1 out of memory;
  * *SAT set when the sum stopped at INT64_MAX. */
 static int sums_add(struct sums *s, const uint64_t *k, int64_t v, bool *sat)
 {
 	size_t h, e;
 
-	if (s->last && memcmp(s->keys + (s->last - 1) * s->w, k,
-			      s->w * sizeof(*k)) == 0) {
+	if (s->last && comps_eq(s->keys + (s->last - 1) * s->w, k, s->w)) {
 		e = s->last - 1;
 		goto add;
 	}
@@ -367,7 +434,7 @@ static int sums_add(struct sums *s, const uint64_t *k, int64_t v, bool *sat)
 	h = comps_hash(k, s->w) & s->mask;
 	while (s->slot[h]) {
 		e = s->slot[h] - 1;
-		if (memcmp(s->keys + e * s->w, k, s->w * sizeof(*k)) == 0)
+		if (comps_eq(s->keys + e * s->w, k, s->w))
 			goto found;
 		h = (h + 1) & s->mask;
 	}
@@ -439,6 +506,9 @@ static void sums_reduce(const struct sums *s, enum st_metric_reduce r,
 
 /* ---- one pass over a case -------------------------------------------- */
 
+struct pass;
+static int reduce_metric(struct pass *p, size_t i, st_metric_result *res);
+
 /* A derived key (basename, pattern, prefix:N) the metrics use. */
 struct derived {
 	st_trace_key key;
@@ -464,6 +534,19 @@ struct pass {
 	size_t n_bad;
 	/* per metric, per key component: a string id (else a number) */
 	bool (*cstr)[MAX_COMPS];
+	st_trace_keys *keys;  /* per metric: its by keys, then its per */
+	size_t *same;         /* per metric: the first with the same filter */
+	int8_t *ok;           /* per metric: the event's answer */
+	/* events metrics: per metric a writer (NULL for the others), and
+	 * where the rows of the file being read go (NULL: a temporary file
+	 * to make, into tmp[metric]) */
+	struct st_trace_rows **rows;
+	FILE **cur;
+	FILE **tmp;           /* rows of files read out of turn, appended */
+	uint64_t *tmp_at;     /* where the file being read began in tmp */
+	int row_err;          /* -1 out of memory, -2 a write failed */
+	size_t row_metric;    /* which */
+	int row_errno;
 };
 
 /* Make room for reader string id ID in the id maps (new room 0). */
@@ -556,6 +639,23 @@ static size_t key_width(const st_trace_keys *k)
 	return w;
 }
 
+/* Do filters A and B have the same terms, in the same order? */
+static bool filter_same(const st_trace_filter *a, const st_trace_filter *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const st_trace_term *x = &a->v[i], *y = &b->v[i];
+
+		if (x->field != y->field || x->op != y->op ||
+		    x->neg != y->neg || x->num != y->num ||
+		    !x->value != !y->value ||
+		    (x->value && strcmp(x->value, y->value) != 0))
+			return false;
+	}
+	return true;
+}
+
 static int pass_init(struct pass *p, const st_metrics *m)
 {
 	memset(p, 0, sizeof(*p));
@@ -564,11 +664,24 @@ static int pass_init(struct pass *p, const st_metrics *m)
 	if (!(p->sums = calloc(m->n, sizeof(*p->sums))) ||
 	    !(p->fc = calloc(m->n, sizeof(*p->fc))) ||
 	    !(p->dslot = calloc(m->n * ST_TRACE_KEYS_MAX, 1)) ||
-	    !(p->cstr = calloc(m->n, sizeof(*p->cstr))))
+	    !(p->cstr = calloc(m->n, sizeof(*p->cstr))) ||
+	    !(p->keys = calloc(m->n, sizeof(*p->keys))) ||
+	    !(p->same = calloc(m->n, sizeof(*p->same))) ||
+	    !(p->ok = calloc(m->n, sizeof(*p->ok))))
 		return -1;
+	for (size_t i = 0; i < m->n; i++)
+		for (p->same[i] = 0; p->same[i] < i; p->same[i]++)
+			if (filter_same(&m->v[p->same[i]].filter,
+					&m->v[i].filter))
+				break;
 	for (size_t i = 0; i < m->n; i++) {
-		const st_trace_keys *k = &m->v[i].per;
+		st_trace_keys *k = &p->keys[i];
 		size_t w = 0;
+
+		*k = m->v[i].by;
+		memcpy(k->v + k->n, m->v[i].per.v,
+		       m->v[i].per.n * sizeof(*k->v));
+		k->n += m->v[i].per.n;
 
 		p->sums[i].w = key_width(k);
 		for (size_t j = 0; j < k->n; j++) {
@@ -593,6 +706,20 @@ static int pass_init(struct pass *p, const st_metrics *m)
 			p->dslot[i * ST_TRACE_KEYS_MAX + j] = (uint8_t)(d + 1);
 		}
 	}
+	for (size_t i = 0; i < m->n; i++) {
+		st_error e;
+
+		if (!m->v[i].events)
+			continue;
+		if ((!p->rows && (!(p->rows = calloc(m->n, sizeof(*p->rows))) ||
+				  !(p->cur = calloc(m->n, sizeof(*p->cur))) ||
+				  !(p->tmp = calloc(m->n, sizeof(*p->tmp))) ||
+				  !(p->tmp_at = calloc(m->n,
+						       sizeof(*p->tmp_at))))) ||
+		    st_trace_rows_new(&p->rows[i], m->v[i].format,
+				      &m->v[i].cols, &e) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -608,12 +735,154 @@ static void pass_release(struct pass *p)
 	free(p->fc);
 	free(p->dslot);
 	free(p->cstr);
+	free(p->keys);
+	free(p->same);
+	free(p->ok);
+	for (size_t i = 0; p->rows && i < p->m->n; i++)
+		st_trace_rows_free(p->rows[i]);
+	free(p->rows);
+	free(p->cur);
+	for (size_t i = 0; p->tmp && i < p->m->n; i++)
+		if (p->tmp[i])
+			fclose(p->tmp[i]);
+	free(p->tmp);
+	free(p->tmp_at);
 	st_trace_inputs_free(NULL, 0, p->bad, p->n_bad);
 	free(p->gid);
 	for (size_t d = 0; d < p->nder; d++)
 		free(p->der[d].gid);
 	free(p->kb);
 	st_strtab_release(&p->tab);
+}
+
+/* Append S[0..LEN) to *B (*N bytes of *CAP), a ',' and '\\' in it
+ * escaped when ESC.  0, -1 out of memory. */
+static int show_put(char **b, size_t *n, size_t *cap, const char *s,
+		    size_t len, bool esc)
+{
+	if (st_grow(b, cap, *n + 2 * len + 1, 1, 64) < 0)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (esc && (s[i] == ',' || s[i] == '\\'))
+			(*b)[(*n)++] = '\\';
+		(*b)[(*n)++] = s[i];
+	}
+	(*b)[*n] = 0;
+	return 0;
+}
+
+/* The by key K (its components) of metric I of P as shown (see
+ * trace_compare.h), into *OUT (allocated).  0, -1 out of memory. */
+static int show_key(const struct pass *p, size_t i, const uint64_t *k,
+		    char **out)
+{
+	const st_trace_keys *by = &p->m->v[i].by;
+	bool esc = by->n > 1;
+	char *b = NULL, num[48];
+	size_t n = 0, cap = 0, c = 0;
+	int rc = show_put(&b, &n, &cap, "", 0, false);
+
+	for (size_t j = 0; rc == 0 && j < by->n; j++) {
+		enum st_trace_key_kind kind = by->v[j].kind;
+		const char *str = "(none)";
+		size_t len = 6;
+
+		if (j)
+			rc = show_put(&b, &n, &cap, ",", 1, false);
+		if (kind == ST_TRACE_KEY_PID || kind == ST_TRACE_KEY_THREAD) {
+			str = "?";
+			len = 1;
+		}
+		if (kind != ST_TRACE_KEY_PHASE && k[c] != NONE)
+			str = st_strtab_str(&p->tab, (uint32_t)k[c], &len);
+		c++;
+		if (rc == 0)
+			rc = show_put(&b, &n, &cap, str, len, esc);
+		if (kind == ST_TRACE_KEY_PID)
+			len = (size_t)snprintf(num, sizeof(num), ":%" PRId64,
+					       (int64_t)k[c]);
+		else if (kind == ST_TRACE_KEY_THREAD)
+			len = (size_t)snprintf(num, sizeof(num), ":%" PRId64
+					       ":%" PRId64, (int64_t)k[c],
+					       (int64_t)k[c + 1]);
+		else
+			continue;
+		c += kind == ST_TRACE_KEY_THREAD ? 2 : 1;
+		if (rc == 0)
+			rc = show_put(&b, &n, &cap, num, len, false);
+	}
+	if (rc < 0) {
+		free(b);
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+	return strcmp(((const st_metric_row *)x)->key,
+		      ((const st_metric_row *)y)->key);
+}
+
+/* Metric I of P reduced into RES: over all its keys, or, for a by
+ * metric, over the keys of each by key into a row of RES.  0, -1 out
+ * of memory. */
+static int reduce_metric(struct pass *p, size_t i, st_metric_result *res)
+{
+	const st_metric *m = &p->m->v[i];
+	const struct sums *s = &p->sums[i];
+	struct sums g = { .w = key_width(&m->by) }, part = { 0 };
+	size_t *grp = NULL, *at = NULL;
+	int64_t *perm = NULL;
+	bool sat = false;
+	int ret = -1;
+
+	if (!m->by.n) {
+		sums_reduce(s, m->reduce, res, &p->sat);
+		return 0;
+	}
+	memset(res, 0, sizeof(*res));
+	res->keys = s->n;
+	if (!s->n)
+		return 0;
+	if (!(grp = malloc(s->n * sizeof(*grp))) ||
+	    !(perm = malloc(s->n * sizeof(*perm))))
+		goto out;
+	for (size_t e = 0; e < s->n; e++) {
+		if (sums_add(&g, s->keys + e * s->w, 0, &sat) < 0)
+			goto out;
+		grp[e] = g.last - 1;
+	}
+	if (!(at = calloc(g.n + 1, sizeof(*at))) ||
+	    !(res->rows = calloc(g.n, sizeof(*res->rows))))
+		goto out;
+	for (size_t e = 0; e < s->n; e++)
+		at[grp[e] + 1]++;
+	for (size_t j = 0; j < g.n; j++)
+		at[j + 1] += at[j];
+	for (size_t e = 0; e < s->n; e++)
+		perm[at[grp[e]]++] = s->sum[e];
+	for (size_t j = g.n; j > 0; j--)
+		at[j] = at[j - 1];
+	at[0] = 0;
+	for (size_t j = 0; j < g.n; j++) {
+		part.n = at[j + 1] - at[j];
+		part.sum = perm + at[j];
+		sums_reduce(&part, m->reduce, &res->rows[j].r, &p->sat);
+		if (show_key(p, i, g.keys + j * g.w, &res->rows[j].key) < 0)
+			goto out;
+		res->n_rows = j + 1;
+	}
+	qsort(res->rows, res->n_rows, sizeof(*res->rows), cmp_row);
+	res->has = true;
+	ret = 0;
+out:
+	sums_release(&g);
+	free(grp);
+	free(at);
+	free(perm);
+	return ret;
 }
 
 /* A new reader: forget the old one's ids. */
@@ -627,11 +896,42 @@ static void pass_reader(struct pass *p)
 	for (size_t i = 0; i < p->m->n; i++) {
 		st_trace_fcache_release(&p->fc[i]);
 		p->sums[i].last = 0;
+		if (p->rows && p->rows[i])
+			st_trace_rows_reader(p->rows[i]);
 	}
 }
 
+/* EV of R as a row of events metric I, to p->cur[i] or a temporary
+ * file made for it.  0, -1 (p->row_err says why). */
+static int put_row(struct pass *p, size_t i, const st_pfw_reader *r,
+		   const st_pfw_event *ev)
+{
+	int rc;
+
+	p->row_metric = i;
+	if (!p->cur[i]) {
+		off_t at;
+
+		if ((!p->tmp[i] && !(p->tmp[i] = tmpfile())) ||
+		    (at = ftello(p->tmp[i])) < 0) {
+			p->row_err = -2;
+			p->row_errno = errno;
+			return -1;
+		}
+		p->tmp_at[i] = (uint64_t)at;
+		p->cur[i] = p->tmp[i];
+		st_trace_rows_out(p->rows[i], p->cur[i]);
+	}
+	if ((rc = st_trace_rows_put(p->rows[i], r, ev)) < 0) {
+		p->row_err = rc;
+		p->row_errno = errno;
+		return -1;
+	}
+	return 0;
+}
+
 /* EV of R into every metric whose filter keeps it.  0, -1 out of
- * memory. */
+ * memory or (p->row_err) an events row not written. */
 static int pass_event(struct pass *p, const st_pfw_reader *r,
 		      const st_pfw_event *ev)
 {
@@ -651,15 +951,19 @@ static int pass_event(struct pass *p, const st_pfw_reader *r,
 		const st_trace_filter *f = m->filter.n ? &m->filter : NULL;
 		size_t w = 0;
 		int64_t v;
-		int ok = st_trace_fcache_keep(&p->fc[i], f, r, ev);
+		int ok = p->same[i] < i ? p->ok[p->same[i]] :
+			 st_trace_fcache_keep(&p->fc[i], f, r, ev);
 
+		p->ok[i] = (int8_t)ok;
 		if (ok <= 0) {
 			if (ok < 0)
 				return -1;
 			continue;
 		}
-		for (size_t j = 0; j < m->per.n; j++) {
-			const st_trace_key *key = &m->per.v[j];
+		if (m->events && put_row(p, i, r, ev) < 0)
+			return -1;
+		for (size_t j = 0; j < p->keys[i].n; j++) {
+			const st_trace_key *key = &p->keys[i].v[j];
 			uint8_t d = p->dslot[i * ST_TRACE_KEYS_MAX + j];
 			int rc = 0;
 
@@ -817,6 +1121,12 @@ static int gather_bad(st_compare_case *c, struct pass **p, size_t n,
 	return 0;
 }
 
+/* Rows of a unit read out of turn: LEN bytes at OFF of F. */
+struct kept {
+	FILE *f;
+	uint64_t off, len;
+};
+
 /* The work: every file of every case, taken one at a time by the
  * threads, each thread gathering into a pass of its own per case. */
 struct pool {
@@ -826,14 +1136,154 @@ struct pool {
 	size_t units;
 	const st_compare_opts *o;
 	struct pass **passes;    /* [thread * n + case], NULL: none yet */
+	size_t nt;               /* threads */
 	_Atomic size_t next;
 	_Atomic bool failed;
+	/* events metrics (nev of them): their rows go out unit after unit */
+	size_t nev;
+	pthread_mutex_t mu;      /* over what follows */
+	size_t *out_next;        /* per case: its first unit not out */
+	uint8_t *done;           /* per unit: read */
+	struct kept *kept;       /* per unit and events metric: where its
+				  * rows wait (a thread's temporary file) */
+	int row_err;             /* the first: -1 out of memory, -2 write */
+	size_t err_case, err_metric;
+	int err_errno;
 };
 
 struct worker_arg {
 	struct pool *pl;
 	size_t t;
 };
+
+/* Note failure RC (-1, -2 with errno E) of metric I of case C, the
+ * first one only.  Under PL->mu. */
+static void row_fail(struct pool *pl, int rc, size_t c, size_t i, int e)
+{
+	if (!pl->row_err) {
+		pl->row_err = rc;
+		pl->err_case = c;
+		pl->err_metric = i;
+		pl->err_errno = e ? e : EIO;
+	}
+	atomic_store(&pl->failed, true);
+}
+
+/* Unit U of case C begins in P: its rows go straight to the case's
+ * streams when every unit before it is out, else to temporary files. */
+static void unit_begin(struct pool *pl, struct pass *p, size_t c, size_t u)
+{
+	const st_metrics *m = pl->o->metrics;
+	bool direct;
+
+	pthread_mutex_lock(&pl->mu);
+	direct = pl->first[c] + pl->out_next[c] == u;
+	pthread_mutex_unlock(&pl->mu);
+	for (size_t i = 0; i < m->n; i++)
+		if (p->rows[i]) {
+			p->cur[i] = direct ? pl->cases[c].events_out[i] : NULL;
+			st_trace_rows_out(p->rows[i], p->cur[i]);
+		}
+}
+
+/* Copy LEN bytes of F at OFF to TO, F's position left alone (its
+ * thread may be writing it).  0, -1 (errno). */
+static int copy_range(FILE *f, uint64_t off, uint64_t len, FILE *to)
+{
+	char buf[1 << 16];
+
+	while (len) {
+		ssize_t k = pread(fileno(f), buf, len < sizeof(buf) ?
+				  (size_t)len : sizeof(buf), (off_t)off);
+
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
+			return -1;
+		}
+		if (fwrite(buf, 1, (size_t)k, to) != (size_t)k)
+			return -1;
+		off += (uint64_t)k;
+		len -= (uint64_t)k;
+	}
+	return 0;
+}
+
+/* The rows of unit U of case C, events metric I (the K-th), written to
+ * P's temporary file from p->tmp_at[I] on: copied to the case's stream
+ * when U is next, else kept where they are until its turn.  Under
+ * PL->mu. */
+static void unit_rows(struct pool *pl, struct pass *p, size_t c, size_t u,
+		      size_t i, size_t k)
+{
+	struct kept *kp = &pl->kept[u * pl->nev + k];
+	off_t end;
+
+	if (fflush(p->tmp[i]) != 0 || (end = ftello(p->tmp[i])) < 0) {
+		row_fail(pl, -2, c, i, errno);
+		return;
+	}
+	*kp = (struct kept){ p->tmp[i], p->tmp_at[i],
+			     (uint64_t)end - p->tmp_at[i] };
+	if (pl->first[c] + pl->out_next[c] != u)
+		return;
+	if (copy_range(kp->f, kp->off, kp->len,
+		       pl->cases[c].events_out[i]) < 0)
+		row_fail(pl, -2, c, i, errno);
+	kp->len = 0;
+}
+
+/* Unit U of case C is read in P: its rows out or kept, and every unit
+ * of C read in turn since the last one out written out. */
+static void unit_end(struct pool *pl, struct pass *p, size_t c, size_t u)
+{
+	const st_metrics *m = pl->o->metrics;
+	st_compare_case *cs = &pl->cases[c];
+	size_t k = 0;
+
+	pthread_mutex_lock(&pl->mu);
+	for (size_t i = 0; i < m->n; i++) {
+		if (!p->rows[i])
+			continue;
+		if (st_trace_rows_flush(p->rows[i]) < 0)
+			row_fail(pl, -2, c, i, errno);
+		st_trace_rows_out(p->rows[i], NULL);
+		if (p->cur[i] && p->cur[i] == p->tmp[i])
+			unit_rows(pl, p, c, u, i, k);
+		p->cur[i] = NULL;
+		k++;
+	}
+	pl->done[u] = 1;
+	while (pl->out_next[c] < cs->n &&
+	       pl->done[pl->first[c] + pl->out_next[c]]) {
+		size_t v = pl->first[c] + pl->out_next[c];
+
+		k = 0;
+		for (size_t i = 0; i < m->n; i++) {
+			struct kept *kp = &pl->kept[v * pl->nev + k];
+
+			if (!m->v[i].events)
+				continue;
+			if (kp->len && copy_range(kp->f, kp->off, kp->len,
+						  cs->events_out[i]) < 0)
+				row_fail(pl, -2, c, i, errno);
+			k++;
+		}
+		pl->out_next[c]++;
+	}
+	/* all of C is out: its threads' temporary files can go, so that
+	 * open files stay few whatever the number of cases */
+	for (size_t t = 0; pl->out_next[c] == cs->n && t < pl->nt; t++) {
+		struct pass *q = pl->passes[t * pl->n + c];
+
+		for (size_t i = 0; q && q->tmp && i < m->n; i++)
+			if (q->tmp[i]) {
+				fclose(q->tmp[i]);
+				q->tmp[i] = NULL;
+			}
+	}
+	pthread_mutex_unlock(&pl->mu);
+}
 
 static void *worker(void *arg)
 {
@@ -854,8 +1304,19 @@ static void *worker(void *arg)
 			atomic_store(&pl->failed, true);
 			break;
 		}
-		if (read_one(*pp, &pl->cases[c], u - pl->first[c], pl->o) < 0)
-			atomic_store(&pl->failed, true);
+		if (pl->nev)
+			unit_begin(pl, *pp, c, u);
+		if (read_one(*pp, &pl->cases[c], u - pl->first[c], pl->o) < 0) {
+			pthread_mutex_lock(&pl->mu);
+			if ((*pp)->row_err)
+				row_fail(pl, (*pp)->row_err, c,
+					 (*pp)->row_metric, (*pp)->row_errno);
+			else
+				atomic_store(&pl->failed, true);
+			pthread_mutex_unlock(&pl->mu);
+		}
+		if (pl->nev)
+			unit_end(pl, *pp, c, u);
 	}
 	return NULL;
 }
@@ -887,8 +1348,8 @@ static int finish_case(st_compare_case *c, struct pass **p, size_t nt,
 	c->events = dst->events;
 	c->bad_lines = dst->bad_lines;
 	for (size_t i = 0; ret == 0 && i < m->n; i++)
-		sums_reduce(&dst->sums[i], m->v[i].reduce, &c->res[i],
-			    &dst->sat);
+		if (reduce_metric(dst, i, &c->res[i]) < 0)
+			ret = -1;
 	c->saturated = dst->sat;
 	if (ret == 0 && o->keep) {
 		struct pass *k = dst;
@@ -910,6 +1371,63 @@ static int finish_case(st_compare_case *c, struct pass **p, size_t nt,
 	return ret;
 }
 
+/* The ordering of PL's events rows set up, and each case's events
+ * streams given their CSV header.  0, -1 with ERR. */
+static int rows_begin(struct pool *pl, st_error *err)
+{
+	const st_metrics *m = pl->o->metrics;
+
+	pthread_mutex_init(&pl->mu, NULL);
+	if (!(pl->out_next = calloc(pl->n ? pl->n : 1,
+				    sizeof(*pl->out_next))) ||
+	    !(pl->done = calloc(pl->units ? pl->units : 1, 1)) ||
+	    !(pl->kept = calloc((pl->units ? pl->units : 1) * pl->nev,
+				sizeof(*pl->kept))))
+		return OOM(err);
+	for (size_t c = 0; c < pl->n; c++)
+		for (size_t i = 0; i < m->n; i++) {
+			struct st_trace_rows *w;
+			FILE *f;
+			int rc;
+
+			if (!m->v[i].events)
+				continue;
+			if (!pl->cases[c].events_out ||
+			    !(f = pl->cases[c].events_out[i]))
+				return st_error_set(err, ST_EXIT_USAGE, "case %s: "
+						    "metric '%s' writes events "
+						    "and has nowhere to",
+						    pl->cases[c].name,
+						    m->v[i].name);
+			if (st_trace_rows_new(&w, m->v[i].format,
+					      &m->v[i].cols, err) < 0)
+				return -1;
+			st_trace_rows_out(w, f);
+			rc = st_trace_rows_header(w) < 0 ||
+			     st_trace_rows_flush(w) < 0;
+			st_trace_rows_free(w);
+			if (rc)
+				return st_error_set(err, ST_EXIT_IOERR, "case %s: "
+						    "metric '%s': cannot write "
+						    "its events: %s",
+						    pl->cases[c].name,
+						    m->v[i].name,
+						    strerror(errno ? errno :
+							     EIO));
+		}
+	return 0;
+}
+
+/* Release what rows_begin set up (temporary files left by a failure
+ * closed). */
+static void rows_end(struct pool *pl)
+{
+	free(pl->kept);
+	free(pl->done);
+	free(pl->out_next);
+	pthread_mutex_destroy(&pl->mu);
+}
+
 int st_trace_compare(st_compare_case *cases, size_t n,
 		     const st_compare_opts *o, st_error *err)
 {
@@ -924,11 +1442,19 @@ int st_trace_compare(st_compare_case *cases, size_t n,
 	for (size_t c = 0; c < n; c++) {
 		pl.first[c] = pl.units;
 		pl.units += cases[c].n;
+		cases[c].n_res = o->metrics->n;
 		if (!(cases[c].res = calloc(o->metrics->n ? o->metrics->n : 1,
 					    sizeof(*cases[c].res))) ||
 		    !(cases[c].files_in = calloc(cases[c].n ? cases[c].n : 1,
 						 sizeof(*cases[c].files_in))))
 			ret = -1;
+	}
+	for (size_t i = 0; i < o->metrics->n; i++)
+		pl.nev += o->metrics->v[i].events;
+	if (ret == 0 && pl.nev && rows_begin(&pl, err) < 0) {
+		rows_end(&pl);
+		free(pl.first);
+		return -1;
 	}
 	if (nt > pl.units)
 		nt = pl.units ? pl.units : 1;
@@ -937,6 +1463,7 @@ int st_trace_compare(st_compare_case *cases, size_t n,
 	if (ret == 0 && !(pl.passes = calloc(nt * (n ? n : 1),
 					     sizeof(*pl.passes))))
 		ret = -1;
+	pl.nt = nt;
 	if (ret == 0) {
 		for (size_t t = 0; t < nt; t++)
 			wa[t] = (struct worker_arg){ &pl, t };
@@ -971,7 +1498,16 @@ int st_trace_compare(st_compare_case *cases, size_t n,
 		cases[c].n_files = cases[c].files_in ? cases[c].n : 0;
 	free(pl.passes);
 	free(pl.first);
-	return ret < 0 ? OOM(err) : 0;
+	if (pl.row_err == -2)
+		st_error_set(err, ST_EXIT_IOERR, "case %s: metric '%s': cannot "
+			     "write its events: %s", cases[pl.err_case].name,
+			     o->metrics->v[pl.err_metric].name,
+			     strerror(pl.err_errno));
+	else if (ret < 0)
+		OOM(err);
+	if (pl.nev)
+		rows_end(&pl);
+	return ret < 0 ? -1 : 0;
 }
 
 void st_compare_case_release(st_compare_case *c)
@@ -984,8 +1520,14 @@ void st_compare_case_release(st_compare_case *c)
 		free(c->state);
 		c->state = NULL;
 	}
+	for (size_t i = 0; c->res && i < c->n_res; i++) {
+		for (size_t r = 0; r < c->res[i].n_rows; r++)
+			free(c->res[i].rows[r].key);
+		free(c->res[i].rows);
+	}
 	free(c->res);
 	c->res = NULL;
+	c->n_res = 0;
 	c->files_in = NULL;
 	c->bad = NULL;
 	c->n_files = c->n_bad = 0;
@@ -1177,8 +1719,10 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		    !(p = calloc(1, sizeof(*p)))) {
 			free(nm);
 			free(c->res);
+			c->res = NULL;
 			return -1;
 		}
+		c->n_res = mg->m.n;
 		c->name = nm;
 		c->state = (struct st_compare_state *)p;
 		mg->n++;
@@ -1309,6 +1853,14 @@ int st_compare_merge_add(st_compare_merge *mg, const char *text, size_t len,
 			st_metrics_release(&m);
 			goto out;
 		}
+		for (size_t i = 0; i < m.n; i++)
+			if (m.v[i].events) {
+				rc = BAD("%s: its metric '%s' writes events, "
+					 "which no partial holds", what,
+					 m.v[i].name);
+				st_metrics_release(&m);
+				goto out;
+			}
 		if (!(mg->metrics_text = strdup(json_string_value(mt))) ||
 		    !(mg->first = strdup(what))) {
 			st_metrics_release(&m);
@@ -1345,11 +1897,10 @@ int st_compare_merge_finish(st_compare_merge *mg, size_t max_bad,
 		while (cs->n_bad > max_bad)
 			free(cs->bad[--cs->n_bad].why);
 		for (size_t i = 0; i < mg->m.n; i++)
-			sums_reduce(&p->sums[i], mg->m.v[i].reduce, &cs->res[i],
-				    &p->sat);
+			if (reduce_metric(p, i, &cs->res[i]) < 0)
+				return OOM(err);
 		cs->saturated = p->sat;
 	}
-	(void)err;
 	return 0;
 }
 
