@@ -117,6 +117,12 @@ typedef struct st_compare_case {
 	const char *const *paths;  /* the case's trace files */
 	size_t n;
 	const st_trace_source *src;  /* NULL: DFTracer files only */
+	/* the phase key: the segments of the case's system-trace sets
+	 * and their phases (st_trace_opts.seg_us, nseg, seg_phase); NULL,
+	 * 0: every event's phase is none */
+	const int64_t *seg_us;
+	size_t nseg;
+	const char *const *seg_phase;
 	FILE **events_out;           /* per metric: where an events metric
 				      * writes its rows (NULL for the
 				      * others); NULL when none does */
@@ -171,13 +177,16 @@ void st_compare_case_release(st_compare_case *c);
  *   {"streamtime_partial": 1, "command": "trace compare",
  *    "metrics": TEXT of the metrics file, "cases": [
  *      {"name", "events", "bad_lines", "saturated",
+ *       "phases": {"bounds": [US...], "names": [NAME|null...]} (only
+ *                  when the case has system-trace phases: its seg_us
+ *                  and seg_phase),
  *       "files": [{"path", "lines", "events", "meta", "other", "bad",
  *                  "fast", "err_code", "err_text", "not_trace",
  *                  "first_us", "end_us"}],
  *       "bad": [{"file": INDEX, "line", "why"}],
  *       "metrics": [{"name", "keys": [[COMP...]...], "sums": [N...]}]}]}
  * A string component that is not UTF-8 is {"x": HEX}; a key without a
- * value (no file) is null. */
+ * value (no file, no phase) is null; a phase is its name. */
 #define ST_COMPARE_PARTIAL_VERSION 1
 
 /* Write the partial of CS[0..N) (computed with opts keep) and metrics M
@@ -201,7 +210,10 @@ typedef struct st_compare_merge {
 /* Add the partial TEXT[0..LEN) named WHAT to MG (zeroed at first).
  * Errors 65 naming WHAT (and the line where JSON is invalid): not JSON,
  * truncated, not a partial of trace compare, another version, metrics
- * other than the first partial's (naming both), a malformed field; MG
+ * other than the first partial's (naming both), a malformed field, a
+ * case whose phases differ from its phases in an earlier partial when a
+ * metric has the key phase (the event's phase is from the sets its
+ * process was given: the merge would not be exact); MG
  * is left as it was; metrics that write events (no partial holds
  * them).  74 out of memory. */
 int st_compare_merge_add(st_compare_merge *mg, const char *text, size_t len,

@@ -800,46 +800,6 @@ static int experiment_input(const char *exp_dir, const char *data,
 	return 0;
 }
 
-/* The phase of each of the N segments of SEG (st_trace_opts.seg_phase)
- * from L's phases: of those that hold the segment's start, the one that
- * began last (then the one that ends first; a phase never closed runs on),
- * by time alone, whatever the host.  NULL when memory runs out; the names
- * are L's. */
-static const char **phase_names(const st_systrace_list *l, const int64_t *seg,
-				size_t n)
-{
-	const char **v = calloc(n + 1, sizeof(*v));
-	int64_t *bs = calloc(n + 1, sizeof(*bs)), *be = calloc(n + 1,
-								  sizeof(*be));
-
-	for (size_t i = 0; v && bs && be && i < l->n; i++) {
-		const st_sys_phase *p;
-		size_t ng, np = st_systrace_phases(l->v[i], &p, &ng);
-
-		for (size_t j = 0; j < np; j++) {
-			int64_t a = st_floor_div(p[j].s_ns, 1000);
-			int64_t b = p[j].e_ns >= 0 ? st_floor_div(p[j].e_ns, 1000)
-						   : INT64_MAX;
-
-			for (size_t k = 0; k < n; k++)
-				if (a <= seg[k] && seg[k] < b &&
-				    (!v[k] || a > bs[k] ||
-				     (a == bs[k] && b < be[k]))) {
-					v[k] = p[j].name;
-					bs[k] = a;
-					be[k] = b;
-				}
-		}
-	}
-	free(bs);
-	free(be);
-	if (!bs || !be) {
-		free(v);
-		return NULL;
-	}
-	return v;
-}
-
 /* The I/O categories when system traces are read and --io-cat is not
  * given. */
 static const char *sys_io_cats[] = { "POSIX", "STDIO", "syscall", "block" };
@@ -853,8 +813,7 @@ static int cmd_trace_summary(int argc, char **argv)
 	st_trace_opts o = { 0 };
 	struct group_sel group = { .k = &o.group }, per = { .k = &o.per };
 	struct st_trace_sys_opts sys = { 0 };
-	int64_t jobs = default_jobs(), *seg = NULL;
-	const char **phases = NULL;
+	int64_t jobs = default_jobs();
 	const struct st_option opts[] = {
 		{ ST_O("json", 0, ST_OPT_FLAG, &json, NULL,
 		       "the summary as JSON", 0) },
@@ -946,18 +905,11 @@ static int cmd_trace_summary(int argc, char **argv)
 			o.io_cats = sys_io_cats;
 			o.n_io = 4;
 		}
-		if (st_systrace_segments(&in.ts.sets, &seg, &o.nseg) < 0) {
-			st_msg_error("out of memory");
-			rc = ST_EXIT_IOERR;
+		if ((rc = st_trace_sets_phases(&in.ts)))
 			goto out;
-		}
-		o.seg_us = seg;
-		if (!(phases = phase_names(&in.ts.sets, seg, o.nseg))) {
-			st_msg_error("out of memory");
-			rc = ST_EXIT_IOERR;
-			goto out;
-		}
-		o.seg_phase = phases;
+		o.seg_us = in.ts.seg;
+		o.nseg = in.ts.nseg;
+		o.seg_phase = in.ts.phase;
 	}
 	o.filter = filter.n ? &filter : NULL;
 	o.jobs = (int)jobs;
@@ -970,8 +922,6 @@ static int cmd_trace_summary(int argc, char **argv)
 			 per.text ? per.text : "pid", per.text, partial != NULL,
 			 partial ? partial : out);
 out:
-	free(seg);
-	free(phases);
 	st_trace_filter_release(&filter);
 	inputs_release(&in);
 	free(io);

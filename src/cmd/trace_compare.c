@@ -105,6 +105,8 @@ static int case_parse(struct case_in *c, char *arg,
 	if (!rc)
 		rc = st_trace_sets_open(&c->ts, c->in.sysdirs, c->in.nsys, so,
 					max_bad, &c->in.v, &c->in.n);
+	if (!rc && c->ts.sets.n)
+		rc = st_trace_sets_phases(&c->ts);
 	return rc;
 }
 
@@ -680,6 +682,9 @@ int cmd_trace_compare(int argc, char **argv)
 		cs[c].paths = (const char *const *)ci[c].in.v;
 		cs[c].n = ci[c].in.n;
 		cs[c].src = ci[c].ts.sets.n ? &ci[c].ts.src : NULL;
+		cs[c].seg_us = ci[c].ts.seg;
+		cs[c].nseg = ci[c].ts.nseg;
+		cs[c].seg_phase = ci[c].ts.phase;
 	}
 	if (rc)
 		goto out;

@@ -526,6 +526,10 @@ struct pass {
 	struct derived der[ST_TRACE_KEYS_MAX * 4];
 	size_t nder;
 	uint8_t *dslot;       /* per metric and key: its derived + 1 */
+	uint32_t *phid;       /* per trace_phase_seg of the case: its phase's
+			       * case id + 1, 0 unknown (NULL none yet) */
+	char *phases;         /* a merge's: the case's "phases" in its first
+			       * partial as compact JSON, NULL none */
 	char *kb;             /* a derived value */
 	size_t kcap;
 	bool sat;
@@ -623,6 +627,34 @@ static int derived_id(struct pass *p, struct derived *d,
 	return 0;
 }
 
+/* The phase key of an event of case C that starts at TS (the innermost
+ * phase of C's sets there, trace_phase_seg), as a component, into *OUT.
+ * 0, -1 out of memory. */
+static int phase_id(struct pass *p, const st_compare_case *c, int64_t ts,
+		    uint64_t *out)
+{
+	uint32_t s;
+	const char *name;
+	int64_t g;
+
+	*out = NONE;
+	if (!c->seg_phase || !c->nseg)
+		return 0;
+	s = trace_phase_seg(c->seg_us, c->nseg, ts);
+	if (!s || !(name = c->seg_phase[s - 1]))
+		return 0;
+	if (!p->phid && !(p->phid = calloc(c->nseg + 1, sizeof(*p->phid))))
+		return -1;
+	if (!p->phid[s]) {
+		if ((g = st_strtab_intern(&p->tab, name, strlen(name),
+					  NULL)) < 0)
+			return -1;
+		p->phid[s] = (uint32_t)g + 1;
+	}
+	*out = p->phid[s] - 1;
+	return 0;
+}
+
 static bool is_derived(enum st_trace_key_kind k)
 {
 	return k == ST_TRACE_KEY_BASENAME || k == ST_TRACE_KEY_PATTERN ||
@@ -688,7 +720,7 @@ static int pass_init(struct pass *p, const st_metrics *m)
 			enum st_trace_key_kind kind = k->v[j].kind;
 			size_t d;
 
-			p->cstr[i][w++] = kind != ST_TRACE_KEY_PHASE;
+			p->cstr[i][w++] = true;
 			if (kind == ST_TRACE_KEY_PID ||
 			    kind == ST_TRACE_KEY_THREAD)
 				w++;
@@ -734,6 +766,8 @@ static void pass_release(struct pass *p)
 	free(p->sums);
 	free(p->fc);
 	free(p->dslot);
+	free(p->phid);
+	free(p->phases);
 	free(p->cstr);
 	free(p->keys);
 	free(p->same);
@@ -793,7 +827,7 @@ static int show_key(const struct pass *p, size_t i, const uint64_t *k,
 			str = "?";
 			len = 1;
 		}
-		if (kind != ST_TRACE_KEY_PHASE && k[c] != NONE)
+		if (k[c] != NONE)
 			str = st_strtab_str(&p->tab, (uint32_t)k[c], &len);
 		c++;
 		if (rc == 0)
@@ -930,10 +964,10 @@ static int put_row(struct pass *p, size_t i, const st_pfw_reader *r,
 	return 0;
 }
 
-/* EV of R into every metric whose filter keeps it.  0, -1 out of
- * memory or (p->row_err) an events row not written. */
-static int pass_event(struct pass *p, const st_pfw_reader *r,
-		      const st_pfw_event *ev)
+/* EV of R, an input of case C, into every metric whose filter keeps
+ * it.  0, -1 out of memory or (p->row_err) an events row not written. */
+static int pass_event(struct pass *p, const st_compare_case *c,
+		      const st_pfw_reader *r, const st_pfw_event *ev)
 {
 	uint32_t top = ev->name;
 	uint64_t k[MAX_COMPS];
@@ -987,7 +1021,7 @@ static int pass_event(struct pass *p, const st_pfw_reader *r,
 				rc = global_id(p, r, ev->file, &k[w++]);
 				break;
 			case ST_TRACE_KEY_PHASE:
-				k[w++] = NONE;
+				rc = phase_id(p, c, ev->ts, &k[w++]);
 				break;
 			default:
 				rc = derived_id(p, &p->der[d - 1], r, ev->file,
@@ -1031,7 +1065,7 @@ static int read_one(struct pass *p, st_compare_case *c, size_t fi,
 			continue;
 		}
 		p->events++;
-		if ((ret = pass_event(p, r, &ev)) < 0)
+		if ((ret = pass_event(p, c, r, &ev)) < 0)
 			break;
 		if (o->progress && (++tick & 8191) == 0) {
 			uint64_t off = st_pfw_offset(r);
@@ -1570,6 +1604,27 @@ static void put_sums(FILE *f, const struct pass *p, size_t i)
 	fputs("]}", f);
 }
 
+/* The phases of case C (its segments and their names), if it has any:
+ * "phases":{"bounds":[US...],"names":[NAME|null...]}, then ','. */
+static void put_phases(FILE *f, const st_compare_case *c)
+{
+	if (!c->nseg || !c->seg_phase)
+		return;
+	fputs("\n\"phases\":{\"bounds\":[", f);
+	for (size_t k = 0; k < c->nseg; k++)
+		fprintf(f, "%s%" PRId64, k ? "," : "", c->seg_us[k]);
+	fputs("],\"names\":[", f);
+	for (size_t k = 0; k < c->nseg; k++) {
+		if (k)
+			fputc(',', f);
+		if (c->seg_phase[k])
+			st_partial_put_cstr(f, c->seg_phase[k]);
+		else
+			fputs("null", f);
+	}
+	fputs("]},", f);
+}
+
 int st_compare_partial_write(FILE *f, const char *metrics_text,
 			     const st_metrics *m, const st_compare_case *cs,
 			     size_t n)
@@ -1586,8 +1641,10 @@ int st_compare_partial_write(FILE *f, const char *metrics_text,
 		fputs(c ? ",\n{\"name\":" : "\n{\"name\":", f);
 		st_partial_put_cstr(f, cs[c].name);
 		fprintf(f, ",\"events\":%" PRIu64 ",\"bad_lines\":%" PRIu64
-			",\"saturated\":%s,\n\"files\":[", cs[c].events,
+			",\"saturated\":%s,", cs[c].events,
 			cs[c].bad_lines, cs[c].saturated ? "true" : "false");
+		put_phases(f, &cs[c]);
+		fputs("\n\"files\":[", f);
 		for (size_t i = 0; i < cs[c].n_files; i++) {
 			fputs(i ? ",\n" : "\n", f);
 			st_partial_put_file(f, &cs[c].files_in[i]);
@@ -1669,6 +1726,18 @@ static int get_key(struct pass *p, size_t i, json_t *v, uint64_t *k,
 	return 0;
 }
 
+/* Does a metric of M have the key phase? */
+static bool uses_phase(const st_metrics *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		for (size_t j = 0; j < m->v[i].by.n + m->v[i].per.n; j++)
+			if ((j < m->v[i].by.n ? m->v[i].by.v[j] :
+			     m->v[i].per.v[j - m->v[i].by.n]).kind ==
+			    ST_TRACE_KEY_PHASE)
+				return true;
+	return false;
+}
+
 /* A case of a partial (object V) into MG: checked only when DRY.  0, 1
  * malformed (*WHY says what), -1 out of memory. */
 static int get_case(st_compare_merge *mg, json_t *v, bool dry,
@@ -1677,10 +1746,12 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 	json_t *name = json_object_get(v, "name"),
 	       *files = json_object_get(v, "files"),
 	       *bad = json_object_get(v, "bad"),
-	       *mets = json_object_get(v, "metrics");
+	       *mets = json_object_get(v, "metrics"),
+	       *ph = json_object_get(v, "phases");
 	st_compare_case *c = NULL;
 	struct pass *p, scratch;
 	size_t base, nf;
+	char *phases = NULL;
 	int rc = 0;
 
 	*why = "a case is malformed";
@@ -1689,12 +1760,34 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 	    !st_partial_is_count(json_object_get(v, "bad_lines")) ||
 	    !json_is_boolean(json_object_get(v, "saturated")) ||
 	    !json_is_array(files) || !json_is_array(bad) ||
-	    !json_is_array(mets) || json_array_size(mets) != mg->m.n)
+	    !json_is_array(mets) || json_array_size(mets) != mg->m.n ||
+	    (ph && (!json_is_object(ph) ||
+		    !json_is_array(json_object_get(ph, "bounds")) ||
+		    !json_is_array(json_object_get(ph, "names")))))
 		return 1;
 	nf = json_array_size(files);
 	for (size_t k = 0; k < mg->n; k++)
 		if (strcmp(mg->cases[k].name, json_string_value(name)) == 0)
 			c = &mg->cases[k];
+	if (dry && c && uses_phase(&mg->m)) {
+		const char *had = ((struct pass *)c->state)->phases;
+		bool same;
+
+		if (ph && !(phases = json_dumps(ph, JSON_COMPACT |
+						JSON_SORT_KEYS)))
+			return -1;
+		same = !phases == !had && (!had || !strcmp(phases, had));
+		free(phases);
+		if (!same) {
+			*why = "its phases (of its system-trace sets) are not "
+			       "those of the case in an earlier partial, so a "
+			       "phase key's merge would not be one process's: "
+			       "give all the system-trace sets of a case, and "
+			       "its inputs that fall in their phases, to one "
+			       "share";
+			return 1;
+		}
+	}
 	if (dry) {
 		p = &scratch;
 		if (pass_init(p, &mg->m) < 0) {
@@ -1726,7 +1819,9 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		c->name = nm;
 		c->state = (struct st_compare_state *)p;
 		mg->n++;
-		if (pass_init(p, &mg->m) < 0)
+		if (pass_init(p, &mg->m) < 0 ||
+		    (ph && !(p->phases = json_dumps(ph, JSON_COMPACT |
+						    JSON_SORT_KEYS))))
 			return -1;
 	}
 	base = c ? c->n_files : 0;

@@ -243,16 +243,14 @@ static int64_t key_id(struct agg *g, const st_trace_keys *k, int d,
 	return (int64_t)*v - 1;
 }
 
-/* The segment of O->seg_us that TS falls in, + 1 (the last from its
- * bound on); 0 before the first. */
-static uint32_t phase_seg(const st_trace_opts *o, int64_t ts)
+uint32_t trace_phase_seg(const int64_t *seg, size_t nseg, int64_t ts)
 {
-	size_t lo = 0, hi = o->nseg;
+	size_t lo = 0, hi = nseg;
 
 	while (lo < hi) {           /* the first bound above ts */
 		size_t mid = (lo + hi) / 2;
 
-		if (o->seg_us[mid] <= ts)
+		if (seg[mid] <= ts)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -304,7 +302,7 @@ static int agg_group(struct agg *g, const struct kev *x,
 static void agg_seg(struct agg *g, const st_trace_opts *o, uint8_t rw,
 		    bool io, const st_pfw_event *ev)
 {
-	size_t lo = phase_seg(o, ev->ts);
+	size_t lo = trace_phase_seg(o->seg_us, o->nseg, ev->ts);
 	st_trace_seg *q;
 
 	if (lo == 0 || lo == o->nseg)
@@ -372,7 +370,9 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 	}
 	if (o->group.n) {
 		struct kev x = { name, cat, host, file, (uint32_t)p,
-				 g->phase ? phase_seg(o, ev->ts) : 0, ev->tid };
+				 g->phase ? trace_phase_seg(o->seg_us, o->nseg,
+							    ev->ts) : 0,
+				 ev->tid };
 
 		if (agg_group(g, &x, ev) < 0)
 			return -1;

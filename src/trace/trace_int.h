@@ -192,6 +192,11 @@ void trace_agg_init(struct agg *g, const st_trace_opts *o);
 void trace_agg_release(struct agg *g);
 /* Merge B into A (B is emptied of its intervals); -1 out of memory. */
 int trace_agg_merge(struct agg *a, struct agg *b);
+
+/* The segment of SEG[0..NSEG) (st_trace_opts.seg_us) that TS falls in,
+ * + 1 (NSEG: from the last bound on); 0 before the first.  The phase
+ * key of an event starting at TS is seg_phase[that - 1] then. */
+uint32_t trace_phase_seg(const int64_t *seg, size_t nseg, int64_t ts);
 /* The id of S[0..LEN) in G's table D (added if new), -1 out of memory. */
 int64_t trace_agg_intern(struct agg *g, int d, const char *s, size_t len);
 /* The index of process (HOST id, PID) in G->procs (added if new), -1 out
