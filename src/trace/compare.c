@@ -1340,6 +1340,12 @@ static void *worker(void *arg)
 		}
 		if (pl->nev)
 			unit_begin(pl, *pp, c, u);
+		for (size_t i = 0; (*pp)->rows && i < pl->o->metrics->n; i++)
+			if ((*pp)->rows[i])
+				st_trace_rows_phases((*pp)->rows[i],
+						     pl->cases[c].seg_us,
+						     pl->cases[c].nseg,
+						     pl->cases[c].seg_phase);
 		if (read_one(*pp, &pl->cases[c], u - pl->first[c], pl->o) < 0) {
 			pthread_mutex_lock(&pl->mu);
 			if ((*pp)->row_err)

@@ -60,6 +60,10 @@ struct st_trace_rows {
 	st_trace_key keys[ST_TRACE_KEYS_MAX];
 	char knames[ST_TRACE_KEYS_MAX][16];
 	struct tcache t_start, t_end;
+	/* the phase key's segments (st_trace_rows_phases), borrowed */
+	const int64_t *seg_us;
+	size_t nseg;
+	const char *const *seg_phase;
 };
 
 #define writer st_trace_rows
@@ -388,6 +392,14 @@ static int cached(struct writer *w, struct idcache *c, uint32_t id,
 	return 0;
 }
 
+void st_trace_rows_phases(struct st_trace_rows *w, const int64_t *seg_us,
+			  size_t nseg, const char *const *seg_phase)
+{
+	w->seg_us = seg_phase ? seg_us : NULL;
+	w->nseg = seg_phase ? nseg : 0;
+	w->seg_phase = seg_phase;
+}
+
 int st_trace_rows_put(struct st_trace_rows *w, const st_pfw_reader *r,
 		      const st_pfw_event *ev)
 {
@@ -403,6 +415,14 @@ int st_trace_rows_put(struct st_trace_rows *w, const st_pfw_reader *r,
 
 	e.name = st_pfw_str(r, ev->name, &e.name_len);
 	e.cat = st_pfw_str(r, ev->cat, &e.cat_len);
+	if (w->nseg) {
+		uint32_t seg = trace_phase_seg(w->seg_us, w->nseg, ev->ts);
+
+		if (seg && w->seg_phase[seg - 1]) {
+			e.phase = w->seg_phase[seg - 1];
+			e.phase_len = strlen(e.phase);
+		}
+	}
 	if (ev->host != ST_PFW_NONE)
 		e.host = st_pfw_str(r, ev->host, &e.host_len);
 	if (ev->file != ST_PFW_NONE)
@@ -596,6 +616,7 @@ int st_trace_events_write(const char *const *paths, size_t n,
 	memset(res, 0, sizeof(*res));
 	if (st_trace_rows_new(&w, o->format, o->keys, err) < 0)
 		return -1;
+	st_trace_rows_phases(w, o->seg_us, o->nseg, o->seg_phase);
 	st_trace_rows_out(w, out);
 	if (!(res->files_in = calloc(n ? n : 1, sizeof(*res->files_in)))) {
 		st_trace_rows_free(w);

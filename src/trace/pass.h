@@ -82,6 +82,12 @@ int st_trace_rows_new(struct st_trace_rows **w,
 		      enum st_trace_events_format format,
 		      const st_trace_keys *keys, st_error *err);
 
+/* The phase key's value of each row from now on: the phase of
+ * SEG_PHASE[0..NSEG) (may be NULL: none) the event starts in
+ * (st_trace_opts.seg_us, nseg, seg_phase; borrowed). */
+void st_trace_rows_phases(struct st_trace_rows *w, const int64_t *seg_us,
+			  size_t nseg, const char *const *seg_phase);
+
 /* Write what W holds to its stream, then write to OUT. */
 void st_trace_rows_out(struct st_trace_rows *w, FILE *out);
 

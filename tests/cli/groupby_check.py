@@ -270,6 +270,46 @@ def st_compare(*args):
     return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 
+def test_events_phase():
+    """events_phase_column_empty: `trace events --keys phase` and a compare
+    events metric with the phase key fill the column from the set's
+    phases (it was always empty, system traces too); by the event's
+    start, the innermost phase, empty outside every phase."""
+    want = ["epoch 1", "eval 1", "eval 1", ""]
+    with tempfile.TemporaryDirectory() as d:
+        phase_set(d)
+        p = subprocess.run([BIN, "-q", "trace", "events", "--keys", "phase",
+                            "--format", "jsonl", d], capture_output=True,
+                           text=True)
+        check(p.returncode == 0, "trace events --keys phase: exit %d: %s"
+              % (p.returncode, p.stderr[-300:]))
+        rows = [json.loads(x) for x in p.stdout.splitlines() if x]
+        got = [(r["ts"], r.get("phase")) for r in rows]
+        check([g[1] or "" for g in sorted(got)] == want,
+              "events_phase_column_empty: trace events' phase column "
+              "%s, want %s by start" % (sorted(got), want))
+        mf = os.path.join(d, "m.json")
+        with open(mf, "w") as f:
+            json.dump([{"name": "ev", "value": "count", "events": "jsonl",
+                        "keys": "phase"}], f)
+        ed = os.path.join(d, "ev")
+        os.mkdir(ed)
+        rc, _, err = st_compare("--metrics", mf, "--case", "c=" + d,
+                                "--events-dir", ed, "--out",
+                                os.path.join(d, "t.txt"))
+        check(rc == 0, "compare events metric: exit %d: %s" % (rc, err))
+        try:
+            with open(os.path.join(ed, "c.ev.jsonl")) as f:
+                crow = [json.loads(x) for x in f if x.strip()]
+        except OSError as e:
+            crow = []
+            check(False, "compare events metric: %s" % e)
+        cgot = sorted((r["ts"], r.get("phase") or "") for r in crow)
+        check([g[1] for g in cgot] == want,
+              "events_phase_column_empty: compare's events metric phase "
+              "column %s, want %s" % (cgot, want))
+
+
 def test_compare_phase():
     """compare_phase_key: `trace compare`'s phase key (by and per) is
     `trace summary --group-by phase`'s, from the case's own system-trace
@@ -409,6 +449,7 @@ def main():
     test_headline()
     test_phase()
     test_compare_phase()
+    test_events_phase()
     test_errors()
     test_text()
     print("%d checks, %d failed" % (CHECKS[0], len(FAILS)))
