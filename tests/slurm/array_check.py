@@ -78,6 +78,18 @@ def sacct(env, ids):
     return rows
 
 
+def live(env, job):
+    """slurmctld's own (state, reason) of a pending or running JOB, from
+    squeue; ("", "") once it has left the queue.  sacct's Reason comes from
+    slurmdbd, which hears of DependencyNeverSatisfied only when the job
+    changes state, so it can say "Dependency" for as long as the job
+    waits."""
+    p = subprocess.run(["squeue", "-h", "-j", job, "-o", "%T|%r"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    f = p.stdout.strip().split("|")
+    return (f[0], f[1]) if len(f) == 2 else ("", "")
+
+
 def wait(env, ids, done, limit=180):
     """sacct's rows of IDS once DONE(rows) holds, or the last rows after
     LIMIT seconds."""
@@ -230,14 +242,19 @@ def checks(state, env, streamtime, fixtures, check):
     array, reduce = ids
     tasks = ["%s_%d" % (array, k) for k in range(TASKS)]
     rows = wait(env, [array, reduce], lambda r: reduce in r and
-                ("DependencyNeverSatisfied" in r[reduce][3] or
+                ("DependencyNeverSatisfied" in live(env, reduce)[1] or
                  r[reduce][0].startswith(FINAL)) and
                 all(j in r and r[j][0].startswith(FINAL) for j in tasks),
-                limit=120)
+                limit=180)
     r = rows.get(reduce, ["none", "", "", ""])
-    check(r[0] in ("PENDING", "CANCELLED") and
-          ("DependencyNeverSatisfied" in r[3] or r[0] == "CANCELLED"),
-          "failing array: the reduce job never runs: %s" % r)
+    state, reason = live(env, reduce)
+    print("slurm failing array: reduce %s: squeue %s (%s), sacct %s (%s)"
+          % (reduce, state, reason, r[0], r[3]))
+    check((state == "PENDING" and "DependencyNeverSatisfied" in reason) or
+          r[0] == "CANCELLED",
+          "failing array: the reduce job never runs: sacct %s, squeue "
+          "%s (%s), tasks %s" % (r, state, reason,
+                                 [rows.get(j, ["none"])[0] for j in tasks]))
     subprocess.run(["scancel", reduce], env=env, capture_output=True,
                    timeout=60)
     check(not os.path.exists(os.path.join(out2, "result.json")),
