@@ -37,6 +37,8 @@ usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "notebook.sh: $*" >&2; exit 1; }
 abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
 isnum() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ]; }
+# shellcheck source=bench/notebook_common.sh
+. "$here/notebook_common.sh"
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -64,39 +66,9 @@ else
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
 fi
-mkset() {   # DIR N
-    mkdir -p "$1"
-    for i in $(seq 1 "$2"); do
-        ln -sf "$fix/posix-old-format.pfw" "$1/old$i.pfw"
-        ln -sf "$fix/cm1-rank0-new-format.pfw.gz" "$1/cm1-$i.pfw.gz"
-    done
-}
 mkset "$tmp/nb" "$copies"
 mkset "$tmp/big" "$big"
-
-pfs=/p/lustre1/ ssd=/sys/ model=cm1out   # the fixtures' PFS, a node-local tree, cm1's model output
-file=/p/lustre1/haridev/dftracer_data/file_0-40.bat
-cat > "$tmp/metrics.json" <<EOF
-[
- {"name": "checkpoint", "filter": "name~PyTorchCheckpointing.checkpoint",
-  "value": "dur", "per": "thread", "reduce": "max"},
- {"name": "pfs_time", "filter": ["cat=POSIX", "file^$pfs"],
-  "value": "dur", "per": "thread", "reduce": "max"},
- {"name": "pfs_bytes", "filter": ["cat=POSIX", "file^$pfs"], "value": "bytes"},
- {"name": "ssd_time", "filter": ["cat=POSIX", "file^$ssd"],
-  "value": "dur", "per": "thread", "reduce": "max"},
- {"name": "ssd_bytes", "filter": ["cat=POSIX", "file^$ssd"], "value": "bytes"},
- {"name": "total_bytes", "value": "bytes"},
- {"name": "pattern_proc_bytes", "filter": "file~", "value": "bytes",
-  "per": ["pattern", "pid"], "reduce": "max"},
- {"name": "pattern_proc_time", "filter": "file~", "value": "dur",
-  "per": ["pattern", "pid"], "reduce": "max"},
- {"name": "model_write", "filter": ["file~$model", "name=write"], "value": "count"},
- {"name": "model_open", "filter": ["file~$model", "name=open"], "value": "count"},
- {"name": "model_lseek", "filter": ["file~$model", "name=lseek"], "value": "count"},
- {"name": "model_close", "filter": ["file~$model", "name=close"], "value": "count"}
-]
-EOF
+write_metrics "$tmp/metrics.json"
 
 bytes_read() {  # DIR: bytes as read (gz inflated), bytes on disk of the targets
     python3 - "$1" <<'EOF'
@@ -114,39 +86,15 @@ for n in os.listdir(d):
 print(read, disk, len(os.listdir(d)))
 EOF
 }
-events_of() {
-    "$bin" trace summary -q --json "$1" 2>/dev/null |
-        python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])'
-}
 read -r nb_read nb_disk nb_files < <(bytes_read "$tmp/nb")
 read -r big_read big_disk big_files < <(bytes_read "$tmp/big")
 nb_events=$(events_of "$tmp/nb")
 big_events=$(events_of "$tmp/big")
-echo "machine: $(nproc) cores, $(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)," \
-     "$(free -g | awk '/^Mem/{print $2}') GiB, load $(cut -d' ' -f1-3 /proc/loadavg)"
+machine_line
 echo "streamtime: $bin ($(git -C "$root" rev-parse --short HEAD))"
 echo "notebook set: $nb_files files, $nb_events events, $nb_read bytes as read (links to $nb_disk bytes on disk)"
 echo "memory set:   $big_files files, $big_events events, $big_read bytes as read (links to $big_disk bytes on disk)"
 
-st_cmds() {  # DIR OUTPREFIX: the three commands of the notebook, one per line
-    printf '%s\n' \
-        "$bin trace compare -q --json --metrics $tmp/metrics.json --case c=$1 --out $2.compare.json" \
-        "$bin trace summary -q --json --filter name~write --group-by file $1 --out $2.writes.json" \
-        "$bin trace events -q --filter file=$file --format csv $1 --out $2.events.csv"
-}
-rss() {  # COMMAND...: runs it under /usr/bin/time -v; prints "wall_s rss_kb"
-    local t0 t1
-    t0=$(date +%s%N)
-    /usr/bin/time -v -o "$tmp/time.txt" "$@" >"$tmp/out.txt" 2>"$tmp/err.txt" ||
-        { cat "$tmp/err.txt" >&2; die "failed: $*"; }
-    t1=$(date +%s%N)
-    python3 - "$tmp/time.txt" "$t0" "$t1" <<'EOF'
-import re, sys
-t = open(sys.argv[1]).read()
-s = "%.3f" % ((int(sys.argv[3]) - int(sys.argv[2])) / 1e9)
-print(s, re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
-EOF
-}
 
 echo "streamtime, notebook set ($runs runs each, medians) ..."
 st_total=0
@@ -161,7 +109,7 @@ for cmd in "$(st_cmds "$tmp/nb" "$tmp/nb" | sed -n 1p)" \
         read -r w r < <(rss $cmd)
         ts+=("$w")
     done
-    med=$(printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
+    med=$(median "${ts[@]}")
     echo "  $(echo "$cmd" | sed "s|$tmp|TMP|g; s|$bin|streamtime|")"
     echo "    median $med s (runs: ${ts[*]}), peak RSS $((r / 1024)) MB"
     st_total=$(python3 -c "print('%.3f' % ($st_total + $med))")

@@ -143,7 +143,10 @@ def queries(df, a):
     return m, writes, events
 
 
-def check(m, writes, events, a):
+def check(m, writes, events, a, who="pandas", rel_ts=False):
+    """Compares the answers with streamtime's files; returns what differs.
+    With rel_ts, the events' ts count from the file's first event on each
+    side (DFAnalyzer shifts ts to the set's first event)."""
     bad = []
     st = json.load(open(a.check_compare))
     case = st["cases"][0]
@@ -152,24 +155,27 @@ def check(m, writes, events, a):
         s = stm.get(k, "missing")
         if k.endswith("_time") or k == "checkpoint":
             s = None if s is None else round(s * 1e6)   # seconds -> us
-        print("  %-20s pandas %-16s streamtime %s" % (k, v, s))
+        print("  %-20s %s %-16s streamtime %s" % (k, who, v, s))
         if s != v:
             bad.append(k)
     groups = json.load(open(a.check_writes))["groups"]
     stw = {f: (g["count"], g["dur_us"], g["bytes"]) for f, g in groups.items()
            if f != "(none)"}
-    print("  per-file writes: pandas %d files, streamtime %d files"
-          % (len(writes), len(stw)))
+    print("  per-file writes: %s %d files, streamtime %d files"
+          % (who, len(writes), len(stw)))
     if stw != writes:
         bad.append("per-file writes")
     with open(a.check_events, newline="") as f:
-        rows = list(csv.DictReader(f))
-    same = len(rows) == len(events) and \
-        [int(r["ts"]) for r in rows] == [int(x) for x in events["ts"]] and \
-        [int(r["dur"]) for r in rows] == [int(x) for x in events["dur"]]
-    print("  events of %s: pandas %d rows, streamtime %d rows"
-          % (a.file, len(events), len(rows)))
-    if not same:
+        st_rows = [(int(r["ts"]), int(r["dur"])) for r in csv.DictReader(f)]
+    rows = [(int(t), int(d)) for t, d in zip(events["ts"], events["dur"])]
+    if rel_ts:
+        def rel(pairs):
+            t0 = min((t for t, _ in pairs), default=0)
+            return sorted((t - t0, d) for t, d in pairs)
+        st_rows, rows = rel(st_rows), rel(rows)
+    print("  events of %s: %s %d rows, streamtime %d rows"
+          % (a.file, who, len(rows), len(st_rows)))
+    if rows != st_rows:
         bad.append("events of one file")
     return bad
 

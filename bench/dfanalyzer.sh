@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# Benchmark: the DFAnalyzer notebook for one case, run by the REAL
+# DFAnalyzer (issue 16), against streamtime on the same files, in one run.
+#
+#   bench/dfanalyzer.sh [--src DIR] [--zindex DIR] [--copies N] [--runs R]
+#                       [--workers W] [--bin PATH] [--keep DIR]
+#
+# --src DIR (or $DFANALYZER_SRC): a checkout of dftracer, the project that
+# ships DFAnalyzer as its dfanalyzer/ package (tested: v1.0.8).  It is copied
+# to a scratch directory and patched there for Debian 12, which has no
+# pyarrow and no python-intervals: "string[pyarrow]" becomes pandas'
+# "string", "uintN[pyarrow]" "UIntN" (its nullable integers), the intervals
+# import optional (only used with time_approximate=False), the pyarrow import
+# dropped.  The diff is printed and kept as dfanalyzer-debian12.diff.
+# zindex_py (DFAnalyzer reads .pfw.gz through it) must import under
+# /usr/bin/python3 with $ZINDEX_PY_DIR on the path, or --zindex DIR (or
+# $ZINDEX_SRC) is a checkout of its source, built here with cmake against
+# Debian's sqlite3 and pybind11 (-Werror dropped).
+# Without them, or without Debian's python3-dask python3-distributed
+# python3-rich python3-seaborn python3-pandas, prints what is missing and
+# exits 77: nothing measured (bench scripts are not part of CI).
+#
+# The set: N copies (default 100) of the two real fixtures, as bench/notebook.sh.
+# streamtime: its three commands of the notebook (bench/notebook_common.sh),
+# a warm-up, R runs each (default 3) before DFAnalyzer and R after, medians.
+# DFAnalyzer: bench/notebook_dfanalyzer.py on a LocalCluster of W workers
+# (default 2, the machine's cores): a warm-up (it builds the .zindex files),
+# then R runs of DFAnalyzer(DIR/*.pfw*) + the notebook's queries; medians.
+# Its answers must equal streamtime's (exit 1 otherwise) before the ratios
+# are printed.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+fix="$root/../shared/fixtures/dftracer"
+bin="$root/build/streamtime"
+src=${DFANALYZER_SRC:-}
+zsrc=${ZINDEX_SRC:-}
+copies=100
+runs=3
+workers=2
+keep=""
+
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "dfanalyzer.sh: $*" >&2; exit 1; }
+skip() { echo "dfanalyzer.sh: SKIPPED, nothing measured: $*" >&2; exit 77; }
+abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
+isnum() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ]; }
+# shellcheck source=bench/notebook_common.sh
+. "$here/notebook_common.sh"
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --src) src=${2:-}; shift 2 ;;
+        --zindex) zsrc=${2:-}; shift 2 ;;
+        --copies) copies=${2:-}; shift 2 ;;
+        --runs) runs=${2:-}; shift 2 ;;
+        --workers) workers=${2:-}; shift 2 ;;
+        --bin) bin=$(abspath "${2:-}"); shift 2 ;;
+        --keep) keep=$(abspath "${2:-}"); shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument: $1" ;;
+    esac
+done
+isnum "$copies" || die "--copies takes a positive integer"
+isnum "$runs" || die "--runs takes a positive integer"
+isnum "$workers" || die "--workers takes a positive integer"
+[ -x "$bin" ] || die "no streamtime binary at $bin (meson compile -C build)"
+[ -d "$fix" ] || die "no fixtures at $fix"
+[ -x /usr/bin/time ] || die "no /usr/bin/time (apt-get install time)"
+[ -n "$src" ] || skip "no DFAnalyzer checkout: give --src DIR or set DFANALYZER_SRC (a dftracer checkout with dfanalyzer/main.py)"
+src=$(abspath "$src")
+[ -f "$src/dfanalyzer/main.py" ] || skip "no dfanalyzer/main.py under $src"
+/usr/bin/python3 -c 'import dask, distributed, pandas, rich, seaborn' 2>/dev/null ||
+    skip "DFAnalyzer's dependencies are missing for /usr/bin/python3 (apt-get install python3-dask python3-distributed python3-pandas python3-rich python3-seaborn)"
+
+if [ -n "$keep" ]; then
+    tmp=$keep
+    mkdir -p "$tmp"
+else
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+fi
+
+# zindex_py: prebuilt ($ZINDEX_PY_DIR) or built from --zindex / $ZINDEX_SRC.
+zdir=${ZINDEX_PY_DIR:-}
+if ! PYTHONPATH=$zdir /usr/bin/python3 -c 'import zindex_py' 2>/dev/null; then
+    [ -n "$zsrc" ] || skip "no zindex_py for /usr/bin/python3: set ZINDEX_PY_DIR, or give --zindex DIR / ZINDEX_SRC (its source) to build it"
+    [ -f "$zsrc/CMakeLists.txt" ] || skip "no CMakeLists.txt under $zsrc"
+    command -v cmake >/dev/null || skip "no cmake (apt-get install cmake)"
+    if [ ! -f /usr/include/sqlite3.h ] || [ ! -d /usr/include/pybind11 ]; then
+        skip "zindex_py needs libsqlite3-dev and pybind11-dev (apt-get install them)"
+    fi
+    echo "building zindex_py from $zsrc (log: $tmp/zindex-build.log) ..."
+    rm -rf "$tmp/zindex-src" "$tmp/zindex-build"
+    cp -r "$zsrc" "$tmp/zindex-src"
+    # Debian's sqlite3 instead of the bundled amalgamation; no -Werror.
+    rm -f "$tmp/zindex-src/ext/sqlite/sqlite3.h" "$tmp/zindex-src/ext/sqlite/sqlite3ext.h"
+    # shellcheck disable=SC2016
+    sed -i 's| -Wall -Werror -Wextra| -Wall -Wextra|
+            s|^\( *\)${CMAKE_CURRENT_SOURCE_DIR}/ext/sqlite/sqlite3.c)|\1)|
+            s|^include_directories(BEFORE SYSTEM ${CMAKE_CURRENT_SOURCE_DIR}/ext/sqlite)||
+            s|^set(DEPENDENCY_LIB stdc++fs ${COMMON_LIBS})|set(DEPENDENCY_LIB stdc++fs sqlite3 ${COMMON_LIBS})|' \
+        "$tmp/zindex-src/CMakeLists.txt"
+    (cmake -S "$tmp/zindex-src" -B "$tmp/zindex-build" -DBUILD_PYTHON_BINDINGS=ON \
+        -DCMAKE_BUILD_TYPE=Release -DPYTHON_EXECUTABLE=/usr/bin/python3 &&
+     cmake --build "$tmp/zindex-build" -j "$(nproc)") > "$tmp/zindex-build.log" 2>&1 ||
+        { tail -20 "$tmp/zindex-build.log" >&2; die "zindex_py did not build"; }
+    zdir=$tmp/zindex-build/lib
+    PYTHONPATH=$zdir /usr/bin/python3 -c 'import zindex_py' || die "zindex_py built but does not import"
+fi
+
+# DFAnalyzer, patched for Debian 12 in a copy.
+rm -rf "$tmp/dfa"
+mkdir -p "$tmp/dfa/orig" "$tmp/dfa/lib"
+cp -r "$src/dfanalyzer" "$tmp/dfa/orig/"
+cp -r "$src/dfanalyzer" "$tmp/dfa/lib/"
+main=$tmp/dfa/lib/dfanalyzer/main.py
+if ! grep -q '^import pyarrow as pa$' "$main" || ! grep -q '^import intervals as I$' "$main"; then
+    die "$src/dfanalyzer/main.py is not the version these patches know (v1.0.8): no 'import pyarrow as pa' / 'import intervals as I' line"
+fi
+sed -i -E "s/\"string\\[pyarrow\\]\"/\"string\"/g
+           s/\"uint(8|16|64)\\[pyarrow\\]\"/\"UInt\\1\"/g
+           s/'uint(8|16|64)\\[pyarrow\\]'/'UInt\\1'/g
+           s/\"int64\\[pyarrow\\]\"/\"Int64\"/g
+           s/^import pyarrow as pa\$/pa = None  # Debian 12: no pyarrow; pandas extension dtypes below/
+           s/^import intervals as I\$/try:\\n    import intervals as I  # only with time_approximate=False\\nexcept ImportError:\\n    I = None/
+           s/^( *)logging.debug\\(f\"pa version \\{pa.__version__\\}\"\\)\$/\\1pass/" "$main"
+! grep -q 'pyarrow\]' "$main" || die "a pyarrow dtype is left in $main"
+(cd "$tmp/dfa" && diff -ru orig/dfanalyzer lib/dfanalyzer > "$tmp/dfanalyzer-debian12.diff") || true
+echo "DFAnalyzer: $src ($(git -C "$src" describe --tags --always 2>/dev/null || echo 'not a git work tree')), patched for Debian 12:"
+grep -c '^[-+][^-+]' "$tmp/dfanalyzer-debian12.diff" | sed 's/^/  diff lines changed: /'
+echo "  diff kept as $tmp/dfanalyzer-debian12.diff"
+
+mkset "$tmp/nb" "$copies"
+write_metrics "$tmp/metrics.json"
+nb_events=$(events_of "$tmp/nb")
+machine_line
+echo "streamtime: $bin ($(git -C "$root" rev-parse --short HEAD))"
+echo "python: $(/usr/bin/python3 -c 'import sys, dask, distributed, pandas; print(sys.version.split()[0], "dask", dask.__version__, "distributed", distributed.__version__, "pandas", pandas.__version__)')"
+echo "set: $((2 * copies)) files ($copies copies of posix-old-format.pfw and cm1-rank0-new-format.pfw.gz), $nb_events events"
+
+declare -A st_times
+st_round() {  # LABEL: R runs of each of the three commands (a warm-up first)
+    local cmd i w
+    for i in 1 2 3; do
+        cmd=$(st_cmds "$tmp/nb" "$tmp/nb" | sed -n "${i}p")
+        # shellcheck disable=SC2086
+        $cmd 2>/dev/null   # warm-up
+        for _ in $(seq 1 "$runs"); do
+            # shellcheck disable=SC2086
+            read -r w _ < <(rss $cmd)
+            st_times[$i]="${st_times[$i]:-} $w"
+        done
+    done
+    echo "  streamtime round $1 done, load $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+echo "streamtime, before DFAnalyzer ($runs runs of each command) ..."
+st_round before
+
+echo "DFAnalyzer, $workers workers, a warm-up + $runs runs (log: $tmp/dfa.err) ..."
+echo "  load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+(cd "$tmp" && PYTHONPATH="$tmp/dfa/lib:$zdir:$here" /usr/bin/python3 \
+    "$here/notebook_dfanalyzer.py" --pfs "$pfs" --ssd "$ssd" --model "$model" \
+    --file "$file" --workers "$workers" --runs "$runs" --log "$tmp/dfa.log" \
+    --events "$nb_events" --check-compare "$tmp/nb.compare.json" \
+    --check-writes "$tmp/nb.writes.json" --check-events "$tmp/nb.events.csv" \
+    "$tmp/nb") > "$tmp/dfa.out" 2> "$tmp/dfa.err" ||
+    { cat "$tmp/dfa.out"; tail -30 "$tmp/dfa.err" >&2; die "DFAnalyzer failed or disagrees with streamtime"; }
+grep -v -E '^\[?INFO' "$tmp/dfa.out" | sed 's/^/  /'
+grep -q "agree on every answer" "$tmp/dfa.out" || die "DFAnalyzer and streamtime differ"
+echo "  load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+echo "streamtime, after DFAnalyzer ($runs runs of each command) ..."
+st_round after
+
+names=("trace compare (12 metrics)" "trace summary --group-by file (writes)" "trace events --format csv (one file)")
+st_total=0
+for i in 1 2 3; do
+    # shellcheck disable=SC2086
+    med=$(median ${st_times[$i]})
+    echo "  streamtime ${names[$((i - 1))]}: median $med s (runs:${st_times[$i]})"
+    st_total=$(python3 -c "print('%.3f' % ($st_total + $med))")
+    [ "$i" -ne 1 ] || st_compare=$med
+done
+echo "  streamtime, the three commands: $st_total s"
+
+python3 - "$tmp/dfa.out" "$st_total" "$st_compare" <<'EOF'
+import re, statistics, sys
+runs = [tuple(float(x) for x in m.groups()) for m in
+        re.finditer(r"^run \d+ load ([\d.]+) queries ([\d.]+)", open(sys.argv[1]).read(), re.M)]
+st, stc = float(sys.argv[2]), float(sys.argv[3])
+load = statistics.median(r[0] for r in runs)
+qry = statistics.median(r[1] for r in runs)
+tot = statistics.median(r[0] + r[1] for r in runs)
+print("DFAnalyzer (measured, %d runs): load median %.3f s, queries median %.3f s, load + queries median %.3f s"
+      % (len(runs), load, qry, tot))
+for what, v in (("the three commands", st), ("trace compare alone", stc)):
+    r = tot / v
+    print("ratio DFAnalyzer (load + queries) / streamtime's %s: %.1fx  (target >= 100x: %s)"
+          % (what, r, "met" if r >= 100 else "NOT met"))
+print("ratio DFAnalyzer load alone / streamtime's trace compare: %.1fx" % (load / stc))
+EOF

@@ -1,0 +1,77 @@
+# shellcheck shell=bash disable=SC2154
+# Shared by bench/notebook.sh and bench/dfanalyzer.sh (sourced, not run):
+# the notebook's trace sets, its 12 metrics, streamtime's three commands and
+# the timing helpers.  The caller sets $fix (../shared/fixtures/dftracer),
+# $bin (streamtime), $tmp (a scratch directory) and defines die().
+
+# The notebook's questions on these traces: the fixtures' PFS, a node-local
+# tree for the SSD, cm1's model output, the file of the drill-down.
+pfs=/p/lustre1/ ssd=/sys/ model=cm1out
+file=/p/lustre1/haridev/dftracer_data/file_0-40.bat
+
+mkset() {   # DIR N: N symbolic links to each of the two real fixtures
+    mkdir -p "$1"
+    for i in $(seq 1 "$2"); do
+        ln -sf "$fix/posix-old-format.pfw" "$1/old$i.pfw"
+        ln -sf "$fix/cm1-rank0-new-format.pfw.gz" "$1/cm1-$i.pfw.gz"
+    done
+}
+
+write_metrics() {   # FILE: the notebook's 12 metrics for `trace compare`
+    cat > "$1" <<EOF
+[
+ {"name": "checkpoint", "filter": "name~PyTorchCheckpointing.checkpoint",
+  "value": "dur", "per": "thread", "reduce": "max"},
+ {"name": "pfs_time", "filter": ["cat=POSIX", "file^$pfs"],
+  "value": "dur", "per": "thread", "reduce": "max"},
+ {"name": "pfs_bytes", "filter": ["cat=POSIX", "file^$pfs"], "value": "bytes"},
+ {"name": "ssd_time", "filter": ["cat=POSIX", "file^$ssd"],
+  "value": "dur", "per": "thread", "reduce": "max"},
+ {"name": "ssd_bytes", "filter": ["cat=POSIX", "file^$ssd"], "value": "bytes"},
+ {"name": "total_bytes", "value": "bytes"},
+ {"name": "pattern_proc_bytes", "filter": "file~", "value": "bytes",
+  "per": ["pattern", "pid"], "reduce": "max"},
+ {"name": "pattern_proc_time", "filter": "file~", "value": "dur",
+  "per": ["pattern", "pid"], "reduce": "max"},
+ {"name": "model_write", "filter": ["file~$model", "name=write"], "value": "count"},
+ {"name": "model_open", "filter": ["file~$model", "name=open"], "value": "count"},
+ {"name": "model_lseek", "filter": ["file~$model", "name=lseek"], "value": "count"},
+ {"name": "model_close", "filter": ["file~$model", "name=close"], "value": "count"}
+]
+EOF
+}
+
+events_of() {   # DIR: the events streamtime reads there
+    "$bin" trace summary -q --json "$1" 2>/dev/null |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])'
+}
+
+st_cmds() {  # DIR OUTPREFIX: the three commands of the notebook, one per line
+    printf '%s\n' \
+        "$bin trace compare -q --json --metrics $tmp/metrics.json --case c=$1 --out $2.compare.json" \
+        "$bin trace summary -q --json --filter name~write --group-by file $1 --out $2.writes.json" \
+        "$bin trace events -q --filter file=$file --format csv $1 --out $2.events.csv"
+}
+
+rss() {  # COMMAND...: runs it under /usr/bin/time -v; prints "wall_s rss_kb"
+    local t0 t1
+    t0=$(date +%s%N)
+    /usr/bin/time -v -o "$tmp/time.txt" "$@" >"$tmp/out.txt" 2>"$tmp/err.txt" ||
+        { cat "$tmp/err.txt" >&2; die "failed: $*"; }
+    t1=$(date +%s%N)
+    python3 - "$tmp/time.txt" "$t0" "$t1" <<'EOF'
+import re, sys
+t = open(sys.argv[1]).read()
+s = "%.3f" % ((int(sys.argv[3]) - int(sys.argv[2])) / 1e9)
+print(s, re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
+EOF
+}
+
+median() {  # NUMBER...: the median (the lower middle one of an even count)
+    printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
+}
+
+machine_line() {
+    echo "machine: $(nproc) cores, $(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)," \
+         "$(free -g | awk '/^Mem/{print $2}') GiB, load $(cut -d' ' -f1-3 /proc/loadavg)"
+}
