@@ -2,8 +2,9 @@
 # Benchmark: the DFAnalyzer notebook for one case, run by the REAL
 # DFAnalyzer (issue 16), against streamtime on the same files, in one run.
 #
-#   bench/dfanalyzer.sh [--src DIR] [--zindex DIR] [--copies N] [--runs R]
-#                       [--workers W] [--bin PATH] [--keep DIR]
+#   bench/dfanalyzer.sh [--src DIR] [--zindex DIR] [--copies N | --set DIR]
+#                       [--file F] [--runs R] [--workers W] [--bin PATH]
+#                       [--keep DIR]
 #
 # --src DIR (or $DFANALYZER_SRC): a checkout of dftracer, the project that
 # ships DFAnalyzer as its dfanalyzer/ package (tested: v1.0.8).  It is copied
@@ -20,7 +21,11 @@
 # python3-rich python3-seaborn python3-pandas, prints what is missing and
 # exits 77: nothing measured (bench scripts are not part of CI).
 #
-# The set: N copies (default 100) of the two real fixtures, as bench/notebook.sh.
+# The set: N copies (default 100) of the two real fixtures, as bench/notebook.sh,
+# or with --set DIR every .pfw/.pfw.gz of DIR (linked into the scratch
+# directory, where DFAnalyzer writes its .zindex files), e.g. the 48 cm1
+# traces of dftracer's examples/dfanalyzer/test-trace-distributed.
+# --file F: the file of the drill-down (default the fixtures' file_0-40.bat).
 # streamtime: its three commands of the notebook (bench/notebook_common.sh),
 # a warm-up, R runs each (default 3) before DFAnalyzer and R after, medians.
 # DFAnalyzer: bench/notebook_dfanalyzer.py on a LocalCluster of W workers
@@ -37,11 +42,13 @@ bin="$root/build/streamtime"
 src=${DFANALYZER_SRC:-}
 zsrc=${ZINDEX_SRC:-}
 copies=100
+set_dir=""
+drill=""
 runs=3
 workers=2
 keep=""
 
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n "2,/^set -euo/p" "$0" | sed "\$d; s/^# \\{0,1\\}//"; }
 die() { echo "dfanalyzer.sh: $*" >&2; exit 1; }
 skip() { echo "dfanalyzer.sh: SKIPPED, nothing measured: $*" >&2; exit 77; }
 abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
@@ -54,6 +61,8 @@ while [ $# -gt 0 ]; do
         --src) src=${2:-}; shift 2 ;;
         --zindex) zsrc=${2:-}; shift 2 ;;
         --copies) copies=${2:-}; shift 2 ;;
+        --set) set_dir=$(abspath "${2:-}"); shift 2 ;;
+        --file) drill=${2:-}; shift 2 ;;
         --runs) runs=${2:-}; shift 2 ;;
         --workers) workers=${2:-}; shift 2 ;;
         --bin) bin=$(abspath "${2:-}"); shift 2 ;;
@@ -132,13 +141,28 @@ echo "DFAnalyzer: $src ($(git -C "$src" describe --tags --always 2>/dev/null || 
 grep -c '^[-+][^-+]' "$tmp/dfanalyzer-debian12.diff" | sed 's/^/  diff lines changed: /'
 echo "  diff kept as $tmp/dfanalyzer-debian12.diff"
 
-mkset "$tmp/nb" "$copies"
+file=${drill:-$file}
+rm -rf "$tmp/nb"
+if [ -n "$set_dir" ]; then
+    mkdir -p "$tmp/nb"
+    n=0
+    for f in "$set_dir"/*.pfw "$set_dir"/*.pfw.gz; do
+        [ -e "$f" ] || continue
+        ln -s "$f" "$tmp/nb/"
+        n=$((n + 1))
+    done
+    [ "$n" -gt 0 ] || die "no .pfw or .pfw.gz in $set_dir"
+    set_line="$n files of $set_dir"
+else
+    mkset "$tmp/nb" "$copies"
+    set_line="$((2 * copies)) files ($copies copies of posix-old-format.pfw and cm1-rank0-new-format.pfw.gz)"
+fi
 write_metrics "$tmp/metrics.json"
 nb_events=$(events_of "$tmp/nb")
 machine_line
 echo "streamtime: $bin ($(git -C "$root" rev-parse --short HEAD))"
 echo "python: $(/usr/bin/python3 -c 'import sys, dask, distributed, pandas; print(sys.version.split()[0], "dask", dask.__version__, "distributed", distributed.__version__, "pandas", pandas.__version__)')"
-echo "set: $((2 * copies)) files ($copies copies of posix-old-format.pfw and cm1-rank0-new-format.pfw.gz), $nb_events events"
+echo "set: $set_line, $nb_events events; drill-down file $file"
 
 declare -A st_times
 st_round() {  # LABEL: R runs of each of the three commands (a warm-up first)
