@@ -26,8 +26,9 @@
 # directory, where DFAnalyzer writes its .zindex files), e.g. the 48 cm1
 # traces of dftracer's examples/dfanalyzer/test-trace-distributed.
 # --file F: the file of the drill-down (default the fixtures' file_0-40.bat).
-# streamtime: its three commands of the notebook (bench/notebook_common.sh),
-# a warm-up, R runs each (default 3) before DFAnalyzer and R after, medians.
+# streamtime: its three commands of the notebook (bench/notebook_common.sh):
+# a warm-up, R runs each (default 3) before DFAnalyzer, one after each of
+# its runs (the pairs see the same load) and R after; medians over all.
 # DFAnalyzer: bench/notebook_dfanalyzer.py on a LocalCluster of W workers
 # (default 2, the machine's cores): a warm-up (it builds the .zindex files),
 # then R runs of DFAnalyzer(DIR/*.pfw*) + the notebook's queries; medians.
@@ -174,7 +175,7 @@ st_round() {  # LABEL: R runs of each of the three commands (a warm-up first)
         for _ in $(seq 1 "$runs"); do
             # shellcheck disable=SC2086
             read -r w _ < <(rss $cmd)
-            st_times[$i]="${st_times[$i]:-} $w"
+            st_times[$1$i]="${st_times[$1$i]:-} $w"
         done
     done
     echo "  streamtime round $1 done, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -183,14 +184,29 @@ st_round() {  # LABEL: R runs of each of the three commands (a warm-up first)
 echo "streamtime, before DFAnalyzer ($runs runs of each command) ..."
 st_round before
 
-echo "DFAnalyzer, $workers workers, a warm-up + $runs runs (log: $tmp/dfa.err) ..."
+# One run of each command after each of DFAnalyzer's timed runs, its
+# cluster idle: each pair sees about the same load.  Milliseconds, a line
+# per round.
+rm -f "$tmp/st_between.txt"
+{
+    echo 'set -e'
+    st_cmds "$tmp/nb" "$tmp/nb" | while read -r cmd; do
+        # shellcheck disable=SC2016
+        printf 't0=$(date +%%s%%N); %s 2>/dev/null; t1=$(date +%%s%%N)\n' "$cmd"
+        # shellcheck disable=SC2016
+        printf 'printf "%%s " $(( (t1 - t0) / 1000000 )) >> %s\n' "$tmp/st_between.txt"
+    done
+    echo "echo >> $tmp/st_between.txt"
+} > "$tmp/st_once.sh"
+
+echo "DFAnalyzer, $workers workers, a warm-up + $runs runs, each followed by one run of streamtime's commands (log: $tmp/dfa.err) ..."
 echo "  load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 (cd "$tmp" && PYTHONPATH="$tmp/dfa/lib:$zdir:$here" /usr/bin/python3 \
     "$here/notebook_dfanalyzer.py" --pfs "$pfs" --ssd "$ssd" --model "$model" \
     --file "$file" --workers "$workers" --runs "$runs" --log "$tmp/dfa.log" \
     --events "$nb_events" --check-compare "$tmp/nb.compare.json" \
     --check-writes "$tmp/nb.writes.json" --check-events "$tmp/nb.events.csv" \
-    "$tmp/nb") > "$tmp/dfa.out" 2> "$tmp/dfa.err" ||
+    --between "bash $tmp/st_once.sh" "$tmp/nb") > "$tmp/dfa.out" 2> "$tmp/dfa.err" ||
     { cat "$tmp/dfa.out"; tail -30 "$tmp/dfa.err" >&2; die "DFAnalyzer failed or disagrees with streamtime"; }
 grep -v -E '^\[?INFO' "$tmp/dfa.out" | sed 's/^/  /'
 grep -q "agree on every answer" "$tmp/dfa.out" || die "DFAnalyzer and streamtime differ"
@@ -200,29 +216,37 @@ echo "streamtime, after DFAnalyzer ($runs runs of each command) ..."
 st_round after
 
 names=("trace compare (12 metrics)" "trace summary --group-by file (writes)" "trace events --format csv (one file)")
-st_total=0
 for i in 1 2 3; do
-    # shellcheck disable=SC2086
-    med=$(median ${st_times[$i]})
-    echo "  streamtime ${names[$((i - 1))]}: median $med s (runs:${st_times[$i]})"
-    st_total=$(python3 -c "print('%.3f' % ($st_total + $med))")
-    [ "$i" -ne 1 ] || st_compare=$med
+    echo "  streamtime ${names[$((i - 1))]} (s): before${st_times[before$i]};" \
+         "between$(awk -v c="$i" '{printf " %.3f", $c / 1000}' "$tmp/st_between.txt"); after${st_times[after$i]}"
 done
-echo "  streamtime, the three commands: $st_total s"
 
-python3 - "$tmp/dfa.out" "$st_total" "$st_compare" <<'EOF'
-import re, statistics, sys
+python3 - "$tmp/dfa.out" "$tmp/st_between.txt" "${st_times[before1]}" "${st_times[before2]}" \
+    "${st_times[before3]}" "${st_times[after1]}" "${st_times[after2]}" "${st_times[after3]}" <<'EOF'
+import re, statistics as S, sys
 runs = [tuple(float(x) for x in m.groups()) for m in
         re.finditer(r"^run \d+ load ([\d.]+) queries ([\d.]+)", open(sys.argv[1]).read(), re.M)]
-st, stc = float(sys.argv[2]), float(sys.argv[3])
-load = statistics.median(r[0] for r in runs)
-qry = statistics.median(r[1] for r in runs)
-tot = statistics.median(r[0] + r[1] for r in runs)
+between = [[int(x) / 1000 for x in l.split()] for l in open(sys.argv[2]) if l.strip()]
+assert len(between) == len(runs), "one streamtime round per DFAnalyzer run"
+cmd = [[float(x) for x in (sys.argv[3 + i] + " " + sys.argv[6 + i]).split()] + [b[i] for b in between]
+       for i in range(3)]
+st3 = sum(S.median(c) for c in cmd)
+stc = S.median(cmd[0])
+load = S.median(r[0] for r in runs)
+qry = S.median(r[1] for r in runs)
+tot = S.median(r[0] + r[1] for r in runs)
+print("streamtime medians over its %d runs of each: trace compare %.3f s, the three commands %.3f s"
+      % (len(cmd[0]), stc, st3))
 print("DFAnalyzer (measured, %d runs): load median %.3f s, queries median %.3f s, load + queries median %.3f s"
       % (len(runs), load, qry, tot))
-for what, v in (("the three commands", st), ("trace compare alone", stc)):
+for what, v in (("the three commands", st3), ("trace compare alone", stc)):
     r = tot / v
-    print("ratio DFAnalyzer (load + queries) / streamtime's %s: %.1fx  (target >= 100x: %s)"
+    print("ratio DFAnalyzer (load + queries) / streamtime's %s (medians): %.1fx  (target >= 100x: %s)"
           % (what, r, "met" if r >= 100 else "NOT met"))
-print("ratio DFAnalyzer load alone / streamtime's trace compare: %.1fx" % (load / stc))
+p3 = [(r[0] + r[1]) / sum(b) for r, b in zip(runs, between)]
+pc = [(r[0] + r[1]) / b[0] for r, b in zip(runs, between)]
+print("paired (each DFAnalyzer run / streamtime's run right after it): the three commands %s (median %.1fx);"
+      " trace compare %s (median %.1fx)" % (" ".join("%.0fx" % x for x in p3), S.median(p3),
+                                           " ".join("%.0fx" % x for x in pc), S.median(pc)))
+print("ratio DFAnalyzer load alone / streamtime's trace compare (medians): %.1fx" % (load / stc))
 EOF

@@ -16,7 +16,8 @@
 # of one file); R runs each (default 3), medians, summed.  pandas:
 # bench/notebook_pandas.py under /usr/bin/python3, once, checked equal to
 # streamtime's answers (exit 1 otherwise).  Peak RSS by /usr/bin/time -v.
-# DFAnalyzer itself is not run here: its time is DERIVED from the 10-13 k
+# DFAnalyzer itself is not run here (bench/dfanalyzer.sh runs the real one
+# on the same set): its time is DERIVED from the 10-13 k
 # events/s per worker measured in issue 8, on 2 workers (this machine's
 # cores); MEASURED beside it, as a lower bound, its per-line loading work
 # without Dask or queries (bench/notebook_dfa_lines.py, 2 processes).

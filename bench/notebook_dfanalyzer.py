@@ -18,11 +18,13 @@ args.fname and args.hostname, which the old .pfw format carries inline
 (README "trace"; DFAnalyzer's own `size` leaves out STDIO fread/fwrite).
 Every answer is compared with streamtime's (`trace compare --json`, `trace
 summary --group-by file --json`, `trace events --format csv`); exit 1 on
-any difference.  Prints one line per run: "run K load S queries S".
+any difference.  Prints one line per run: "run K load S queries S"; runs
+the --between command after each timed run (the cluster idle meanwhile).
 """
 import argparse
 import logging
 import os
+import subprocess
 import sys
 import time
 
@@ -114,6 +116,7 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--log", default="dfanalyzer.log")
     p.add_argument("--events", type=int, help="streamtime's event count")
+    p.add_argument("--between", help="a shell command run after each timed run")
     p.add_argument("dir")
     a = p.parse_args()
 
@@ -143,6 +146,8 @@ def main():
                 sys.exit(1)
             print("  dfanalyzer and streamtime agree on every answer", flush=True)
         del an
+        if run > 0 and a.between:
+            subprocess.run(a.between, shell=True, check=True)
     logging.shutdown()
 
 
