@@ -52,8 +52,6 @@ keep=""
 usage() { sed -n "2,/^set -euo/p" "$0" | sed "\$d; s/^# \\{0,1\\}//"; }
 die() { echo "dfanalyzer.sh: $*" >&2; exit 1; }
 skip() { echo "dfanalyzer.sh: SKIPPED, nothing measured: $*" >&2; exit 77; }
-abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
-isnum() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ]; }
 # shellcheck source=bench/notebook_common.sh
 . "$here/notebook_common.sh"
 
@@ -75,22 +73,14 @@ done
 isnum "$copies" || die "--copies takes a positive integer"
 isnum "$runs" || die "--runs takes a positive integer"
 isnum "$workers" || die "--workers takes a positive integer"
-[ -x "$bin" ] || die "no streamtime binary at $bin (meson compile -C build)"
-[ -d "$fix" ] || die "no fixtures at $fix"
-[ -x /usr/bin/time ] || die "no /usr/bin/time (apt-get install time)"
+check_inputs
 [ -n "$src" ] || skip "no DFAnalyzer checkout: give --src DIR or set DFANALYZER_SRC (a dftracer checkout with dfanalyzer/main.py)"
 src=$(abspath "$src")
 [ -f "$src/dfanalyzer/main.py" ] || skip "no dfanalyzer/main.py under $src"
 /usr/bin/python3 -c 'import dask, distributed, pandas, rich, seaborn' 2>/dev/null ||
     skip "DFAnalyzer's dependencies are missing for /usr/bin/python3 (apt-get install python3-dask python3-distributed python3-pandas python3-rich python3-seaborn)"
 
-if [ -n "$keep" ]; then
-    tmp=$keep
-    mkdir -p "$tmp"
-else
-    tmp=$(mktemp -d)
-    trap 'rm -rf "$tmp"' EXIT
-fi
+scratch_dir
 
 # zindex_py: prebuilt ($ZINDEX_PY_DIR) or built from --zindex / $ZINDEX_SRC.
 zdir=${ZINDEX_PY_DIR:-}

@@ -36,8 +36,6 @@ keep=""
 
 usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "notebook.sh: $*" >&2; exit 1; }
-abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
-isnum() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ]; }
 # shellcheck source=bench/notebook_common.sh
 . "$here/notebook_common.sh"
 
@@ -55,18 +53,10 @@ done
 isnum "$copies" || die "--copies takes a positive integer"
 isnum "$big" || die "--big-copies takes a positive integer"
 isnum "$runs" || die "--runs takes a positive integer"
-[ -x "$bin" ] || die "no streamtime binary at $bin (meson compile -C build)"
-[ -d "$fix" ] || die "no fixtures at $fix"
-[ -x /usr/bin/time ] || die "no /usr/bin/time (apt-get install time)"
+check_inputs
 /usr/bin/python3 -c 'import pandas' || die "no pandas for /usr/bin/python3 (apt-get install python3-pandas)"
 
-if [ -n "$keep" ]; then
-    tmp=$keep
-    mkdir -p "$tmp"
-else
-    tmp=$(mktemp -d)
-    trap 'rm -rf "$tmp"' EXIT
-fi
+scratch_dir
 mkset "$tmp/nb" "$copies"
 mkset "$tmp/big" "$big"
 write_metrics "$tmp/metrics.json"

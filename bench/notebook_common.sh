@@ -2,7 +2,27 @@
 # Shared by bench/notebook.sh and bench/dfanalyzer.sh (sourced, not run):
 # the notebook's trace sets, its 12 metrics, streamtime's three commands and
 # the timing helpers.  The caller sets $fix (../shared/fixtures/dftracer),
-# $bin (streamtime), $tmp (a scratch directory) and defines die().
+# $bin (streamtime), $keep (a directory to keep, or empty) and defines die();
+# scratch_dir sets $tmp.
+
+abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
+isnum() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ]; }
+
+check_inputs() {   # the streamtime binary, the fixtures, /usr/bin/time
+    [ -x "$bin" ] || die "no streamtime binary at $bin (meson compile -C build)"
+    [ -d "$fix" ] || die "no fixtures at $fix"
+    [ -x /usr/bin/time ] || die "no /usr/bin/time (apt-get install time)"
+}
+
+scratch_dir() {   # sets tmp: $keep (kept) or a new temporary directory (removed on exit)
+    if [ -n "$keep" ]; then
+        tmp=$keep
+        mkdir -p "$tmp"
+    else
+        tmp=$(mktemp -d)
+        trap 'rm -rf "$tmp"' EXIT
+    fi
+}
 
 # The notebook's questions on these traces: the fixtures' PFS, a node-local
 # tree for the SSD, cm1's model output, the file of the drill-down.

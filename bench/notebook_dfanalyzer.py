@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 
-from notebook_pandas import check, nbytes
+from notebook_pandas import check, host_file, nbytes
 
 CKPT = "PyTorchCheckpointing.checkpoint"
 OPS = ("write", "open", "lseek", "close")
@@ -52,12 +52,7 @@ def load_fn(json_object, current_dict, time_approximate, condition_fn,
             NAMES[(json_object["name"], str(args["value"]))] = args.get("name")
         return {}
     d = {"bytes": nbytes(json_object.get("name", ""), args)}
-    f = args.get("fname")
-    if f is None and "fhash" in args:
-        f = NAMES.get(("FH", str(args["fhash"])))
-    h = args.get("hostname")
-    if h is None and "hhash" in args:
-        h = NAMES.get(("HH", str(args["hhash"])))
+    h, f = host_file(args, NAMES)
     if f is not None:
         d["fname"] = f
     if h is not None:

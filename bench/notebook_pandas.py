@@ -64,6 +64,18 @@ def nbytes(name, args):
     return 0
 
 
+def host_file(args, maps):
+    """An event's host and file: inline (old format) or through the HH/FH
+    names defined before it, maps[("HH"|"FH", str(value))]."""
+    host = args.get("hostname")
+    if host is None and "hhash" in args:
+        host = maps.get(("HH", str(args["hhash"])))
+    fname = args.get("fname")
+    if fname is None and "fhash" in args:
+        fname = maps.get(("FH", str(args["fhash"])))
+    return host, fname
+
+
 def load(paths):
     cols = {k: [] for k in ("name", "cat", "host", "pid", "tid", "ts", "dur",
                             "file", "bytes")}
@@ -85,12 +97,7 @@ def load(paths):
                     continue
                 if e["ph"] != "X":
                     continue
-                host = args.get("hostname")
-                if host is None and "hhash" in args:
-                    host = maps.get(("HH", str(args["hhash"])))
-                fname = args.get("fname")
-                if fname is None and "fhash" in args:
-                    fname = maps.get(("FH", str(args["fhash"])))
+                host, fname = host_file(args, maps)
                 cols["name"].append(e["name"])
                 cols["cat"].append(e["cat"])
                 cols["host"].append(host)
