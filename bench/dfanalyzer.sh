@@ -155,7 +155,7 @@ echo "streamtime: $bin ($(git -C "$root" rev-parse --short HEAD))"
 echo "python: $(/usr/bin/python3 -c 'import sys, dask, distributed, pandas; print(sys.version.split()[0], "dask", dask.__version__, "distributed", distributed.__version__, "pandas", pandas.__version__)')"
 echo "set: $set_line, $nb_events events; drill-down file $file"
 
-declare -A st_times
+declare -A st_times st_cpu
 st_round() {  # LABEL: R runs of each of the three commands (a warm-up first)
     local cmd i w
     for i in 1 2 3; do
@@ -166,6 +166,7 @@ st_round() {  # LABEL: R runs of each of the three commands (a warm-up first)
             # shellcheck disable=SC2086
             read -r w _ < <(rss $cmd)
             st_times[$1$i]="${st_times[$1$i]:-} $w"
+            st_cpu[$i]="${st_cpu[$i]:-} $(cpu_last)"
         done
     done
     echo "  streamtime round $1 done, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -211,11 +212,16 @@ for i in 1 2 3; do
          "between$(awk -v c="$i" '{printf " %.3f", $c / 1000}' "$tmp/st_between.txt"); after${st_times[after$i]}"
 done
 
+for i in 1 2 3; do
+    echo "  streamtime ${names[$((i - 1))]}, CPU (user + system, s), before and after:${st_cpu[$i]}"
+done
+
 python3 - "$tmp/dfa.out" "$tmp/st_between.txt" "${st_times[before1]}" "${st_times[before2]}" \
-    "${st_times[before3]}" "${st_times[after1]}" "${st_times[after2]}" "${st_times[after3]}" <<'EOF'
+    "${st_times[before3]}" "${st_times[after1]}" "${st_times[after2]}" "${st_times[after3]}" \
+    "${st_cpu[1]}" "${st_cpu[2]}" "${st_cpu[3]}" <<'EOF'
 import re, statistics as S, sys
 runs = [tuple(float(x) for x in m.groups()) for m in
-        re.finditer(r"^run \d+ load ([\d.]+) queries ([\d.]+)", open(sys.argv[1]).read(), re.M)]
+        re.finditer(r"^run \d+ load ([\d.]+) queries ([\d.]+) cpu ([\d.]+)", open(sys.argv[1]).read(), re.M)]
 between = [[int(x) / 1000 for x in l.split()] for l in open(sys.argv[2]) if l.strip()]
 assert len(between) == len(runs), "one streamtime round per DFAnalyzer run"
 cmd = [[float(x) for x in (sys.argv[3 + i] + " " + sys.argv[6 + i]).split()] + [b[i] for b in between]
@@ -239,4 +245,9 @@ print("paired (each DFAnalyzer run / streamtime's run right after it): the three
       " trace compare %s (median %.1fx)" % (" ".join("%.0fx" % x for x in p3), S.median(p3),
                                            " ".join("%.0fx" % x for x in pc), S.median(pc)))
 print("ratio DFAnalyzer load alone / streamtime's trace compare (medians): %.1fx" % (load / stc))
+ccpu = [S.median(float(x) for x in sys.argv[9 + i].split()) for i in range(3)]
+dcpu = S.median(r[2] for r in runs)
+print("CPU (user + system; DFAnalyzer: its client, scheduler and workers): DFAnalyzer median %.1f s per run,"
+      " streamtime trace compare %.3f s, the three commands %.3f s: ratios %.1fx three commands, %.1fx trace compare"
+      % (dcpu, ccpu[0], sum(ccpu), dcpu / sum(ccpu), dcpu / ccpu[0]))
 EOF

@@ -87,6 +87,10 @@ print(s, re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
 EOF
 }
 
+cpu_last() {  # the user + system seconds of the last rss command
+    awk -F': ' '/User time|System time/ {t += $2} END {printf "%.3f\n", t}' "$tmp/time.txt"
+}
+
 median() {  # NUMBER...: the median (the lower middle one of an even count)
     printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
 }

@@ -18,12 +18,14 @@ args.fname and args.hostname, which the old .pfw format carries inline
 (README "trace"; DFAnalyzer's own `size` leaves out STDIO fread/fwrite).
 Every answer is compared with streamtime's (`trace compare --json`, `trace
 summary --group-by file --json`, `trace events --format csv`); exit 1 on
-any difference.  Prints one line per run: "run K load S queries S"; runs
+any difference.  Prints one line per run: "run K load S queries S cpu S"
+(user + system seconds of this process and the workers); runs
 the --between command after each timed run (the cluster idle meanwhile).
 """
 import argparse
 import logging
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -102,6 +104,20 @@ def queries(an, a):
     return m, writes, rows, int(ev["dur"].count().compute())
 
 
+def worker_cpu():
+    import psutil
+    t = psutil.Process().cpu_times()
+    return t.user + t.system
+
+
+def cpu_seconds():
+    """User + system seconds so far of this process (the client and the
+    LocalCluster's scheduler) and of the Dask workers."""
+    from distributed import get_client
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime + sum(get_client().run(worker_cpu).values())
+
+
 def main():
     p = argparse.ArgumentParser()
     for o in ("--pfs", "--ssd", "--model", "--file", "--check-compare",
@@ -122,15 +138,17 @@ def main():
     setup_dask_cluster()
     bad = []
     for run in range(a.runs + 1):
+        c0 = cpu_seconds()
         t0 = time.perf_counter()
         an = DFAnalyzer(os.path.join(a.dir, "*.pfw*"), load_fn=load_fn,
                         load_cols=LOAD_COLS)
         t1 = time.perf_counter()
         m, writes, rows, nev = queries(an, a)
         t2 = time.perf_counter()
+        c2 = cpu_seconds()
         label = "warm-up" if run == 0 else "run %d" % run
-        print("%s load %.3f queries %.3f events %d" % (label, t1 - t0, t2 - t1, nev),
-              flush=True)
+        print("%s load %.3f queries %.3f cpu %.3f events %d"
+              % (label, t1 - t0, t2 - t1, c2 - c0, nev), flush=True)
         if run == 0:
             if a.events is not None and nev != a.events:
                 bad.append("event count (streamtime %d)" % a.events)
