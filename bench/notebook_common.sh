@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2154
 # Shared by bench/notebook.sh and bench/dfanalyzer.sh (sourced, not run):
-# the notebook's trace sets, its 12 metrics, streamtime's three commands and
-# the timing helpers.  The caller sets $fix (../shared/fixtures/dftracer),
+# the notebook's trace sets, its metrics, streamtime's one pass and its three
+# commands of before, the check that they agree, and the timing helpers.  The caller sets $fix (../shared/fixtures/dftracer),
 # $bin (streamtime), $keep (a directory to keep, or empty) and defines die();
 # scratch_dir sets $tmp.
 
@@ -61,9 +61,31 @@ write_metrics() {   # FILE: the notebook's 12 metrics for `trace compare`
 EOF
 }
 
+write_notebook() {   # METRICS OUT: the whole notebook for one `trace compare` pass:
+    # the 12 metrics, the per-file writes as "by": "file" metrics and the
+    # events of $file as an "events" metric
+    python3 - "$1" "$2" "$file" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+w = ["name~write", "file~"]
+m += [{"name": "writes_count", "filter": w, "value": "count", "by": "file"},
+      {"name": "writes_dur", "filter": w, "value": "dur", "by": "file"},
+      {"name": "writes_bytes", "filter": w, "value": "bytes", "by": "file"},
+      {"name": "file_events", "filter": "file=" + sys.argv[3],
+       "value": "count", "events": "csv"}]
+json.dump(m, open(sys.argv[2], "w"), indent=1)
+EOF
+}
+
 events_of() {   # DIR: the events streamtime reads there
     "$bin" trace summary -q --json "$1" 2>/dev/null |
         python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])'
+}
+
+st_one() {  # DIR OUTPREFIX: the notebook in one command ($tmp/notebook.json);
+    # writes OUTPREFIX.one.json and OUTPREFIX.ev/c.file_events.csv
+    mkdir -p "$2.ev"
+    printf '%s\n' "$bin trace compare -q --json --metrics $tmp/notebook.json --case c=$1 --events-dir $2.ev --out $2.one.json"
 }
 
 st_cmds() {  # DIR OUTPREFIX: the three commands of the notebook, one per line
@@ -71,6 +93,26 @@ st_cmds() {  # DIR OUTPREFIX: the three commands of the notebook, one per line
         "$bin trace compare -q --json --metrics $tmp/metrics.json --case c=$1 --out $2.compare.json" \
         "$bin trace summary -q --json --filter name~write --group-by file $1 --out $2.writes.json" \
         "$bin trace events -q --filter file=$file --format csv $1 --out $2.events.csv"
+}
+
+check_one_three() {  # OUTPREFIX: st_one's outputs equal st_cmds' (die otherwise)
+    python3 - "$1.one.json" "$1.compare.json" "$1.writes.json" \
+        "$1.ev/c.file_events.csv" "$1.events.csv" <<'EOF' || die "the one pass and the three commands differ"
+import json, sys
+one = {m["name"]: m["values"]["c"] for m in json.load(open(sys.argv[1]))["metrics"]}
+three = {m["name"]: m["values"]["c"] for m in json.load(open(sys.argv[2]))["metrics"]}
+bad = [k for k in three if three[k] != one[k]]
+groups = json.load(open(sys.argv[3]))["groups"]
+w = {f: (g["count"], g["dur_us"], g["bytes"]) for f, g in groups.items() if f != "(none)"}
+o = {f: (one["writes_count"][f], round(one["writes_dur"][f] * 1e6),
+         one["writes_bytes"][f]) for f in one["writes_count"]}
+if w != o:
+    bad.append("per-file writes")
+if open(sys.argv[4], "rb").read() != open(sys.argv[5], "rb").read():
+    bad.append("events of one file")
+print("  one pass vs three commands: %s" % ("the same answers (12 metrics, %d files' writes, the events file byte for byte)" % len(w) if not bad else "DIFFER: " + ", ".join(bad)))
+sys.exit(1 if bad else 0)
+EOF
 }
 
 rss() {  # COMMAND...: runs it under /usr/bin/time -v; prints "wall_s rss_kb"

@@ -3,7 +3,8 @@
 
   notebook_dfanalyzer.py --pfs DIR --ssd DIR --model S --file F
                          [--workers N] [--runs R] [--log FILE]
-                         --check-compare J --check-writes J --check-events CSV DIR
+                         --check-compare J [--check-writes J] --check-events CSV
+                         [--events N] [--between CMD] DIR
 
 Needs `dfanalyzer` (dftracer's dfanalyzer/ package, see bench/dfanalyzer.sh
 for the patches Debian 12 needs) and `zindex_py` on PYTHONPATH.  Does what
@@ -16,9 +17,11 @@ as a notebook does.  The custom columns (DFAnalyzer's load_fn/load_cols):
 args.fname and args.hostname, which the old .pfw format carries inline
 (DFAnalyzer only maps fhash/hhash), and `bytes` by streamtime's rule
 (README "trace"; DFAnalyzer's own `size` leaves out STDIO fread/fwrite).
-Every answer is compared with streamtime's (`trace compare --json`, `trace
-summary --group-by file --json`, `trace events --format csv`); exit 1 on
-any difference.  Prints one line per run: "run K load S queries S cpu S"
+Every answer is compared with streamtime's, as notebook_pandas.check does
+(the one pass: `trace compare --json` with the 12 metrics and the by-file
+writes, and the events metric's CSV; or the three commands' outputs, with
+--check-writes), the events of the file by ts from its first event, name,
+pid, tid and dur; exit 1 on any difference.  Prints one line per run: "run K load S queries S cpu S"
 (user + system seconds of this process and the workers); runs
 the --between command after each timed run (the cluster idle meanwhile).
 """
@@ -100,7 +103,8 @@ def queries(an, a):
     g = w.groupby("file").agg({"dur": ["count", "sum"], "bytes": "sum"}).compute()
     writes = {f: (int(r[("dur", "count")]), int(r[("dur", "sum")]),
                   int(r[("bytes", "sum")])) for f, r in g.iterrows()}
-    rows = ev[(ev["file"] == a.file).fillna(False)][["ts", "dur"]].compute()
+    rows = ev[(ev["file"] == a.file).fillna(False)][
+        ["ts", "dur", "name", "pid", "tid"]].compute()
     return m, writes, rows, int(ev["dur"].count().compute())
 
 
@@ -121,8 +125,9 @@ def cpu_seconds():
 def main():
     p = argparse.ArgumentParser()
     for o in ("--pfs", "--ssd", "--model", "--file", "--check-compare",
-              "--check-writes", "--check-events"):
+              "--check-events"):
         p.add_argument(o, required=True)
+    p.add_argument("--check-writes")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--log", default="dfanalyzer.log")

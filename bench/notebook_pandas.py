@@ -2,7 +2,7 @@
 """The DFAnalyzer notebook for one case in pandas (issue 16's baseline).
 
   notebook_pandas.py --pfs DIR --ssd DIR --model S --file F \
-                     [--check-compare J --check-writes J --check-events CSV] DIR
+                     [--check-compare J [--check-writes J] --check-events CSV] DIR
 
 Loads every .pfw / .pfw.gz of DIR once, as a DFAnalyzer user does (each
 line through json.loads, HH/FH hashes mapped to their names, the events in
@@ -15,8 +15,12 @@ counts on files containing --model, per file the writes' count, dur and
 bytes, and the events of --file.  Bytes follow streamtime's rule (README
 "trace"; tests/tools/notebook_ref.py).  Prints the load and query times
 (stderr) and, with --check-*, compares every answer with streamtime's
-(`trace compare --json`, `trace summary --group-by file --json`,
-`trace events --format csv`); exit 1 on any difference.
+(`trace compare --json`: the 12 metrics, and the per-file writes from its
+"by": "file" metrics writes_count / writes_dur / writes_bytes when it has
+them, else from `trace summary --group-by file --json` given by
+--check-writes; the events of --file as `trace events --format csv` or an
+"events" metric writes them: ts, dur, name, pid, tid of every row);
+exit 1 on any difference.
 """
 import argparse
 import csv
@@ -153,7 +157,8 @@ def queries(df, a):
 def check(m, writes, events, a, who="pandas", rel_ts=False):
     """Compares the answers with streamtime's files; returns what differs.
     With rel_ts, the events' ts count from the file's first event on each
-    side (DFAnalyzer shifts ts to the set's first event)."""
+    side, in sorted order (DFAnalyzer shifts ts to the set's first event
+    and its rows come in partition order)."""
     bad = []
     st = json.load(open(a.check_compare))
     case = st["cases"][0]
@@ -165,25 +170,37 @@ def check(m, writes, events, a, who="pandas", rel_ts=False):
         print("  %-20s %s %-16s streamtime %s" % (k, who, v, s))
         if s != v:
             bad.append(k)
-    groups = json.load(open(a.check_writes))["groups"]
-    stw = {f: (g["count"], g["dur_us"], g["bytes"]) for f, g in groups.items()
-           if f != "(none)"}
-    print("  per-file writes: %s %d files, streamtime %d files"
-          % (who, len(writes), len(stw)))
+    if "writes_count" in stm:
+        stw = {f: (n, round(stm["writes_dur"][f] * 1e6),
+                   stm["writes_bytes"][f])
+               for f, n in stm["writes_count"].items()}
+        src = "trace compare's by-file metrics"
+    else:
+        groups = json.load(open(a.check_writes))["groups"]
+        stw = {f: (g["count"], g["dur_us"], g["bytes"])
+               for f, g in groups.items() if f != "(none)"}
+        src = "trace summary --group-by file"
+    print("  per-file writes: %s %d files, streamtime (%s) %d files"
+          % (who, len(writes), src, len(stw)))
     if stw != writes:
         bad.append("per-file writes")
     with open(a.check_events, newline="") as f:
-        st_rows = [(int(r["ts"]), int(r["dur"])) for r in csv.DictReader(f)]
-    rows = [(int(t), int(d)) for t, d in zip(events["ts"], events["dur"])]
+        st_rows = [(int(r["ts"]), int(r["dur"]), r["name"], int(r["pid"]),
+                    int(r["tid"])) for r in csv.DictReader(f)]
+    rows = [(int(t), int(d), n, int(p), int(i)) for t, d, n, p, i in
+            zip(events["ts"], events["dur"], events["name"], events["pid"],
+                events["tid"])]
     if rel_ts:
-        def rel(pairs):
-            t0 = min((t for t, _ in pairs), default=0)
-            return sorted((t - t0, d) for t, d in pairs)
+        def rel(rs):
+            t0 = min((r[0] for r in rs), default=0)
+            return sorted((r[0] - t0,) + r[1:] for r in rs)
         st_rows, rows = rel(st_rows), rel(rows)
     print("  events of %s: %s %d rows, streamtime %d rows"
           % (a.file, who, len(rows), len(st_rows)))
     if rows != st_rows:
         bad.append("events of one file")
+    if "file_events" in stm and stm["file_events"] != (len(events) or None):
+        bad.append("the count of the events of one file")
     return bad
 
 

@@ -197,6 +197,11 @@ The token for \fBslurm jobs \-\-rest\fR; never printed.
 .TP
 .B STREAMTIME_SACCT
 The sacct binary for \fBslurm jobs\fR (default: sacct on PATH).
+.TP
+.B TMPDIR
+Where \fBtrace summary\fR keeps, in an unlinked temporary file, the
+per-process I/O and compute intervals past 2^18 per thread that do not
+overlap (default /tmp): about 16 bytes per such call.
 .SH FILES
 .TP
 .I share/streamtime/data/

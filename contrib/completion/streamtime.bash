@@ -37,12 +37,12 @@ _streamtime_opts() {   # the options of leaf command $1
 	"stats queue") echo "--merged --out-dir --tz --help --quiet --verbose" ;;
 	"stats transfers") echo "--merged --offload --save-stats --streaming-dir --out-dir --size --help --quiet --verbose" ;;
 	"timeline") echo "--results --data --config --out --help --quiet --verbose" ;;
-	"trace compare") echo "--metrics --case --json --out --save-partial --date --tz --names --jobs -j --help --quiet --verbose" ;;
+	"trace compare") echo "--metrics --case --json --out --save-partial --events-dir --date --tz --names --jobs -j --help --quiet --verbose" ;;
 	"trace events") echo "--filter --format --keys --limit --out --date --tz --names --help --quiet --verbose" ;;
 	"trace merge") echo "--json --out --help --quiet --verbose" ;;
 	"trace plot") echo "--out-dir --format --filter --date --tz --names --help --quiet --verbose" ;;
 	"trace record") echo "--out --tracers --interval -o --help --quiet --verbose" ;;
-	"trace summary") echo "--json --group-by --per --filter --io-cat --compute-cat --time-granularity --jobs --out --date --tz --names -j --help --quiet --verbose" ;;
+	"trace summary") echo "--json --group-by --per --filter --io-cat --compute-cat --time-granularity --jobs --out --save-partial --date --tz --names -j --help --quiet --verbose" ;;
 	"trace timeline") echo "--out --max-events --clock-offsets --experiment --data --config --filter --jobs --date --tz --names -j --help --quiet --verbose" ;;
 	*) return 1 ;;
 	esac
@@ -155,6 +155,7 @@ _streamtime_value() {
 	"trace compare --case") echo "file" ;;
 	"trace compare --out") echo "file" ;;
 	"trace compare --save-partial") echo "file" ;;
+	"trace compare --events-dir") echo "dir" ;;
 	"trace compare --date") echo "none" ;;
 	"trace compare --tz") echo "zone" ;;
 	"trace compare --names") echo "file" ;;
@@ -188,6 +189,7 @@ _streamtime_value() {
 	"trace summary --jobs") echo "none" ;;
 	"trace summary -j") echo "none" ;;
 	"trace summary --out") echo "file" ;;
+	"trace summary --save-partial") echo "file" ;;
 	"trace summary --date") echo "none" ;;
 	"trace summary --tz") echo "zone" ;;
 	"trace summary --names") echo "file" ;;

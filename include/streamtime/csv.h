@@ -109,4 +109,8 @@ bool st_time_unset(const char *s);
  * written empty.  Returns 0 or -1 (errno set) on a write error. */
 int st_csv_write_row(FILE *f, size_t n, const char *const fields[]);
 
+/* Does st_csv_write_row quote the field S[0..LEN) (a comma, quote, CR or
+ * LF in it, or a blank at either end)? */
+bool st_csv_quote_needed(const char *s, size_t len);
+
 #endif

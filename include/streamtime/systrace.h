@@ -381,6 +381,14 @@ const st_systrace *st_systrace_owner(const st_systrace_list *l,
 int st_systrace_segments(const st_systrace_list *l, int64_t **seg,
 			 size_t *n);
 
+/* The phase of each of the N segments of SEG (st_trace_opts.seg_phase)
+ * from L's phases: of those that hold the segment's start, the one that
+ * began last (then the one that ends first; a phase never closed runs on),
+ * by time alone, whatever the host; NULL where none does.  NULL when
+ * memory runs out; the names are L's. */
+const char **st_systrace_phase_names(const st_systrace_list *l,
+				     const int64_t *seg, size_t n);
+
 /* A phase's I/O from the summary's segments (SEG, N as above). */
 typedef struct st_sys_phase_io {
 	uint64_t events, reads, writes;

@@ -293,8 +293,9 @@ typedef struct st_trace_summary {
 /* Read PATHS[0..N) and summarise them into S.  A file that cannot be
  * opened, a damaged gzip stream or a read error is recorded in
  * S->files_in (what was read before it counts) and does not stop the
- * others.  Returns 0, or -1 with ERR set when memory runs out or there
- * are too many time bins (64). */
+ * others.  Returns 0, or -1 with ERR set when memory runs out, the
+ * temporary file of the I/O-time unions fails (74) or there are too many
+ * time bins (64); release S either way. */
 int st_trace_summarize(const char *const *paths, size_t n,
 		       const st_trace_opts *o, st_trace_summary *s,
 		       st_error *err);

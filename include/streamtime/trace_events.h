@@ -53,6 +53,11 @@ typedef struct st_trace_events_opts {
 	const st_trace_source *src;         /* NULL: DFTracer files; else
 					     * each path opened by its open
 					     * (system traces: systrace.h) */
+	/* the phase key: the phases of the system-trace sets read
+	 * (st_trace_opts.seg_us, nseg, seg_phase); NULL, 0: none */
+	const int64_t *seg_us;
+	size_t nseg;
+	const char *const *seg_phase;
 } st_trace_events_opts;
 
 /* What became of the inputs, as a summary says it (trace.h). */

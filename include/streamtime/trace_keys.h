@@ -24,9 +24,11 @@
  *             2 is "/p/lustre1", "a//b/c" at 2 is "a//b"); a path with N
  *             components or fewer is whole, less its trailing slashes
  *             ("/a/b/" at 5 is "/a/b", "/" stays "/");
- *   phase     the application phase the event falls in (epochs, from
- *             system traces); no source gives it yet: every event has
- *             none.
+ *   phase     the application phase the event starts in (epochs, from
+ *             system traces): st_trace_rec.phase, as trace summary and
+ *             trace compare take it from the phases of the system-trace
+ *             sets read with the event (st_trace_opts.seg_phase,
+ *             st_compare_case.seg_phase); none without them.
  * An event without a host has no host value, one without a file no
  * file, basename, pattern or prefix value (ST_TRACE_KEY_NONE); the
  * caller says how to show that ("(none)", an empty cell, null).

@@ -311,15 +311,23 @@ int st_table_get_double(const st_table *t, size_t row, int col, double *out,
 	return not_a(t, row, col, "a number", err);
 }
 
+bool st_csv_quote_needed(const char *s, size_t len)
+{
+	/* blanks at either end are quoted too: the reader trims them */
+	if (len && (is_blank(s[0]) || is_blank(s[len - 1])))
+		return true;
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' ||
+		    s[i] == '\n')
+			return true;
+	return false;
+}
+
 static int write_field(FILE *f, const char *s)
 {
 	if (!s)
 		return 0;
-	size_t len = strlen(s);
-
-	/* blanks at either end are quoted too: the reader trims them */
-	if (!s[strcspn(s, ",\"\r\n")] &&
-	    !(len && (is_blank(s[0]) || is_blank(s[len - 1]))))
+	if (!st_csv_quote_needed(s, strlen(s)))
 		return fputs(s, f) < 0 ? -1 : 0;
 	if (putc('"', f) == EOF)
 		return -1;

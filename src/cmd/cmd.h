@@ -139,6 +139,14 @@ st_cmd_fn cmd_clock, cmd_collect, cmd_distiller, cmd_merge, cmd_plot,
 st_cmd_fn cmd_trace_compare;
 st_cmd_fn cmd_trace_events;
 st_cmd_fn cmd_trace_merge;
+/* trace.c: the summary S of merged partials (computed with O; GROUP and
+ * PER the --group-by and --per texts, NULL when not given) checked and
+ * written as `trace summary` writes it, to OUT.  The exit status. */
+struct st_trace_summary;
+struct st_trace_opts;
+int trace_summary_merged(const struct st_trace_summary *s,
+			 const struct st_trace_opts *o, bool json,
+			 const char *group, const char *per, const char *out);
 st_cmd_fn cmd_trace_record;
 st_cmd_fn cmd_trace_plot;
 

@@ -18,6 +18,7 @@
 #include "streamtime/atomic.h"
 #include "streamtime/csv.h"
 #include "streamtime/num.h"
+#include "streamtime/sum_partial.h"
 #include "streamtime/systrace.h"
 #include "trace_inputs.h"
 #include "streamtime/time.h"
@@ -46,7 +47,9 @@ static const struct st_cmd_desc summary_desc = {
 	"gzip stream is damaged, or a directory holds no trace; 66 an input\n"
 	"missing or unreadable; 74 a read error; 64 a time-align trace with no\n"
 	"date (--date).  On 65, 66 and 74 nothing is written (--out FILE is\n"
-	"left as it was).\n",
+	"left as it was).  --save-partial FILE writes the mergeable state\n"
+	"instead, under the same rule, for `trace merge`\n"
+	"(docs/slurm-array.md); 64 with a system-trace directory.\n",
 };
 
 static const struct st_cmd_desc timeline_desc = {
@@ -669,11 +672,12 @@ static int write_summary(void *ctx, const st_trace_summary *s, FILE *f,
 	return 0;
 }
 
-/* Summarise IN with O and write it to OUT, a meter on the terminal.
- * Returns the exit status. */
+/* Summarise IN with O and write it to OUT, a meter on the terminal: the
+ * summary, or the partial when PARTIAL (PER_GIVEN: --per as given, NULL
+ * when not).  Returns the exit status. */
 static int run_summary(const struct inputs *in, const st_trace_opts *o,
 		       bool json, const char *group, const char *per,
-		       const char *out)
+		       const char *per_given, bool partial, const char *out)
 {
 	struct meter m = { 0 };
 	struct check_ctx cc = { &m, true, "trace summary", in };
@@ -687,10 +691,34 @@ static int run_summary(const struct inputs *in, const st_trace_opts *o,
 	int check_rc, rc;
 
 	meter_start(&m, o->progress, "trace summary", in->in.v, in->in.n);
-	rc = st_trace_summary_run(&ro, o, write_summary, &w, &check_rc, &log,
-				  &err);
+	if (partial)
+		rc = st_trace_summary_partial_run(&ro, o, group, per_given,
+						  &check_rc, &log, &err);
+	else
+		rc = st_trace_summary_run(&ro, o, write_summary, &w,
+					  &check_rc, &log, &err);
 	meter_stop(&m);
 	if (rc < 0)
+		return check_rc ? check_rc : st_msg_fail(&err);
+	return st_finish_stdout(ST_EXIT_OK);
+}
+
+int trace_summary_merged(const st_trace_summary *s, const st_trace_opts *o,
+			 bool json, const char *group, const char *per,
+			 const char *out)
+{
+	struct inputs in = { 0 };
+	struct meter m = { 0 };
+	struct check_ctx cc = { &m, false, "trace merge", &in };
+	struct summary_out w = { json, group, per ? per : "pid", o, &in };
+	st_trace_run_opts ro = { .out = out, .check = check_inputs,
+				 .check_ctx = &cc };
+	st_log log = ST_LOG_STDERR;
+	st_error err;
+	int check_rc;
+
+	if (st_trace_summary_emit(&ro, s, write_summary, &w, &check_rc, &log,
+				  &err) < 0)
 		return check_rc ? check_rc : st_msg_fail(&err);
 	return st_finish_stdout(ST_EXIT_OK);
 }
@@ -772,61 +800,20 @@ static int experiment_input(const char *exp_dir, const char *data,
 	return 0;
 }
 
-/* The phase of each of the N segments of SEG (st_trace_opts.seg_phase)
- * from L's phases: of those that hold the segment's start, the one that
- * began last (then the one that ends first; a phase never closed runs on),
- * by time alone, whatever the host.  NULL when memory runs out; the names
- * are L's. */
-static const char **phase_names(const st_systrace_list *l, const int64_t *seg,
-				size_t n)
-{
-	const char **v = calloc(n + 1, sizeof(*v));
-	int64_t *bs = calloc(n + 1, sizeof(*bs)), *be = calloc(n + 1,
-								  sizeof(*be));
-
-	for (size_t i = 0; v && bs && be && i < l->n; i++) {
-		const st_sys_phase *p;
-		size_t ng, np = st_systrace_phases(l->v[i], &p, &ng);
-
-		for (size_t j = 0; j < np; j++) {
-			int64_t a = st_floor_div(p[j].s_ns, 1000);
-			int64_t b = p[j].e_ns >= 0 ? st_floor_div(p[j].e_ns, 1000)
-						   : INT64_MAX;
-
-			for (size_t k = 0; k < n; k++)
-				if (a <= seg[k] && seg[k] < b &&
-				    (!v[k] || a > bs[k] ||
-				     (a == bs[k] && b < be[k]))) {
-					v[k] = p[j].name;
-					bs[k] = a;
-					be[k] = b;
-				}
-		}
-	}
-	free(bs);
-	free(be);
-	if (!bs || !be) {
-		free(v);
-		return NULL;
-	}
-	return v;
-}
-
 /* The I/O categories when system traces are read and --io-cat is not
  * given. */
 static const char *sys_io_cats[] = { "POSIX", "STDIO", "syscall", "block" };
 
 static int cmd_trace_summary(int argc, char **argv)
 {
-	const char *prog = summary_desc.path, *out = "-";
+	const char *prog = summary_desc.path, *out = "-", *partial = NULL;
 	char *io_arg = NULL, *comp_arg = NULL;
 	bool json = false;
 	st_trace_filter filter = { 0 };
 	st_trace_opts o = { 0 };
 	struct group_sel group = { .k = &o.group }, per = { .k = &o.per };
 	struct st_trace_sys_opts sys = { 0 };
-	int64_t jobs = default_jobs(), *seg = NULL;
-	const char **phases = NULL;
+	int64_t jobs = default_jobs();
 	const struct st_option opts[] = {
 		{ ST_O("json", 0, ST_OPT_FLAG, &json, NULL,
 		       "the summary as JSON", 0) },
@@ -865,6 +852,10 @@ static int cmd_trace_summary(int argc, char **argv)
 		  .min = 1, .max = MAX_JOBS },
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
 		       "write the summary there (default '-': stdout)", 0) },
+		{ ST_O("save-partial", 0, ST_OPT_PATH, &partial, "FILE",
+		       "write the mergeable state there instead of the "
+		       "summary, for `trace merge` (a share of a Slurm job "
+		       "array; DFTracer files only)", 0) },
 		ST_TRACE_SYS_OPT_ROWS(sys),
 		ST_OPT_END_ROW,
 	};
@@ -883,6 +874,12 @@ static int cmd_trace_summary(int argc, char **argv)
 		rc = st_msg_usage(prog, "--out needs a file name or '-'");
 		goto out;
 	}
+	if (partial && (json || strcmp(out, "-") != 0)) {
+		rc = st_msg_usage(prog, "--save-partial writes the partial, "
+				  "not the summary: no --json or --out with "
+				  "it");
+		goto out;
+	}
 	if ((io_arg && split_list(io_arg, &io, &o.n_io) < 0) ||
 	    (comp_arg && split_list(comp_arg, &comp, &o.n_compute) < 0)) {
 		st_msg_error("out of memory");
@@ -895,24 +892,24 @@ static int cmd_trace_summary(int argc, char **argv)
 	if ((rc = inputs_collect(&in, argv + 1, (size_t)nargs)) ||
 	    (rc = sets_open(&in, &sys, o.max_bad)))
 		goto out;
+	if (in.ts.sets.n && partial) {
+		rc = st_msg_usage(prog, "--save-partial takes DFTracer files "
+				  "only, not a system-trace directory (%s): "
+				  "summarise it in one process",
+				  in.in.sysdirs[0]);
+		goto out;
+	}
 	if (in.ts.sets.n) {
 		o.src = &in.ts.src;
 		if (!io_arg) {
 			o.io_cats = sys_io_cats;
 			o.n_io = 4;
 		}
-		if (st_systrace_segments(&in.ts.sets, &seg, &o.nseg) < 0) {
-			st_msg_error("out of memory");
-			rc = ST_EXIT_IOERR;
+		if ((rc = st_trace_sets_phases(&in.ts)))
 			goto out;
-		}
-		o.seg_us = seg;
-		if (!(phases = phase_names(&in.ts.sets, seg, o.nseg))) {
-			st_msg_error("out of memory");
-			rc = ST_EXIT_IOERR;
-			goto out;
-		}
-		o.seg_phase = phases;
+		o.seg_us = in.ts.seg;
+		o.nseg = in.ts.nseg;
+		o.seg_phase = in.ts.phase;
 	}
 	o.filter = filter.n ? &filter : NULL;
 	o.jobs = (int)jobs;
@@ -922,10 +919,9 @@ static int cmd_trace_summary(int argc, char **argv)
 		goto out;
 	}
 	rc = run_summary(&in, &o, json, group.text,
-			 per.text ? per.text : "pid", out);
+			 per.text ? per.text : "pid", per.text, partial != NULL,
+			 partial ? partial : out);
 out:
-	free(seg);
-	free(phases);
 	st_trace_filter_release(&filter);
 	inputs_release(&in);
 	free(io);
@@ -1046,7 +1042,7 @@ static const struct st_cmd sub[] = {
 	{ "events", cmd_trace_events,
 	  "the selected events as CSV or JSON lines, with derived keys", NULL },
 	{ "merge", cmd_trace_merge,
-	  "combine trace compare partials into the table of all inputs", NULL },
+	  "combine trace compare or summary partials into one result", NULL },
 	{ "plot", cmd_trace_plot,
 	  "the overview figure of system traces (PNG, SVG)", NULL },
 	{ "record", cmd_trace_record,

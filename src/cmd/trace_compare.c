@@ -38,16 +38,28 @@ static const struct st_cmd_desc compare_desc = {
 	"with 'reduce' (max, min, sum, mean; without 'per' there is one key,\n"
 	"the total, and 'reduce' may be left out).  A metric that selects no\n"
 	"event has no value: '-' in the table, null in JSON.\n"
+	"With \"by\": KEYS (as 'per') a metric is a table: a value per distinct\n"
+	"by key, as above over that key's events (e.g. per file the writes'\n"
+	"count, dur or bytes); its rows are NAME[KEY] in the table, and\n"
+	"{KEY: V} per case in JSON, KEY shown as `trace summary --group-by`\n"
+	"shows a group.  With \"events\": \"csv\" or \"jsonl\" a metric also writes\n"
+	"the events it selects, exactly as `trace events --format F` would\n"
+	"(\"keys\": its derived columns, default basename,pattern), to\n"
+	"--events-dir DIR as DIR/CASE.METRIC.csv or .jsonl; so a whole\n"
+	"notebook takes one pass.  Such metrics cannot go in a --save-partial.\n"
 	"The table gives dur in seconds, bytes in GiB (2^30) and counts; --json\n"
 	"gives {\"cases\": [...], \"metrics\": [{\"name\", \"values\": {CASE: V}}]}\n"
 	"with dur in seconds, bytes and counts as numbers.\n",
 	.epilogue =
 	"Corrupt lines are counted and skipped (the first ten named on stderr).\n"
-	"Exit 0; 64 a bad --case; 78 a bad metrics file (naming the metric and\n"
-	"the field), 66 one that cannot be read; 65 when an input is not a\n"
-	"trace (empty, no event, only corrupt lines) or its gzip stream is\n"
-	"damaged; 66 an input missing or unreadable; 74 a read or write error.\n"
-	"Whenever the exit is not 0, --out FILE is left as it was.\n",
+	"Exit 0; 64 a bad --case, --events-dir missing or not wanted, or a\n"
+	"metric with events and --save-partial; 78 a bad metrics file (naming\n"
+	"the metric and the field), 66 one that cannot be read; 65 when an\n"
+	"input is not a trace (empty, no event, only corrupt lines) or its\n"
+	"gzip stream is damaged; 66 an input missing or unreadable; 73 an\n"
+	"events file that cannot be created; 74 a read or write error.\n"
+	"Whenever the exit is not 0, --out FILE and the events files are left\n"
+	"as they were.\n",
 };
 
 /* A case's inputs: its trace files and system-trace sets. */
@@ -55,6 +67,7 @@ struct case_in {
 	char *name;              /* borrowed from argv */
 	struct st_trace_inputs in;
 	struct st_trace_sets ts;
+	st_atomic_file *events_af;   /* per metric: its events file */
 };
 
 static void case_in_release(struct case_in *c)
@@ -92,6 +105,8 @@ static int case_parse(struct case_in *c, char *arg,
 	if (!rc)
 		rc = st_trace_sets_open(&c->ts, c->in.sysdirs, c->in.nsys, so,
 					max_bad, &c->in.v, &c->in.n);
+	if (!rc && c->ts.sets.n)
+		rc = st_trace_sets_phases(&c->ts);
 	return rc;
 }
 
@@ -125,38 +140,162 @@ static void cell_text(char *buf, size_t size, const st_metric_result *r,
 		snprintf(buf, size, "%" PRId64, r->v);
 }
 
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static int cmp_row_key(const void *key, const void *row)
+{
+	return strcmp(key, ((const st_metric_row *)row)->key);
+}
+
+/* Row KEY of result R (rows sorted by key), or NULL. */
+static const st_metric_result *row_of(const st_metric_result *r,
+				      const char *key)
+{
+	const st_metric_row *f = r->n_rows ?
+		bsearch(key, r->rows, r->n_rows, sizeof(*r->rows),
+			cmp_row_key) : NULL;
+
+	return f ? &f->r : NULL;
+}
+
+/* The keys of by metric I over CS[0..N), sorted, each once, into *OUT
+ * (NULL-free array of borrowed strings).  Their number, or -1. */
+static ssize_t union_keys(const st_compare_case *cs, size_t n, size_t i,
+			  const char ***out)
+{
+	size_t total = 0, k = 0;
+	const char **v;
+
+	for (size_t c = 0; c < n; c++)
+		total += cs[c].res[i].n_rows;
+	if (!(v = malloc((total ? total : 1) * sizeof(*v))))
+		return -1;
+	for (size_t c = 0; c < n; c++)
+		for (size_t r = 0; r < cs[c].res[i].n_rows; r++)
+			v[k++] = cs[c].res[i].rows[r].key;
+	qsort(v, total, sizeof(*v), cmp_str);
+	k = 0;
+	for (size_t j = 0; j < total; j++)
+		if (!k || strcmp(v[k - 1], v[j]) != 0)
+			v[k++] = v[j];
+	*out = v;
+	return (ssize_t)k;
+}
+
+/* A row of the text table: LABEL (WNAME wide), the unit, the cells. */
+static void text_row(FILE *f, int wname, const char *label,
+		     const st_metric *m, const st_metric_result *const *r,
+		     const int *wcell, size_t n)
+{
+	char buf[64];
+
+	fprintf(f, "%-*s  %-5s", wname, label, unit(m->value));
+	for (size_t c = 0; c < n; c++) {
+		if (r[c])
+			cell_text(buf, sizeof(buf), r[c], m->reduce, m->value);
+		else
+			snprintf(buf, sizeof(buf), "-");
+		fprintf(f, "  %*s", wcell[c], buf);
+	}
+	fputc('\n', f);
+}
+
+/* Call FN for every row of the table: scalar metrics once, by metrics
+ * once per key of any case as "NAME[KEY]" (or "NAME" when none has a
+ * key).  -1 out of memory. */
+static int each_row(const st_metrics *m, const st_compare_case *cs, size_t n,
+		    void (*fn)(void *, const char *, size_t,
+			       const st_metric_result *const *),
+		    void *arg)
+{
+	const st_metric_result *r[MAX_CASES];
+
+	for (size_t i = 0; i < m->n; i++) {
+		const char **keys;
+		ssize_t nk;
+
+		if (!m->v[i].by.n) {
+			for (size_t c = 0; c < n; c++)
+				r[c] = &cs[c].res[i];
+			fn(arg, m->v[i].name, i, r);
+			continue;
+		}
+		if ((nk = union_keys(cs, n, i, &keys)) < 0)
+			return -1;
+		for (size_t c = 0; !nk && c < n; c++)
+			r[c] = NULL;
+		if (!nk)
+			fn(arg, m->v[i].name, i, r);
+		for (ssize_t k = 0; k < nk; k++) {
+			size_t len = strlen(m->v[i].name) + strlen(keys[k]) + 3;
+			char *label = malloc(len);
+
+			if (!label) {
+				free(keys);
+				return -1;
+			}
+			snprintf(label, len, "%s[%s]", m->v[i].name, keys[k]);
+			for (size_t c = 0; c < n; c++)
+				r[c] = row_of(&cs[c].res[i], keys[k]);
+			fn(arg, label, i, r);
+			free(label);
+		}
+		free(keys);
+	}
+	return 0;
+}
+
+struct text_pass {
+	FILE *f;
+	const st_metrics *m;
+	size_t n;
+	int wname, wcell[MAX_CASES];
+	bool measure;
+};
+
+static void text_each(void *arg, const char *label, size_t i,
+		      const st_metric_result *const *r)
+{
+	struct text_pass *t = arg;
+	char buf[64];
+
+	if (!t->measure) {
+		text_row(t->f, t->wname, label, &t->m->v[i], r, t->wcell,
+			 t->n);
+		return;
+	}
+	if ((int)strlen(label) > t->wname)
+		t->wname = (int)strlen(label);
+	for (size_t c = 0; c < t->n; c++) {
+		if (!r[c])
+			continue;
+		cell_text(buf, sizeof(buf), r[c], t->m->v[i].reduce,
+			  t->m->v[i].value);
+		if ((int)strlen(buf) > t->wcell[c])
+			t->wcell[c] = (int)strlen(buf);
+	}
+}
+
 static int write_text(FILE *f, const st_metrics *m, const st_compare_case *cs,
 		      size_t n)
 {
-	int wname = 6, wcell[MAX_CASES];
-	char buf[64];
+	struct text_pass t = { .f = f, .m = m, .n = n, .wname = 6,
+			       .measure = true };
 
-	for (size_t i = 0; i < m->n; i++)
-		if ((int)strlen(m->v[i].name) > wname)
-			wname = (int)strlen(m->v[i].name);
-	for (size_t c = 0; c < n; c++) {
-		wcell[c] = (int)strlen(cs[c].name);
-		for (size_t i = 0; i < m->n; i++) {
-			cell_text(buf, sizeof(buf), &cs[c].res[i],
-				  m->v[i].reduce, m->v[i].value);
-			if ((int)strlen(buf) > wcell[c])
-				wcell[c] = (int)strlen(buf);
-		}
-	}
-	fprintf(f, "%-*s  %-5s", wname, "metric", "unit");
 	for (size_t c = 0; c < n; c++)
-		fprintf(f, "  %*s", wcell[c], cs[c].name);
+		t.wcell[c] = (int)strlen(cs[c].name);
+	if (each_row(m, cs, n, text_each, &t) < 0)
+		return -1;
+	fprintf(f, "%-*s  %-5s", t.wname, "metric", "unit");
+	for (size_t c = 0; c < n; c++)
+		fprintf(f, "  %*s", t.wcell[c], cs[c].name);
 	fputc('\n', f);
-	for (size_t i = 0; i < m->n; i++) {
-		fprintf(f, "%-*s  %-5s", wname, m->v[i].name,
-			unit(m->v[i].value));
-		for (size_t c = 0; c < n; c++) {
-			cell_text(buf, sizeof(buf), &cs[c].res[i],
-				  m->v[i].reduce, m->v[i].value);
-			fprintf(f, "  %*s", wcell[c], buf);
-		}
-		fputc('\n', f);
-	}
+	t.measure = false;
+	if (each_row(m, cs, n, text_each, &t) < 0)
+		return -1;
 	fputs("(s: dur in seconds; GiB: bytes / 2^30; '-': no event "
 	      "selected)\n", f);
 	return ferror(f) ? -1 : 0;
@@ -175,6 +314,29 @@ static json_t *value_json(const st_metric_result *r, enum st_metric_reduce red,
 	return json_integer(r->v);
 }
 
+/* The names of keys K, an array. */
+static json_t *keys_json(const st_trace_keys *k)
+{
+	json_t *a = json_array();
+	char name[16];
+
+	for (size_t j = 0; a && j < k->n; j++)
+		json_array_append_new(a, json_string(st_trace_key_name(
+			&k->v[j], name, sizeof(name))));
+	return a;
+}
+
+/* A by metric's rows of R: {KEY: value}. */
+static json_t *rows_json(const st_metric_result *r, const st_metric *m)
+{
+	json_t *o = json_object();
+
+	for (size_t k = 0; o && k < r->n_rows; k++)
+		json_object_set_new(o, r->rows[k].key, value_json(
+			&r->rows[k].r, m->reduce, m->value));
+	return o;
+}
+
 static int write_json(FILE *f, const st_metrics *m, const st_compare_case *cs,
 		      size_t n)
 {
@@ -190,9 +352,14 @@ static int write_json(FILE *f, const st_metrics *m, const st_compare_case *cs,
 		json_t *o = json_object(), *vals = json_object();
 
 		json_object_set_new(o, "name", json_string(m->v[i].name));
+		if (m->v[i].by.n)
+			json_object_set_new(o, "by", keys_json(&m->v[i].by));
 		for (size_t c = 0; c < n; c++)
-			json_object_set_new(vals, cs[c].name, value_json(
-				&cs[c].res[i], m->v[i].reduce, m->v[i].value));
+			json_object_set_new(vals, cs[c].name, m->v[i].by.n ?
+					    rows_json(&cs[c].res[i], &m->v[i]) :
+					    value_json(&cs[c].res[i],
+						       m->v[i].reduce,
+						       m->v[i].value));
 		json_object_set_new(o, "values", vals);
 		json_array_append_new(metrics, o);
 	}
@@ -251,26 +418,124 @@ int st_compare_emit(const st_metrics *m, const st_compare_case *cs, size_t n,
 	return st_finish_stdout(0);
 }
 
+static int events_close(st_compare_case *cs, struct case_in *ci, size_t n,
+			const st_metrics *m, st_atomic_set *set,
+			st_error *err);
+
+/* The events streams of CS[0..N) for the events metrics of M: the
+ * files DIR/CASE.METRIC.csv (or .jsonl), opened for atomic writing.
+ * Returns the exit status (then none is left open). */
+static int events_open(st_compare_case *cs, struct case_in *ci, size_t n,
+		       const st_metrics *m, const char *dir)
+{
+	st_error err;
+
+	if (!dir)
+		return 0;
+	for (size_t c = 0; c < n; c++) {
+		if (!(cs[c].events_out = calloc(m->n, sizeof(FILE *))) ||
+		    !(ci[c].events_af = calloc(m->n,
+					       sizeof(*ci[c].events_af)))) {
+			st_msg_error("out of memory");
+			events_close(cs, ci, n, m, NULL, &err);
+			return ST_EXIT_IOERR;
+		}
+		for (size_t i = 0; i < m->n; i++) {
+			char *path;
+			size_t len;
+
+			if (!m->v[i].events)
+				continue;
+			len = strlen(dir) + strlen(cs[c].name) +
+			      strlen(m->v[i].name) + 10;
+			if (!(path = malloc(len))) {
+				st_msg_error("out of memory");
+				events_close(cs, ci, n, m, NULL, &err);
+				return ST_EXIT_IOERR;
+			}
+			snprintf(path, len, "%s/%s.%s.%s", dir, cs[c].name,
+				 m->v[i].name, m->v[i].format ==
+				 ST_TRACE_EVENTS_JSONL ? "jsonl" : "csv");
+			if (st_atomic_open(&ci[c].events_af[i], path,
+					   &err) < 0) {
+				free(path);
+				events_close(cs, ci, n, m, NULL, &err);
+				return st_msg_fail(&err);
+			}
+			free(path);
+			cs[c].events_out[i] = ci[c].events_af[i].fp;
+		}
+	}
+	return 0;
+}
+
+/* Close the events streams of CS[0..N): into SET (prepared, to commit
+ * with the table), or, SET NULL, dropped.  0, -1 with ERR (74; all then
+ * dropped). */
+static int events_close(st_compare_case *cs, struct case_in *ci, size_t n,
+			const st_metrics *m, st_atomic_set *set,
+			st_error *err)
+{
+	int rc = 0;
+
+	for (size_t c = 0; c < n; c++) {
+		for (size_t i = 0; ci[c].events_af && i < m->n; i++) {
+			if (!cs[c].events_out || !cs[c].events_out[i])
+				continue;
+			if (set && rc == 0 &&
+			    st_atomic_set_add(set, &ci[c].events_af[i],
+					      err) < 0)
+				rc = -1;
+			else if (!set || rc < 0)
+				st_atomic_abort(&ci[c].events_af[i]);
+			cs[c].events_out[i] = NULL;
+		}
+		free(cs[c].events_out);
+		free(ci[c].events_af);
+		cs[c].events_out = NULL;
+		ci[c].events_af = NULL;
+	}
+	if (rc < 0)
+		st_atomic_set_abort(set);
+	return rc;
+}
+
 /* Compute CS with O, say what became of the inputs, and write the table
  * (or the partial, METRICS_TEXT given) to OUT unless that went wrong.
  * Returns the exit status. */
-static int run_compare(st_compare_case *cs, const struct case_in *ci,
+static int run_compare(st_compare_case *cs, struct case_in *ci,
 		       size_t n, const st_compare_opts *o, bool json,
-		       const char *metrics_text, const char *out)
+		       const char *metrics_text, const char *out,
+		       const char *events_dir)
 {
 	const st_systrace_list *sets[MAX_CASES];
+	st_atomic_set evset = { 0 };
 	st_error err;
 	int rc;
 
-	if (st_trace_compare(cs, n, o, &err) < 0)
-		return st_msg_fail(&err);
+	if ((rc = events_open(cs, ci, n, o->metrics, events_dir)))
+		return rc;
+	if (st_trace_compare(cs, n, o, &err) < 0) {
+		rc = st_msg_fail(&err);
+		events_close(cs, ci, n, o->metrics, NULL, &err);
+		return rc;
+	}
 	for (size_t c = 0; c < n; c++)
 		sets[c] = &ci[c].ts.sets;
 	rc = st_compare_report(cs, n, sets, "trace compare");
+	if (events_dir && !rc &&
+	    events_close(cs, ci, n, o->metrics, &evset, &err) < 0)
+		rc = st_msg_fail(&err);
+	else if (events_dir && rc)
+		events_close(cs, ci, n, o->metrics, NULL, &err);
 	if (rc) {
+		st_atomic_set_abort(&evset);
 		if (strcmp(out, "-") != 0)
 			st_msg_error("trace compare: nothing written (%s is "
 				     "left as it was)", out);
+		if (events_dir)
+			st_msg_error("trace compare: no events written (%s is "
+				     "left as it was)", events_dir);
 		return rc;
 	}
 	/* a partial does not know the sets: their call files are traces */
@@ -279,12 +544,46 @@ static int run_compare(st_compare_case *cs, const struct case_in *ci,
 			if (st_systrace_owner(&ci[c].ts.sets,
 					      cs[c].files_in[i].path))
 				cs[c].files_in[i].not_trace = false;
-	return st_compare_emit(o->metrics, cs, n, json, metrics_text, out);
+	rc = st_compare_emit(o->metrics, cs, n, json, metrics_text, out);
+	if (rc == 0 && events_dir && st_atomic_set_commit(&evset, &err) < 0)
+		return st_msg_fail(&err);
+	st_atomic_set_abort(&evset);
+	return rc;
+}
+
+/* --events-dir DIR against the metrics M and --save-partial PARTIAL:
+ * given exactly when a metric writes events, and no partial then.
+ * Returns the exit status. */
+static int events_check(const st_metrics *m, const char *dir,
+			const char *partial)
+{
+	const st_metric *ev = NULL;
+
+	for (size_t i = 0; !ev && i < m->n; i++)
+		if (m->v[i].events)
+			ev = &m->v[i];
+	if (ev && partial)
+		return st_msg_usage(compare_desc.path, "--save-partial: metric "
+				    "'%s' writes events, which a partial "
+				    "cannot hold (run the metrics with "
+				    "'events' in one process)", ev->name);
+	if (ev && !dir)
+		return st_msg_usage(compare_desc.path, "metric '%s' writes "
+				    "events: give --events-dir DIR", ev->name);
+	if (!ev && dir)
+		return st_msg_usage(compare_desc.path, "--events-dir: no "
+				    "metric writes events (give one "
+				    "\"events\": \"csv\")");
+	if (dir && !*dir)
+		return st_msg_usage(compare_desc.path, "--events-dir needs a "
+				    "directory");
+	return 0;
 }
 
 int cmd_trace_compare(int argc, char **argv)
 {
-	const char *metrics_path = NULL, *out = "-", *partial = NULL;
+	const char *metrics_path = NULL, *out = "-", *partial = NULL,
+		   *events_dir = NULL;
 	struct st_strlist case_args = { 0 };
 	bool json = false;
 	int64_t jobs = 0;
@@ -305,6 +604,10 @@ int cmd_trace_compare(int argc, char **argv)
 		{ ST_O("save-partial", 0, ST_OPT_PATH, &partial, "FILE",
 		       "write the mergeable state there instead of the table, "
 		       "for `trace merge` (a share of a Slurm job array)", 0) },
+		{ ST_O("events-dir", 0, ST_OPT_PATH, &events_dir, "DIR",
+		       "where the metrics with 'events' write the events they "
+		       "select: DIR/CASE.METRIC.csv (or .jsonl), each whole "
+		       "or not at all", 0) },
 		ST_TRACE_SYS_OPT_ROWS(so),
 		{ ST_O("jobs", 'j', ST_OPT_INT, &jobs, "N",
 		       "files read at once, of one case or several (default: "
@@ -357,10 +660,18 @@ int cmd_trace_compare(int argc, char **argv)
 		rc = st_msg_fail(&err);
 		goto out;
 	}
+	if ((rc = events_check(&m, events_dir, partial)))
+		goto out;
 	for (size_t c = 0; c < n; c++) {
 		int r = case_parse(&ci[c], (char *)case_args.v[c], &so,
 				   o.max_bad);
 
+		if (!r && events_dir && (strchr(ci[c].name, '/') ||
+					 ci[c].name[0] == '.'))
+			r = st_msg_usage(compare_desc.path, "--case %s: the "
+					 "name of a case names its events "
+					 "files: no '/' in it, and no '.' "
+					 "first", ci[c].name);
 		for (size_t k = 0; !r && k < c; k++)
 			if (strcmp(ci[k].name, ci[c].name) == 0)
 				r = st_msg_usage(compare_desc.path, "--case %s "
@@ -371,6 +682,9 @@ int cmd_trace_compare(int argc, char **argv)
 		cs[c].paths = (const char *const *)ci[c].in.v;
 		cs[c].n = ci[c].in.n;
 		cs[c].src = ci[c].ts.sets.n ? &ci[c].ts.src : NULL;
+		cs[c].seg_us = ci[c].ts.seg;
+		cs[c].nseg = ci[c].ts.nseg;
+		cs[c].seg_phase = ci[c].ts.phase;
 	}
 	if (rc)
 		goto out;
@@ -383,7 +697,7 @@ int cmd_trace_compare(int argc, char **argv)
 	o.jobs = (int)jobs;
 	o.keep = partial != NULL;
 	rc = run_compare(cs, ci, n, &o, json, partial ? mtext : NULL,
-			 partial ? partial : out);
+			 partial ? partial : out, events_dir);
 out:
 	for (size_t c = 0; cs && c < n; c++)
 		st_compare_case_release(&cs[c]);

@@ -180,7 +180,12 @@ int cmd_trace_events(int argc, char **argv)
 				     st_verbosity > 0 ? 1000 : 10, &in.v,
 				     &in.n)))
 		goto out;
+	if (ts.sets.n && (rc = st_trace_sets_phases(&ts)))
+		goto out;
 	o.src = ts.sets.n ? &ts.src : NULL;
+	o.seg_us = ts.seg;
+	o.nseg = ts.nseg;
+	o.seg_phase = (const char *const *)ts.phase;
 	o.filter = filter.n ? &filter : NULL;
 	o.keys = &keys;
 	o.format = format ? ST_TRACE_EVENTS_JSONL : ST_TRACE_EVENTS_CSV;

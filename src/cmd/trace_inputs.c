@@ -95,8 +95,21 @@ int st_trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
 	return 0;
 }
 
+int st_trace_sets_phases(struct st_trace_sets *ts)
+{
+	if (st_systrace_segments(&ts->sets, &ts->seg, &ts->nseg) < 0 ||
+	    !(ts->phase = st_systrace_phase_names(&ts->sets, ts->seg,
+						  ts->nseg))) {
+		st_msg_error("out of memory");
+		return ST_EXIT_IOERR;
+	}
+	return 0;
+}
+
 void st_trace_sets_release(struct st_trace_sets *ts)
 {
+	free(ts->seg);
+	free(ts->phase);
 	for (size_t i = 0; i < ts->sets.n; i++)
 		st_systrace_free(ts->sets.v[i]);
 	free(ts->sets.v);

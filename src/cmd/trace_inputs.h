@@ -41,6 +41,11 @@ struct st_trace_sets {
 	st_systrace_list sets;
 	st_trace_source src;
 	st_tz *tz;         /* --tz, used by the sets while they live */
+	/* st_trace_sets_phases: the phases' segments and their names
+	 * (st_trace_opts.seg_us, nseg, seg_phase), owned */
+	int64_t *seg;
+	size_t nseg;
+	const char **phase;
 };
 
 /* Open DIRS[0..N) as system-trace sets with SO (their small files read
@@ -51,6 +56,12 @@ struct st_trace_sets {
 int st_trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
 		       const struct st_trace_sys_opts *so, size_t max_bad,
 		       char ***paths, size_t *npaths);
+
+/* The phase key's segments of TS's sets into TS->seg, nseg and phase
+ * (st_systrace_segments, st_systrace_phase_names): the phase of an
+ * event of inputs read with these sets is from these sets' phases only.
+ * Returns the exit status (74 out of memory, said). */
+int st_trace_sets_phases(struct st_trace_sets *ts);
 
 void st_trace_sets_release(struct st_trace_sets *ts);
 

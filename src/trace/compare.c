@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -14,6 +15,7 @@
 #include "streamtime/suggest.h"
 #include "streamtime/trace_compare.h"
 
+#include "partial_io.h"
 #include "pass.h"
 #include "trace_int.h"
 
@@ -23,7 +25,9 @@ static const char *const value_names[] = { "dur", "bytes", "count", NULL };
 static const char *const reduce_names[] = { "max", "min", "sum", "mean",
 					    NULL };
 static const char *const field_names[] = { "name", "filter", "value", "per",
-					   "reduce", NULL };
+					   "reduce", "by", "events", "keys",
+					   NULL };
+static const char *const format_names[] = { "csv", "jsonl", NULL };
 
 const char *st_metric_value_name(enum st_metric_value v)
 {
@@ -124,30 +128,32 @@ static int parse_filter(const struct at *a, json_t *v, st_trace_filter *f,
 	return 0;
 }
 
-/* "per": "KEY,KEY" or an array of keys, into K. */
-static int parse_per(const struct at *a, json_t *v, st_trace_keys *k,
-		     st_error *err)
+/* FIELD ("per", "by", "keys"): "KEY,KEY" or an array of keys, into K;
+ * EMPTY: none is allowed ("" or []). */
+static int parse_keys(const struct at *a, const char *field, json_t *v,
+		      st_trace_keys *k, bool empty, st_error *err)
 {
-	char list[1024];
+	char list[1024] = "";
 	size_t n = 0;
 	st_error e;
 
 	if (json_is_string(v)) {
 		n = (size_t)snprintf(list, sizeof(list), "%s",
 				     json_string_value(v));
-	} else if (json_is_array(v) && json_array_size(v)) {
+	} else if (json_is_array(v) && (empty || json_array_size(v))) {
 		for (size_t i = 0; i < json_array_size(v); i++) {
 			json_t *t = json_array_get(v, i);
 
 			if (!json_is_string(t))
 				return st_error_set(err, ST_EXIT_CONFIG, AT_FMT
-						    ": 'per'[%zu] must be a "
-						    "string", AT_ARGS(a), i);
+						    ": '%s'[%zu] must be a "
+						    "string", AT_ARGS(a), field,
+						    i);
 			if (strchr(json_string_value(t), ','))
 				return st_error_set(err, ST_EXIT_CONFIG, AT_FMT
-						    ": 'per'[%zu]: one key "
+						    ": '%s'[%zu]: one key "
 						    "per string", AT_ARGS(a),
-						    i);
+						    field, i);
 			n += (size_t)snprintf(list + (n < sizeof(list) ? n :
 						      sizeof(list)),
 					      n < sizeof(list) ?
@@ -156,21 +162,67 @@ static int parse_per(const struct at *a, json_t *v, st_trace_keys *k,
 					      json_string_value(t));
 		}
 	} else {
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'per' must be "
-				    "a string or a non-empty array of strings",
-				    AT_ARGS(a));
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s' must be "
+				    "a string or a%s array of strings",
+				    AT_ARGS(a), field, empty ? "n" :
+				    " non-empty");
 	}
 	if (n >= sizeof(list))
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'per': too "
-				    "long", AT_ARGS(a));
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s': too "
+				    "long", AT_ARGS(a), field);
 	if (st_trace_keys_parse(k, list, &e) < 0)
 		return st_error_set(err, e.code == ST_EXIT_IOERR ? e.code :
-				    ST_EXIT_CONFIG, AT_FMT ": 'per': %s",
-				    AT_ARGS(a), e.text);
-	if (!k->n)
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'per': no key "
-				    "(leave 'per' out for the total)",
-				    AT_ARGS(a));
+				    ST_EXIT_CONFIG, AT_FMT ": '%s': %s",
+				    AT_ARGS(a), field, e.text);
+	if (!k->n && !empty)
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s': no key "
+				    "(leave '%s' out for %s)", AT_ARGS(a),
+				    field, field, strcmp(field, "by") ?
+				    "the total" : "one value");
+	return 0;
+}
+
+/* "events" and "keys" of the metric (object O) at A into M. */
+static int parse_events(const struct at *a, json_t *o, st_metric *m,
+			st_error *err)
+{
+	json_t *v = json_object_get(o, "events"),
+	       *keys = json_object_get(o, "keys");
+	int k;
+
+	if (!v) {
+		if (keys)
+			return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'keys' "
+					    "goes with 'events' (the derived "
+					    "columns of the events written)",
+					    AT_ARGS(a));
+		return 0;
+	}
+	if (word(a, "events", v, format_names, &k, err) < 0)
+		return -1;
+	m->events = true;
+	m->format = k ? ST_TRACE_EVENTS_JSONL : ST_TRACE_EVENTS_CSV;
+	if (strchr(m->name, '/') || m->name[0] == '.')
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'name' names "
+				    "the file of its events: no '/' in it, "
+				    "and no '.' first", AT_ARGS(a));
+	if (!keys)
+		return st_trace_keys_parse(&m->cols, "basename,pattern",
+					   NULL) < 0 ? OOM(err) : 0;
+	if (parse_keys(a, "keys", keys, &m->cols, true, err) < 0)
+		return -1;
+	for (size_t i = 0; i < m->cols.n; i++) {
+		char name[16];
+
+		if (st_trace_events_key_is_column(&m->cols.v[i]))
+			return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": "
+					    "'keys': '%s' is a column already "
+					    "(host, pid, tid, name, cat and "
+					    "file always are)", AT_ARGS(a),
+					    st_trace_key_name(&m->cols.v[i],
+							      name,
+							      sizeof(name)));
+	}
 	return 0;
 }
 
@@ -200,7 +252,7 @@ static int parse_metric(const char *what, size_t i, json_t *o, st_metric *m,
 		near = st_suggest(key, field_names, (size_t)-1);
 		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": unknown field "
 				    "'%s'%s%s%s (the fields are name, filter, "
-				    "value, per, reduce)", AT_ARGS(&a), key,
+				    "value, per, reduce, by, events, keys)", AT_ARGS(&a), key,
 				    near ? "; did you mean '" : "",
 				    near ? near : "", near ? "'?" : "");
 	}
@@ -225,7 +277,16 @@ static int parse_metric(const char *what, size_t i, json_t *o, st_metric *m,
 		return -1;
 	m->value = (enum st_metric_value)k;
 	if ((v = json_object_get(o, "per")) &&
-	    parse_per(&a, v, &m->per, err) < 0)
+	    parse_keys(&a, "per", v, &m->per, false, err) < 0)
+		return -1;
+	if ((v = json_object_get(o, "by")) &&
+	    parse_keys(&a, "by", v, &m->by, false, err) < 0)
+		return -1;
+	if (m->by.n + m->per.n > ST_TRACE_KEYS_MAX)
+		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'by' and "
+				    "'per': more than %d keys together",
+				    AT_ARGS(&a), ST_TRACE_KEYS_MAX);
+	if (parse_events(&a, o, m, err) < 0)
 		return -1;
 	m->reduce = ST_REDUCE_SUM;
 	if ((v = json_object_get(o, "reduce"))) {
@@ -347,14 +408,21 @@ static int sums_rehash(struct sums *s, size_t nslots)
 	return 0;
 }
 
+static inline bool comps_eq(const uint64_t *a, const uint64_t *b, size_t w)
+{
+	for (size_t i = 0; i < w; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /* Add V to the sum of key K (s->w components).  0, -1 out of memory;
  * *SAT set when the sum stopped at INT64_MAX. */
 static int sums_add(struct sums *s, const uint64_t *k, int64_t v, bool *sat)
 {
 	size_t h, e;
 
-	if (s->last && memcmp(s->keys + (s->last - 1) * s->w, k,
-			      s->w * sizeof(*k)) == 0) {
+	if (s->last && comps_eq(s->keys + (s->last - 1) * s->w, k, s->w)) {
 		e = s->last - 1;
 		goto add;
 	}
@@ -366,7 +434,7 @@ static int sums_add(struct sums *s, const uint64_t *k, int64_t v, bool *sat)
 	h = comps_hash(k, s->w) & s->mask;
 	while (s->slot[h]) {
 		e = s->slot[h] - 1;
-		if (memcmp(s->keys + e * s->w, k, s->w * sizeof(*k)) == 0)
+		if (comps_eq(s->keys + e * s->w, k, s->w))
 			goto found;
 		h = (h + 1) & s->mask;
 	}
@@ -438,6 +506,9 @@ static void sums_reduce(const struct sums *s, enum st_metric_reduce r,
 
 /* ---- one pass over a case -------------------------------------------- */
 
+struct pass;
+static int reduce_metric(struct pass *p, size_t i, st_metric_result *res);
+
 /* A derived key (basename, pattern, prefix:N) the metrics use. */
 struct derived {
 	st_trace_key key;
@@ -455,6 +526,10 @@ struct pass {
 	struct derived der[ST_TRACE_KEYS_MAX * 4];
 	size_t nder;
 	uint8_t *dslot;       /* per metric and key: its derived + 1 */
+	uint32_t *phid;       /* per trace_phase_seg of the case: its phase's
+			       * case id + 1, 0 unknown (NULL none yet) */
+	char *phases;         /* a merge's: the case's "phases" in its first
+			       * partial as compact JSON, NULL none */
 	char *kb;             /* a derived value */
 	size_t kcap;
 	bool sat;
@@ -463,6 +538,19 @@ struct pass {
 	size_t n_bad;
 	/* per metric, per key component: a string id (else a number) */
 	bool (*cstr)[MAX_COMPS];
+	st_trace_keys *keys;  /* per metric: its by keys, then its per */
+	size_t *same;         /* per metric: the first with the same filter */
+	int8_t *ok;           /* per metric: the event's answer */
+	/* events metrics: per metric a writer (NULL for the others), and
+	 * where the rows of the file being read go (NULL: a temporary file
+	 * to make, into tmp[metric]) */
+	struct st_trace_rows **rows;
+	FILE **cur;
+	FILE **tmp;           /* rows of files read out of turn, appended */
+	uint64_t *tmp_at;     /* where the file being read began in tmp */
+	int row_err;          /* -1 out of memory, -2 a write failed */
+	size_t row_metric;    /* which */
+	int row_errno;
 };
 
 /* Make room for reader string id ID in the id maps (new room 0). */
@@ -539,6 +627,34 @@ static int derived_id(struct pass *p, struct derived *d,
 	return 0;
 }
 
+/* The phase key of an event of case C that starts at TS (the innermost
+ * phase of C's sets there, trace_phase_seg), as a component, into *OUT.
+ * 0, -1 out of memory. */
+static int phase_id(struct pass *p, const st_compare_case *c, int64_t ts,
+		    uint64_t *out)
+{
+	uint32_t s;
+	const char *name;
+	int64_t g;
+
+	*out = NONE;
+	if (!c->seg_phase || !c->nseg)
+		return 0;
+	s = trace_phase_seg(c->seg_us, c->nseg, ts);
+	if (!s || !(name = c->seg_phase[s - 1]))
+		return 0;
+	if (!p->phid && !(p->phid = calloc(c->nseg + 1, sizeof(*p->phid))))
+		return -1;
+	if (!p->phid[s]) {
+		if ((g = st_strtab_intern(&p->tab, name, strlen(name),
+					  NULL)) < 0)
+			return -1;
+		p->phid[s] = (uint32_t)g + 1;
+	}
+	*out = p->phid[s] - 1;
+	return 0;
+}
+
 static bool is_derived(enum st_trace_key_kind k)
 {
 	return k == ST_TRACE_KEY_BASENAME || k == ST_TRACE_KEY_PATTERN ||
@@ -555,6 +671,23 @@ static size_t key_width(const st_trace_keys *k)
 	return w;
 }
 
+/* Do filters A and B have the same terms, in the same order? */
+static bool filter_same(const st_trace_filter *a, const st_trace_filter *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const st_trace_term *x = &a->v[i], *y = &b->v[i];
+
+		if (x->field != y->field || x->op != y->op ||
+		    x->neg != y->neg || x->num != y->num ||
+		    !x->value != !y->value ||
+		    (x->value && strcmp(x->value, y->value) != 0))
+			return false;
+	}
+	return true;
+}
+
 static int pass_init(struct pass *p, const st_metrics *m)
 {
 	memset(p, 0, sizeof(*p));
@@ -563,18 +696,31 @@ static int pass_init(struct pass *p, const st_metrics *m)
 	if (!(p->sums = calloc(m->n, sizeof(*p->sums))) ||
 	    !(p->fc = calloc(m->n, sizeof(*p->fc))) ||
 	    !(p->dslot = calloc(m->n * ST_TRACE_KEYS_MAX, 1)) ||
-	    !(p->cstr = calloc(m->n, sizeof(*p->cstr))))
+	    !(p->cstr = calloc(m->n, sizeof(*p->cstr))) ||
+	    !(p->keys = calloc(m->n, sizeof(*p->keys))) ||
+	    !(p->same = calloc(m->n, sizeof(*p->same))) ||
+	    !(p->ok = calloc(m->n, sizeof(*p->ok))))
 		return -1;
+	for (size_t i = 0; i < m->n; i++)
+		for (p->same[i] = 0; p->same[i] < i; p->same[i]++)
+			if (filter_same(&m->v[p->same[i]].filter,
+					&m->v[i].filter))
+				break;
 	for (size_t i = 0; i < m->n; i++) {
-		const st_trace_keys *k = &m->v[i].per;
+		st_trace_keys *k = &p->keys[i];
 		size_t w = 0;
+
+		*k = m->v[i].by;
+		memcpy(k->v + k->n, m->v[i].per.v,
+		       m->v[i].per.n * sizeof(*k->v));
+		k->n += m->v[i].per.n;
 
 		p->sums[i].w = key_width(k);
 		for (size_t j = 0; j < k->n; j++) {
 			enum st_trace_key_kind kind = k->v[j].kind;
 			size_t d;
 
-			p->cstr[i][w++] = kind != ST_TRACE_KEY_PHASE;
+			p->cstr[i][w++] = true;
 			if (kind == ST_TRACE_KEY_PID ||
 			    kind == ST_TRACE_KEY_THREAD)
 				w++;
@@ -592,6 +738,20 @@ static int pass_init(struct pass *p, const st_metrics *m)
 			p->dslot[i * ST_TRACE_KEYS_MAX + j] = (uint8_t)(d + 1);
 		}
 	}
+	for (size_t i = 0; i < m->n; i++) {
+		st_error e;
+
+		if (!m->v[i].events)
+			continue;
+		if ((!p->rows && (!(p->rows = calloc(m->n, sizeof(*p->rows))) ||
+				  !(p->cur = calloc(m->n, sizeof(*p->cur))) ||
+				  !(p->tmp = calloc(m->n, sizeof(*p->tmp))) ||
+				  !(p->tmp_at = calloc(m->n,
+						       sizeof(*p->tmp_at))))) ||
+		    st_trace_rows_new(&p->rows[i], m->v[i].format,
+				      &m->v[i].cols, &e) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -606,13 +766,157 @@ static void pass_release(struct pass *p)
 	free(p->sums);
 	free(p->fc);
 	free(p->dslot);
+	free(p->phid);
+	free(p->phases);
 	free(p->cstr);
+	free(p->keys);
+	free(p->same);
+	free(p->ok);
+	for (size_t i = 0; p->rows && i < p->m->n; i++)
+		st_trace_rows_free(p->rows[i]);
+	free(p->rows);
+	free(p->cur);
+	for (size_t i = 0; p->tmp && i < p->m->n; i++)
+		if (p->tmp[i])
+			fclose(p->tmp[i]);
+	free(p->tmp);
+	free(p->tmp_at);
 	st_trace_inputs_free(NULL, 0, p->bad, p->n_bad);
 	free(p->gid);
 	for (size_t d = 0; d < p->nder; d++)
 		free(p->der[d].gid);
 	free(p->kb);
 	st_strtab_release(&p->tab);
+}
+
+/* Append S[0..LEN) to *B (*N bytes of *CAP), a ',' and '\\' in it
+ * escaped when ESC.  0, -1 out of memory. */
+static int show_put(char **b, size_t *n, size_t *cap, const char *s,
+		    size_t len, bool esc)
+{
+	if (st_grow(b, cap, *n + 2 * len + 1, 1, 64) < 0)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (esc && (s[i] == ',' || s[i] == '\\'))
+			(*b)[(*n)++] = '\\';
+		(*b)[(*n)++] = s[i];
+	}
+	(*b)[*n] = 0;
+	return 0;
+}
+
+/* The by key K (its components) of metric I of P as shown (see
+ * trace_compare.h), into *OUT (allocated).  0, -1 out of memory. */
+static int show_key(const struct pass *p, size_t i, const uint64_t *k,
+		    char **out)
+{
+	const st_trace_keys *by = &p->m->v[i].by;
+	bool esc = by->n > 1;
+	char *b = NULL, num[48];
+	size_t n = 0, cap = 0, c = 0;
+	int rc = show_put(&b, &n, &cap, "", 0, false);
+
+	for (size_t j = 0; rc == 0 && j < by->n; j++) {
+		enum st_trace_key_kind kind = by->v[j].kind;
+		const char *str = "(none)";
+		size_t len = 6;
+
+		if (j)
+			rc = show_put(&b, &n, &cap, ",", 1, false);
+		if (kind == ST_TRACE_KEY_PID || kind == ST_TRACE_KEY_THREAD) {
+			str = "?";
+			len = 1;
+		}
+		if (k[c] != NONE)
+			str = st_strtab_str(&p->tab, (uint32_t)k[c], &len);
+		c++;
+		if (rc == 0)
+			rc = show_put(&b, &n, &cap, str, len, esc);
+		if (kind == ST_TRACE_KEY_PID)
+			len = (size_t)snprintf(num, sizeof(num), ":%" PRId64,
+					       (int64_t)k[c]);
+		else if (kind == ST_TRACE_KEY_THREAD)
+			len = (size_t)snprintf(num, sizeof(num), ":%" PRId64
+					       ":%" PRId64, (int64_t)k[c],
+					       (int64_t)k[c + 1]);
+		else
+			continue;
+		c += kind == ST_TRACE_KEY_THREAD ? 2 : 1;
+		if (rc == 0)
+			rc = show_put(&b, &n, &cap, num, len, false);
+	}
+	if (rc < 0) {
+		free(b);
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+	return strcmp(((const st_metric_row *)x)->key,
+		      ((const st_metric_row *)y)->key);
+}
+
+/* Metric I of P reduced into RES: over all its keys, or, for a by
+ * metric, over the keys of each by key into a row of RES.  0, -1 out
+ * of memory. */
+static int reduce_metric(struct pass *p, size_t i, st_metric_result *res)
+{
+	const st_metric *m = &p->m->v[i];
+	const struct sums *s = &p->sums[i];
+	struct sums g = { .w = key_width(&m->by) }, part = { 0 };
+	size_t *grp = NULL, *at = NULL;
+	int64_t *perm = NULL;
+	bool sat = false;
+	int ret = -1;
+
+	if (!m->by.n) {
+		sums_reduce(s, m->reduce, res, &p->sat);
+		return 0;
+	}
+	memset(res, 0, sizeof(*res));
+	res->keys = s->n;
+	if (!s->n)
+		return 0;
+	if (!(grp = malloc(s->n * sizeof(*grp))) ||
+	    !(perm = malloc(s->n * sizeof(*perm))))
+		goto out;
+	for (size_t e = 0; e < s->n; e++) {
+		if (sums_add(&g, s->keys + e * s->w, 0, &sat) < 0)
+			goto out;
+		grp[e] = g.last - 1;
+	}
+	if (!(at = calloc(g.n + 1, sizeof(*at))) ||
+	    !(res->rows = calloc(g.n, sizeof(*res->rows))))
+		goto out;
+	for (size_t e = 0; e < s->n; e++)
+		at[grp[e] + 1]++;
+	for (size_t j = 0; j < g.n; j++)
+		at[j + 1] += at[j];
+	for (size_t e = 0; e < s->n; e++)
+		perm[at[grp[e]]++] = s->sum[e];
+	for (size_t j = g.n; j > 0; j--)
+		at[j] = at[j - 1];
+	at[0] = 0;
+	for (size_t j = 0; j < g.n; j++) {
+		part.n = at[j + 1] - at[j];
+		part.sum = perm + at[j];
+		sums_reduce(&part, m->reduce, &res->rows[j].r, &p->sat);
+		if (show_key(p, i, g.keys + j * g.w, &res->rows[j].key) < 0)
+			goto out;
+		res->n_rows = j + 1;
+	}
+	qsort(res->rows, res->n_rows, sizeof(*res->rows), cmp_row);
+	res->has = true;
+	ret = 0;
+out:
+	sums_release(&g);
+	free(grp);
+	free(at);
+	free(perm);
+	return ret;
 }
 
 /* A new reader: forget the old one's ids. */
@@ -626,13 +930,44 @@ static void pass_reader(struct pass *p)
 	for (size_t i = 0; i < p->m->n; i++) {
 		st_trace_fcache_release(&p->fc[i]);
 		p->sums[i].last = 0;
+		if (p->rows && p->rows[i])
+			st_trace_rows_reader(p->rows[i]);
 	}
 }
 
-/* EV of R into every metric whose filter keeps it.  0, -1 out of
- * memory. */
-static int pass_event(struct pass *p, const st_pfw_reader *r,
-		      const st_pfw_event *ev)
+/* EV of R as a row of events metric I, to p->cur[i] or a temporary
+ * file made for it.  0, -1 (p->row_err says why). */
+static int put_row(struct pass *p, size_t i, const st_pfw_reader *r,
+		   const st_pfw_event *ev)
+{
+	int rc;
+
+	p->row_metric = i;
+	if (!p->cur[i]) {
+		off_t at;
+
+		if ((!p->tmp[i] && !(p->tmp[i] = tmpfile())) ||
+		    (at = ftello(p->tmp[i])) < 0) {
+			p->row_err = -2;
+			p->row_errno = errno;
+			return -1;
+		}
+		p->tmp_at[i] = (uint64_t)at;
+		p->cur[i] = p->tmp[i];
+		st_trace_rows_out(p->rows[i], p->cur[i]);
+	}
+	if ((rc = st_trace_rows_put(p->rows[i], r, ev)) < 0) {
+		p->row_err = rc;
+		p->row_errno = errno;
+		return -1;
+	}
+	return 0;
+}
+
+/* EV of R, an input of case C, into every metric whose filter keeps
+ * it.  0, -1 out of memory or (p->row_err) an events row not written. */
+static int pass_event(struct pass *p, const st_compare_case *c,
+		      const st_pfw_reader *r, const st_pfw_event *ev)
 {
 	uint32_t top = ev->name;
 	uint64_t k[MAX_COMPS];
@@ -650,15 +985,19 @@ static int pass_event(struct pass *p, const st_pfw_reader *r,
 		const st_trace_filter *f = m->filter.n ? &m->filter : NULL;
 		size_t w = 0;
 		int64_t v;
-		int ok = st_trace_fcache_keep(&p->fc[i], f, r, ev);
+		int ok = p->same[i] < i ? p->ok[p->same[i]] :
+			 st_trace_fcache_keep(&p->fc[i], f, r, ev);
 
+		p->ok[i] = (int8_t)ok;
 		if (ok <= 0) {
 			if (ok < 0)
 				return -1;
 			continue;
 		}
-		for (size_t j = 0; j < m->per.n; j++) {
-			const st_trace_key *key = &m->per.v[j];
+		if (m->events && put_row(p, i, r, ev) < 0)
+			return -1;
+		for (size_t j = 0; j < p->keys[i].n; j++) {
+			const st_trace_key *key = &p->keys[i].v[j];
 			uint8_t d = p->dslot[i * ST_TRACE_KEYS_MAX + j];
 			int rc = 0;
 
@@ -682,7 +1021,7 @@ static int pass_event(struct pass *p, const st_pfw_reader *r,
 				rc = global_id(p, r, ev->file, &k[w++]);
 				break;
 			case ST_TRACE_KEY_PHASE:
-				k[w++] = NONE;
+				rc = phase_id(p, c, ev->ts, &k[w++]);
 				break;
 			default:
 				rc = derived_id(p, &p->der[d - 1], r, ev->file,
@@ -726,7 +1065,7 @@ static int read_one(struct pass *p, st_compare_case *c, size_t fi,
 			continue;
 		}
 		p->events++;
-		if ((ret = pass_event(p, r, &ev)) < 0)
+		if ((ret = pass_event(p, c, r, &ev)) < 0)
 			break;
 		if (o->progress && (++tick & 8191) == 0) {
 			uint64_t off = st_pfw_offset(r);
@@ -816,6 +1155,12 @@ static int gather_bad(st_compare_case *c, struct pass **p, size_t n,
 	return 0;
 }
 
+/* Rows of a unit read out of turn: LEN bytes at OFF of F. */
+struct kept {
+	FILE *f;
+	uint64_t off, len;
+};
+
 /* The work: every file of every case, taken one at a time by the
  * threads, each thread gathering into a pass of its own per case. */
 struct pool {
@@ -825,14 +1170,154 @@ struct pool {
 	size_t units;
 	const st_compare_opts *o;
 	struct pass **passes;    /* [thread * n + case], NULL: none yet */
+	size_t nt;               /* threads */
 	_Atomic size_t next;
 	_Atomic bool failed;
+	/* events metrics (nev of them): their rows go out unit after unit */
+	size_t nev;
+	pthread_mutex_t mu;      /* over what follows */
+	size_t *out_next;        /* per case: its first unit not out */
+	uint8_t *done;           /* per unit: read */
+	struct kept *kept;       /* per unit and events metric: where its
+				  * rows wait (a thread's temporary file) */
+	int row_err;             /* the first: -1 out of memory, -2 write */
+	size_t err_case, err_metric;
+	int err_errno;
 };
 
 struct worker_arg {
 	struct pool *pl;
 	size_t t;
 };
+
+/* Note failure RC (-1, -2 with errno E) of metric I of case C, the
+ * first one only.  Under PL->mu. */
+static void row_fail(struct pool *pl, int rc, size_t c, size_t i, int e)
+{
+	if (!pl->row_err) {
+		pl->row_err = rc;
+		pl->err_case = c;
+		pl->err_metric = i;
+		pl->err_errno = e ? e : EIO;
+	}
+	atomic_store(&pl->failed, true);
+}
+
+/* Unit U of case C begins in P: its rows go straight to the case's
+ * streams when every unit before it is out, else to temporary files. */
+static void unit_begin(struct pool *pl, struct pass *p, size_t c, size_t u)
+{
+	const st_metrics *m = pl->o->metrics;
+	bool direct;
+
+	pthread_mutex_lock(&pl->mu);
+	direct = pl->first[c] + pl->out_next[c] == u;
+	pthread_mutex_unlock(&pl->mu);
+	for (size_t i = 0; i < m->n; i++)
+		if (p->rows[i]) {
+			p->cur[i] = direct ? pl->cases[c].events_out[i] : NULL;
+			st_trace_rows_out(p->rows[i], p->cur[i]);
+		}
+}
+
+/* Copy LEN bytes of F at OFF to TO, F's position left alone (its
+ * thread may be writing it).  0, -1 (errno). */
+static int copy_range(FILE *f, uint64_t off, uint64_t len, FILE *to)
+{
+	char buf[1 << 16];
+
+	while (len) {
+		ssize_t k = pread(fileno(f), buf, len < sizeof(buf) ?
+				  (size_t)len : sizeof(buf), (off_t)off);
+
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
+			return -1;
+		}
+		if (fwrite(buf, 1, (size_t)k, to) != (size_t)k)
+			return -1;
+		off += (uint64_t)k;
+		len -= (uint64_t)k;
+	}
+	return 0;
+}
+
+/* The rows of unit U of case C, events metric I (the K-th), written to
+ * P's temporary file from p->tmp_at[I] on: copied to the case's stream
+ * when U is next, else kept where they are until its turn.  Under
+ * PL->mu. */
+static void unit_rows(struct pool *pl, struct pass *p, size_t c, size_t u,
+		      size_t i, size_t k)
+{
+	struct kept *kp = &pl->kept[u * pl->nev + k];
+	off_t end;
+
+	if (fflush(p->tmp[i]) != 0 || (end = ftello(p->tmp[i])) < 0) {
+		row_fail(pl, -2, c, i, errno);
+		return;
+	}
+	*kp = (struct kept){ p->tmp[i], p->tmp_at[i],
+			     (uint64_t)end - p->tmp_at[i] };
+	if (pl->first[c] + pl->out_next[c] != u)
+		return;
+	if (copy_range(kp->f, kp->off, kp->len,
+		       pl->cases[c].events_out[i]) < 0)
+		row_fail(pl, -2, c, i, errno);
+	kp->len = 0;
+}
+
+/* Unit U of case C is read in P: its rows out or kept, and every unit
+ * of C read in turn since the last one out written out. */
+static void unit_end(struct pool *pl, struct pass *p, size_t c, size_t u)
+{
+	const st_metrics *m = pl->o->metrics;
+	st_compare_case *cs = &pl->cases[c];
+	size_t k = 0;
+
+	pthread_mutex_lock(&pl->mu);
+	for (size_t i = 0; i < m->n; i++) {
+		if (!p->rows[i])
+			continue;
+		if (st_trace_rows_flush(p->rows[i]) < 0)
+			row_fail(pl, -2, c, i, errno);
+		st_trace_rows_out(p->rows[i], NULL);
+		if (p->cur[i] && p->cur[i] == p->tmp[i])
+			unit_rows(pl, p, c, u, i, k);
+		p->cur[i] = NULL;
+		k++;
+	}
+	pl->done[u] = 1;
+	while (pl->out_next[c] < cs->n &&
+	       pl->done[pl->first[c] + pl->out_next[c]]) {
+		size_t v = pl->first[c] + pl->out_next[c];
+
+		k = 0;
+		for (size_t i = 0; i < m->n; i++) {
+			struct kept *kp = &pl->kept[v * pl->nev + k];
+
+			if (!m->v[i].events)
+				continue;
+			if (kp->len && copy_range(kp->f, kp->off, kp->len,
+						  cs->events_out[i]) < 0)
+				row_fail(pl, -2, c, i, errno);
+			k++;
+		}
+		pl->out_next[c]++;
+	}
+	/* all of C is out: its threads' temporary files can go, so that
+	 * open files stay few whatever the number of cases */
+	for (size_t t = 0; pl->out_next[c] == cs->n && t < pl->nt; t++) {
+		struct pass *q = pl->passes[t * pl->n + c];
+
+		for (size_t i = 0; q && q->tmp && i < m->n; i++)
+			if (q->tmp[i]) {
+				fclose(q->tmp[i]);
+				q->tmp[i] = NULL;
+			}
+	}
+	pthread_mutex_unlock(&pl->mu);
+}
 
 static void *worker(void *arg)
 {
@@ -853,8 +1338,25 @@ static void *worker(void *arg)
 			atomic_store(&pl->failed, true);
 			break;
 		}
-		if (read_one(*pp, &pl->cases[c], u - pl->first[c], pl->o) < 0)
-			atomic_store(&pl->failed, true);
+		if (pl->nev)
+			unit_begin(pl, *pp, c, u);
+		for (size_t i = 0; (*pp)->rows && i < pl->o->metrics->n; i++)
+			if ((*pp)->rows[i])
+				st_trace_rows_phases((*pp)->rows[i],
+						     pl->cases[c].seg_us,
+						     pl->cases[c].nseg,
+						     pl->cases[c].seg_phase);
+		if (read_one(*pp, &pl->cases[c], u - pl->first[c], pl->o) < 0) {
+			pthread_mutex_lock(&pl->mu);
+			if ((*pp)->row_err)
+				row_fail(pl, (*pp)->row_err, c,
+					 (*pp)->row_metric, (*pp)->row_errno);
+			else
+				atomic_store(&pl->failed, true);
+			pthread_mutex_unlock(&pl->mu);
+		}
+		if (pl->nev)
+			unit_end(pl, *pp, c, u);
 	}
 	return NULL;
 }
@@ -886,8 +1388,8 @@ static int finish_case(st_compare_case *c, struct pass **p, size_t nt,
 	c->events = dst->events;
 	c->bad_lines = dst->bad_lines;
 	for (size_t i = 0; ret == 0 && i < m->n; i++)
-		sums_reduce(&dst->sums[i], m->v[i].reduce, &c->res[i],
-			    &dst->sat);
+		if (reduce_metric(dst, i, &c->res[i]) < 0)
+			ret = -1;
 	c->saturated = dst->sat;
 	if (ret == 0 && o->keep) {
 		struct pass *k = dst;
@@ -909,6 +1411,63 @@ static int finish_case(st_compare_case *c, struct pass **p, size_t nt,
 	return ret;
 }
 
+/* The ordering of PL's events rows set up, and each case's events
+ * streams given their CSV header.  0, -1 with ERR. */
+static int rows_begin(struct pool *pl, st_error *err)
+{
+	const st_metrics *m = pl->o->metrics;
+
+	pthread_mutex_init(&pl->mu, NULL);
+	if (!(pl->out_next = calloc(pl->n ? pl->n : 1,
+				    sizeof(*pl->out_next))) ||
+	    !(pl->done = calloc(pl->units ? pl->units : 1, 1)) ||
+	    !(pl->kept = calloc((pl->units ? pl->units : 1) * pl->nev,
+				sizeof(*pl->kept))))
+		return OOM(err);
+	for (size_t c = 0; c < pl->n; c++)
+		for (size_t i = 0; i < m->n; i++) {
+			struct st_trace_rows *w;
+			FILE *f;
+			int rc;
+
+			if (!m->v[i].events)
+				continue;
+			if (!pl->cases[c].events_out ||
+			    !(f = pl->cases[c].events_out[i]))
+				return st_error_set(err, ST_EXIT_USAGE, "case %s: "
+						    "metric '%s' writes events "
+						    "and has nowhere to",
+						    pl->cases[c].name,
+						    m->v[i].name);
+			if (st_trace_rows_new(&w, m->v[i].format,
+					      &m->v[i].cols, err) < 0)
+				return -1;
+			st_trace_rows_out(w, f);
+			rc = st_trace_rows_header(w) < 0 ||
+			     st_trace_rows_flush(w) < 0;
+			st_trace_rows_free(w);
+			if (rc)
+				return st_error_set(err, ST_EXIT_IOERR, "case %s: "
+						    "metric '%s': cannot write "
+						    "its events: %s",
+						    pl->cases[c].name,
+						    m->v[i].name,
+						    strerror(errno ? errno :
+							     EIO));
+		}
+	return 0;
+}
+
+/* Release what rows_begin set up (temporary files left by a failure
+ * closed). */
+static void rows_end(struct pool *pl)
+{
+	free(pl->kept);
+	free(pl->done);
+	free(pl->out_next);
+	pthread_mutex_destroy(&pl->mu);
+}
+
 int st_trace_compare(st_compare_case *cases, size_t n,
 		     const st_compare_opts *o, st_error *err)
 {
@@ -923,11 +1482,19 @@ int st_trace_compare(st_compare_case *cases, size_t n,
 	for (size_t c = 0; c < n; c++) {
 		pl.first[c] = pl.units;
 		pl.units += cases[c].n;
+		cases[c].n_res = o->metrics->n;
 		if (!(cases[c].res = calloc(o->metrics->n ? o->metrics->n : 1,
 					    sizeof(*cases[c].res))) ||
 		    !(cases[c].files_in = calloc(cases[c].n ? cases[c].n : 1,
 						 sizeof(*cases[c].files_in))))
 			ret = -1;
+	}
+	for (size_t i = 0; i < o->metrics->n; i++)
+		pl.nev += o->metrics->v[i].events;
+	if (ret == 0 && pl.nev && rows_begin(&pl, err) < 0) {
+		rows_end(&pl);
+		free(pl.first);
+		return -1;
 	}
 	if (nt > pl.units)
 		nt = pl.units ? pl.units : 1;
@@ -936,6 +1503,7 @@ int st_trace_compare(st_compare_case *cases, size_t n,
 	if (ret == 0 && !(pl.passes = calloc(nt * (n ? n : 1),
 					     sizeof(*pl.passes))))
 		ret = -1;
+	pl.nt = nt;
 	if (ret == 0) {
 		for (size_t t = 0; t < nt; t++)
 			wa[t] = (struct worker_arg){ &pl, t };
@@ -970,7 +1538,16 @@ int st_trace_compare(st_compare_case *cases, size_t n,
 		cases[c].n_files = cases[c].files_in ? cases[c].n : 0;
 	free(pl.passes);
 	free(pl.first);
-	return ret < 0 ? OOM(err) : 0;
+	if (pl.row_err == -2)
+		st_error_set(err, ST_EXIT_IOERR, "case %s: metric '%s': cannot "
+			     "write its events: %s", cases[pl.err_case].name,
+			     o->metrics->v[pl.err_metric].name,
+			     strerror(pl.err_errno));
+	else if (ret < 0)
+		OOM(err);
+	if (pl.nev)
+		rows_end(&pl);
+	return ret < 0 ? -1 : 0;
 }
 
 void st_compare_case_release(st_compare_case *c)
@@ -983,8 +1560,14 @@ void st_compare_case_release(st_compare_case *c)
 		free(c->state);
 		c->state = NULL;
 	}
+	for (size_t i = 0; c->res && i < c->n_res; i++) {
+		for (size_t r = 0; r < c->res[i].n_rows; r++)
+			free(c->res[i].rows[r].key);
+		free(c->res[i].rows);
+	}
 	free(c->res);
 	c->res = NULL;
+	c->n_res = 0;
 	c->files_in = NULL;
 	c->bad = NULL;
 	c->n_files = c->n_bad = 0;
@@ -992,52 +1575,13 @@ void st_compare_case_release(st_compare_case *c)
 
 /* ---- partials -------------------------------------------------------- */
 
-/* S[0..LEN) as a JSON string, or {"x": HEX} when it is not UTF-8. */
-static void put_str(FILE *f, const char *s, size_t len)
-{
-	json_t *j = json_stringn(s, len);
-
-	if (j) {
-		json_dumpf(j, f, JSON_ENCODE_ANY);
-		json_decref(j);
-		return;
-	}
-	fputs("{\"x\":\"", f);
-	for (size_t i = 0; i < len; i++)
-		fprintf(f, "%02x", (unsigned char)s[i]);
-	fputs("\"}", f);
-}
-
-static void put_cstr(FILE *f, const char *s)
-{
-	if (s)
-		put_str(f, s, strlen(s));
-	else
-		fputs("null", f);
-}
-
-static void put_file(FILE *f, const st_trace_file *t)
-{
-	fputs("{\"path\":", f);
-	put_cstr(f, t->path);
-	fprintf(f, ",\"lines\":%" PRIu64 ",\"events\":%" PRIu64 ",\"meta\":%"
-		PRIu64 ",\"other\":%" PRIu64 ",\"bad\":%" PRIu64 ",\"fast\":%"
-		PRIu64 ",\"err_code\":%d,\"err_text\":", t->st.lines,
-		t->st.events, t->st.meta, t->st.other, t->st.bad, t->st.fast,
-		t->err_code);
-	put_cstr(f, t->err_text);
-	fprintf(f, ",\"not_trace\":%s,\"first_us\":%" PRId64 ",\"end_us\":%"
-		PRId64 "}", t->not_trace ? "true" : "false", t->first_us,
-		t->end_us);
-}
-
 /* The sums of metric I of pass P: a line per key. */
 static void put_sums(FILE *f, const struct pass *p, size_t i)
 {
 	const struct sums *s = &p->sums[i];
 
 	fputs("{\"name\":", f);
-	put_cstr(f, p->m->v[i].name);
+	st_partial_put_cstr(f, p->m->v[i].name);
 	fputs(",\"keys\":[", f);
 	for (size_t e = 0; e < s->n; e++) {
 		fputs(e ? ",\n[" : "\n[", f);
@@ -1056,7 +1600,7 @@ static void put_sums(FILE *f, const struct pass *p, size_t i)
 				continue;
 			}
 			str = st_strtab_str(&p->tab, (uint32_t)c, &len);
-			put_str(f, str, len);
+			st_partial_put_str(f, str, len);
 		}
 		fputc(']', f);
 	}
@@ -1066,13 +1610,34 @@ static void put_sums(FILE *f, const struct pass *p, size_t i)
 	fputs("]}", f);
 }
 
+/* The phases of case C (its segments and their names), if it has any:
+ * "phases":{"bounds":[US...],"names":[NAME|null...]}, then ','. */
+static void put_phases(FILE *f, const st_compare_case *c)
+{
+	if (!c->nseg || !c->seg_phase)
+		return;
+	fputs("\n\"phases\":{\"bounds\":[", f);
+	for (size_t k = 0; k < c->nseg; k++)
+		fprintf(f, "%s%" PRId64, k ? "," : "", c->seg_us[k]);
+	fputs("],\"names\":[", f);
+	for (size_t k = 0; k < c->nseg; k++) {
+		if (k)
+			fputc(',', f);
+		if (c->seg_phase[k])
+			st_partial_put_cstr(f, c->seg_phase[k]);
+		else
+			fputs("null", f);
+	}
+	fputs("]},", f);
+}
+
 int st_compare_partial_write(FILE *f, const char *metrics_text,
 			     const st_metrics *m, const st_compare_case *cs,
 			     size_t n)
 {
 	fprintf(f, "{\"streamtime_partial\":%d,\"command\":\"trace compare\","
 		"\n\"metrics\":", ST_COMPARE_PARTIAL_VERSION);
-	put_cstr(f, metrics_text);
+	st_partial_put_cstr(f, metrics_text);
 	fputs(",\n\"cases\":[", f);
 	for (size_t c = 0; c < n; c++) {
 		const struct pass *p = (const struct pass *)cs[c].state;
@@ -1080,20 +1645,22 @@ int st_compare_partial_write(FILE *f, const char *metrics_text,
 		if (!p)
 			return -1;
 		fputs(c ? ",\n{\"name\":" : "\n{\"name\":", f);
-		put_cstr(f, cs[c].name);
+		st_partial_put_cstr(f, cs[c].name);
 		fprintf(f, ",\"events\":%" PRIu64 ",\"bad_lines\":%" PRIu64
-			",\"saturated\":%s,\n\"files\":[", cs[c].events,
+			",\"saturated\":%s,", cs[c].events,
 			cs[c].bad_lines, cs[c].saturated ? "true" : "false");
+		put_phases(f, &cs[c]);
+		fputs("\n\"files\":[", f);
 		for (size_t i = 0; i < cs[c].n_files; i++) {
 			fputs(i ? ",\n" : "\n", f);
-			put_file(f, &cs[c].files_in[i]);
+			st_partial_put_file(f, &cs[c].files_in[i]);
 		}
 		fputs("],\n\"bad\":[", f);
 		for (size_t i = 0; i < cs[c].n_bad; i++) {
 			fprintf(f, "%s{\"file\":%zu,\"line\":%" PRIu64
 				",\"why\":", i ? ",\n" : "\n",
 				cs[c].bad[i].file, cs[c].bad[i].line);
-			put_cstr(f, cs[c].bad[i].why);
+			st_partial_put_cstr(f, cs[c].bad[i].why);
 			fputc('}', f);
 		}
 		fputs("],\n\"metrics\":[", f);
@@ -1109,92 +1676,23 @@ int st_compare_partial_write(FILE *f, const char *metrics_text,
 
 #define BAD(...) st_error_set(err, ST_EXIT_DATAERR, __VA_ARGS__)
 
-/* V as a string component: a string or {"x": HEX} into *S (owned by
- * V or by *BUF), *LEN.  false when it is neither. */
-static bool get_str(json_t *v, const char **s, size_t *len, char **buf)
-{
-	const char *h;
-	size_t n;
-
-	if (json_is_string(v)) {
-		*s = json_string_value(v);
-		*len = json_string_length(v);
-		return true;
-	}
-	if (!json_is_object(v) || json_object_size(v) != 1 ||
-	    !json_is_string(json_object_get(v, "x")))
-		return false;
-	h = json_string_value(json_object_get(v, "x"));
-	n = strlen(h);
-	if (n % 2 || !(*buf = malloc(n / 2 + 1)))
-		return false;
-	for (size_t i = 0; i < n / 2; i++) {
-		unsigned x;
-
-		if (sscanf(h + 2 * i, "%2x", &x) != 1 ||
-		    !strchr("0123456789abcdefABCDEF", h[2 * i]) ||
-		    !strchr("0123456789abcdefABCDEF", h[2 * i + 1])) {
-			free(*buf);
-			*buf = NULL;
-			return false;
-		}
-		(*buf)[i] = (char)x;
-	}
-	*s = *buf;
-	*len = n / 2;
-	return true;
-}
-
-static bool is_count(json_t *v)
-{
-	return json_is_integer(v) && json_integer_value(v) >= 0;
-}
-
 /* The file record V (checked) into T, its path owned by MG. */
 static int get_file(st_compare_merge *mg, json_t *v, st_trace_file *t,
 		    bool dry)
 {
-	static const char *const cnt[] = { "lines", "events", "meta",
-					   "other", "bad", "fast" };
-	json_t *et = json_object_get(v, "err_text");
-	uint64_t *st[6];
 	char **pp;
+	int rc;
 
-	if (!json_is_object(v) || !json_is_string(json_object_get(v, "path")) ||
-	    !json_is_integer(json_object_get(v, "err_code")) ||
-	    !(json_is_null(et) || json_is_string(et)) ||
-	    !json_is_boolean(json_object_get(v, "not_trace")) ||
-	    !json_is_integer(json_object_get(v, "first_us")) ||
-	    !json_is_integer(json_object_get(v, "end_us")))
-		return 1;
-	for (size_t k = 0; k < 6; k++)
-		if (!is_count(json_object_get(v, cnt[k])))
-			return 1;
 	if (dry)
-		return 0;
-	st[0] = &t->st.lines;
-	st[1] = &t->st.events;
-	st[2] = &t->st.meta;
-	st[3] = &t->st.other;
-	st[4] = &t->st.bad;
-	st[5] = &t->st.fast;
-	for (size_t k = 0; k < 6; k++)
-		*st[k] = (uint64_t)json_integer_value(json_object_get(v,
-								     cnt[k]));
-	t->err_code = (int)json_integer_value(json_object_get(v, "err_code"));
-	t->not_trace = json_is_true(json_object_get(v, "not_trace"));
-	t->first_us = json_integer_value(json_object_get(v, "first_us"));
-	t->end_us = json_integer_value(json_object_get(v, "end_us"));
-	if (json_is_string(et) && !(t->err_text = strdup(json_string_value(et))))
-		return -1;
+		return st_partial_get_file(v, NULL, NULL);
 	if (!(pp = realloc(mg->paths, (mg->n_paths + 1) * sizeof(*pp))))
 		return -1;
 	mg->paths = pp;
-	if (!(pp[mg->n_paths] = strdup(json_string_value(json_object_get(
-		v, "path")))))
-		return -1;
-	t->path = pp[mg->n_paths++];
-	return 0;
+	pp[mg->n_paths] = NULL;
+	rc = st_partial_get_file(v, t, &pp[mg->n_paths]);
+	if (pp[mg->n_paths])
+		mg->n_paths++;
+	return rc;
 }
 
 /* The key of entry E of metric sums V into K (width W of pass P's
@@ -1223,7 +1721,7 @@ static int get_key(struct pass *p, size_t i, json_t *v, uint64_t *k,
 			k[j] = NONE;
 			continue;
 		}
-		if (!get_str(c, &s, &len, &buf))
+		if (!st_partial_get_str(c, &s, &len, &buf))
 			return 1;
 		g = dry ? 0 : st_strtab_intern(&p->tab, s, len, NULL);
 		free(buf);
@@ -1234,6 +1732,18 @@ static int get_key(struct pass *p, size_t i, json_t *v, uint64_t *k,
 	return 0;
 }
 
+/* Does a metric of M have the key phase? */
+static bool uses_phase(const st_metrics *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		for (size_t j = 0; j < m->v[i].by.n + m->v[i].per.n; j++)
+			if ((j < m->v[i].by.n ? m->v[i].by.v[j] :
+			     m->v[i].per.v[j - m->v[i].by.n]).kind ==
+			    ST_TRACE_KEY_PHASE)
+				return true;
+	return false;
+}
+
 /* A case of a partial (object V) into MG: checked only when DRY.  0, 1
  * malformed (*WHY says what), -1 out of memory. */
 static int get_case(st_compare_merge *mg, json_t *v, bool dry,
@@ -1242,24 +1752,48 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 	json_t *name = json_object_get(v, "name"),
 	       *files = json_object_get(v, "files"),
 	       *bad = json_object_get(v, "bad"),
-	       *mets = json_object_get(v, "metrics");
+	       *mets = json_object_get(v, "metrics"),
+	       *ph = json_object_get(v, "phases");
 	st_compare_case *c = NULL;
 	struct pass *p, scratch;
 	size_t base, nf;
+	char *phases = NULL;
 	int rc = 0;
 
 	*why = "a case is malformed";
 	if (!json_is_object(v) || !json_is_string(name) ||
-	    !is_count(json_object_get(v, "events")) ||
-	    !is_count(json_object_get(v, "bad_lines")) ||
+	    !st_partial_is_count(json_object_get(v, "events")) ||
+	    !st_partial_is_count(json_object_get(v, "bad_lines")) ||
 	    !json_is_boolean(json_object_get(v, "saturated")) ||
 	    !json_is_array(files) || !json_is_array(bad) ||
-	    !json_is_array(mets) || json_array_size(mets) != mg->m.n)
+	    !json_is_array(mets) || json_array_size(mets) != mg->m.n ||
+	    (ph && (!json_is_object(ph) ||
+		    !json_is_array(json_object_get(ph, "bounds")) ||
+		    !json_is_array(json_object_get(ph, "names")))))
 		return 1;
 	nf = json_array_size(files);
 	for (size_t k = 0; k < mg->n; k++)
 		if (strcmp(mg->cases[k].name, json_string_value(name)) == 0)
 			c = &mg->cases[k];
+	if (dry && c && uses_phase(&mg->m)) {
+		const char *had = ((struct pass *)c->state)->phases;
+		bool same;
+
+		if (ph && !(phases = json_dumps(ph, JSON_COMPACT |
+						JSON_SORT_KEYS)))
+			return -1;
+		same = !phases == !had && (!had || !strcmp(phases, had));
+		free(phases);
+		if (!same) {
+			*why = "its phases (of its system-trace sets) are not "
+			       "those of the case in an earlier partial, so a "
+			       "phase key's merge would not be one process's: "
+			       "give all the system-trace sets of a case, and "
+			       "its inputs that fall in their phases, to one "
+			       "share";
+			return 1;
+		}
+	}
 	if (dry) {
 		p = &scratch;
 		if (pass_init(p, &mg->m) < 0) {
@@ -1284,12 +1818,16 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		    !(p = calloc(1, sizeof(*p)))) {
 			free(nm);
 			free(c->res);
+			c->res = NULL;
 			return -1;
 		}
+		c->n_res = mg->m.n;
 		c->name = nm;
 		c->state = (struct st_compare_state *)p;
 		mg->n++;
-		if (pass_init(p, &mg->m) < 0)
+		if (pass_init(p, &mg->m) < 0 ||
+		    (ph && !(p->phases = json_dumps(ph, JSON_COMPACT |
+						    JSON_SORT_KEYS))))
 			return -1;
 	}
 	base = c ? c->n_files : 0;
@@ -1315,9 +1853,10 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		st_trace_bad *bv;
 
 		*why = "a corrupt-line record is malformed";
-		if (!is_count(fi) || (size_t)json_integer_value(fi) >= nf ||
-		    !is_count(json_object_get(b, "line")) ||
-		    !json_is_string(json_object_get(b, "why"))) {
+		if (!st_partial_is_count(fi) ||
+		    (size_t)json_integer_value(fi) >= nf ||
+		    !st_partial_is_count(json_object_get(b, "line")) ||
+		    !st_partial_is_str(json_object_get(b, "why"))) {
 			rc = 1;
 			break;
 		}
@@ -1331,8 +1870,8 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		bv[c->n_bad].file = base + (size_t)json_integer_value(fi);
 		bv[c->n_bad].line = (uint64_t)json_integer_value(
 			json_object_get(b, "line"));
-		if (!(bv[c->n_bad].why = strdup(json_string_value(
-			json_object_get(b, "why"))))) {
+		if (st_partial_get_dup(json_object_get(b, "why"),
+				       &bv[c->n_bad].why)) {
 			rc = -1;
 			break;
 		}
@@ -1356,7 +1895,7 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 		for (size_t e = 0; rc == 0 && e < json_array_size(keys); e++) {
 			json_t *sv = json_array_get(sums, e);
 
-			if (!is_count(sv) ||
+			if (!st_partial_is_count(sv) ||
 			    (rc = get_key(p, i, json_array_get(keys, e), k,
 					  dry)) != 0) {
 				rc = rc ? rc : 1;
@@ -1385,34 +1924,18 @@ static int get_case(st_compare_merge *mg, json_t *v, bool dry,
 int st_compare_merge_add(st_compare_merge *mg, const char *text, size_t len,
 			 const char *what, st_error *err)
 {
-	json_error_t je;
-	json_t *root, *ver, *mt, *cases;
+	json_t *root, *mt, *cases;
 	const char *why = NULL;
 	st_metrics m = { 0 };
 	st_error e;
 	int rc = 0;
 
-	if (!(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je)))
-		return BAD("%s:%d:%d: not a partial of trace compare: %s", what,
-			   je.line, je.column, je.text);
-	ver = json_object_get(root, "streamtime_partial");
+	if (!(root = st_partial_load(text, len, what, "trace compare",
+				     ST_COMPARE_PARTIAL_VERSION, 0, err)))
+		return -1;
 	mt = json_object_get(root, "metrics");
 	cases = json_object_get(root, "cases");
-	if (!json_is_object(root) || !json_is_integer(ver)) {
-		rc = BAD("%s: not a streamtime partial (no "
-			 "'streamtime_partial' version)", what);
-		goto out;
-	}
-	if (json_integer_value(ver) != ST_COMPARE_PARTIAL_VERSION) {
-		rc = BAD("%s: partial version %" JSON_INTEGER_FORMAT ", this "
-			 "streamtime reads version %d", what,
-			 json_integer_value(ver), ST_COMPARE_PARTIAL_VERSION);
-		goto out;
-	}
-	if (!json_is_string(json_object_get(root, "command")) ||
-	    strcmp(json_string_value(json_object_get(root, "command")),
-		   "trace compare") != 0 || !json_is_string(mt) ||
-	    !json_is_array(cases)) {
+	if (!json_is_string(mt) || !json_is_array(cases)) {
 		rc = BAD("%s: not a partial of trace compare", what);
 		goto out;
 	}
@@ -1431,6 +1954,14 @@ int st_compare_merge_add(st_compare_merge *mg, const char *text, size_t len,
 			st_metrics_release(&m);
 			goto out;
 		}
+		for (size_t i = 0; i < m.n; i++)
+			if (m.v[i].events) {
+				rc = BAD("%s: its metric '%s' writes events, "
+					 "which no partial holds", what,
+					 m.v[i].name);
+				st_metrics_release(&m);
+				goto out;
+			}
 		if (!(mg->metrics_text = strdup(json_string_value(mt))) ||
 		    !(mg->first = strdup(what))) {
 			st_metrics_release(&m);
@@ -1467,11 +1998,10 @@ int st_compare_merge_finish(st_compare_merge *mg, size_t max_bad,
 		while (cs->n_bad > max_bad)
 			free(cs->bad[--cs->n_bad].why);
 		for (size_t i = 0; i < mg->m.n; i++)
-			sums_reduce(&p->sums[i], mg->m.v[i].reduce, &cs->res[i],
-				    &p->sat);
+			if (reduce_metric(p, i, &cs->res[i]) < 0)
+				return OOM(err);
 		cs->saturated = p->sat;
 	}
-	(void)err;
 	return 0;
 }
 

@@ -35,10 +35,22 @@ struct tcache {
 	char text[48];
 };
 
-struct writer {
-	const st_trace_events_opts *o;
+/* Per reader string id: the cell's final text (escaped; for CSV quoted
+ * when it must be) at AT[id] - 1 in the writer's arena, LEN[id] long; AT
+ * 0 not made yet. */
+struct idcache {
+	uint32_t *at, *len;
+	size_t cap;
+};
+
+struct st_trace_rows {
+	enum st_trace_events_format format;
+	struct idcache ids;       /* host, name, cat, file */
+	struct idcache kfile[ST_TRACE_KEYS_MAX];  /* a key of a file id */
+	char *arena;
+	size_t an, acap;
 	FILE *out;
-	st_outbuf *ob;            /* JSON lines */
+	st_outbuf ob;             /* the rows, to OUT */
 	char *row;                /* the row's cells, each NUL-terminated */
 	size_t rn, rcap;
 	size_t off[NCOLS];        /* each cell's offset in ROW; SIZE_MAX: none */
@@ -48,7 +60,20 @@ struct writer {
 	st_trace_key keys[ST_TRACE_KEYS_MAX];
 	char knames[ST_TRACE_KEYS_MAX][16];
 	struct tcache t_start, t_end;
+	/* the phase key's segments (st_trace_rows_phases), borrowed */
+	const int64_t *seg_us;
+	size_t nseg;
+	const char *const *seg_phase;
 };
+
+#define writer st_trace_rows
+
+static void idcache_release(struct idcache *c)
+{
+	free(c->at);
+	free(c->len);
+	memset(c, 0, sizeof(*c));
+}
 
 bool st_trace_events_key_is_column(const st_trace_key *k)
 {
@@ -196,102 +221,314 @@ static int cell_text(struct writer *w, size_t col, const char *s, size_t len,
 	return cell_end(w);
 }
 
-/* Key I of E into its cell (none: no cell). */
-static int cell_key(struct writer *w, size_t i, const st_trace_rec *e,
-		    bool json)
-{
-	size_t n;
-
-	if (st_trace_key_text(&w->keys[i], e, &w->kb, &w->kcap, &n) < 0)
-		return -1;
-	if (n == ST_TRACE_KEY_NONE) {
-		w->off[C_N + i] = SIZE_MAX;
-		return 0;
-	}
-	return cell_text(w, C_N + i, w->kb, n, json);
-}
-
 /* ---- rows ------------------------------------------------------------ */
 
-static int write_header(struct writer *w)
+int st_trace_rows_new(struct st_trace_rows **out,
+		      enum st_trace_events_format format,
+		      const st_trace_keys *keys, st_error *err)
 {
-	const char *names[NCOLS];
+	struct writer *w;
 
-	if (w->o->format == ST_TRACE_EVENTS_JSONL)
-		return 0;
-	for (size_t i = 0; i < C_N; i++)
-		names[i] = col_names[i];
-	for (size_t i = 0; i < w->nkeys; i++)
-		names[C_N + i] = w->knames[i];
-	return st_csv_write_row(w->out, C_N + w->nkeys, names);
+	*out = NULL;
+	if (!(w = calloc(1, sizeof(*w))))
+		return OOM(err);
+	w->format = format;
+	for (size_t i = 0; keys && i < keys->n; i++) {
+		w->keys[i] = keys->v[i];
+		st_trace_key_name(&w->keys[i], w->knames[i],
+				  sizeof(w->knames[i]));
+		if (st_trace_events_key_is_column(&w->keys[i])) {
+			st_error_set(err, ST_EXIT_USAGE, "key '%s' is a column "
+				     "already (host, pid, tid, name, cat and "
+				     "file always are)", w->knames[i]);
+			free(w);
+			return -1;
+		}
+	}
+	w->nkeys = keys ? keys->n : 0;
+	st_outbuf_init(&w->ob, NULL);
+	*out = w;
+	return 0;
 }
 
-/* The cells of ROW as a JSON object on one line. */
-static void json_row(struct writer *w)
+void st_trace_rows_out(struct st_trace_rows *w, FILE *out)
 {
-	static const bool is_text[C_N] = {
-		[C_START] = true, [C_END] = true, [C_HOST] = true,
-		[C_NAME] = true, [C_CAT] = true, [C_FILE] = true,
-	};
-	st_outbuf *ob = w->ob;
+	if (w->out)
+		st_outbuf_flush(&w->ob);
+	w->out = out;
+	w->ob.f = out;
+}
 
+int st_trace_rows_flush(struct st_trace_rows *w)
+{
+	if (w->out)
+		st_outbuf_flush(&w->ob);
+	return w->ob.failed || (w->out && ferror(w->out)) ? -2 : 0;
+}
+
+void st_trace_rows_free(struct st_trace_rows *w)
+{
+	if (!w)
+		return;
+	free(w->row);
+	free(w->kb);
+	free(w->arena);
+	idcache_release(&w->ids);
+	for (size_t i = 0; i < ST_TRACE_KEYS_MAX; i++)
+		idcache_release(&w->kfile[i]);
+	free(w);
+}
+
+/* Cell S[0..LEN) as CSV: quoted when st_csv_quote_needed says so. */
+static void csv_cell(st_outbuf *ob, const char *s, size_t len)
+{
+	size_t run = 0;
+
+	if (!st_csv_quote_needed(s, len)) {
+		st_outbuf_put(ob, s, len);
+		return;
+	}
+	st_outbuf_put(ob, "\"", 1);
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '"') {
+			st_outbuf_put(ob, s + run, i + 1 - run);
+			run = i;
+		}
+	st_outbuf_put(ob, s + run, len - run);
+	st_outbuf_put(ob, "\"", 1);
+}
+
+int st_trace_rows_header(struct st_trace_rows *w)
+{
+	if (w->format == ST_TRACE_EVENTS_JSONL)
+		return 0;
 	for (size_t i = 0; i < C_N + w->nkeys; i++) {
 		const char *name = i < C_N ? col_names[i] : w->knames[i - C_N];
 
-		st_outbuf_put(ob, i ? ",\"" : "{\"", 2);
-		/* key names need no escape */
-		st_outbuf_str(ob, name);
-		st_outbuf_put(ob, "\":", 2);
-		if (w->off[i] == SIZE_MAX) {
-			st_outbuf_put(ob, "null", 4);
-		} else if (i >= C_N || is_text[i]) {
-			st_outbuf_put(ob, "\"", 1);
-			st_outbuf_str(ob, w->row + w->off[i]);
-			st_outbuf_put(ob, "\"", 1);
-		} else {
-			st_outbuf_str(ob, w->row + w->off[i]);
-		}
+		if (i)
+			st_outbuf_put(&w->ob, ",", 1);
+		csv_cell(&w->ob, name, strlen(name));
 	}
-	st_outbuf_put(ob, "}\n", 2);
+	st_outbuf_put(&w->ob, "\n", 1);
+	return w->ob.failed ? -2 : 0;
 }
 
-/* One event of R as a row.  0, -1 when memory runs out, -2 when OUT
- * fails. */
-static int write_row(struct writer *w, const st_pfw_reader *r,
-		     const st_pfw_event *ev)
+void st_trace_rows_reader(struct st_trace_rows *w)
 {
-	bool json = w->o->format == ST_TRACE_EVENTS_JSONL;
+	if (w->ids.at)
+		memset(w->ids.at, 0, w->ids.cap * sizeof(uint32_t));
+	for (size_t i = 0; i < w->nkeys; i++)
+		if (w->kfile[i].at)
+			memset(w->kfile[i].at, 0,
+			       w->kfile[i].cap * sizeof(uint32_t));
+	w->an = 0;
+}
+
+/* Text S[0..LEN) as its cell's final text at the end of the arena: the
+ * escapes of trace_events.h, and for CSV the quotes st_csv_quote_needed
+ * asks for.  Its offset into *AT, its length into *N.  0, -1 out of
+ * memory. */
+static int render(struct writer *w, const char *s, size_t len, size_t *at,
+		  size_t *n)
+{
+	bool json = w->format == ST_TRACE_EVENTS_JSONL;
+	const char *t;
+	size_t tl, k;
+
+	w->rn = 0;
+	if (cell_text(w, 0, s, len, json) < 0)
+		return -1;
+	t = w->row + w->off[0];
+	tl = w->rn - 1 - w->off[0];
+	if (w->an > UINT32_MAX - 2 * tl - 3 ||
+	    st_grow(&w->arena, &w->acap, w->an + 2 * tl + 2, 1, 4096) < 0)
+		return -1;
+	*at = w->an;
+	if (json || !st_csv_quote_needed(t, tl)) {
+		memcpy(w->arena + w->an, t, tl);
+		w->an += tl;
+	} else {
+		w->arena[w->an++] = '"';
+		for (k = 0; k < tl; k++) {
+			if (t[k] == '"')
+				w->arena[w->an++] = '"';
+			w->arena[w->an++] = t[k];
+		}
+		w->arena[w->an++] = '"';
+	}
+	*n = w->an - *at;
+	return 0;
+}
+
+/* The cell of string ID of R (text S[0..LEN)) through cache C: its
+ * offset in the arena into *AT, length *N.  0, -1 out of memory. */
+static int cached(struct writer *w, struct idcache *c, uint32_t id,
+		  const char *s, size_t len, size_t *at, size_t *n)
+{
+	if (id >= c->cap) {
+		size_t cap = c->cap ? c->cap : 256;
+		uint32_t *v;
+
+		while (cap <= id)
+			cap *= 2;
+		if (!(v = realloc(c->at, cap * sizeof(*v))))
+			return -1;
+		memset(v + c->cap, 0, (cap - c->cap) * sizeof(*v));
+		c->at = v;
+		if (!(v = realloc(c->len, cap * sizeof(*v))))
+			return -1;
+		c->len = v;
+		c->cap = cap;
+	}
+	if (c->at[id]) {
+		*at = c->at[id] - 1;
+		*n = c->len[id];
+		return 0;
+	}
+	if (render(w, s, len, at, n) < 0)
+		return -1;
+	c->at[id] = (uint32_t)*at + 1;
+	c->len[id] = (uint32_t)*n;
+	return 0;
+}
+
+void st_trace_rows_phases(struct st_trace_rows *w, const int64_t *seg_us,
+			  size_t nseg, const char *const *seg_phase)
+{
+	w->seg_us = seg_phase ? seg_us : NULL;
+	w->nseg = seg_phase ? nseg : 0;
+	w->seg_phase = seg_phase;
+}
+
+int st_trace_rows_put(struct st_trace_rows *w, const st_pfw_reader *r,
+		      const st_pfw_event *ev)
+{
+	static const bool quoted[C_N] = { [C_START] = true, [C_END] = true };
+	bool json = w->format == ST_TRACE_EVENTS_JSONL;
 	st_trace_rec e = { .pid = ev->pid, .tid = ev->tid };
-	const char *cells[NCOLS];
+	size_t at[NCOLS], n[NCOLS], mark;
+	bool text[NCOLS] = { false };
+	const uint32_t ids[4] = { ev->host, ev->name, ev->cat, ev->file };
+	static const int idcol[4] = { C_HOST, C_NAME, C_CAT, C_FILE };
+	st_outbuf *ob = &w->ob;
+	int ret = 0;
 
 	e.name = st_pfw_str(r, ev->name, &e.name_len);
 	e.cat = st_pfw_str(r, ev->cat, &e.cat_len);
+	if (w->nseg) {
+		uint32_t seg = trace_phase_seg(w->seg_us, w->nseg, ev->ts);
+
+		if (seg && w->seg_phase[seg - 1]) {
+			e.phase = w->seg_phase[seg - 1];
+			e.phase_len = strlen(e.phase);
+		}
+	}
 	if (ev->host != ST_PFW_NONE)
 		e.host = st_pfw_str(r, ev->host, &e.host_len);
 	if (ev->file != ST_PFW_NONE)
 		e.file = st_pfw_str(r, ev->file, &e.file_len);
+	/* the text cells first, into the arena (render uses ROW) */
+	for (int k = 0; k < 4 && ret == 0; k++) {
+		const char *str = k == 0 ? e.host : k == 1 ? e.name :
+				  k == 2 ? e.cat : e.file;
+		size_t len = k == 0 ? e.host_len : k == 1 ? e.name_len :
+			     k == 2 ? e.cat_len : e.file_len;
+
+		n[idcol[k]] = SIZE_MAX;
+		text[idcol[k]] = true;
+		if (ids[k] == ST_PFW_NONE)
+			continue;
+		ret = cached(w, &w->ids, ids[k], str, len, &at[idcol[k]],
+			     &n[idcol[k]]);
+	}
+	/* the keys of the file (cached by file id), then the others, whose
+	 * text goes from the arena after the row (from MARK on) */
+	mark = w->an;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			mark = w->an;
+		for (size_t i = 0; i < w->nkeys && ret == 0; i++) {
+			enum st_trace_key_kind kind = w->keys[i].kind;
+			bool of_file = kind == ST_TRACE_KEY_BASENAME ||
+				       kind == ST_TRACE_KEY_PATTERN ||
+				       kind == ST_TRACE_KEY_PREFIX;
+			struct idcache *c = &w->kfile[i];
+			size_t kn;
+
+			if (of_file == (pass == 1))
+				continue;
+			n[C_N + i] = SIZE_MAX;
+			text[C_N + i] = true;
+			if (of_file && !e.file)
+				continue;
+			if (of_file && ev->file < c->cap && c->at[ev->file]) {
+				at[C_N + i] = c->at[ev->file] - 1;
+				n[C_N + i] = c->len[ev->file];
+				continue;
+			}
+			if (st_trace_key_text(&w->keys[i], &e, &w->kb,
+					      &w->kcap, &kn) < 0) {
+				ret = -1;
+				break;
+			}
+			if (of_file)
+				ret = cached(w, c, ev->file, w->kb, kn,
+					     &at[C_N + i], &n[C_N + i]);
+			else if (kn != ST_TRACE_KEY_NONE)
+				ret = render(w, w->kb, kn, &at[C_N + i],
+					     &n[C_N + i]);
+		}
+	}
+	/* then the numbers and times, into ROW */
 	w->rn = 0;
-	w->off[C_HOST] = w->off[C_FILE] = w->off[C_BYTES] = SIZE_MAX;
-	if (cell_int(w, C_TS, ev->ts) < 0 || cell_int(w, C_DUR, ev->dur) < 0 ||
+	w->off[C_BYTES] = SIZE_MAX;
+	if (ret < 0 || cell_int(w, C_TS, ev->ts) < 0 ||
+	    cell_int(w, C_DUR, ev->dur) < 0 ||
 	    cell_time(w, C_START, &w->t_start, ev->ts) < 0 ||
 	    cell_time(w, C_END, &w->t_end, ev->ts + ev->dur) < 0 ||
-	    (e.host && cell_text(w, C_HOST, e.host, e.host_len, json) < 0) ||
 	    cell_int(w, C_PID, ev->pid) < 0 || cell_int(w, C_TID, ev->tid) < 0 ||
-	    cell_text(w, C_NAME, e.name, e.name_len, json) < 0 ||
-	    cell_text(w, C_CAT, e.cat, e.cat_len, json) < 0 ||
-	    (e.file && cell_text(w, C_FILE, e.file, e.file_len, json) < 0) ||
-	    (ev->bytes >= 0 && cell_int(w, C_BYTES, ev->bytes) < 0))
+	    (ev->bytes >= 0 && cell_int(w, C_BYTES, ev->bytes) < 0)) {
+		w->an = mark;
 		return -1;
-	for (size_t i = 0; i < w->nkeys; i++)
-		if (cell_key(w, i, &e, json) < 0)
-			return -1;
-	if (json) {
-		json_row(w);
-		return w->ob->failed ? -2 : 0;
 	}
-	for (size_t i = 0; i < C_N + w->nkeys; i++)
-		cells[i] = w->off[i] == SIZE_MAX ? NULL : w->row + w->off[i];
-	return st_csv_write_row(w->out, C_N + w->nkeys, cells) < 0 ? -2 : 0;
+	for (size_t i = 0; i < C_N + w->nkeys; i++) {
+		const char *p;
+		size_t len;
+
+		if (text[i]) {
+			p = n[i] == SIZE_MAX ? NULL : w->arena + at[i];
+			len = n[i];
+		} else {
+			p = w->off[i] == SIZE_MAX ? NULL : w->row + w->off[i];
+			len = p ? strlen(p) : 0;
+		}
+		if (json) {
+			const char *name = i < C_N ? col_names[i]
+						   : w->knames[i - C_N];
+
+			st_outbuf_put(ob, i ? ",\"" : "{\"", 2);
+			/* key names need no escape */
+			st_outbuf_str(ob, name);
+			st_outbuf_put(ob, "\":", 2);
+			if (!p) {
+				st_outbuf_put(ob, "null", 4);
+			} else if (text[i] || quoted[i]) {
+				st_outbuf_put(ob, "\"", 1);
+				st_outbuf_put(ob, p, len);
+				st_outbuf_put(ob, "\"", 1);
+			} else {
+				st_outbuf_put(ob, p, len);
+			}
+			continue;
+		}
+		if (i)
+			st_outbuf_put(ob, ",", 1);
+		if (p)
+			st_outbuf_put(ob, p, len);
+	}
+	st_outbuf_put(ob, json ? "}\n" : "\n", json ? 2 : 1);
+	w->an = mark;
+	return w->ob.failed ? -2 : 0;
 }
 
 /* ---- reading --------------------------------------------------------- */
@@ -305,10 +542,10 @@ static int write_failed(st_trace_events_result *res, st_error *err)
 
 /* Read input FI to its end (or the limit), writing its rows.  0, or -1
  * with ERR set (74: OUT failed or memory ran out). */
-static int read_one(struct writer *w, const char *path, size_t fi,
-		    st_trace_events_result *res, st_error *err)
+static int read_one(struct writer *w, const st_trace_events_opts *o,
+		    const char *path, size_t fi, st_trace_events_result *res,
+		    st_error *err)
 {
-	const st_trace_events_opts *o = w->o;
 	st_trace_file *tf = &res->files_in[fi];
 	struct st_trace_fcache fc = { 0 };
 	st_pfw_reader *r;
@@ -320,6 +557,7 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 
 	if (!(r = st_trace_input_open(tf, path, o->src, &oom)))
 		return oom ? OOM(err) : 0;
+	st_trace_rows_reader(w);
 	while ((rc = st_pfw_next(r, &ev, &rerr)) > 0) {
 		int k;
 
@@ -339,7 +577,7 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 		}
 		if (!k)
 			continue;
-		if ((k = write_row(w, r, &ev)) < 0) {
+		if ((k = st_trace_rows_put(w, r, &ev)) < 0) {
 			ret = k == -1 ? OOM(err) : write_failed(res, err);
 			break;
 		}
@@ -348,9 +586,7 @@ static int read_one(struct writer *w, const char *path, size_t fi,
 			break;
 		}
 		if ((++tick & 8191) == 0) {
-			if (w->ob)
-				st_outbuf_flush(w->ob);
-			if ((w->ob && w->ob->failed) || ferror(w->out)) {
+			if (st_trace_rows_flush(w) < 0) {
 				ret = write_failed(res, err);
 				break;
 			}
@@ -374,47 +610,27 @@ int st_trace_events_write(const char *const *paths, size_t n,
 			  const st_trace_events_opts *o, FILE *out,
 			  st_trace_events_result *res, st_error *err)
 {
-	struct writer w = { .o = o, .out = out };
+	struct writer *w;
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
-	if (o->keys) {
-		w.nkeys = o->keys->n;
-		for (size_t i = 0; i < w.nkeys; i++) {
-			w.keys[i] = o->keys->v[i];
-			st_trace_key_name(&w.keys[i], w.knames[i],
-					  sizeof(w.knames[i]));
-			if (st_trace_events_key_is_column(&w.keys[i]))
-				return st_error_set(err, ST_EXIT_USAGE, "key "
-						    "'%s' is a column already "
-						    "(host, pid, tid, name, "
-						    "cat and file always are)",
-						    w.knames[i]);
-		}
-	}
-	if (!(res->files_in = calloc(n ? n : 1, sizeof(*res->files_in))))
+	if (st_trace_rows_new(&w, o->format, o->keys, err) < 0)
+		return -1;
+	st_trace_rows_phases(w, o->seg_us, o->nseg, o->seg_phase);
+	st_trace_rows_out(w, out);
+	if (!(res->files_in = calloc(n ? n : 1, sizeof(*res->files_in)))) {
+		st_trace_rows_free(w);
 		return OOM(err);
-	if (o->format == ST_TRACE_EVENTS_JSONL) {
-		if (!(w.ob = malloc(sizeof(*w.ob))))
-			return OOM(err);
-		st_outbuf_init(w.ob, out);
 	}
-	if (write_header(&w) < 0)
+	if (st_trace_rows_header(w) < 0)
 		ret = write_failed(res, err);
 	for (size_t i = 0; ret == 0 && i < n && !res->limited; i++) {
 		res->n_files = i + 1;
-		ret = read_one(&w, paths[i], i, res, err);
+		ret = read_one(w, o, paths[i], i, res, err);
 	}
-	if (w.ob) {
-		st_outbuf_flush(w.ob);
-		if (w.ob->failed && ret == 0)
-			ret = write_failed(res, err);
-	}
-	if (ret == 0 && ferror(out))
+	if (st_trace_rows_flush(w) < 0 && ret == 0)
 		ret = write_failed(res, err);
-	free(w.ob);
-	free(w.row);
-	free(w.kb);
+	st_trace_rows_free(w);
 	return ret;
 }
 

@@ -15,6 +15,11 @@ static const char *const field_names[ST_TRACE_FIELD_N] = {
 	"dur", "bytes", "ts",
 };
 
+const char *trace_field_name(enum st_trace_field f)
+{
+	return field_names[f];
+}
+
 static bool is_num_field(enum st_trace_field f)
 {
 	return f == ST_TRACE_PID || f == ST_TRACE_TID || f == ST_TRACE_DUR ||

@@ -9,45 +9,6 @@
 #include "trace_int.h"
 
 
-static int ivec_push(struct ivec *v, int64_t s, int64_t e)
-{
-	if (v->n == v->cap) {
-		if (v->n >= v->fold_at) {
-			v->n = st_interval_union(v->v, v->n);
-			v->fold_at = v->n * 2 > 4096 ? v->n * 2 : 4096;
-		}
-		if (ST_GROW(v->v, v->n, v->cap, 64) < 0)
-			return -1;
-	}
-	v->v[v->n++] = (st_trace_iv){ s, e };
-	return 0;
-}
-
-/* Append B's intervals to A and free B. */
-static int ivec_take(struct ivec *a, struct ivec *b)
-{
-	if (!a->v) {
-		*a = *b;
-		memset(b, 0, sizeof(*b));
-		return 0;
-	}
-	if (a->n + b->n > a->cap) {
-		size_t cap = a->n + b->n;
-		st_trace_iv *nv = realloc(a->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		a->v = nv;
-		a->cap = cap;
-	}
-	if (b->n)
-		memcpy(a->v + a->n, b->v, b->n * sizeof(*b->v));
-	a->n += b->n;
-	free(b->v);
-	memset(b, 0, sizeof(*b));
-	return 0;
-}
-
 /* ---- one thread's gatherings ----------------------------------------- */
 
 
@@ -58,6 +19,7 @@ void trace_agg_init(struct agg *g, const st_trace_opts *o)
 	for (int d = 0; d < D_N; d++)
 		st_strtab_init(&g->tab[d]);
 	g->host_none = -1;
+	trace_ivs_init(&g->ivs);
 	g->per = o->per;
 	if (!g->per.n)
 		g->per = (st_trace_keys){ .v = { { ST_TRACE_KEY_PID, 0 } }, .n = 1 };
@@ -84,8 +46,8 @@ void trace_agg_release(struct agg *g)
 		free(g->acc[d]);
 	}
 	for (size_t i = 0; i < g->nprocs; i++) {
-		free(g->procs[i].io.v);
-		free(g->procs[i].comp.v);
+		trace_ivec_release(&g->procs[i].io);
+		trace_ivec_release(&g->procs[i].comp);
 	}
 	free(g->procs);
 	st_pairids_release(&g->procids);
@@ -96,6 +58,7 @@ void trace_agg_release(struct agg *g)
 	st_pairids_release(&g->pfold);
 	st_pairmap_release(&g->gcache);
 	st_pairmap_release(&g->pcache);
+	trace_ivs_release(&g->ivs);
 	free(g->kb);
 	free(g->ib);
 	st_pairmap_release(&g->bins);
@@ -280,16 +243,14 @@ static int64_t key_id(struct agg *g, const st_trace_keys *k, int d,
 	return (int64_t)*v - 1;
 }
 
-/* The segment of O->seg_us that TS falls in, + 1 (the last from its
- * bound on); 0 before the first. */
-static uint32_t phase_seg(const st_trace_opts *o, int64_t ts)
+uint32_t trace_phase_seg(const int64_t *seg, size_t nseg, int64_t ts)
 {
-	size_t lo = 0, hi = o->nseg;
+	size_t lo = 0, hi = nseg;
 
 	while (lo < hi) {           /* the first bound above ts */
 		size_t mid = (lo + hi) / 2;
 
-		if (o->seg_us[mid] <= ts)
+		if (seg[mid] <= ts)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -341,7 +302,7 @@ static int agg_group(struct agg *g, const struct kev *x,
 static void agg_seg(struct agg *g, const st_trace_opts *o, uint8_t rw,
 		    bool io, const st_pfw_event *ev)
 {
-	size_t lo = phase_seg(o, ev->ts);
+	size_t lo = trace_phase_seg(o->seg_us, o->nseg, ev->ts);
 	st_trace_seg *q;
 
 	if (lo == 0 || lo == o->nseg)
@@ -402,14 +363,16 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 	a->count++;
 	sadd(&a->dur, ev->dur, &g->saturated);
 	if (!o->no_overlap && ev->dur > 0) {
-		if (a->io && ivec_push(&pr->io, ev->ts, end) < 0)
+		if (a->io && trace_ivec_push(g, &pr->io, ev->ts, end) < 0)
 			return -1;
-		if (a->compute && ivec_push(&pr->comp, ev->ts, end) < 0)
+		if (a->compute && trace_ivec_push(g, &pr->comp, ev->ts, end) < 0)
 			return -1;
 	}
 	if (o->group.n) {
 		struct kev x = { name, cat, host, file, (uint32_t)p,
-				 g->phase ? phase_seg(o, ev->ts) : 0, ev->tid };
+				 g->phase ? trace_phase_seg(o->seg_us, o->nseg,
+							    ev->ts) : 0,
+				 ev->tid };
 
 		if (agg_group(g, &x, ev) < 0)
 			return -1;
@@ -670,7 +633,7 @@ void *trace_worker_main(void *arg)
 		if (k >= run->n || atomic_load(&run->stop))
 			break;
 		if (read_file(w, run->order[k]) < 0 && !w->failed) {
-			OOM(&w->err);
+			trace_agg_fail(&w->agg, &w->err);
 			w->failed = true;
 		}
 		if (w->failed) {
@@ -726,34 +689,11 @@ static int gper_merge(struct agg *a, const struct agg *b, const uint32_t *tg,
 	return 0;
 }
 
-int trace_agg_add_iv(struct agg *g, size_t p, int kind, int64_t s, int64_t e)
-{
-	struct proc *pr = &g->procs[p];
-
-	return ivec_push(kind == TRACE_IV_IO ? &pr->io : &pr->comp, s, e);
-}
-
-int trace_agg_each_iv(struct agg *g, size_t p, trace_iv_fn fn, void *ctx)
-{
-	struct proc *pr = &g->procs[p];
-	struct ivec *k[2] = { &pr->io, &pr->comp };
-
-	for (int kind = 0; kind < 2; kind++) {
-		k[kind]->n = st_interval_union(k[kind]->v, k[kind]->n);
-		for (size_t i = 0; i < k[kind]->n; i++) {
-			int rc = fn(ctx, kind, k[kind]->v[i].s, k[kind]->v[i].e);
-
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
-}
-
 /* Merge B into A (B is emptied of its intervals). */
 int trace_agg_merge(struct agg *a, struct agg *b)
 {
 	uint32_t *tr[D_N] = { 0 }, *trp = NULL;
+	size_t base;
 	int rc = -1;
 
 	for (int d = 0; d < D_N; d++) {
@@ -775,14 +715,16 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 			sadd(&x->bytes, y->bytes, &a->saturated);
 		}
 	}
-	if (!(trp = malloc((b->nprocs + 1) * sizeof(*trp))))
+	if (!(trp = malloc((b->nprocs + 1) * sizeof(*trp))) ||
+	    trace_ivs_adopt(&a->ivs, &b->ivs, &base) < 0)
 		goto out;
 	for (size_t i = 0; i < b->nprocs; i++) {
 		struct proc *q = &b->procs[i];
 		int64_t p = trace_agg_proc(a, tr[D_HOST][q->host], q->pid);
 
-		if (p < 0 || ivec_take(&a->procs[p].io, &q->io) < 0 ||
-		    ivec_take(&a->procs[p].comp, &q->comp) < 0)
+		if (p < 0 ||
+		    trace_ivec_take(a, &a->procs[p].io, &q->io, base) < 0 ||
+		    trace_ivec_take(a, &a->procs[p].comp, &q->comp, base) < 0)
 			goto out;
 		a->procs[p].events += q->events;
 		trp[i] = (uint32_t)p;
@@ -810,6 +752,8 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 		a->events += b->events;
 	}
 	a->saturated |= b->saturated;
+	if (a->ivs.held > a->ivs.budget && trace_ivs_spill(a) < 0)
+		goto out;
 	st_pairids_forget(&a->procids);
 	a->have_thread = false;
 	a->have_key = false;

@@ -12,6 +12,33 @@ void st_trace_fcache_release(struct st_trace_fcache *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* Which fields F has terms on (name, cat, host, file; a basename or
+ * pattern term is one on the file), whether it has numeric ones, and
+ * its answers for an event without a value of a field, into C. */
+static void fcache_ready(struct st_trace_fcache *c, const st_trace_filter *f)
+{
+	bool has[4] = { false };
+
+	for (size_t i = 0; i < f->n; i++) {
+		enum st_trace_field fl = f->v[i].field;
+
+		if (fl == ST_TRACE_BASENAME || fl == ST_TRACE_PATTERN)
+			fl = ST_TRACE_FILE;
+		if (fl <= ST_TRACE_FILE)
+			has[fl] = true;
+		else
+			c->nums = true;
+	}
+	c->nf = 0;
+	for (int k = 0; k < 4; k++) {
+		c->none_ok[k] = st_trace_filter_field(f, (enum st_trace_field)k,
+						      NULL, 0);
+		if (has[k])
+			c->fields[c->nf++] = (uint8_t)k;
+	}
+	c->ready = true;
+}
+
 /* Do the filter's terms on FIELD hold for string ID of R (ST_PFW_NONE:
  * the event has none)?  1, 0, or -1 when memory runs out. */
 static int field_ok(struct st_trace_fcache *c, const st_trace_filter *f,
@@ -22,7 +49,7 @@ static int field_ok(struct st_trace_fcache *c, const st_trace_filter *f,
 	size_t len;
 
 	if (id == ST_PFW_NONE)
-		return st_trace_filter_field(f, field, NULL, 0);
+		return c->none_ok[field];
 	if (id >= c->cap) {
 		size_t cap = c->cap ? c->cap : 1024;
 
@@ -53,10 +80,13 @@ int st_trace_fcache_keep(struct st_trace_fcache *c, const st_trace_filter *f,
 
 	if (!f)
 		return 1;
-	if (!st_trace_filter_nums(f, ev->pid, ev->tid, ev->ts, ev->dur,
-				  ev->bytes))
+	if (!c->ready)
+		fcache_ready(c, f);
+	if (c->nums && !st_trace_filter_nums(f, ev->pid, ev->tid, ev->ts,
+					     ev->dur, ev->bytes))
 		return 0;
-	for (int k = 0; k < 4; k++) {
+	for (int j = 0; j < c->nf; j++) {
+		int k = c->fields[j];
 		int ok = field_ok(c, f, r, (enum st_trace_field)k, ids[k]);
 
 		if (ok <= 0)

@@ -10,17 +10,25 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "streamtime/pfw.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
 
 /* Per reader string id and field (name, cat, host, file): whether the
  * filter's terms on that field hold, 0 unknown, 1, -1.  Zeroed is empty;
- * one per reader (ids are the reader's). */
+ * one per reader (ids are the reader's) and filter (which fields it tests
+ * is learnt at its first event). */
 struct st_trace_fcache {
 	int8_t *ok[4];
 	size_t cap;
+	bool ready;           /* what follows is known */
+	bool nums;            /* the filter has a term on a number */
+	uint8_t nf;           /* the fields with terms ... */
+	uint8_t fields[4];    /* ... these */
+	int8_t none_ok[4];    /* its answer for an event without the field */
 };
 
 void st_trace_fcache_release(struct st_trace_fcache *c);
@@ -62,5 +70,41 @@ void st_trace_inputs_free(st_trace_file *files, size_t nfiles,
  * (ST_TRACE_KEY_NONE when E has none).  0, or -1 when memory runs out. */
 int st_trace_key_text(const st_trace_key *k, const st_trace_rec *e,
 		      char **buf, size_t *cap, size_t *len);
+
+/* Rows of events as `trace events` writes them (trace_events.h), to a
+ * stream that may change between rows (events.c). */
+struct st_trace_rows;
+
+/* A writer of FORMAT rows with the derived columns KEYS (may be NULL),
+ * into *W, writing nowhere yet.  0, or -1 with ERR: 64 when a key is a
+ * column already, 74 out of memory. */
+int st_trace_rows_new(struct st_trace_rows **w,
+		      enum st_trace_events_format format,
+		      const st_trace_keys *keys, st_error *err);
+
+/* The phase key's value of each row from now on: the phase of
+ * SEG_PHASE[0..NSEG) (may be NULL: none) the event starts in
+ * (st_trace_opts.seg_us, nseg, seg_phase; borrowed). */
+void st_trace_rows_phases(struct st_trace_rows *w, const int64_t *seg_us,
+			  size_t nseg, const char *const *seg_phase);
+
+/* Write what W holds to its stream, then write to OUT. */
+void st_trace_rows_out(struct st_trace_rows *w, FILE *out);
+
+/* A new reader: forget what W keeps of the last one's strings.  Call it
+ * before the first row of each reader. */
+void st_trace_rows_reader(struct st_trace_rows *w);
+
+/* The CSV header (JSON lines have none); a row per event EV of R.  0,
+ * -1 out of memory, -2 when a write failed (then and later). */
+int st_trace_rows_header(struct st_trace_rows *w);
+int st_trace_rows_put(struct st_trace_rows *w, const st_pfw_reader *r,
+		      const st_pfw_event *ev);
+
+/* Write what W holds to its stream (no fflush).  0, or -2 when a write
+ * of W failed or the stream has its error flag. */
+int st_trace_rows_flush(struct st_trace_rows *w);
+
+void st_trace_rows_free(struct st_trace_rows *w);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "streamtime/atomic.h"
+#include "streamtime/sum_partial.h"
 #include "streamtime/trace.h"
 
 /* The caller's check of the first pass; -1 with *CHECK_RC set when it
@@ -31,6 +32,21 @@ static int write_out(const st_trace_run_opts *o, const st_trace_summary *s,
 	return st_atomic_commit(&af, err);
 }
 
+int st_trace_summary_emit(const st_trace_run_opts *o,
+			  const st_trace_summary *s, st_trace_writer write,
+			  void *write_ctx, int *check_rc, st_log *log,
+			  st_error *err)
+{
+	*check_rc = 0;
+	if (check(o, s, check_rc) < 0)
+		return -1;
+	if (s->saturated)
+		st_warn(log, "trace summary: a total of bytes or time passed "
+			"%" PRId64 " and is shown as that (capped, not "
+			"wrapped)", INT64_MAX);
+	return write_out(o, s, write, write_ctx, err);
+}
+
 int st_trace_summary_run(const st_trace_run_opts *o, const st_trace_opts *so,
 			 st_trace_writer write, void *write_ctx,
 			 int *check_rc, st_log *log, st_error *err)
@@ -39,14 +55,10 @@ int st_trace_summary_run(const st_trace_run_opts *o, const st_trace_opts *so,
 	int rc = -1;
 
 	*check_rc = 0;
-	if (st_trace_summarize(o->paths, o->n, so, &s, err) < 0 ||
-	    check(o, &s, check_rc) < 0)
+	if (st_trace_summarize(o->paths, o->n, so, &s, err) < 0)
 		goto out;
-	if (s.saturated)
-		st_warn(log, "trace summary: a total of bytes or time passed "
-			"%" PRId64 " and is shown as that (capped, not "
-			"wrapped)", INT64_MAX);
-	rc = write_out(o, &s, write, write_ctx, err);
+	rc = st_trace_summary_emit(o, &s, write, write_ctx, check_rc, log,
+				   err);
 out:
 	st_trace_summary_release(&s);
 	return rc;

@@ -139,15 +139,20 @@ static int quartiles(struct agg *g, st_trace_stat *v)
 }
 
 /* The union V's time per bin into G->bins as (bin, KIND) (2: I/O, 3:
- * compute); *BUDGET bins may still be touched, -1 when it runs out. */
+ * compute); *BUDGET bins may still be touched.  -1 when it runs out or
+ * the bins would pass ST_TRACE_MAX_BINS, -2 out of memory. */
 static int bins_add(struct agg *g, int64_t gran, const st_trace_iv *v,
 		    size_t n, uint64_t kind, int64_t *budget)
 {
 	for (size_t i = 0; i < n; i++) {
 		int64_t b = st_floor_div(v[i].s, gran), e = v[i].e;
+		int64_t span = st_floor_div(e - 1, gran) - b + 1;
 
-		*budget -= st_floor_div(e - 1, gran) - b + 1;
-		if (*budget < 0)
+		/* more bins than allowed, by one interval or all: say so
+		 * before the map holds them */
+		*budget -= span;
+		if (*budget < 0 || span > ST_TRACE_MAX_BINS ||
+		    g->bins.n > 4 * (size_t)ST_TRACE_MAX_BINS)
 			return -1;
 		for (; b * gran < e; b++) {
 			int64_t lo = b * gran > v[i].s ? b * gran : v[i].s;
@@ -337,6 +342,29 @@ out:
 	return rc;
 }
 
+/* What finish gathers of a process's unions (trace_ivs_union). */
+struct fin {
+	struct agg *g;
+	int64_t gran, *budget;
+	int64_t len[2];         /* by kind */
+};
+
+enum { FIN_BUDGET = 2 };
+
+static int fin_iv(void *ctx, int kind, int64_t s, int64_t e)
+{
+	struct fin *f = ctx;
+	st_trace_iv x = { s, e };
+	int rc;
+
+	f->len[kind] += e - s;
+	if (f->gran <= 0)
+		return 0;
+	rc = bins_add(f->g, f->gran, &x, 1, kind == TRACE_IV_IO ? 2 : 3,
+		      f->budget);
+	return rc == -1 ? FIN_BUDGET : rc;
+}
+
 static int finish(st_trace_summary *s, struct agg *g, st_error *err)
 {
 	const st_trace_opts *o = g->o;
@@ -363,14 +391,15 @@ static int finish(st_trace_summary *s, struct agg *g, st_error *err)
 	for (size_t i = 0; i < g->nprocs; i++) {
 		struct proc *p = &g->procs[i];
 		st_trace_process *sp = &s->procs[i];
-		int64_t io, comp, both;
+		struct fin fc = { g, o->granularity_us, &budget, { 0, 0 } };
+		int64_t io = 0, comp = 0, both = 0;
+		int rc = trace_ivs_union(g, i, 3, fin_iv, &fc, &both);
 
-		p->io.n = st_interval_union(p->io.v, p->io.n);
-		p->comp.n = st_interval_union(p->comp.v, p->comp.n);
-		io = st_interval_length(p->io.v, p->io.n);
-		comp = st_interval_length(p->comp.v, p->comp.n);
-		both = st_interval_overlap(p->io.v, p->io.n, p->comp.v,
-					   p->comp.n);
+		if (rc == 0) {
+			io = fc.len[TRACE_IV_IO];
+			comp = fc.len[TRACE_IV_COMP];
+			both = io + comp - both;
+		}
 		sadd(&s->io_us, io, &g->saturated);
 		sadd(&s->compute_us, comp, &g->saturated);
 		sadd(&s->io_unoverlapped_us, io - both, &g->saturated);
@@ -379,15 +408,11 @@ static int finish(st_trace_summary *s, struct agg *g, st_error *err)
 			s->io_max_us = io;
 		if (comp > s->compute_max_us)
 			s->compute_max_us = comp;
-		if (o->granularity_us > 0 &&
-		    (bins_add(g, o->granularity_us, p->io.v, p->io.n, 2,
-			      &budget) < 0 ||
-		     bins_add(g, o->granularity_us, p->comp.v, p->comp.n, 3,
-			      &budget) < 0)) {
+		if (rc) {
 			s->n_procs = i;
 			free(nt);
-			if (budget >= 0)
-				return OOM(err);
+			if (rc != FIN_BUDGET)
+				return trace_agg_fail(g, err);
 			return st_error_set(err, ST_EXIT_USAGE,
 					    "--time-granularity %" PRId64
 					    " makes more than %d bins",
@@ -454,9 +479,21 @@ static int cmp_by_size(const void *x, const void *y)
 	return c ? c : ST_CMP(a->i, b->i);
 }
 
+int trace_agg_finish(st_trace_summary *s, struct agg *g, st_error *err)
+{
+	return finish(s, g, err);
+}
+
 int st_trace_summarize(const char *const *paths, size_t n,
 		       const st_trace_opts *o, st_trace_summary *s,
 		       st_error *err)
+{
+	return trace_summarize(paths, n, o, s, NULL, NULL, err);
+}
+
+int trace_summarize(const char *const *paths, size_t n,
+		    const st_trace_opts *o, st_trace_summary *s,
+		    trace_agg_done done, void *ctx, st_error *err)
 {
 	struct run run = { 0 };
 	struct worker *w = NULL;
@@ -527,10 +564,10 @@ int st_trace_summarize(const char *const *paths, size_t n,
 		}
 	for (size_t j = 1; j < jobs; j++)
 		if (trace_agg_merge(&w[0].agg, &w[j].agg) < 0) {
-			OOM(err);
+			trace_agg_fail(&w[0].agg, err);
 			goto out;
 		}
-	if (finish(s, &w[0].agg, err) < 0)
+	if (!done && finish(s, &w[0].agg, err) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		s->bad_lines += s->files_in[i].st.bad;
@@ -548,6 +585,8 @@ int st_trace_summarize(const char *const *paths, size_t n,
 		}
 	for (size_t i = 0; i < n; i++)
 		run.nbad[i] = 0;
+	if (done && done(ctx, &w[0].agg, s, err) < 0)
+		goto out;
 	rc = 0;
 out:
 	for (size_t i = 0; i < n && run.bad; i++) {

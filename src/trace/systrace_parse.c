@@ -11,9 +11,16 @@
 
 #define MAX_PID 4194304      /* the kernel's PID_MAX_LIMIT */
 
+/* The blanks between fields: ' ', '\t', '\r', '\v', '\f' (a table: the
+ * word splitter is the parser's hot loop). */
+static const bool blank[256] = {
+	[' '] = true, ['\t'] = true, ['\r'] = true, ['\v'] = true,
+	['\f'] = true,
+};
+
 static bool sp(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+	return blank[(unsigned char)c];
 }
 
 /* The next word of [*P, E): its start and length; 0 when none is left. */

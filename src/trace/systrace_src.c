@@ -174,6 +174,41 @@ int st_systrace_segments(const st_systrace_list *l, int64_t **seg,
 	return 0;
 }
 
+const char **st_systrace_phase_names(const st_systrace_list *l,
+				     const int64_t *seg, size_t n)
+{
+	const char **v = calloc(n + 1, sizeof(*v));
+	int64_t *bs = calloc(n + 1, sizeof(*bs)), *be = calloc(n + 1,
+								  sizeof(*be));
+
+	for (size_t i = 0; v && bs && be && i < l->n; i++) {
+		const st_sys_phase *p;
+		size_t ng, np = st_systrace_phases(l->v[i], &p, &ng);
+
+		for (size_t j = 0; j < np; j++) {
+			int64_t a = st_floor_div(p[j].s_ns, 1000);
+			int64_t b = p[j].e_ns >= 0 ? st_floor_div(p[j].e_ns, 1000)
+						   : INT64_MAX;
+
+			for (size_t k = 0; k < n; k++)
+				if (a <= seg[k] && seg[k] < b &&
+				    (!v[k] || a > bs[k] ||
+				     (a == bs[k] && b < be[k]))) {
+					v[k] = p[j].name;
+					bs[k] = a;
+					be[k] = b;
+				}
+		}
+	}
+	free(bs);
+	free(be);
+	if (!bs || !be) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
 void st_systrace_phase_io(const st_sys_phase *p, const int64_t *seg,
 			  size_t n, const st_trace_summary *s,
 			  st_sys_phase_io *io)

@@ -26,12 +26,34 @@
 #define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
 
 
-/* A growing list of intervals that is folded into its union whenever it
- * has doubled since the last fold, so that overlapping events (threads,
- * nested calls) do not cost memory. */
+/* A run of a process's intervals in a temporary file (ivstore.c): N
+ * disjoint intervals sorted by start at byte OFF of the store's file FILE;
+ * LEVEL counts the merges that made it. */
+struct ivseg {
+	uint32_t file, level;
+	uint64_t off, n;
+};
+
+/* A process's intervals of one kind: a growing list folded into its union
+ * whenever it has doubled since the last fold, so that overlapping events
+ * (threads, nested calls) do not cost memory, and the runs moved out of
+ * memory when the agg's budget was reached. */
 struct ivec {
 	st_trace_iv *v;
 	size_t n, cap, fold_at;
+	struct ivseg *seg;
+	size_t nseg, segcap;
+};
+
+/* An agg's temporary files (unlinked; its own and those of the aggs merged
+ * into it) and how many intervals its vectors hold. */
+struct ivstore {
+	int *fd;
+	uint64_t *size;
+	size_t nfd, fdcap;
+	int own;                /* index of the file it writes, -1 none yet */
+	size_t held, budget;
+	int err;                /* errno of a failed read or write, 0 */
 };
 
 /* D_GROUP and D_PER hold the groups' and the per units' keys: the keys'
@@ -93,6 +115,7 @@ struct agg {
 	int64_t first, end;
 	int64_t host_none;      /* the id of "" in tab[D_HOST], -1 */
 	bool saturated;         /* a sum stopped at INT64_MAX */
+	struct ivstore ivs;
 	/* one-entry caches */
 	uint32_t last_proc;     /* of the thread cache */
 	int64_t last_tid;
@@ -161,12 +184,19 @@ st_pfw_reader *trace_open(const st_trace_source *src, const char *path,
 
 /* filter.c: does F have a term on FIELD? */
 bool trace_filter_has(const st_trace_filter *f, enum st_trace_field field);
+/* filter.c: FIELD as a term names it ("name", "dur", ...). */
+const char *trace_field_name(enum st_trace_field f);
 
 /* gather.c */
 void trace_agg_init(struct agg *g, const st_trace_opts *o);
 void trace_agg_release(struct agg *g);
 /* Merge B into A (B is emptied of its intervals); -1 out of memory. */
 int trace_agg_merge(struct agg *a, struct agg *b);
+
+/* The segment of SEG[0..NSEG) (st_trace_opts.seg_us) that TS falls in,
+ * + 1 (NSEG: from the last bound on); 0 before the first.  The phase
+ * key of an event starting at TS is seg_phase[that - 1] then. */
+uint32_t trace_phase_seg(const int64_t *seg, size_t nseg, int64_t ts);
 /* The id of S[0..LEN) in G's table D (added if new), -1 out of memory. */
 int64_t trace_agg_intern(struct agg *g, int d, const char *s, size_t len);
 /* The index of process (HOST id, PID) in G->procs (added if new), -1 out
@@ -183,6 +213,31 @@ int trace_agg_add_iv(struct agg *g, size_t p, int kind, int64_t s, int64_t e);
  * intervals in order of start, then the compute kind's.  Returns the first
  * non-zero FN returned, else 0.  Intervals may be added afterwards. */
 int trace_agg_each_iv(struct agg *g, size_t p, trace_iv_fn fn, void *ctx);
+/* Set ERR for an agg function's -1: an I/O error of G's temporary file,
+ * else memory running out; returns -1. */
+int trace_agg_fail(const struct agg *g, st_error *err);
+
+/* ivstore.c: the intervals in memory bounded by a budget (the environment's
+ * STREAMTIME_IV_BUDGET, for tests, else 2^18 intervals an agg); the
+ * functions return 0, or -1 (trace_agg_fail tells which error). */
+void trace_ivs_init(struct ivstore *st);
+void trace_ivs_release(struct ivstore *st);
+void trace_ivec_release(struct ivec *v);
+/* Add [S, E) to V, a vector of G's. */
+int trace_ivec_push(struct agg *g, struct ivec *v, int64_t s, int64_t e);
+/* Move every vector of G to its temporary file. */
+int trace_ivs_spill(struct agg *g);
+/* Make B's files A's; *BASE is the index the first of them gets. */
+int trace_ivs_adopt(struct ivstore *a, struct ivstore *b, size_t *base);
+/* Move B (whose files A adopted at BASE) into A, a vector of GA. */
+int trace_ivec_take(struct agg *ga, struct ivec *a, struct ivec *b,
+		    size_t base);
+/* Give FN the disjoint intervals of process P's unions of the kinds in the
+ * mask KINDS (1 << TRACE_IV_IO, 1 << TRACE_IV_COMP): each kind's in order of
+ * start, the kinds interleaved.  *BOTH (may be NULL): the length of the
+ * union of the kinds.  The first non-zero FN returned, or 0, or -1. */
+int trace_ivs_union(struct agg *g, size_t p, unsigned kinds,
+		    trace_iv_fn fn, void *ctx, int64_t *both);
 /* A thread's loop: files from RUN until none is left or one failed. */
 void *trace_worker_main(void *arg);
 void trace_rmap_init(struct rmap *m, const st_trace_filter *f);
@@ -193,6 +248,22 @@ int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
 /* Tell P (may be NULL) of R's bytes read past *SEEN and of *EVENTS. */
 void trace_progress_add(st_trace_progress *p, uint64_t *seen,
 			const st_pfw_reader *r, uint64_t *events);
+
+/* summary.c */
+/* G, the threads' gatherings merged, finished into S (zeroed, its
+ * strings table initialised): sorted stats, quartiles, unions, bins.
+ * 0, or -1 with ERR set. */
+int trace_agg_finish(st_trace_summary *s, struct agg *g, st_error *err);
+/* Given to trace_summarize: the gatherings G merged, not finished, and
+ * S with only the inputs' records (files_in, bad, bad_lines).  0, or -1
+ * with ERR set. */
+typedef int (*trace_agg_done)(void *ctx, struct agg *g, st_trace_summary *s,
+			      st_error *err);
+/* st_trace_summarize, but when DONE is given S is not finished: DONE
+ * gets the merged gatherings instead. */
+int trace_summarize(const char *const *paths, size_t n,
+		    const st_trace_opts *o, st_trace_summary *s,
+		    trace_agg_done done, void *ctx, st_error *err);
 
 /* lanes.c */
 /* A slice to be given a lane: [s, e) on TRACK, the SEQ-th slice written. */

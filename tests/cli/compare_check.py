@@ -56,7 +56,11 @@ def run(*args, stdin=None):
 
 def same(a, b):
     """Equal values: integers exactly, reals to 1e-12 relative (the tool
-    writes 15 significant digits)."""
+    writes 15 significant digits); a by metric's {KEY: value} key by
+    key."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and \
+            a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if a is None or b is None:
         return a is None and b is None
     if isinstance(a, int) and isinstance(b, int):

@@ -15,6 +15,8 @@ nothing of streamtime):
     trace of two loader threads in one process, where per thread (150)
     and per process (250) differ, as on the DLIO trace;
   * --group-by phase on a system trace with nested phases, by hand;
+  * `trace compare`'s phase key (by, per) against --group-by phase on it,
+    a DFTracer-only case (none), its partials merged (test_compare_phase);
   * bad keys: exit 64 with a suggestion, --per without --group-by 64;
   * the text table's maxima columns.
 
@@ -202,34 +204,43 @@ def test_headline():
               "two loader threads: per process (the default) 250: %s" % g)
 
 
-def test_phase():
-    """--group-by phase on a system trace (trace record's layout) with an
-    epoch from 1 s to 4 s and an eval inside it from 1.5 s to 2.2 s: by
-    the event's start, the innermost phase; none after 4 s."""
+READS = ("1200000000 100 100 3 10 1000 /data/a.bin\n"
+         "2000000000 100 100 3 4096 1000000 /data/a.bin\n"
+         "2000500000 100 102 3 4096 1000000 /data/a.bin\n"
+         "5000000000 101 101 4 100 1000 /data/b.bin\n")
+
+
+def phase_set(d, host="node1", reads=READS):
+    """A system trace (trace record's layout) in D with an epoch from 1 s
+    to 4 s and an eval inside it from 1.5 s to 2.2 s; READS its
+    trace_read.out lines (times of CLOCK_MONOTONIC, ns)."""
     ml = (':::MLLOG {"time_ms": %d, "event_type": "%s", "key": "%s", '
           '"metadata": {"epoch_num": 1}}')
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "manifest.json"), "w") as f:
+        json.dump({"streamtime_record": 1, "host": host, "tz": "UTC",
+                   "clock": [{"when": "start", "mono_ns": 1000,
+                              "real_ns": 1700000000000001000,
+                              "bound_ns": 80},
+                             {"when": "end", "mono_ns": 9000001000,
+                              "real_ns": 1700000009000001000,
+                              "bound_ns": 75}]}, f)
+    with open(os.path.join(d, "trace_read.out"), "w") as f:
+        f.write("Attaching 4 probes...\n"
+                "TIMESTAMP PID TID FD RET (B) LAT(ns) FILENAME\n" + reads)
+    with open(os.path.join(d, "command.stdout.log"), "w") as f:
+        f.write("\n".join([
+            ml % (1700000001000, "INTERVAL_START", "epoch_start"),
+            ml % (1700000001500, "INTERVAL_START", "eval_start"),
+            ml % (1700000002200, "INTERVAL_END", "eval_stop"),
+            ml % (1700000004000, "INTERVAL_END", "epoch_stop")]) + "\n")
+
+
+def test_phase():
+    """--group-by phase on phase_set: by the event's start, the innermost
+    phase; none after 4 s."""
     with tempfile.TemporaryDirectory() as d:
-        with open(os.path.join(d, "manifest.json"), "w") as f:
-            json.dump({"streamtime_record": 1, "host": "node1", "tz": "UTC",
-                       "clock": [{"when": "start", "mono_ns": 1000,
-                                  "real_ns": 1700000000000001000,
-                                  "bound_ns": 80},
-                                 {"when": "end", "mono_ns": 9000001000,
-                                  "real_ns": 1700000009000001000,
-                                  "bound_ns": 75}]}, f)
-        with open(os.path.join(d, "trace_read.out"), "w") as f:
-            f.write("Attaching 4 probes...\n"
-                    "TIMESTAMP PID TID FD RET (B) LAT(ns) FILENAME\n"
-                    "1200000000 100 100 3 10 1000 /data/a.bin\n"
-                    "2000000000 100 100 3 4096 1000000 /data/a.bin\n"
-                    "2000500000 100 102 3 4096 1000000 /data/a.bin\n"
-                    "5000000000 101 101 4 100 1000 /data/b.bin\n")
-        with open(os.path.join(d, "command.stdout.log"), "w") as f:
-            f.write("\n".join([
-                ml % (1700000001000, "INTERVAL_START", "epoch_start"),
-                ml % (1700000001500, "INTERVAL_START", "eval_start"),
-                ml % (1700000002200, "INTERVAL_END", "eval_stop"),
-                ml % (1700000004000, "INTERVAL_END", "epoch_stop")]) + "\n")
+        phase_set(d)
         got, _ = summary(d, "--group-by", "phase", "--per", "thread")
         g = {k: (v["count"], v["bytes"], v["max_per_bytes"],
                  v["max_per_bytes_key"])
@@ -239,6 +250,146 @@ def test_phase():
                     "(none)": (1, 100, 100, "node1:101:101")},
               "--group-by phase: epoch 1 the read at 1.2 s, eval 1 (inside "
               "it) the two at 2 s, none the one at 5 s: %s" % g)
+
+
+PHASE_METRICS = [
+    {"name": "n", "value": "count", "by": "phase"},
+    {"name": "b", "value": "bytes", "by": "phase"},
+    {"name": "d", "value": "dur", "by": "phase"},
+    {"name": "mb", "value": "bytes", "by": "phase", "per": "thread",
+     "reduce": "max"},
+    {"name": "md", "value": "dur", "by": "phase", "per": "thread",
+     "reduce": "max"},
+    {"name": "busiest", "value": "count", "per": "phase", "reduce": "max"},
+    {"name": "phases", "value": "count", "per": "phase", "reduce": "min"}]
+
+
+def st_compare(*args):
+    p = subprocess.run([BIN, "-q", "trace", "compare"] + list(args),
+                       capture_output=True)
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+def test_events_phase():
+    """events_phase_column_empty: `trace events --keys phase` and a compare
+    events metric with the phase key fill the column from the set's
+    phases (it was always empty, system traces too); by the event's
+    start, the innermost phase, empty outside every phase."""
+    want = ["epoch 1", "eval 1", "eval 1", ""]
+    with tempfile.TemporaryDirectory() as d:
+        phase_set(d)
+        p = subprocess.run([BIN, "-q", "trace", "events", "--keys", "phase",
+                            "--format", "jsonl", d], capture_output=True,
+                           text=True)
+        check(p.returncode == 0, "trace events --keys phase: exit %d: %s"
+              % (p.returncode, p.stderr[-300:]))
+        rows = [json.loads(x) for x in p.stdout.splitlines() if x]
+        got = [(r["ts"], r.get("phase")) for r in rows]
+        check([g[1] or "" for g in sorted(got)] == want,
+              "events_phase_column_empty: trace events' phase column "
+              "%s, want %s by start" % (sorted(got), want))
+        mf = os.path.join(d, "m.json")
+        with open(mf, "w") as f:
+            json.dump([{"name": "ev", "value": "count", "events": "jsonl",
+                        "keys": "phase"}], f)
+        ed = os.path.join(d, "ev")
+        os.mkdir(ed)
+        rc, _, err = st_compare("--metrics", mf, "--case", "c=" + d,
+                                "--events-dir", ed, "--out",
+                                os.path.join(d, "t.txt"))
+        check(rc == 0, "compare events metric: exit %d: %s" % (rc, err))
+        try:
+            with open(os.path.join(ed, "c.ev.jsonl")) as f:
+                crow = [json.loads(x) for x in f if x.strip()]
+        except OSError as e:
+            crow = []
+            check(False, "compare events metric: %s" % e)
+        cgot = sorted((r["ts"], r.get("phase") or "") for r in crow)
+        check([g[1] for g in cgot] == want,
+              "events_phase_column_empty: compare's events metric phase "
+              "column %s, want %s" % (cgot, want))
+
+
+def test_compare_phase():
+    """compare_phase_key: `trace compare`'s phase key (by and per) is
+    `trace summary --group-by phase`'s, from the case's own system-trace
+    sets: per phase the count, bytes, dur and the per-thread maxima equal
+    the summary's groups; a DFTracer-only case is all (none); partials
+    merge to one process, byte for byte, and a case whose partials saw
+    other phases is refused (65)."""
+    with tempfile.TemporaryDirectory() as t:
+        s1, s2 = os.path.join(t, "s1"), os.path.join(t, "s2")
+        phase_set(s1)
+        phase_set(s2, "node2", "1300000000 200 200 3 7 5 /data/c.bin\n"
+                  "2100000000 200 201 3 33 9 /data/c.bin\n")
+        mp = os.path.join(t, "m.json")
+        with open(mp, "w") as f:
+            json.dump(PHASE_METRICS, f)
+        df = FILES[1]
+        rc, out, err = st_compare("--metrics", mp, "--json", "--case",
+                               "sys=" + s1, "--case", "df=" + df)
+        check(rc == 0, "compare_phase_key: compare exit %d: %s" % (rc, err))
+        v = {m["name"]: m["values"] for m in
+             json.loads(out or "{}").get("metrics", [])}
+        groups = summary(s1, "--group-by", "phase", "--per",
+                         "thread")[0].get("groups", {})
+        check(len(groups) == 3, "compare_phase_key: the summary has 3 "
+              "phase groups: %s" % list(groups))
+        for name, field, scale in (("n", "count", 1), ("b", "bytes", 1),
+                                   ("d", "dur_us", 1e-6),
+                                   ("mb", "max_per_bytes", 1),
+                                   ("md", "max_per_dur_us", 1e-6)):
+            want = {k: g[field] * scale for k, g in groups.items()}
+            got = v.get(name, {}).get("sys")
+            check(isinstance(got, dict) and set(got) == set(want) and
+                  all(abs(got[k] - want[k]) < 1e-9 for k in want),
+                  "compare_phase_key: by phase %s: compare %s, summary "
+                  "--group-by phase %s %s" % (name, got, field, want))
+        check(v.get("busiest", {}).get("sys") == 2 and
+              v.get("phases", {}).get("sys") == 1,
+              "compare_phase_key: per phase, max 2 (eval 1), min 1: %s %s"
+              % (v.get("busiest"), v.get("phases")))
+        nd = summary(df)[0].get("events")
+        check(v.get("n", {}).get("df") == {"(none)": nd} and nd,
+              "compare_phase_key: a DFTracer-only case is all (none): %s, "
+              "%s events" % (v.get("n", {}).get("df"), nd))
+        # partials: cases in separate shares, and one case over two
+        # shares whose sets have the same phases
+        one = ["--metrics", mp, "--case", "sys=%s,%s" % (s1, s2),
+               "--case", "df=" + df]
+        shares = [["--case", "sys=" + s1], ["--case", "sys=" + s2,
+                                            "--case", "df=" + df]]
+        parts = []
+        for i, sh in enumerate(shares):
+            parts.append(os.path.join(t, "p%d.json" % i))
+            rc, _, err = st_compare("--metrics", mp, "--save-partial",
+                                 parts[-1], *sh)
+            check(rc == 0, "compare_phase_key: share %d: exit %d: %s"
+                  % (i, rc, err))
+        with open(parts[0]) as f:
+            check('"names":["epoch 1","eval 1","epoch 1",null]' in f.read(),
+                  "compare_phase_key: the partial holds the case's phases")
+        for fmt in ([], ["--json"]):
+            rc1, o1, e1 = st_compare(*(one + fmt))
+            p = subprocess.run([BIN, "-q", "trace", "merge"] + parts + fmt,
+                               capture_output=True)
+            check(rc1 == 0 and p.returncode == 0 and o1 == p.stdout and
+                  b"eval 1" in o1, "compare_phase_key: merge %s = one "
+                  "process: %d %d\n%s---\n%s%s" % (
+                      fmt, rc1, p.returncode, o1.decode(),
+                      p.stdout.decode(), p.stderr.decode()))
+        # a share of the sys case without its sets: its events would have
+        # phases in one process, none in its partial
+        rc, _, err = st_compare("--metrics", mp, "--save-partial",
+                             os.path.join(t, "p2.json"), "--case",
+                             "sys=" + df)
+        p = subprocess.run([BIN, "-q", "trace", "merge", parts[0],
+                            os.path.join(t, "p2.json")],
+                           capture_output=True, text=True)
+        check(rc == 0 and p.returncode == 65 and "phases" in p.stderr and
+              "p2.json" in p.stderr, "compare_phase_key: a case whose "
+              "partials saw other phases: 65: %d %s" % (p.returncode,
+                                                        p.stderr))
 
 
 def test_errors():
@@ -297,6 +448,8 @@ def main():
     test_comma_keys()
     test_headline()
     test_phase()
+    test_compare_phase()
+    test_events_phase()
     test_errors()
     test_text()
     print("%d checks, %d failed" % (CHECKS[0], len(FAILS)))

@@ -80,6 +80,15 @@ METRICS = cc.METRICS + [
     {"name": "pattern_sum_count", "value": "count", "per": "pattern",
      "reduce": "sum"},
     {"name": "events", "value": "count"},
+    # table metrics ("by") merge as one process too
+    {"name": "by_file_writes", "filter": "name~write", "value": "bytes",
+     "by": "file"},
+    {"name": "by_pattern_thread_max", "value": "dur", "by": "pattern",
+     "per": "thread", "reduce": "max"},
+    {"name": "by_name_cat_mean", "value": "dur", "by": ["name", "cat"],
+     "per": "pid", "reduce": "mean"},
+    {"name": "by_thread_min", "value": "count", "by": "thread",
+     "per": "name", "reduce": "min"},
 ]
 
 
@@ -151,6 +160,9 @@ def body(tmp):
     for k in ov:
         check(cc.same(ov[k]["hand"], vals[k]["hand"]),
               "hand.pfw and its shares: %s" % k)
+    check(len(vals["by_file_writes"]["fx"]) > 10 and
+          len(vals["by_name_cat_mean"]["hand"]) > 3,
+          "the by metrics have rows to merge")
     # --out: the same bytes as stdout
     outp = os.path.join(tmp, "result.json")
     rc, out, err = run("merge", "--json", "--out", outp, *parts)
@@ -191,9 +203,10 @@ def errors(tmp, mpath, parts, hand):
     bad([partial("v2.json", good.replace('"streamtime_partial":1',
                                          '"streamtime_partial":2', 1))],
         65, "v2.json", "version 2")
-    bad([partial("sum.json", '{"streamtime_partial":1,"command":'
-                 '"trace summary"}')], 65, "sum.json",
-        "not a partial of trace compare")
+    bad([parts[0], partial("sum.json", '{"streamtime_partial":1,'
+                           '"command":"trace summary"}')], 65,
+        "sum.json is a partial of trace summary and " + parts[0] +
+        " one of trace compare")
     other = os.path.join(tmp, "other.json")
     m2 = os.path.join(tmp, "m2.json")
     with open(m2, "w") as f:
@@ -203,6 +216,15 @@ def errors(tmp, mpath, parts, hand):
     check(rc == 0, "other metrics: partial written: %s" % err)
     bad([parts[0], other], 65, "other.json: computed with other metrics "
         "than " + parts[0])
+    # a metric that writes events cannot be in a partial: refused when
+    # one is made by hand
+    pj = json.loads(good)
+    pj["metrics"] = json.dumps([{"name": "e", "value": "count",
+                                 "events": "csv"}])
+    for c in pj["cases"]:
+        c["metrics"] = [{"name": "e", "keys": [[]], "sums": [1]}]
+    bad([partial("events.json", json.dumps(pj))], 65, "events.json: its "
+        "metric 'e' writes events, which no partial holds")
     bad([parts[0], os.path.join(tmp, "nope.json")], 66, "nope.json")
     bad([], 64, "no partial given")
     # --save-partial writes nothing when an input is missing

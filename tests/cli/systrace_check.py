@@ -414,6 +414,31 @@ def run(top):
           "every MLLOG interval paired: %d lines, %d phases" %
           (len(ml_ts), len(sysj.get("phases", []))))
 
+    # compare_phase_key: trace compare's phase key is trace summary's
+    mp = os.path.join(top, "phase-metrics.json")
+    write(mp, json.dumps([
+        {"name": "n", "value": "count", "by": "phase"},
+        {"name": "b", "value": "bytes", "by": "phase"},
+        {"name": "mb", "value": "bytes", "by": "phase", "per": "thread",
+         "reduce": "max"}]))
+    r = st("trace", "compare", "--metrics", mp, "--tz", ZONE, "--json",
+           "--case", "run=" + tdir)
+    r2 = st("trace", "summary", tdir, "--tz", ZONE, "--json", "--group-by",
+            "phase", "--per", "thread")
+    check(r.returncode == 0 and r2.returncode == 0,
+          "compare_phase_key: compare %d, summary --group-by phase %d: %s%s"
+          % (r.returncode, r2.returncode, r.stderr[-400:], r2.stderr[-400:]))
+    if r.returncode == 0 and r2.returncode == 0:
+        cv = {m["name"]: m["values"]["run"] for m in
+              json.loads(r.stdout)["metrics"]}
+        gs = json.loads(r2.stdout)["groups"]
+        wantp = {"n": {k: g["count"] for k, g in gs.items()},
+                 "b": {k: g["bytes"] for k, g in gs.items()},
+                 "mb": {k: g["max_per_bytes"] for k, g in gs.items()}}
+        check(cv == wantp and "epoch 1" in gs,
+              "compare_phase_key: compare by phase = summary --group-by "
+              "phase on the recording: %s, %s" % (cv, wantp))
+
     # names: the workload's pids are stwl, the forked workers its children
     procs = {p["pid"]: p for p in sysj.get("processes", [])}
     pids = sorted({c["pid"] for c in calls})

@@ -2,8 +2,10 @@
  * input is the file's text.  When it is taken, every metric must hold
  * what the parser promises (a non-empty name unique in the file, a value
  * and a reduce of their words, 'reduce' given whenever 'per' is, keys
- * within ST_TRACE_KEYS_MAX); when it is refused, the error must be a bad
- * configuration (78) or out of memory (74), with a message. */
+ * within ST_TRACE_KEYS_MAX, by and per together too; an events metric's
+ * name a file name and its derived columns not columns); when it is
+ * refused, the error must be a bad configuration (78) or out of memory
+ * (74), with a message. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(m.v[j].name, x->name) == 0)
+				abort();
+		/* by: within the keys' room with per; events: a name that
+		 * names a file, derived columns that are not columns */
+		if (x->by.n + x->per.n > ST_TRACE_KEYS_MAX ||
+		    (!x->events && x->cols.n) ||
+		    (x->events && (strchr(x->name, '/') || x->name[0] == '.')))
+			abort();
+		for (size_t j = 0; j < x->cols.n; j++)
+			if (st_trace_events_key_is_column(&x->cols.v[j]))
 				abort();
 	}
 	st_metrics_release(&m);

@@ -6,9 +6,13 @@ and compare-reduce.sbatch with --dependency=afterok on it (`trace merge
 part.*.json --json --out result.json`).  Checked: every task and the
 reduce job COMPLETED in sacct, the reduce job started after the last task
 ended, three partials, and result.json byte-identical to one `trace
-compare --json` process over all the files.  Then an array whose tasks
-fail (a metrics file missing): its reduce job never runs
-(DependencyNeverSatisfied) and writes no result.json.
+compare --json` process over all the files.  Then the same for `trace
+summary` (KIND=summary submit.sh: 4 tasks of summary-share.sbatch with
+--group-by pattern,pid --per thread --time-granularity, and
+summary-reduce.sbatch): four partials, summary.json byte-identical to one `trace summary --json`
+process.  Then an array whose tasks fail (a metrics file missing): its
+reduce job never runs (DependencyNeverSatisfied) and writes no
+result.json.
 
 Called by run_check.py (one cluster start for the suite):
 checks(state, env, streamtime, fixtures, check).
@@ -23,6 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOCS = os.path.join(HERE, "..", "..", "docs", "slurm-array")
 TASKS = 3
+SUMMARY_TASKS = 4     # the 4-way split of issue 16's figures
 
 METRICS = [
     {"name": "posix_thread_max", "filter": "cat=POSIX", "value": "dur",
@@ -94,8 +99,78 @@ def logs(d):
     return "\n".join(text)
 
 
-def submit(env, check, what):
-    p = subprocess.run([os.path.join(DOCS, "submit.sh"), str(TASKS),
+FINAL = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_ME",
+         "NODE_FAIL")
+
+
+def run_array(env, check, what, out, prefix, result, n=TASKS):
+    """Submit the array ENV describes (KIND, OUT...) of N tasks and its
+    reduce job,
+    wait for both, and check that every task and the reduce job COMPLETED,
+    the reduce job after the last task, with one partial PREFIX.K.json
+    per task.  The bytes of OUT/RESULT (b"" when missing) and the tasks,
+    the reduce job and their states, or None when submit.sh failed."""
+    ids = submit(env, check, what, n)
+    if not ids:
+        return None
+    array, reduce = ids
+    tasks = ["%s_%d" % (array, k) for k in range(n)]
+    # sacct may learn of the tasks' ends after the reduce job's
+    rows = wait(env, [array, reduce], lambda r: all(
+        j in r and r[j][0].startswith(FINAL) for j in tasks + [reduce]))
+    state_of = {j: rows.get(j, ["none"])[0] for j in tasks + [reduce]}
+    check(all(s == "COMPLETED" for s in state_of.values()),
+          "%s: %d tasks and the reduce job COMPLETED: %s; their logs:\n%s"
+          % (what, n, state_of, logs(out)))
+    if all(j in rows for j in tasks + [reduce]):
+        last_end = max(rows[j][2] for j in tasks)
+        check(rows[reduce][1] >= last_end,
+              "%s: the reduce job started (%s) after the last task ended "
+              "(%s)" % (what, rows[reduce][1], last_end))
+    parts = sorted(n for n in os.listdir(out) if n.startswith(prefix + "."))
+    check(parts == ["%s.%d.json" % (prefix, k) for k in range(n)],
+          "%s: one partial per task: %s" % (what, parts))
+    try:
+        with open(os.path.join(out, result), "rb") as f:
+            got = f.read()
+    except OSError as e:
+        got = b""
+        check(False, "%s: no %s: %s" % (what, result, e))
+    return got, tasks, reduce, state_of
+
+
+def summary_array(env, check, streamtime, fx, sp, base):
+    """The summary's job array over the same files, against one process."""
+    out = os.path.join(base, "out-sum")
+    opts = ("--group-by pattern,pid --per thread --time-granularity "
+            "60000000")
+    env = dict(env, KIND="summary", TRACES="%s %s" % (fx, sp), OUT=out,
+               SUMMARY_OPTS=opts)
+    r = run_array(env, check, "summary array", out, "sum", "summary.json",
+                  SUMMARY_TASKS)
+    if not r:
+        return
+    got, tasks, reduce, state_of = r
+    one = subprocess.run([streamtime, "trace", "summary", "--json"] +
+                         opts.split() + [fx, sp], capture_output=True,
+                         timeout=120)
+    check(one.returncode == 0 and one.stdout, "one summary: exit %d: %s"
+          % (one.returncode, one.stderr))
+    check(got == one.stdout, "summary array: summary.json is not "
+          "byte-identical to one trace summary process:\n%s\n---\n%s"
+          % (got.decode(errors="replace")[:3000],
+             one.stdout.decode()[:3000]))
+    if got:
+        v = json.loads(got)
+        check(v["events"] > 0 and v["groups"] and v["bins"] and
+              v["io_us"] > 0, "summary array: the summary has answers: "
+              "%d events, %d groups" % (v["events"], len(v["groups"])))
+    print("slurm summary array: tasks %s, reduce %s: %s"
+          % (tasks, reduce, state_of))
+
+
+def submit(env, check, what, n=TASKS):
+    p = subprocess.run([os.path.join(DOCS, "submit.sh"), str(n),
                         "--partition=debug"], capture_output=True,
                        text=True, env=env, timeout=60)
     ids = p.stdout.split()
@@ -123,40 +198,16 @@ def checks(state, env, streamtime, fixtures, check):
     env.update(METRICS=mpath, CASES="fx=%s split=%s" % (fx, sp), OUT=out,
                STREAMTIME=streamtime)
 
-    ids = submit(env, check, "array")
-    if not ids:
+    r = run_array(env, check, "array", out, "part", "result.json")
+    if not r:
         return
-    array, reduce = ids
-    final = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_ME",
-             "NODE_FAIL")
-    tasks = ["%s_%d" % (array, k) for k in range(TASKS)]
-    # sacct may learn of the tasks' ends after the reduce job's
-    rows = wait(env, [array, reduce], lambda r: all(
-        j in r and r[j][0].startswith(final) for j in tasks + [reduce]))
-    state_of = {j: rows.get(j, ["none"])[0] for j in tasks + [reduce]}
-    check(all(s == "COMPLETED" for s in state_of.values()),
-          "array: 3 tasks and the reduce job COMPLETED: %s; their logs:\n%s"
-          % (state_of, logs(out)))
-    if all(j in rows for j in tasks + [reduce]):
-        last_end = max(rows[j][2] for j in tasks)
-        check(rows[reduce][1] >= last_end,
-              "array: the reduce job started (%s) after the last task "
-              "ended (%s)" % (rows[reduce][1], last_end))
-    parts = sorted(n for n in os.listdir(out) if n.startswith("part."))
-    check(parts == ["part.%d.json" % k for k in range(TASKS)],
-          "array: one partial per task: %s" % parts)
+    got, tasks, reduce, state_of = r
     one = subprocess.run([streamtime, "trace", "compare", "--metrics",
                           mpath, "--json", "--case", "fx=" + fx,
                           "--case", "split=" + sp],
                          capture_output=True, timeout=120)
     check(one.returncode == 0 and one.stdout, "one process: exit %d: %s"
           % (one.returncode, one.stderr))
-    try:
-        with open(os.path.join(out, "result.json"), "rb") as f:
-            got = f.read()
-    except OSError as e:
-        got = b""
-        check(False, "array: no result.json: %s" % e)
     check(got == one.stdout, "array: result.json is not byte-identical to "
           "one trace compare process:\n%s\n---\n%s"
           % (got.decode(errors="replace"), one.stdout.decode()))
@@ -168,6 +219,8 @@ def checks(state, env, streamtime, fixtures, check):
     print("slurm array: tasks %s, reduce %s: %s" % (tasks, reduce,
                                                     state_of))
 
+    summary_array(env, check, streamtime, fx, sp, base)
+
     # tasks that fail: the reduce job never runs, nothing is written
     out2 = os.path.join(base, "out-fail")
     env.update(METRICS=os.path.join(base, "missing.json"), OUT=out2)
@@ -178,8 +231,8 @@ def checks(state, env, streamtime, fixtures, check):
     tasks = ["%s_%d" % (array, k) for k in range(TASKS)]
     rows = wait(env, [array, reduce], lambda r: reduce in r and
                 ("DependencyNeverSatisfied" in r[reduce][3] or
-                 r[reduce][0].startswith(final)) and
-                all(j in r and r[j][0].startswith(final) for j in tasks),
+                 r[reduce][0].startswith(FINAL)) and
+                all(j in r and r[j][0].startswith(FINAL) for j in tasks),
                 limit=120)
     r = rows.get(reduce, ["none", "", "", ""])
     check(r[0] in ("PENDING", "CANCELLED") and

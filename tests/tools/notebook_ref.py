@@ -52,6 +52,10 @@ usage: notebook_ref.py [--checkpoint-name S] [--dir NAME=DIR]...
                        [--model S] FILE...
        notebook_ref.py --metrics FILE --case NAME=PATH[,PATH...]...
 
+With "by" (keys as per), a metric is {KEY: value}, computed as above over
+the events of each distinct by key (KEY shown: see shown()); "events" and
+"keys" do not change a metric's value.
+
 The second form is `trace compare`'s (SPEC 5.12) computed plainly: each
 metric {"name", "filter", "value", "per", "reduce"} selects the events
 its filter keeps (a string or a list of them, all ANDed), adds up the
@@ -439,19 +443,55 @@ def key_value(e, key):
     raise ValueError("unknown key %r" % key)
 
 
-def metric(events, m):
-    """Metric M (a dict as in the metrics file) over EVENTS: its value as
-    trace compare --json writes it, None when no event is selected."""
+def keys_of(v):
+    """A metric's per / by: "a,b" or ["a", "b"] -> ["a", "b"]."""
+    if v is None or v == "":
+        return []
+    return v.split(",") if isinstance(v, str) else list(v)
+
+
+def shown(values, keys):
+    """A by key as trace compare shows a row: each value as text (pid and
+    thread HOST:PID[:TID], no value "(none)"), joined by ',' with ',' and
+    '\\' escaped by '\\' when there are several."""
+    out = []
+    for v, k in zip(values, keys):
+        if k in ("pid", "thread"):
+            t = key_text(v)
+        else:
+            t = "(none)" if v is None else v
+        if len(keys) > 1:
+            t = t.replace("\\", "\\\\").replace(",", "\\,")
+        out.append(t)
+    return ",".join(out)
+
+
+def selected(events, m):
+    """The events metric M's filter keeps, in order."""
     flt = m.get("filter", [])
     terms = []
     for x in [flt] if isinstance(flt, str) else flt:
         terms += filter_terms(x)
-    per = m.get("per", [])
-    per = per.split(",") if isinstance(per, str) else per
+    return [e for e in events if filter_keep(e, terms)]
+
+
+def metric(events, m):
+    """Metric M (a dict as in the metrics file) over EVENTS: its value as
+    trace compare --json writes it, None when no event is selected; with
+    "by", {shown key: value} over each by key's events."""
+    by = keys_of(m.get("by"))
+    if by:
+        groups = {}
+        for e in selected(events, m):
+            groups.setdefault(shown([key_value(e, k) for k in by], by),
+                              []).append(e)
+        one = dict(m)
+        del one["by"]
+        one.pop("filter", None)
+        return {k: metric(v, one) for k, v in groups.items()}
+    per = keys_of(m.get("per"))
     sums = {}
-    for e in events:
-        if not filter_keep(e, terms):
-            continue
+    for e in selected(events, m):
         k = tuple(key_value(e, p) for p in per)
         v = {"dur": e["dur"], "count": 1, "bytes": e["bytes"] or 0}[m["value"]]
         sums[k] = sums.get(k, 0) + v

@@ -53,6 +53,7 @@
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
 #include "streamtime/suggest.h"
+#include "streamtime/sum_partial.h"
 #include "streamtime/sysplot.h"
 #include "streamtime/systrace.h"
 #include "streamtime/time.h"
@@ -104,6 +105,7 @@
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
 #include "streamtime/suggest.h"
+#include "streamtime/sum_partial.h"
 #include "streamtime/sysplot.h"
 #include "streamtime/systrace.h"
 #include "streamtime/time.h"
@@ -156,6 +158,7 @@ static const char *const included[] = {
 	"spawn.h",
 	"stats.h",
 	"suggest.h",
+	"sum_partial.h",
 	"sysplot.h",
 	"systrace.h",
 	"time.h",

@@ -564,6 +564,146 @@ static void test_jobs_same(void **state)
 	free(b);
 }
 
+/* The per-process unions kept in bounded memory (STREAMTIME_IV_BUDGET
+ * intervals an agg, the rest in sorted runs of a temporary file, merged
+ * level by level) give the same I/O and compute time, overlap and bins as
+ * a bitmap of every microsecond, for any budget and -j; a temporary file
+ * that cannot be made is exit 74, named. */
+enum { SP_PROCS = 3, SP_FILES = 4, SP_SPAN = 20000, SP_EVENTS = 6000 };
+
+static void test_union_spill_exact(void **state)
+{
+	static uint8_t bit[SP_PROCS][2][SP_SPAN + 256];
+	char *paths[SP_FILES];
+	int64_t io = 0, comp = 0, io_only = 0, comp_only = 0, proc_io[SP_PROCS];
+	int64_t bins[SP_SPAN / 1000 + 2][2];
+	const size_t budgets[] = { (size_t)1 << 30, 97, 5, 1 };
+	uint64_t x = 42;
+	FILE *f[SP_FILES];
+
+	(void)state;
+	memset(bit, 0, sizeof(bit));
+	memset(bins, 0, sizeof(bins));
+	for (int i = 0; i < SP_FILES; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "spill%d.pfw", i);
+		paths[i] = st_path_join(dir, name);
+		assert_non_null(f[i] = fopen(paths[i], "w"));
+	}
+	for (int k = 0; k < SP_EVENTS; k++) {
+		int pid, kind;
+		int64_t ts, dur;
+
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		pid = (int)((x >> 33) % SP_PROCS);
+		kind = (int)((x >> 40) % 3 == 0);     /* a third compute */
+		ts = (int64_t)((x >> 20) % SP_SPAN);
+		/* mostly short disjoint calls, some long ones over many */
+		dur = (int64_t)((x >> 45) % 16 == 0 ? (x >> 50) % 200
+						      : (x >> 50) % 4);
+		fprintf(f[(x >> 58) % SP_FILES],
+			"{\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":1,"
+			"\"ts\":%" PRId64 ",\"dur\":%" PRId64 ",\"ph\":\"X\","
+			"\"args\":{\"hostname\":\"h\"}}\n",
+			kind ? "step" : "read", kind ? "compute" : "POSIX",
+			pid + 1, ts, dur);
+		for (int64_t t = ts; t < ts + dur; t++)
+			bit[pid][kind][t] = 1;
+	}
+	for (int i = 0; i < SP_FILES; i++)
+		fclose(f[i]);
+	for (int p = 0; p < SP_PROCS; p++) {
+		proc_io[p] = 0;
+		for (int64_t t = 0; t < SP_SPAN + 256; t++) {
+			int a = bit[p][0][t], b = bit[p][1][t];
+
+			io += a;
+			comp += b;
+			io_only += a && !b;
+			comp_only += b && !a;
+			proc_io[p] += a;
+			bins[t / 1000][0] += a;
+			bins[t / 1000][1] += b;
+		}
+	}
+	assert_true(io > 1000 && comp > 1000 && io_only < io);
+	for (size_t b = 0; b < sizeof(budgets) / sizeof(*budgets); b++)
+		for (int jobs = 1; jobs <= 3; jobs += 2) {
+			char env[32];
+			st_trace_summary s;
+
+			snprintf(env, sizeof(env), "%zu", budgets[b]);
+			setenv("STREAMTIME_IV_BUDGET", env, 1);
+			summarize((const char *const *)paths, SP_FILES, jobs, "",
+				  "", 1000, &s);
+			print_message("budget %zu, -j %d\n", budgets[b], jobs);
+			assert_int_equal(s.io_us, io);
+			assert_int_equal(s.compute_us, comp);
+			assert_int_equal(s.io_unoverlapped_us, io_only);
+			assert_int_equal(s.compute_unoverlapped_us, comp_only);
+			assert_int_equal(s.n_procs, SP_PROCS);
+			for (size_t i = 0; i < s.n_procs; i++)
+				assert_int_equal(s.procs[i].io_us,
+						 proc_io[s.procs[i].pid - 1]);
+			for (size_t i = 0; i < s.n_bins; i++) {
+				int64_t k = s.bins[i].start_us / 1000;
+
+				assert_int_equal(s.bins[i].io_us, bins[k][0]);
+				assert_int_equal(s.bins[i].compute_us,
+						 bins[k][1]);
+			}
+			st_trace_summary_release(&s);
+		}
+	{
+		st_trace_opts o = { 0 };
+		st_trace_summary s;
+		st_error err;
+
+		setenv("STREAMTIME_IV_BUDGET", "1", 1);
+		setenv("TMPDIR", "/nonexistent/streamtime-test", 1);
+		o.jobs = 1;
+		o.max_bad = 10;
+		assert_int_equal(st_trace_summarize((const char *const *)paths,
+						    SP_FILES, &o, &s, &err),
+				 -1);
+		assert_int_equal(err.code, ST_EXIT_IOERR);
+		assert_non_null(strstr(err.text, "temporary file"));
+		assert_non_null(strstr(err.text, "No such file"));
+		st_trace_summary_release(&s);
+		unsetenv("TMPDIR");
+	}
+	unsetenv("STREAMTIME_IV_BUDGET");
+	for (int i = 0; i < SP_FILES; i++) {
+		remove(paths[i]);
+		free(paths[i]);
+	}
+}
+
+/* One 30 s event at --time-granularity 1 would need 30 M bins: exit 64 at
+ * once, before the bins are held (it filled the bin map first: 1.5 GB and
+ * then 74 under a memory limit, or 64 only after 30 M bins). */
+static void test_bins_long_event_refused_before_held(void **state)
+{
+	char *p = put("long.pfw", EV("read", "POSIX", "h", 1, 1, 0, 30000000,
+				     "/f", 1));
+	const char *paths[] = { p };
+	st_trace_opts o = { 0 };
+	st_trace_summary s;
+	st_error err;
+
+	(void)state;
+	o.jobs = 1;
+	o.max_bad = 10;
+	o.granularity_us = 1;
+	assert_int_equal(st_trace_summarize(paths, 1, &o, &s, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_USAGE);
+	assert_non_null(strstr(err.text, "makes more than 1000000 bins"));
+	st_trace_summary_release(&s);
+	remove(p);
+	free(p);
+}
+
 static void test_summary_errors(void **state)
 {
 	const char *paths[] = { "/nonexistent/a.pfw" };
@@ -1060,6 +1200,8 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_group_keys_per_thread),
 		cmocka_unit_test(test_jobs_same),
+		cmocka_unit_test(test_union_spill_exact),
+		cmocka_unit_test(test_bins_long_event_refused_before_held),
 		cmocka_unit_test(test_summary_errors),
 		cmocka_unit_test(test_not_trace_empty_file),
 		cmocka_unit_test(test_timeline_no_slices_segv),

@@ -3,7 +3,8 @@
  * its edge cases: no event selected (no value, not 0), one key, min and
  * mean over keys, sums past INT64_MAX (stopped, said), keys of events
  * without a file or host (a key of their own, not "" nor "?"), the same
- * key across two files of a case, a case whose input is missing. */
+ * key across two files of a case, a case whose input is missing; by
+ * metrics' rows; an events metric's stream against trace events. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -225,6 +226,141 @@ static void test_reduce_edges_threads(void **state)
 	jobs = 2;
 	test_reduce_edges(state);
 	jobs = 1;
+}
+
+/* A by metric: a row per by key, each reduced over its own per keys,
+ * sorted by the key as shown; "host" without a value is "(none)", pid
+ * without a host "?:PID"; the same by key in two files is one row. */
+static void test_by_rows(void **state)
+{
+	char p1[64], p2[64];
+	const char *paths[2] = { p1, p2 };
+	st_metrics m;
+	st_compare_case c;
+	const st_metric_result *r;
+
+	(void)state;
+	trace_file(p1,
+		EV("read", 1, 1, 10, "\"hostname\":\"h\",\"fname\":\"/a/f1\","
+		   "\"ret\":5")
+		EV("read", 1, 2, 30, "\"hostname\":\"h\",\"fname\":\"/a/f1\","
+		   "\"ret\":7")
+		EV("read", 3, 3, 8, "\"fname\":\"/a/f2\"")
+		EV("stat", 1, 2, 6, ""));
+	trace_file(p2, EV("read", 1, 1, 100, "\"hostname\":\"h\","
+			  "\"fname\":\"/a/f1\",\"ret\":1"));
+	compute("["
+		"{\"name\":\"f\",\"filter\":\"name=read\",\"value\":\"dur\","
+		" \"by\":\"file\",\"per\":\"thread\",\"reduce\":\"max\"},"
+		"{\"name\":\"p\",\"value\":\"bytes\",\"by\":[\"pid\"]},"
+		"{\"name\":\"h\",\"value\":\"count\",\"by\":\"host\","
+		" \"per\":\"thread\",\"reduce\":\"mean\"},"
+		"{\"name\":\"none\",\"filter\":\"name=nope\",\"value\":\"dur\","
+		" \"by\":\"file\"}"
+		"]", paths, 2, &m, &c);
+	assert_int_equal(m.v[0].by.n, 1);
+	assert_int_equal(m.v[0].by.v[0].kind, ST_TRACE_KEY_FILE);
+	/* f: /a/f1 threads h:1:1 110, h:1:2 30 -> 110; /a/f2 8 */
+	r = &c.res[0];
+	assert_true(r->has);
+	assert_int_equal(r->keys, 3);
+	assert_int_equal(r->n_rows, 2);
+	assert_string_equal(r->rows[0].key, "/a/f1");
+	assert_int_equal(r->rows[0].r.keys, 2);
+	assert_int_equal(r->rows[0].r.v, 110);
+	assert_string_equal(r->rows[1].key, "/a/f2");
+	assert_int_equal(r->rows[1].r.v, 8);
+	/* p: ?:1 (the stat, no host) and ?:3 no bytes (rows of 0), h:1
+	 * 5 + 7 + 1 */
+	r = &c.res[1];
+	assert_int_equal(r->n_rows, 3);
+	assert_string_equal(r->rows[0].key, "?:1");
+	assert_int_equal(r->rows[0].r.v, 0);
+	assert_string_equal(r->rows[1].key, "?:3");
+	assert_int_equal(r->rows[1].r.v, 0);
+	assert_string_equal(r->rows[2].key, "h:1");
+	assert_int_equal(r->rows[2].r.v, 13);
+	/* h: (none) one thread ?:3:3 and the stat's ?:1:2: 2 events over 2
+	 * threads; h: h:1:1 2 events, h:1:2 1 -> mean 1.5 */
+	r = &c.res[2];
+	assert_int_equal(r->n_rows, 2);
+	assert_string_equal(r->rows[0].key, "(none)");
+	assert_true(r->rows[0].r.mean == 1.0);
+	assert_string_equal(r->rows[1].key, "h");
+	assert_true(r->rows[1].r.mean == 1.5);
+	/* nothing selected: no row, no value */
+	assert_false(c.res[3].has);
+	assert_int_equal(c.res[3].n_rows, 0);
+	st_compare_case_release(&c);
+	st_metrics_release(&m);
+	unlink(p1);
+	unlink(p2);
+}
+
+/* An events metric writes to the case's stream what trace events writes
+ * over the same paths, in their order whatever the threads; without a
+ * stream it is a usage error. */
+static void test_events_stream(void **state)
+{
+	char p[3][64], *got = NULL, *want = NULL;
+	const char *paths[9];
+	size_t gn = 0, wn = 0;
+	st_metrics m;
+	st_compare_case c;
+	st_compare_opts o = { .metrics = &m, .jobs = 3, .max_bad = 4 };
+	st_trace_events_opts eo = { .format = ST_TRACE_EVENTS_JSONL,
+				    .max_bad = 4 };
+	st_trace_events_result res;
+	st_trace_filter f = { 0 };
+	st_error err = { 0 };
+	FILE *out[2] = { NULL, NULL }, *w;
+
+	(void)state;
+	trace_file(p[0], EV("write", 1, 1, 10, "\"fname\":\"/a/f1\"")
+			 EV("read", 1, 1, 10, "\"fname\":\"/a/f1\""));
+	trace_file(p[1], EV("write", 2, 1, 3, "\"fname\":\"/b\""));
+	trace_file(p[2], EV("stat", 2, 1, 3, "\"fname\":\"/b\""));
+	for (int i = 0; i < 9; i++)
+		paths[i] = p[i % 3];
+	assert_int_equal(parse(&m, "[{\"name\":\"n\",\"value\":\"count\"},"
+			       "{\"name\":\"e\",\"filter\":\"name=write\","
+			       "\"value\":\"count\",\"events\":\"jsonl\","
+			       "\"keys\":\"pattern\"}]", &err), 0);
+	memset(&c, 0, sizeof(c));
+	c.name = "c";
+	c.paths = paths;
+	c.n = 9;
+	assert_int_equal(st_trace_compare(&c, 1, &o, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_USAGE);
+	assert_non_null(strstr(err.text, "metric 'e' writes events"));
+	st_compare_case_release(&c);
+	memset(&c, 0, sizeof(c));
+	c.name = "c";
+	c.paths = paths;
+	c.n = 9;
+	assert_non_null(out[1] = open_memstream(&got, &gn));
+	c.events_out = out;
+	assert_int_equal(st_trace_compare(&c, 1, &o, &err), 0);
+	fclose(out[1]);
+	assert_int_equal(c.res[1].v, 6);
+	assert_non_null(w = open_memstream(&want, &wn));
+	assert_int_equal(st_trace_filter_parse(&f, "name=write", &err), 0);
+	eo.filter = &f;
+	eo.keys = &m.v[1].cols;
+	assert_int_equal(st_trace_events_write(paths, 9, &eo, w, &res, &err),
+			 0);
+	fclose(w);
+	assert_int_equal(res.rows, 6);
+	assert_int_equal(gn, wn);
+	assert_memory_equal(got, want, wn);
+	st_trace_events_result_release(&res);
+	st_trace_filter_release(&f);
+	st_compare_case_release(&c);
+	st_metrics_release(&m);
+	free(got);
+	free(want);
+	for (int i = 0; i < 3; i++)
+		unlink(p[i]);
 }
 
 static void test_missing_input(void **state)
@@ -495,6 +631,8 @@ int main(void)
 		cmocka_unit_test(test_load_missing),
 		cmocka_unit_test(test_reduce_edges),
 		cmocka_unit_test(test_reduce_edges_threads),
+		cmocka_unit_test(test_by_rows),
+		cmocka_unit_test(test_events_stream),
 		cmocka_unit_test(test_missing_input),
 		cmocka_unit_test(test_gather_bad_null_memcpy),
 		cmocka_unit_test(test_merge_keys_across_partials),

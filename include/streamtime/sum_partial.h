@@ -1,0 +1,99 @@
+/* sum_partial.h - partials of `trace summary` (SPEC 5.12, issue 16 item
+ * 5, docs/slurm-array.md).
+ *
+ * A summary partial is what `trace summary --save-partial` keeps of its
+ * run so that `trace merge` gives exactly the summary (text and --json)
+ * one `trace summary` process gives over the inputs of all the partials:
+ * what the threads gathered, merged but not finished (every count, sum
+ * and maximum's per-unit sums by key as strings, the (name, bytes) counts
+ * the quartiles come from, each process's I/O and compute intervals as
+ * their union, the time bins' counts), the options that change the
+ * computation, and the inputs' records.  One JSON object:
+ *   {"streamtime_partial": 1, "command": "trace summary",
+ *    "options": {"filter": [TERM...], "io_cats": null | [CAT...],
+ *                "compute_cats": null | [CAT...], "group_by": null | KEYS,
+ *                "per": null | KEYS, "time_granularity_us": N},
+ *    "events", "first_us", "end_us", "saturated", "bad_lines",
+ *    "files": [{"path", "lines", "events", "meta", "other", "bad",
+ *               "fast", "err_code", "err_text", "not_trace", "first_us",
+ *               "end_us"}],
+ *    "bad": [{"file": INDEX, "line", "why"}],
+ *    "tables": {"name" | "cat" | "host" | "file" | "group" | "per":
+ *               [[STRING, count, dur, bytes]...]},
+ *    "procs": [[HOST, pid, events, [s, e, ...I/O], [s, e, ...compute]]],
+ *    "threads": [[PROC, tid]...], "sizes": [[NAME, bytes, count]...],
+ *    "gper": [[GROUP, 2 PER (dur) | 2 PER + 1 (bytes), sum]...],
+ *    "bins": [[BIN, 0 events | 1 bytes, sum]...]}
+ * HOST, PROC, NAME, GROUP and PER are indexes into the tables and procs
+ * of the same partial; a group's or unit's string joins its keys' values
+ * by NUL; a string that is not UTF-8 is {"x": HEX}.  The filter's terms
+ * are written canonically (FIELD[!]OP VALUE, sorted), so "--filter a,b"
+ * and "--filter b --filter a" are the same options; --group-by and --per
+ * as given (they are shown). */
+#ifndef STREAMTIME_SUM_PARTIAL_H
+#define STREAMTIME_SUM_PARTIAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "streamtime/error.h"
+#include "streamtime/trace.h"
+
+#define ST_SUM_PARTIAL_VERSION 1
+
+/* The second half of st_trace_summary_run (run.c): the check of S's
+ * inputs, the saturation warning, then S through WRITE to O->out
+ * atomically (O's paths are not read).  Returns as st_trace_summary_run. */
+int st_trace_summary_emit(const st_trace_run_opts *o,
+			  const st_trace_summary *s, st_trace_writer write,
+			  void *write_ctx, int *check_rc, st_log *log,
+			  st_error *err);
+
+/* `trace summary --save-partial`: summarise O's paths with SO (GROUP and
+ * PER the --group-by and --per texts, NULL when not given), check them
+ * with O's check, then write the partial to O->out atomically.  Error 64
+ * when SO reads system traces (a source or segments: the partial has no
+ * room for their sets).  Returns as st_trace_summary_run. */
+int st_trace_summary_partial_run(const st_trace_run_opts *o,
+				 const st_trace_opts *so, const char *group,
+				 const char *per, int *check_rc, st_log *log,
+				 st_error *err);
+
+/* The command a partial TEXT[0..LEN) names ("trace summary", "trace
+ * compare", ...) into BUF (SIZE bytes), or NULL when it is no JSON object
+ * with a string "command". */
+const char *st_partial_command(const char *text, size_t len, char *buf,
+			       size_t size);
+
+struct st_sum_merge_state;
+
+/* Summary partials being merged. */
+typedef struct st_sum_merge {
+	const st_trace_opts *o;     /* the partials' options (no filter: its
+				     * terms only had to agree), NULL
+				     * before the first partial */
+	const char *group, *per;    /* --group-by and --per as given, NULL
+				     * when not */
+	struct st_sum_merge_state *state;
+} st_sum_merge;
+
+/* Add the partial TEXT[0..LEN) named WHAT to MG (zeroed at first).
+ * Errors 65 naming WHAT (and the line where the JSON is invalid): not
+ * JSON, truncated, not a partial of trace summary, another version,
+ * options other than the first partial's (naming both and the option),
+ * a malformed field; MG is left as it was.  74 out of memory. */
+int st_sum_merge_add(st_sum_merge *mg, const char *text, size_t len,
+		     const char *what, st_error *err);
+
+/* The summary of every partial added (at least one) into S, as
+ * st_trace_summarize would give it over all their inputs (the first
+ * MAX_BAD corrupt lines kept, in the order of the partials, then of
+ * their files and lines); S's input paths are borrowed from MG, so
+ * release S first.  0, or -1 with ERR set (64 too many time bins, 74). */
+int st_sum_merge_finish(st_sum_merge *mg, size_t max_bad,
+			st_trace_summary *s, st_error *err);
+
+void st_sum_merge_release(st_sum_merge *mg);
+
+#endif
