@@ -26,13 +26,20 @@
 # directory, where DFAnalyzer writes its .zindex files), e.g. the 48 cm1
 # traces of dftracer's examples/dfanalyzer/test-trace-distributed.
 # --file F: the file of the drill-down (default the fixtures' file_0-40.bat).
-# streamtime: its three commands of the notebook (bench/notebook_common.sh):
-# a warm-up, R runs each (default 3) before DFAnalyzer, one after each of
-# its runs (the pairs see the same load) and R after; medians over all.
+# streamtime (bench/notebook_common.sh): the whole notebook in ONE pass, as
+# bench/notebook.sh runs it (`trace compare --events-dir` with the 12
+# metrics, the per-file writes as "by": "file" metrics and the events of F
+# as an "events" metric), and for comparison the three commands of before
+# (`trace compare` with the 12 metrics, `trace summary --group-by file`,
+# `trace events --format csv`), checked equal to the one pass (exit 1
+# otherwise).  Each: a warm-up, R runs (default 3) before DFAnalyzer, one
+# after each of its runs (the pairs see the same load) and R after; medians
+# over all, of wall and of CPU (user + system) seconds.
 # DFAnalyzer: bench/notebook_dfanalyzer.py on a LocalCluster of W workers
 # (default 2, the machine's cores): a warm-up (it builds the .zindex files),
 # then R runs of DFAnalyzer(DIR/*.pfw*) + the notebook's queries; medians.
-# Its answers must equal streamtime's (exit 1 otherwise) before the ratios
+# Its answers must equal the one pass's (the event count, the 12 metrics,
+# the per-file writes, the events of F; exit 1 otherwise) before the ratios
 # are printed.
 set -euo pipefail
 
@@ -149,24 +156,29 @@ else
     set_line="$((2 * copies)) files ($copies copies of posix-old-format.pfw and cm1-rank0-new-format.pfw.gz)"
 fi
 write_metrics "$tmp/metrics.json"
+write_notebook "$tmp/metrics.json" "$tmp/notebook.json"
 nb_events=$(events_of "$tmp/nb")
 machine_line
 echo "streamtime: $bin ($(git -C "$root" rev-parse --short HEAD))"
 echo "python: $(/usr/bin/python3 -c 'import sys, dask, distributed, pandas; print(sys.version.split()[0], "dask", dask.__version__, "distributed", distributed.__version__, "pandas", pandas.__version__)')"
 echo "set: $set_line, $nb_events events; drill-down file $file"
 
+# streamtime's commands: 0 the one pass, 1-3 the three commands of before.
+st_all() { st_one "$tmp/nb" "$tmp/nb"; st_cmds "$tmp/nb" "$tmp/nb"; }
+names=("the one pass (the whole notebook)" "trace compare (12 metrics)"
+       "trace summary --group-by file (writes)" "trace events --format csv (one file)")
 declare -A st_times st_cpu
-st_round() {  # LABEL: R runs of each of the three commands (a warm-up first)
+st_round() {  # LABEL: R runs of each command (a warm-up first)
     local cmd i w
-    for i in 1 2 3; do
-        cmd=$(st_cmds "$tmp/nb" "$tmp/nb" | sed -n "${i}p")
+    for i in 0 1 2 3; do
+        cmd=$(st_all | sed -n "$((i + 1))p")
         # shellcheck disable=SC2086
         $cmd 2>/dev/null   # warm-up
         for _ in $(seq 1 "$runs"); do
             # shellcheck disable=SC2086
             read -r w _ < <(rss $cmd)
             st_times[$1$i]="${st_times[$1$i]:-} $w"
-            st_cpu[$i]="${st_cpu[$i]:-} $(cpu_last)"
+            st_cpu[$1$i]="${st_cpu[$1$i]:-} $(cpu_last)"
         done
     done
     echo "  streamtime round $1 done, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -174,18 +186,21 @@ st_round() {  # LABEL: R runs of each of the three commands (a warm-up first)
 
 echo "streamtime, before DFAnalyzer ($runs runs of each command) ..."
 st_round before
+check_one_three "$tmp/nb"
 
 # One run of each command after each of DFAnalyzer's timed runs, its
-# cluster idle: each pair sees about the same load.  Milliseconds, a line
-# per round.
+# cluster idle: each pair sees about the same load.  A line per round:
+# milliseconds and CPU seconds of each command.
 rm -f "$tmp/st_between.txt"
 {
     echo 'set -e'
-    st_cmds "$tmp/nb" "$tmp/nb" | while read -r cmd; do
+    st_all | while read -r cmd; do
         # shellcheck disable=SC2016
-        printf 't0=$(date +%%s%%N); %s 2>/dev/null; t1=$(date +%%s%%N)\n' "$cmd"
+        printf 't0=$(date +%%s%%N); /usr/bin/time -f "%%U %%S" -o %s %s 2>/dev/null; t1=$(date +%%s%%N)\n' \
+            "$tmp/between_time.txt" "$cmd"
         # shellcheck disable=SC2016
-        printf 'printf "%%s " $(( (t1 - t0) / 1000000 )) >> %s\n' "$tmp/st_between.txt"
+        printf 'printf "%%s %%s " $(( (t1 - t0) / 1000000 )) $(awk '"'"'{printf "%%.3f", $1 + $2}'"'"' %s) >> %s\n' \
+            "$tmp/between_time.txt" "$tmp/st_between.txt"
     done
     echo "echo >> $tmp/st_between.txt"
 } > "$tmp/st_once.sh"
@@ -195,59 +210,72 @@ echo "  load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 (cd "$tmp" && PYTHONPATH="$tmp/dfa/lib:$zdir:$here" /usr/bin/python3 \
     "$here/notebook_dfanalyzer.py" --pfs "$pfs" --ssd "$ssd" --model "$model" \
     --file "$file" --workers "$workers" --runs "$runs" --log "$tmp/dfa.log" \
-    --events "$nb_events" --check-compare "$tmp/nb.compare.json" \
-    --check-writes "$tmp/nb.writes.json" --check-events "$tmp/nb.events.csv" \
+    --events "$nb_events" --check-compare "$tmp/nb.one.json" \
+    --check-events "$tmp/nb.ev/c.file_events.csv" \
     --between "bash $tmp/st_once.sh" "$tmp/nb") > "$tmp/dfa.out" 2> "$tmp/dfa.err" ||
-    { cat "$tmp/dfa.out"; tail -30 "$tmp/dfa.err" >&2; die "DFAnalyzer failed or disagrees with streamtime"; }
+    { cat "$tmp/dfa.out"; tail -30 "$tmp/dfa.err" >&2; die "DFAnalyzer failed or disagrees with streamtime's one pass"; }
 grep -v -E '^\[?INFO' "$tmp/dfa.out" | sed 's/^/  /'
 grep -q "agree on every answer" "$tmp/dfa.out" || die "DFAnalyzer and streamtime differ"
 echo "  load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo "streamtime, after DFAnalyzer ($runs runs of each command) ..."
 st_round after
+check_one_three "$tmp/nb"
 
-names=("trace compare (12 metrics)" "trace summary --group-by file (writes)" "trace events --format csv (one file)")
-for i in 1 2 3; do
-    echo "  streamtime ${names[$((i - 1))]} (s): before${st_times[before$i]};" \
-         "between$(awk -v c="$i" '{printf " %.3f", $c / 1000}' "$tmp/st_between.txt"); after${st_times[after$i]}"
+for i in 0 1 2 3; do
+    echo "  streamtime ${names[$i]} (s): before${st_times[before$i]};" \
+         "between$(awk -v c="$i" '{printf " %.3f", $(2 * c + 1) / 1000}' "$tmp/st_between.txt");" \
+         "after${st_times[after$i]}"
+    echo "    CPU (user + system, s): before${st_cpu[before$i]};" \
+         "between$(awk -v c="$i" '{printf " %s", $(2 * c + 2)}' "$tmp/st_between.txt");" \
+         "after${st_cpu[after$i]}"
 done
 
-for i in 1 2 3; do
-    echo "  streamtime ${names[$((i - 1))]}, CPU (user + system, s), before and after:${st_cpu[$i]}"
-done
-
-python3 - "$tmp/dfa.out" "$tmp/st_between.txt" "${st_times[before1]}" "${st_times[before2]}" \
-    "${st_times[before3]}" "${st_times[after1]}" "${st_times[after2]}" "${st_times[after3]}" \
-    "${st_cpu[1]}" "${st_cpu[2]}" "${st_cpu[3]}" <<'EOF'
+python3 - "$tmp/dfa.out" "$tmp/st_between.txt" \
+    "${st_times[before0]}" "${st_times[before1]}" "${st_times[before2]}" "${st_times[before3]}" \
+    "${st_times[after0]}" "${st_times[after1]}" "${st_times[after2]}" "${st_times[after3]}" \
+    "${st_cpu[before0]}" "${st_cpu[before1]}" "${st_cpu[before2]}" "${st_cpu[before3]}" \
+    "${st_cpu[after0]}" "${st_cpu[after1]}" "${st_cpu[after2]}" "${st_cpu[after3]}" <<'EOF'
 import re, statistics as S, sys
 runs = [tuple(float(x) for x in m.groups()) for m in
         re.finditer(r"^run \d+ load ([\d.]+) queries ([\d.]+) cpu ([\d.]+)", open(sys.argv[1]).read(), re.M)]
-between = [[int(x) / 1000 for x in l.split()] for l in open(sys.argv[2]) if l.strip()]
+between = [[float(x) for x in l.split()] for l in open(sys.argv[2]) if l.strip()]
 assert len(between) == len(runs), "one streamtime round per DFAnalyzer run"
-cmd = [[float(x) for x in (sys.argv[3 + i] + " " + sys.argv[6 + i]).split()] + [b[i] for b in between]
-       for i in range(3)]
-st3 = sum(S.median(c) for c in cmd)
-stc = S.median(cmd[0])
+assert all(len(b) == 8 for b in between), "wall and CPU of 4 commands a round"
+a = sys.argv[3:]
+wall = [[float(x) for x in (a[i] + " " + a[4 + i]).split()] + [b[2 * i] / 1000 for b in between]
+        for i in range(4)]
+cpu = [[float(x) for x in (a[8 + i] + " " + a[12 + i]).split()] + [b[2 * i + 1] for b in between]
+       for i in range(4)]
+one, stc = S.median(wall[0]), S.median(wall[1])
+st3 = sum(S.median(w) for w in wall[1:])
+c_one, c_cmp = S.median(cpu[0]), S.median(cpu[1])
+c3 = sum(S.median(c) for c in cpu[1:])
 load = S.median(r[0] for r in runs)
 qry = S.median(r[1] for r in runs)
 tot = S.median(r[0] + r[1] for r in runs)
-print("streamtime medians over its %d runs of each: trace compare %.3f s, the three commands %.3f s"
-      % (len(cmd[0]), stc, st3))
-print("DFAnalyzer (measured, %d runs): load median %.3f s, queries median %.3f s, load + queries median %.3f s"
-      % (len(runs), load, qry, tot))
-for what, v in (("the three commands", st3), ("trace compare alone", stc)):
-    r = tot / v
-    print("ratio DFAnalyzer (load + queries) / streamtime's %s (medians): %.1fx  (target >= 100x: %s)"
-          % (what, r, "met" if r >= 100 else "NOT met"))
-p3 = [(r[0] + r[1]) / sum(b) for r, b in zip(runs, between)]
-pc = [(r[0] + r[1]) / b[0] for r, b in zip(runs, between)]
-print("paired (each DFAnalyzer run / streamtime's run right after it): the three commands %s (median %.1fx);"
-      " trace compare %s (median %.1fx)" % (" ".join("%.0fx" % x for x in p3), S.median(p3),
-                                           " ".join("%.0fx" % x for x in pc), S.median(pc)))
-print("ratio DFAnalyzer load alone / streamtime's trace compare (medians): %.1fx" % (load / stc))
-ccpu = [S.median(float(x) for x in sys.argv[9 + i].split()) for i in range(3)]
 dcpu = S.median(r[2] for r in runs)
-print("CPU (user + system; DFAnalyzer: its client, scheduler and workers): DFAnalyzer median %.1f s per run,"
-      " streamtime trace compare %.3f s, the three commands %.3f s: ratios %.1fx three commands, %.1fx trace compare"
-      % (dcpu, ccpu[0], sum(ccpu), dcpu / sum(ccpu), dcpu / ccpu[0]))
+print("streamtime medians over its %d runs of each (wall / CPU): the one pass %.3f / %.3f s,"
+      " the three commands %.3f / %.3f s, trace compare (12 metrics) %.3f / %.3f s"
+      % (len(wall[0]), one, c_one, st3, c3, stc, c_cmp))
+print("DFAnalyzer (measured, %d runs): load median %.3f s, queries median %.3f s, load + queries median %.3f s,"
+      " CPU (its client, scheduler and workers) median %.1f s" % (len(runs), load, qry, tot, dcpu))
+def verdict(r):
+    return "met" if r >= 100 else "NOT met"
+for what, w, c in (("one pass (the whole notebook)", one, c_one),
+                   ("three commands", st3, c3),
+                   ("trace compare with the 12 metrics alone", stc, c_cmp)):
+    print("ratio DFAnalyzer (load + queries) / streamtime's %s (medians): wall %.1fx (target >= 100x: %s),"
+          " CPU %.1fx (%s)" % (what, tot / w, verdict(tot / w), dcpu / c, verdict(dcpu / c)))
+def paired(f):
+    x = [f(r, b) for r, b in zip(runs, between)]
+    return "%s (median %.1fx)" % (" ".join("%.0fx" % v for v in x), S.median(x))
+print("paired (each DFAnalyzer run / streamtime's run right after it), wall: the one pass %s;"
+      " the three commands %s; trace compare %s"
+      % (paired(lambda r, b: (r[0] + r[1]) / (b[0] / 1000)),
+         paired(lambda r, b: (r[0] + r[1]) / ((b[2] + b[4] + b[6]) / 1000)),
+         paired(lambda r, b: (r[0] + r[1]) / (b[2] / 1000))))
+print("paired, CPU: the one pass %s; the three commands %s"
+      % (paired(lambda r, b: r[2] / b[1]), paired(lambda r, b: r[2] / (b[3] + b[5] + b[7]))))
+print("ratio DFAnalyzer load alone / streamtime's one pass (medians, wall): %.1fx" % (load / one))
 EOF
