@@ -21,7 +21,8 @@
 # equal to the one pass's (exit 1 otherwise).  pandas:
 # bench/notebook_pandas.py under /usr/bin/python3, once, checked equal to
 # the one pass's answers (exit 1 otherwise).  Peak RSS by /usr/bin/time -v.
-# DFAnalyzer itself is not run here: its time is DERIVED from the 10-13 k
+# DFAnalyzer itself is not run here (bench/dfanalyzer.sh runs the real one
+# on the same set): its time is DERIVED from the 10-13 k
 # events/s per worker measured in issue 8, on 2 workers (this machine's
 # cores); MEASURED beside it, as a lower bound, its per-line loading work
 # without Dask or queries (bench/notebook_dfa_lines.py, 2 processes).
@@ -38,10 +39,10 @@ big=1100
 runs=3
 keep=""
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n "2,/^set -euo/p" "$0" | sed "\$d; s/^# \\{0,1\\}//"; }
 die() { echo "notebook.sh: $*" >&2; exit 1; }
-abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
-isnum() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ]; }
+# shellcheck source=bench/notebook_common.sh
+. "$here/notebook_common.sh"
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -57,62 +58,14 @@ done
 isnum "$copies" || die "--copies takes a positive integer"
 isnum "$big" || die "--big-copies takes a positive integer"
 isnum "$runs" || die "--runs takes a positive integer"
-[ -x "$bin" ] || die "no streamtime binary at $bin (meson compile -C build)"
-[ -d "$fix" ] || die "no fixtures at $fix"
-[ -x /usr/bin/time ] || die "no /usr/bin/time (apt-get install time)"
+check_inputs
 /usr/bin/python3 -c 'import pandas' || die "no pandas for /usr/bin/python3 (apt-get install python3-pandas)"
 
-if [ -n "$keep" ]; then
-    tmp=$keep
-    mkdir -p "$tmp"
-else
-    tmp=$(mktemp -d)
-    trap 'rm -rf "$tmp"' EXIT
-fi
-mkset() {   # DIR N
-    mkdir -p "$1"
-    for i in $(seq 1 "$2"); do
-        ln -sf "$fix/posix-old-format.pfw" "$1/old$i.pfw"
-        ln -sf "$fix/cm1-rank0-new-format.pfw.gz" "$1/cm1-$i.pfw.gz"
-    done
-}
+scratch_dir
 mkset "$tmp/nb" "$copies"
 mkset "$tmp/big" "$big"
-
-pfs=/p/lustre1/ ssd=/sys/ model=cm1out   # the fixtures' PFS, a node-local tree, cm1's model output
-file=/p/lustre1/haridev/dftracer_data/file_0-40.bat
-cat > "$tmp/metrics.json" <<EOF
-[
- {"name": "checkpoint", "filter": "name~PyTorchCheckpointing.checkpoint",
-  "value": "dur", "per": "thread", "reduce": "max"},
- {"name": "pfs_time", "filter": ["cat=POSIX", "file^$pfs"],
-  "value": "dur", "per": "thread", "reduce": "max"},
- {"name": "pfs_bytes", "filter": ["cat=POSIX", "file^$pfs"], "value": "bytes"},
- {"name": "ssd_time", "filter": ["cat=POSIX", "file^$ssd"],
-  "value": "dur", "per": "thread", "reduce": "max"},
- {"name": "ssd_bytes", "filter": ["cat=POSIX", "file^$ssd"], "value": "bytes"},
- {"name": "total_bytes", "value": "bytes"},
- {"name": "pattern_proc_bytes", "filter": "file~", "value": "bytes",
-  "per": ["pattern", "pid"], "reduce": "max"},
- {"name": "pattern_proc_time", "filter": "file~", "value": "dur",
-  "per": ["pattern", "pid"], "reduce": "max"},
- {"name": "model_write", "filter": ["file~$model", "name=write"], "value": "count"},
- {"name": "model_open", "filter": ["file~$model", "name=open"], "value": "count"},
- {"name": "model_lseek", "filter": ["file~$model", "name=lseek"], "value": "count"},
- {"name": "model_close", "filter": ["file~$model", "name=close"], "value": "count"}
-]
-EOF
-python3 - "$tmp/metrics.json" "$tmp/notebook.json" "$file" <<'EOF'
-import json, sys
-m = json.load(open(sys.argv[1]))
-w = ["name~write", "file~"]
-m += [{"name": "writes_count", "filter": w, "value": "count", "by": "file"},
-      {"name": "writes_dur", "filter": w, "value": "dur", "by": "file"},
-      {"name": "writes_bytes", "filter": w, "value": "bytes", "by": "file"},
-      {"name": "file_events", "filter": "file=" + sys.argv[3],
-       "value": "count", "events": "csv"}]
-json.dump(m, open(sys.argv[2], "w"), indent=1)
-EOF
+write_metrics "$tmp/metrics.json"
+write_notebook "$tmp/metrics.json" "$tmp/notebook.json"
 
 bytes_read() {  # DIR: bytes as read (gz inflated), bytes on disk of the targets
     python3 - "$1" <<'EOF'
@@ -130,45 +83,15 @@ for n in os.listdir(d):
 print(read, disk, len(os.listdir(d)))
 EOF
 }
-events_of() {
-    "$bin" trace summary -q --json "$1" 2>/dev/null |
-        python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])'
-}
 read -r nb_read nb_disk nb_files < <(bytes_read "$tmp/nb")
 read -r big_read big_disk big_files < <(bytes_read "$tmp/big")
 nb_events=$(events_of "$tmp/nb")
 big_events=$(events_of "$tmp/big")
-echo "machine: $(nproc) cores, $(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)," \
-     "$(free -g | awk '/^Mem/{print $2}') GiB, load $(cut -d' ' -f1-3 /proc/loadavg)"
+machine_line
 echo "streamtime: $bin ($(git -C "$root" rev-parse --short HEAD))"
 echo "notebook set: $nb_files files, $nb_events events, $nb_read bytes as read (links to $nb_disk bytes on disk)"
 echo "memory set:   $big_files files, $big_events events, $big_read bytes as read (links to $big_disk bytes on disk)"
 
-st_one() {  # DIR OUTPREFIX: the notebook in one command
-    mkdir -p "$2.ev"
-    printf '%s\n' "$bin trace compare -q --json --metrics $tmp/notebook.json --case c=$1 --events-dir $2.ev --out $2.one.json"
-}
-st_cmds() {  # DIR OUTPREFIX: the three commands of the notebook, one per line
-    printf '%s\n' \
-        "$bin trace compare -q --json --metrics $tmp/metrics.json --case c=$1 --out $2.compare.json" \
-        "$bin trace summary -q --json --filter name~write --group-by file $1 --out $2.writes.json" \
-        "$bin trace events -q --filter file=$file --format csv $1 --out $2.events.csv"
-}
-rss() {  # COMMAND...: runs it under /usr/bin/time -v; prints "wall_s rss_kb"
-    local t0 t1
-    t0=$(date +%s%N)
-    /usr/bin/time -v -o "$tmp/time.txt" "$@" >"$tmp/out.txt" 2>"$tmp/err.txt" ||
-        { cat "$tmp/err.txt" >&2; die "failed: $*"; }
-    t1=$(date +%s%N)
-    python3 - "$tmp/time.txt" "$t0" "$t1" <<'EOF'
-import re, sys
-t = open(sys.argv[1]).read()
-s = "%.3f" % ((int(sys.argv[3]) - int(sys.argv[2])) / 1e9)
-print(s, re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
-EOF
-}
-
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 timed() {  # COMMAND: a warm-up, then R runs; sets med
     # shellcheck disable=SC2086
     $1 2>/dev/null  # warm-up
@@ -196,23 +119,7 @@ for k in 1 2 3; do
     [ -n "$st_compare" ] || st_compare=$med
 done
 echo "  streamtime notebook, three commands: $st_total s"
-python3 - "$tmp/nb.one.json" "$tmp/nb.compare.json" "$tmp/nb.writes.json" \
-    "$tmp/nb.ev/c.file_events.csv" "$tmp/nb.events.csv" <<'EOF' || die "the one pass and the three commands differ"
-import json, sys
-one = {m["name"]: m["values"]["c"] for m in json.load(open(sys.argv[1]))["metrics"]}
-three = {m["name"]: m["values"]["c"] for m in json.load(open(sys.argv[2]))["metrics"]}
-bad = [k for k in three if three[k] != one[k]]
-groups = json.load(open(sys.argv[3]))["groups"]
-w = {f: (g["count"], g["dur_us"], g["bytes"]) for f, g in groups.items() if f != "(none)"}
-o = {f: (one["writes_count"][f], round(one["writes_dur"][f] * 1e6),
-         one["writes_bytes"][f]) for f in one["writes_count"]}
-if w != o:
-    bad.append("per-file writes")
-if open(sys.argv[4], "rb").read() != open(sys.argv[5], "rb").read():
-    bad.append("events of one file")
-print("  one pass vs three commands: %s" % ("the same answers (12 metrics, %d files' writes, the events file byte for byte)" % len(w) if not bad else "DIFFER: " + ", ".join(bad)))
-sys.exit(1 if bad else 0)
-EOF
+check_one_three "$tmp/nb"
 
 echo "pandas (load once, all queries; /usr/bin/python3, pandas $(/usr/bin/python3 -c 'import pandas; print(pandas.__version__)')) ..."
 read -r pd_wall pd_rss < <(rss /usr/bin/python3 "$here/notebook_pandas.py" \

@@ -68,6 +68,18 @@ def nbytes(name, args):
     return 0
 
 
+def host_file(args, maps):
+    """An event's host and file: inline (old format) or through the HH/FH
+    names defined before it, maps[("HH"|"FH", str(value))]."""
+    host = args.get("hostname")
+    if host is None and "hhash" in args:
+        host = maps.get(("HH", str(args["hhash"])))
+    fname = args.get("fname")
+    if fname is None and "fhash" in args:
+        fname = maps.get(("FH", str(args["fhash"])))
+    return host, fname
+
+
 def load(paths):
     cols = {k: [] for k in ("name", "cat", "host", "pid", "tid", "ts", "dur",
                             "file", "bytes")}
@@ -89,12 +101,7 @@ def load(paths):
                     continue
                 if e["ph"] != "X":
                     continue
-                host = args.get("hostname")
-                if host is None and "hhash" in args:
-                    host = maps.get(("HH", str(args["hhash"])))
-                fname = args.get("fname")
-                if fname is None and "fhash" in args:
-                    fname = maps.get(("FH", str(args["fhash"])))
+                host, fname = host_file(args, maps)
                 cols["name"].append(e["name"])
                 cols["cat"].append(e["cat"])
                 cols["host"].append(host)
@@ -147,7 +154,11 @@ def queries(df, a):
     return m, writes, events
 
 
-def check(m, writes, events, a):
+def check(m, writes, events, a, who="pandas", rel_ts=False):
+    """Compares the answers with streamtime's files; returns what differs.
+    With rel_ts, the events' ts count from the file's first event on each
+    side, in sorted order (DFAnalyzer shifts ts to the set's first event
+    and its rows come in partition order)."""
     bad = []
     st = json.load(open(a.check_compare))
     case = st["cases"][0]
@@ -156,7 +167,7 @@ def check(m, writes, events, a):
         s = stm.get(k, "missing")
         if k.endswith("_time") or k == "checkpoint":
             s = None if s is None else round(s * 1e6)   # seconds -> us
-        print("  %-20s pandas %-16s streamtime %s" % (k, v, s))
+        print("  %-20s %s %-16s streamtime %s" % (k, who, v, s))
         if s != v:
             bad.append(k)
     if "writes_count" in stm:
@@ -169,21 +180,24 @@ def check(m, writes, events, a):
         stw = {f: (g["count"], g["dur_us"], g["bytes"])
                for f, g in groups.items() if f != "(none)"}
         src = "trace summary --group-by file"
-    print("  per-file writes: pandas %d files, streamtime (%s) %d files"
-          % (len(writes), src, len(stw)))
+    print("  per-file writes: %s %d files, streamtime (%s) %d files"
+          % (who, len(writes), src, len(stw)))
     if stw != writes:
         bad.append("per-file writes")
     with open(a.check_events, newline="") as f:
-        rows = list(csv.DictReader(f))
-    same = len(rows) == len(events) and \
-        [(int(r["ts"]), int(r["dur"]), r["name"], int(r["pid"]),
-          int(r["tid"])) for r in rows] == \
-        [(int(t), int(d), n, int(p), int(i)) for t, d, n, p, i in
-         zip(events["ts"], events["dur"], events["name"], events["pid"],
-             events["tid"])]
-    print("  events of %s: pandas %d rows, streamtime %d rows"
-          % (a.file, len(events), len(rows)))
-    if not same:
+        st_rows = [(int(r["ts"]), int(r["dur"]), r["name"], int(r["pid"]),
+                    int(r["tid"])) for r in csv.DictReader(f)]
+    rows = [(int(t), int(d), n, int(p), int(i)) for t, d, n, p, i in
+            zip(events["ts"], events["dur"], events["name"], events["pid"],
+                events["tid"])]
+    if rel_ts:
+        def rel(rs):
+            t0 = min((r[0] for r in rs), default=0)
+            return sorted((r[0] - t0,) + r[1:] for r in rs)
+        st_rows, rows = rel(st_rows), rel(rows)
+    print("  events of %s: %s %d rows, streamtime %d rows"
+          % (a.file, who, len(rows), len(st_rows)))
+    if rows != st_rows:
         bad.append("events of one file")
     if "file_events" in stm and stm["file_events"] != (len(events) or None):
         bad.append("the count of the events of one file")
