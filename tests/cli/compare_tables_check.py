@@ -27,7 +27,6 @@ import csv
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -36,7 +35,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
 import compare_check as cc  # noqa: E402
 import notebook_ref as ref  # noqa: E402
-from partial_check import CHECKS, FAILS, check, run  # noqa: E402
+from checks import check, report  # noqa: E402
+from partial_check import run  # noqa: E402
 
 DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
 FX = [os.path.join(DF, n) for n in ("posix-old-format.pfw",
@@ -340,9 +340,7 @@ def main():
         errors(tmp, hand)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("compare_tables_check: %d checks, %d failed"
-          % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+    return report("compare_tables_check")
 
 
 if __name__ == "__main__":

@@ -37,17 +37,10 @@ DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
 OLD = os.path.join(DF, "posix-old-format.pfw")
 SMALL = os.path.join(DF, "small.pfw")
 NEW = os.path.join(DF, "cm1-rank0-new-format.pfw.gz")
-FAILS, CHECKS = [], [0]
+from checks import check, report  # noqa: E402
 COLS = ["ts", "dur", "start", "end", "host", "pid", "tid", "name", "cat",
         "file", "bytes"]
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def st(*args, stdin=None):
@@ -456,8 +449,7 @@ def main():
         systrace(tmp)
     finally:
         shutil.rmtree(tmp)
-    print("events_check: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+    return report("events_check")
 
 
 if __name__ == "__main__":

@@ -36,14 +36,7 @@ BIN = os.path.abspath(sys.argv[1])
 DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
 FILES = [os.path.join(DF, f) for f in ("posix-old-format.pfw", "small.pfw",
                                        "cm1-rank0-new-format.pfw.gz")]
-FAILS, CHECKS = [], [0]
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
+from checks import check, report  # noqa: E402
 
 
 def run(*args):
@@ -452,8 +445,7 @@ def main():
     test_events_phase()
     test_errors()
     test_text()
-    print("%d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+    return report("groupby_check")
 
 
 if __name__ == "__main__":

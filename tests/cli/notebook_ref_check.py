@@ -29,14 +29,7 @@ import notebook_ref as ref  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
 DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
-FAILS, CHECKS = [], [0]
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
+from checks import check, report  # noqa: E402
 
 
 CK = "PyTorchCheckpointing.checkpoint"
@@ -237,9 +230,7 @@ def main():
         fixtures()
     finally:
         shutil.rmtree(tmp)
-    print("notebook_ref_check: %d checks, %d failed" % (CHECKS[0],
-                                                        len(FAILS)))
-    return 1 if FAILS else 0
+    return report("notebook_ref_check")
 
 
 if __name__ == "__main__":

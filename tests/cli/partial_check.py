@@ -25,15 +25,8 @@ import compare_check as cc  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
 DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
-FAILS, CHECKS = [], [0]
+from checks import check, report  # noqa: E402
 SHARES = 3
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def run(*args):
@@ -247,8 +240,7 @@ def main():
         body(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("partial_check: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+    return report("partial_check")
 
 
 if __name__ == "__main__":

@@ -25,10 +25,10 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import partial_check as pc  # noqa: E402
+from checks import check, report  # noqa: E402
 
 DF = pc.DF
-FAILS, CHECKS = pc.FAILS, pc.CHECKS
-check, run = pc.check, pc.run
+run = pc.run
 SHARES = 4
 pc.SHARES = SHARES
 
@@ -264,8 +264,7 @@ def main():
         body(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("sum_partial_check: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+    return report("sum_partial_check")
 
 
 if __name__ == "__main__":
