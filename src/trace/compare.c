@@ -1067,12 +1067,8 @@ static int read_one(struct pass *p, st_compare_case *c, size_t fi,
 		p->events++;
 		if ((ret = pass_event(p, c, r, &ev)) < 0)
 			break;
-		if (o->progress && (++tick & 8191) == 0) {
-			uint64_t off = st_pfw_offset(r);
-
-			atomic_fetch_add(&o->progress->bytes, off - seen);
-			seen = off;
-		}
+		if ((++tick & 8191) == 0)
+			trace_progress_add(o->progress, &seen, r, NULL);
 	}
 	if (st_trace_input_close(tf, r, rc, &rerr, ret == 0, o->progress,
 				 seen) < 0)

@@ -590,13 +590,7 @@ static int read_one(struct writer *w, const st_trace_events_opts *o,
 				ret = write_failed(res, err);
 				break;
 			}
-			if (o->progress) {
-				uint64_t off = st_pfw_offset(r);
-
-				atomic_fetch_add(&o->progress->bytes,
-						 off - seen);
-				seen = off;
-			}
+			trace_progress_add(o->progress, &seen, r, NULL);
 		}
 	}
 	if (st_trace_input_close(tf, r, rc, &rerr, !res->limited && ret == 0,

@@ -511,8 +511,10 @@ void trace_progress_add(st_trace_progress *p, uint64_t *seen,
 		atomic_fetch_add(&p->bytes, off - *seen);
 		*seen = off;
 	}
-	atomic_fetch_add(&p->events, *events);
-	*events = 0;
+	if (events) {
+		atomic_fetch_add(&p->events, *events);
+		*events = 0;
+	}
 }
 
 static int read_file(struct worker *w, size_t fi)

@@ -245,7 +245,8 @@ void trace_rmap_release(struct rmap *m);
 /* Does filter F let EV of R through?  1, 0, or -1 out of memory. */
 int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
 		    const st_trace_filter *f, const st_pfw_event *ev);
-/* Tell P (may be NULL) of R's bytes read past *SEEN and of *EVENTS. */
+/* Tell P (may be NULL) of R's bytes read past *SEEN and of *EVENTS (may
+ * be NULL: the events are told when the input is closed). */
 void trace_progress_add(st_trace_progress *p, uint64_t *seen,
 			const st_pfw_reader *r, uint64_t *events);
 
