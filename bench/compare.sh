@@ -29,8 +29,9 @@ keep=""
 
 usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "compare.sh: $*" >&2; exit 1; }
-abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
-isnum() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ]; }
+# abspath, isnum, scratch_dir and mkset
+# shellcheck source=bench/notebook_common.sh
+. "$here/notebook_common.sh"
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -47,19 +48,9 @@ isnum "$runs" || die "--runs takes a positive integer"
 [ -x "$bin" ] || die "no streamtime binary at $bin (meson compile -C build)"
 [ -d "$fix" ] || die "no fixtures at $fix"
 
-if [ -n "$keep" ]; then
-    tmp=$keep
-    mkdir -p "$tmp"
-else
-    tmp=$(mktemp -d)
-    trap 'rm -rf "$tmp"' EXIT
-fi
+scratch_dir
 set_dir="$tmp/set"
-mkdir -p "$set_dir"
-for i in $(seq 1 "$copies"); do
-    ln -sf "$fix/posix-old-format.pfw" "$set_dir/old$i.pfw"
-    ln -sf "$fix/cm1-rank0-new-format.pfw.gz" "$set_dir/cm1-$i.pfw.gz"
-done
+mkset "$set_dir" "$copies"
 cat > "$tmp/metrics.json" <<'EOF'
 [
  {"name": "checkpoint", "filter": "name~PyTorchCheckpointing.checkpoint",
