@@ -5,14 +5,19 @@ query: ASCII filter, json.loads(strict=False), the row dict with its
 interval string and size.  A LOWER BOUND on DFAnalyzer's time for the same
 files (in Dask it reached 10-13 k events/s per worker, issue 8).
 
-  notebook_dfa_lines.py FILE...     prints the X events it built rows for
+  notebook_dfa_lines.py [--stop N] FILE...
+      prints the X events it built rows for (stopping after N of them;
+      bench/trace.sh times the first N)
 """
 import gzip
 import json
 import sys
 
+args, want = sys.argv[1:], 0
+if args[:1] == ["--stop"]:
+    want, args = int(args[1]), args[2:]
 n = 0
-for path in sys.argv[1:]:
+for path in args:
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8", errors="replace") as f:
         for line in f:
@@ -46,4 +51,7 @@ for path in sys.argv[1:]:
             except (ValueError, KeyError):
                 continue
             n += 1
+            if n == want:
+                print(n)
+                sys.exit(0)
 print(n)

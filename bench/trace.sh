@@ -159,50 +159,6 @@ for path in sys.argv[2:]:
                     sys.exit(0)
 print(n)
 EOF
-cat > "$tmp/py_dfanalyzer.py" <<'EOF'
-# DFAnalyzer's per-line work (dfanalyzer/dftracer.py load_objects and
-# io_function), without Dask: ASCII filter, json.loads(strict=False), the
-# row dict with its interval string and size.
-import gzip, json, sys
-want, n = int(sys.argv[1]), 0
-for path in sys.argv[2:]:
-    with gzip.open(path, "rt", encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if not line or line[0] in "[]" or line == "\n":
-                continue
-            d = {}
-            try:
-                uline = "".join([c if ord(c) < 128 else "#" for c in line])
-                val = json.loads(uline, strict=False)
-                for k in ("name", "cat", "pid", "tid"):
-                    if k in val:
-                        d[k] = val[k]
-                args = val.get("args", {})
-                if "hhash" in args:
-                    d["hhash"] = args["hhash"]
-                if val["ph"] != "X":
-                    continue
-                ts, dur = int(val["ts"]), int(val["dur"])
-                d["ts"], d["dur"], d["te"] = ts, dur, ts + dur
-                d["tinterval"] = "[%d,%d]" % (ts, ts + dur)
-                d["trange"] = int(((ts + dur) / 2.0) / 1e6)
-                d["phase"] = 2 if val["cat"] == "POSIX" else 0
-                if "fname" in args:
-                    d["filename"] = args["fname"]
-                if val["cat"] == "POSIX" and "ret" in args:
-                    size = int(args["ret"])
-                    if size > 0 and ("write" in val["name"] or
-                                     ("read" in val["name"] and
-                                      "readdir" not in val["name"])):
-                        d["size"] = size
-            except (ValueError, KeyError):
-                continue
-            n += 1
-            if n == want:
-                print(n)
-                sys.exit(0)
-print(n)
-EOF
 py_df_events=$((py_events / 10))
 [ "$py_df_events" -gt 0 ] || py_df_events=1
 [ "$py_events" -le "$events" ] || py_events=$events
@@ -221,7 +177,7 @@ echo "timing ($runs runs each, medians) ..."
 t_gzip=$(hf gzip "gzip -dc ${gzs[*]}")
 t_gzip2=$(hf gzip2 "bash -c 'printf \"%s\\n\" ${gzs[*]} | xargs -P 2 -n 1 gzip -dc > /dev/null'")
 t_py=$(hf python "$python $tmp/py_loads.py $py_events ${gzs[*]}")
-t_pydf=$(hf python-dfanalyzer "$python $tmp/py_dfanalyzer.py $py_df_events ${gzs[*]}")
+t_pydf=$(hf python-dfanalyzer "$python $here/notebook_dfa_lines.py --stop $py_df_events ${gzs[*]}")
 t_j1=$(hf gz-j1 "$bin trace summary -q -j 1 --out $tmp/s1.txt ${gzs[*]}")
 t_j2=$(hf gz-j2 "$bin trace summary -q -j 2 --out $tmp/s2.txt ${gzs[*]}")
 t_p1=$(hf plain-j1 "$bin trace summary -q -j 1 --out $tmp/s3.txt ${plains[*]}")
