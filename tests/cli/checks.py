@@ -17,3 +17,16 @@ def report(name):
     """Print 'NAME: N checks, M failed'; 1 if any failed, else 0."""
     print("%s: %d checks, %d failed" % (name, CHECKS[0], len(FAILS)))
     return 1 if FAILS else 0
+
+
+def run_in_tmp(name, body):
+    """BODY(TMP) in a new temporary directory, removed after; then
+    report(NAME)."""
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix=name + ".")
+    try:
+        body(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return report(name)

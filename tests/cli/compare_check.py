@@ -26,10 +26,8 @@ usage: compare_check.py STREAMTIME FIXTURES
 import gzip
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(os.path.dirname(HERE), "tools", "notebook_ref.py")
@@ -38,7 +36,7 @@ import notebook_ref as ref  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
 DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
-from checks import check, report  # noqa: E402
+from checks import check, run_in_tmp  # noqa: E402
 
 
 def run(*args, stdin=None):
@@ -198,12 +196,7 @@ def against_ref(mpath, cases, what, jobs=None):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="compare_check.")
-    try:
-        body(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return report("compare_check")
+    return run_in_tmp("compare_check", body)
 
 
 def write(path, text):

@@ -15,17 +15,15 @@ usage: partial_check.py STREAMTIME FIXTURES
 import gzip
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_check as cc  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
 DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
-from checks import check, report  # noqa: E402
+from checks import check, run_in_tmp  # noqa: E402
 SHARES = 3
 
 
@@ -235,12 +233,7 @@ def errors(tmp, mpath, parts, hand):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="partial_check.")
-    try:
-        body(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return report("partial_check")
+    return run_in_tmp("partial_check", body)
 
 
 if __name__ == "__main__":

@@ -19,13 +19,11 @@ usage: sum_partial_check.py STREAMTIME FIXTURES
 """
 import json
 import os
-import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import partial_check as pc  # noqa: E402
-from checks import check, report  # noqa: E402
+from checks import check, run_in_tmp  # noqa: E402
 
 DF = pc.DF
 run = pc.run
@@ -259,12 +257,7 @@ def errors(tmp, shares, allf):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="sum_partial_check.")
-    try:
-        body(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return report("sum_partial_check")
+    return run_in_tmp("sum_partial_check", body)
 
 
 if __name__ == "__main__":
