@@ -15,6 +15,8 @@ build_packages=(
 	gcc libc6-dev meson ninja-build pkg-config
 	# libraries
 	libjansson-dev libpq-dev libcurl4-openssl-dev libcsv-dev zlib1g-dev
+	# ISA-L: .pfw.gz inflated about 3x as fast as by zlib (meson -Disal)
+	libisal-dev
 	# figures: cairo, libpng, and a font Debian ships
 	libcairo2-dev libpng-dev fonts-dejavu-core
 	# the time zone database, read at run time

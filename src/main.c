@@ -5,6 +5,7 @@
 #include "cmd/cmd.h"
 #include "streamtime/atomic.h"
 #include "streamtime/features.h"
+#include "streamtime/pfw.h"
 #include "st_config.h"
 
 /* Sorted by name, as git.c keeps its commands[]. */
@@ -87,6 +88,7 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
 			printf("streamtime %s\n", ST_VERSION);
 			print_features(stdout);
+			printf("inflater: %s\n", st_pfw_inflater());
 			return st_finish_stdout(ST_EXIT_OK);
 		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
 			st_verbosity = -1;

@@ -146,6 +146,8 @@ enum st_pfw_next {
 /* Open PATH (gzip or plain; "-" is standard input).  New reader, or NULL
  * with ERR set: 66 when it is missing or cannot be opened. */
 st_pfw_reader *st_pfw_open(const char *path, st_error *err);
+/* What inflates .pfw.gz in this build: "ISA-L" or "zlib". */
+const char *st_pfw_inflater(void);
 
 /* The next X event or corrupt line.  ST_PFW_ERROR: 65 when the compressed
  * stream is damaged or cut short (the lines before it were returned), 74

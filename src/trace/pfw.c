@@ -5,7 +5,7 @@
  *     files and the hash maps;
  *   - the two line scanners that fill a st_pfw_raw: the fast one for the
  *     flat event shape and jansson for everything else;
- *   - the reader: zlib stream -> lines -> raw fields -> an event, with the
+ *   - the reader: file bytes (zin.c, inflated when gzip) -> lines -> raw fields -> an event, with the
  *     HH/FH/SH maps of the file.
  */
 #include <errno.h>
@@ -16,13 +16,13 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <zlib.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #include "streamtime/pfw.h"
+#include "zin.h"
 
 /* ---- st_strtab ------------------------------------------------------- */
 
@@ -272,6 +272,45 @@ static const char *fast_string(const char *p, const char *e, st_pfw_val *v)
 	return q + 1;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FAST_SWAR 1
+
+/* The digits at P (8 bytes readable), eight at a time: how many of the 8
+ * bytes lead as digits, and *D the bytes minus '0' (the digits' values in
+ * the low bytes). */
+static inline unsigned lead_digits(const char *p, uint64_t *d)
+{
+	uint64_t x, nd;
+
+	memcpy(&x, p, 8);
+	x ^= UINT64_C(0x3030303030303030);
+	/* a byte's top bit: it is not 0..9 (then its low 7 bits + 0x76
+	 * stay below 0x80 and its own top bit is clear) */
+	nd = (((x & UINT64_C(0x7f7f7f7f7f7f7f7f)) +
+	       UINT64_C(0x7676767676767676)) | x) &
+	     UINT64_C(0x8080808080808080);
+	*d = x;
+	return nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+}
+
+/* The value of the first N (1..8) digits of D (lead_digits'). */
+static inline uint64_t digits_value(uint64_t d, unsigned n)
+{
+	d <<= 8 * (8 - n);   /* drop the rest; leading zeros in front */
+	d = d * 10 + (d >> 8);
+	return (((d & UINT64_C(0x000000ff000000ff)) *
+		 (100 + (UINT64_C(1000000) << 32))) +
+		(((d >> 16) & UINT64_C(0x000000ff000000ff)) *
+		 (1 + (UINT64_C(10000) << 32)))) >> 32;
+}
+
+static const uint64_t pow10_8[9] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+};
+#else
+#define FAST_SWAR 0
+#endif
+
 /* An integer at P into V (may be NULL).  NULL for a real, more than 18
  * digits or anything JSON does not allow (a leading zero, a lone '-'). */
 static const char *fast_int(const char *p, const char *e, st_pfw_val *v)
@@ -288,6 +327,21 @@ static const char *fast_int(const char *p, const char *e, st_pfw_val *v)
 	if (p < e && *p == '0') {
 		p++;
 	} else {
+#if FAST_SWAR
+		while (e - p >= 8) {
+			uint64_t dv;
+			unsigned n = lead_digits(p, &dv);
+
+			if (!n)
+				break;
+			if (p - d + n > 18)
+				return NULL;   /* 19 digits may not fit */
+			x = x * (int64_t)pow10_8[n] + (int64_t)digits_value(dv, n);
+			p += n;
+			if (n < 8)
+				goto digits_done;
+		}
+#endif
 		while (p < e && (unsigned)(*p - '0') < 10) {
 			if (p - d == 18)
 				return NULL;   /* 19 digits may not fit */
@@ -295,6 +349,9 @@ static const char *fast_int(const char *p, const char *e, st_pfw_val *v)
 			p++;
 		}
 	}
+#if FAST_SWAR
+digits_done:
+#endif
 	if (p == d)
 		return NULL;
 	if (p < e && (*p == '.' || *p == 'e' || *p == 'E' ||
@@ -735,7 +792,7 @@ struct hash_cache {
 };
 
 struct st_pfw_reader {
-	gzFile gz;
+	st_zin *zin;
 	char *path;
 	char *buf;
 	size_t cap, beg, end;
@@ -797,26 +854,22 @@ st_pfw_reader *st_pfw_open(const char *path, st_error *err)
 	}
 	r->cap = READ_CHUNK;
 	errno = 0;
-	if (strcmp(path, "-") == 0) {
-		int fd = dup(STDIN_FILENO);
-
-		if (fd < 0 || !(r->gz = gzdopen(fd, "rb"))) {
-			if (fd >= 0)
-				close(fd);
+	if (!(r->zin = st_zin_open(path))) {
+		if (strcmp(path, "-") == 0)
 			st_error_set(err, ST_EXIT_NOINPUT, "cannot read standard "
-				     "input: %s", errno ? strerror(errno)
-							: "out of memory");
-			st_pfw_close(r);
-			return NULL;
-		}
-	} else if (!(r->gz = gzopen(path, "rb"))) {
-		st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s", path,
-			     errno ? strerror(errno) : "out of memory");
+				     "input: %s", strerror(errno));
+		else
+			st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s",
+				     path, strerror(errno));
 		st_pfw_close(r);
 		return NULL;
 	}
-	gzbuffer(r->gz, 256u << 10);
 	return r;
+}
+
+const char *st_pfw_inflater(void)
+{
+	return st_zin_inflater();
 }
 
 void st_pfw_close(st_pfw_reader *r)
@@ -825,8 +878,7 @@ void st_pfw_close(st_pfw_reader *r)
 		return;
 	if (r->feed_done)
 		r->feed_done(r->feed_ctx, r);
-	if (r->gz)
-		gzclose_r(r->gz);
+	st_zin_close(r->zin);
 	st_strtab_release(&r->tab);
 	free(r->mapval);
 	free(r->kind);
@@ -843,9 +895,7 @@ const char *st_pfw_str(const st_pfw_reader *r, uint32_t id, size_t *len)
 
 uint64_t st_pfw_offset(const st_pfw_reader *r)
 {
-	z_off64_t o = r->gz ? gzoffset64(r->gz) : 0;
-
-	return o > 0 ? (uint64_t)o : 0;
+	return r->zin ? st_zin_offset(r->zin) : 0;
 }
 
 const st_pfw_stats *st_pfw_stats_get(const st_pfw_reader *r)
@@ -1159,8 +1209,8 @@ int st_pfw_feed(st_pfw_reader *r, const char *line, size_t len,
  * (r->eof set; r->zerr says whether the stream ended badly). */
 static int fill(st_pfw_reader *r)
 {
-	int n, errnum;
-	const char *msg;
+	ssize_t n;
+	const char *what;
 
 	if (r->eof)
 		return -1;
@@ -1184,25 +1234,20 @@ static int fill(st_pfw_reader *r)
 		r->buf = b;
 		r->cap = cap;
 	}
-	n = gzread(r->gz, r->buf + r->end,
-		   (unsigned)(r->cap - r->end > (1u << 30) ? (1u << 30)
-							   : r->cap - r->end));
+	n = st_zin_read(r->zin, r->buf + r->end, r->cap - r->end);
 	if (n > 0) {
 		r->end += (size_t)n;
 		return 0;
 	}
 	r->eof = true;
-	msg = gzerror(r->gz, &errnum);
-	if (n < 0 || (errnum != Z_OK && errnum != Z_STREAM_END)) {
-		if (errnum == Z_ERRNO) {
-			r->zerr = ST_EXIT_IOERR;
-			snprintf(r->zmsg, sizeof(r->zmsg), "read error: %s",
-				 strerror(errno));
-		} else {
-			r->zerr = ST_EXIT_DATAERR;
+	if (n < 0) {
+		r->zerr = st_zin_error(r->zin, &what) == 65 ? ST_EXIT_DATAERR
+							      : ST_EXIT_IOERR;
+		if (r->zerr == ST_EXIT_DATAERR)
 			snprintf(r->zmsg, sizeof(r->zmsg), "damaged gzip data "
-				 "(%s)", msg && *msg ? msg : "unknown error");
-		}
+				 "(%s)", what);
+		else
+			snprintf(r->zmsg, sizeof(r->zmsg), "%s", what);
 	}
 	return -1;
 }

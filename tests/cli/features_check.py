@@ -53,10 +53,12 @@ def built_silent(p, name, prefix):
 
 p = run("--version")
 lines = p.stdout.splitlines()
-check(p.returncode == 0 and len(lines) == 2 and
+check(p.returncode == 0 and len(lines) == 3 and
       lines[0].startswith("streamtime "),
       "--version: exit %d, %r" % (p.returncode, p.stdout))
-words = lines[1].split() if len(lines) == 2 else []
+check(lines[2:] in (["inflater: ISA-L"], ["inflater: zlib"]),
+      "--version does not say what inflates .pfw.gz: %r" % p.stdout)
+words = lines[1].split() if len(lines) == 3 else []
 check(words[:1] == ["features:"] and
       [w[1:] for w in words[1:]] == FEATURES and
       all(w[0] in "+-" for w in words[1:]),

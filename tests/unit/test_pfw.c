@@ -165,6 +165,60 @@ static void test_scan_agree(void **state)
 	}
 }
 
+/* Integers of 1 to 20 digits, signed or not, ending at every distance
+ * from the line's end (the scanner reads 8 digits at a time where 8
+ * bytes remain, one at a time nearer the end): the fast scanner takes
+ * those of at most 18 digits and agrees with jansson on each. */
+static void test_scan_ints(void **state)
+{
+	const char *digits = "98765432109876543210";
+	int taken = 0;
+
+	(void)state;
+	for (int nd = 1; nd <= 20; nd++) {
+		for (int neg = 0; neg < 2; neg++) {
+			for (int pad = 0; pad < 12; pad++) {
+				char line[96];
+				st_pfw_raw a, b;
+				int n, fast, json;
+
+				n = snprintf(line, sizeof(line),
+					     "{\"dur\":1,\"ts\":%s%.*s}%*s",
+					     neg ? "-" : "", nd, digits, pad, "");
+				fast = st_pfw_scan_fast(line, (size_t)n, &a);
+				json = st_pfw_scan_json(line, (size_t)n, &b,
+							NULL, 0);
+				assert_int_equal(fast, nd <= 18);
+				if (nd <= 18)   /* 19 here: above INT64_MAX */
+					assert_int_equal(json, 0);
+				if (fast) {
+					assert_true(st_pfw_raw_equal(&a, &b));
+					assert_int_equal(a.ts.kind, ST_PFW_INT);
+					taken++;
+				}
+				if (json == 0)
+					st_pfw_raw_release(&b);
+			}
+		}
+	}
+	assert_int_equal(taken, 18 * 2 * 12);
+	/* the digits run into what must not follow them */
+	{
+		static const char *const no[] = {
+			"{\"ts\":123456789.5}", "{\"ts\":12345678e3}",
+			"{\"ts\":1234567890123456E1}", "{\"ts\":012345678}",
+			"{\"ts\":-012345678}", "{\"ts\":12345678x}",
+		};
+
+		for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+			st_pfw_raw a;
+
+			assert_int_equal(st_pfw_scan_fast(no[i], strlen(no[i]),
+							  &a), 0);
+		}
+	}
+}
+
 static void test_scan_fields(void **state)
 {
 	const char *l = "{\"name\":\"a\",\"name\":\"write\",\"cat\":\"POSIX\","
@@ -571,6 +625,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strtab),
 		cmocka_unit_test(test_scan_agree),
+		cmocka_unit_test(test_scan_ints),
 		cmocka_unit_test(test_scan_fields),
 		cmocka_unit_test(test_line_trim),
 		cmocka_unit_test(test_old_generation),

@@ -1,0 +1,40 @@
+/* zin.h - an input file's bytes, inflated when it is gzip (SPEC 5.10:
+ * .pfw and .pfw.gz read alike).  Not a public interface. */
+#ifndef STREAMTIME_TRACE_ZIN_H
+#define STREAMTIME_TRACE_ZIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct st_zin st_zin;
+
+/* PATH ("-": a copy of standard input's descriptor) opened for reading,
+ * or NULL with errno set (ENOMEM when out of memory). */
+st_zin *st_zin_open(const char *path);
+void st_zin_close(st_zin *z);
+
+/* Up to N bytes of the content into BUF: their count, 0 at the clean end,
+ * or -1 on an error that st_zin_error describes (each later call returns
+ * -1 again).  A file that starts with gzip's magic is one or more gzip
+ * members, each checked (CRC-32 and length); bytes after a member that do
+ * not start another are ignored, as zlib's gzread does.  Any other file
+ * is passed through as it is. */
+ssize_t st_zin_read(st_zin *z, void *buf, size_t n);
+
+/* What went wrong: 65 (damaged gzip data, *WHAT the reason: "unexpected
+ * end of file", "incorrect data check", ...) or 74 (*WHAT "read error:
+ * STRERROR" or "out of memory").  0 while nothing has. */
+int st_zin_error(const st_zin *z, const char **what);
+
+/* The bytes read from the file so far (compressed, for gzip). */
+uint64_t st_zin_offset(const st_zin *z);
+
+/* Whether the file is gzip (known after the first read). */
+bool st_zin_is_gzip(const st_zin *z);
+
+/* "ISA-L" or "zlib": what inflates. */
+const char *st_zin_inflater(void);
+
+#endif
