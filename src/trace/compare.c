@@ -520,7 +520,10 @@ struct pass {
 	const st_metrics *m;
 	st_strtab tab;        /* every string a key takes, case-wide */
 	struct sums *sums;    /* per metric */
-	struct st_trace_fcache *fc;   /* per metric, per reader */
+	/* the metrics' distinct filters, ST_TRACE_FSET_MAX to a set */
+	struct st_trace_fset *fs;
+	size_t nfs;
+	uint64_t *fmask;      /* per set: the event's answers */
 	uint32_t *gid;        /* per reader string id: case id + 1 */
 	size_t gcap;          /* of gid and every derived gid */
 	struct derived der[ST_TRACE_KEYS_MAX * 4];
@@ -539,8 +542,8 @@ struct pass {
 	/* per metric, per key component: a string id (else a number) */
 	bool (*cstr)[MAX_COMPS];
 	st_trace_keys *keys;  /* per metric: its by keys, then its per */
-	size_t *same;         /* per metric: the first with the same filter */
-	int8_t *ok;           /* per metric: the event's answer */
+	int *fbit;            /* per metric: its filter's number in the sets,
+			       * -1 no filter */
 	/* events metrics: per metric a writer (NULL for the others), and
 	 * where the rows of the file being read go (NULL: a temporary file
 	 * to make, into tmp[metric]) */
@@ -688,24 +691,54 @@ static bool filter_same(const st_trace_filter *a, const st_trace_filter *b)
 	return true;
 }
 
+/* The metrics' filters into P's sets, a filter the same as an earlier
+ * metric's sharing its number.  0, -1 out of memory. */
+static int pass_filters(struct pass *p, const st_metrics *m)
+{
+	size_t nf = 0;
+
+	if (!(p->fbit = malloc(m->n * sizeof(*p->fbit))))
+		return -1;
+	for (size_t i = 0; i < m->n; i++) {
+		size_t j;
+
+		p->fbit[i] = -1;
+		if (!m->v[i].filter.n)
+			continue;
+		for (j = 0; j < i; j++)
+			if (p->fbit[j] >= 0 &&
+			    filter_same(&m->v[j].filter, &m->v[i].filter))
+				break;
+		p->fbit[i] = j < i ? p->fbit[j] : (int)nf++;
+	}
+	p->nfs = (nf + ST_TRACE_FSET_MAX - 1) / ST_TRACE_FSET_MAX;
+	if (p->nfs && (!(p->fs = calloc(p->nfs, sizeof(*p->fs))) ||
+		       !(p->fmask = calloc(p->nfs, sizeof(*p->fmask))))) {
+		p->nfs = 0;
+		return -1;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		int b = p->fbit[i];
+
+		if (b >= 0 && (size_t)b % ST_TRACE_FSET_MAX ==
+			      p->fs[b / ST_TRACE_FSET_MAX].n)
+			st_trace_fset_add(&p->fs[b / ST_TRACE_FSET_MAX],
+					  &m->v[i].filter);
+	}
+	return 0;
+}
+
 static int pass_init(struct pass *p, const st_metrics *m)
 {
 	memset(p, 0, sizeof(*p));
 	p->m = m;
 	st_strtab_init(&p->tab);
 	if (!(p->sums = calloc(m->n, sizeof(*p->sums))) ||
-	    !(p->fc = calloc(m->n, sizeof(*p->fc))) ||
 	    !(p->dslot = calloc(m->n * ST_TRACE_KEYS_MAX, 1)) ||
 	    !(p->cstr = calloc(m->n, sizeof(*p->cstr))) ||
 	    !(p->keys = calloc(m->n, sizeof(*p->keys))) ||
-	    !(p->same = calloc(m->n, sizeof(*p->same))) ||
-	    !(p->ok = calloc(m->n, sizeof(*p->ok))))
+	    pass_filters(p, m) < 0)
 		return -1;
-	for (size_t i = 0; i < m->n; i++)
-		for (p->same[i] = 0; p->same[i] < i; p->same[i]++)
-			if (filter_same(&m->v[p->same[i]].filter,
-					&m->v[i].filter))
-				break;
 	for (size_t i = 0; i < m->n; i++) {
 		st_trace_keys *k = &p->keys[i];
 		size_t w = 0;
@@ -760,18 +793,18 @@ static void pass_release(struct pass *p)
 	for (size_t i = 0; p->m && i < p->m->n; i++) {
 		if (p->sums)
 			sums_release(&p->sums[i]);
-		if (p->fc)
-			st_trace_fcache_release(&p->fc[i]);
 	}
+	for (size_t i = 0; i < p->nfs; i++)
+		st_trace_fset_release(&p->fs[i]);
+	free(p->fs);
+	free(p->fmask);
 	free(p->sums);
-	free(p->fc);
 	free(p->dslot);
 	free(p->phid);
 	free(p->phases);
 	free(p->cstr);
 	free(p->keys);
-	free(p->same);
-	free(p->ok);
+	free(p->fbit);
 	for (size_t i = 0; p->rows && i < p->m->n; i++)
 		st_trace_rows_free(p->rows[i]);
 	free(p->rows);
@@ -927,8 +960,9 @@ static void pass_reader(struct pass *p)
 	for (size_t d = 0; d < p->nder; d++)
 		if (p->der[d].gid)
 			memset(p->der[d].gid, 0, p->gcap * sizeof(uint32_t));
+	for (size_t i = 0; i < p->nfs; i++)
+		st_trace_fset_reader(&p->fs[i]);
 	for (size_t i = 0; i < p->m->n; i++) {
-		st_trace_fcache_release(&p->fc[i]);
 		p->sums[i].last = 0;
 		if (p->rows && p->rows[i])
 			st_trace_rows_reader(p->rows[i]);
@@ -980,20 +1014,18 @@ static int pass_event(struct pass *p, const st_compare_case *c,
 		top = ev->file;
 	if (pass_room(p, top) < 0)
 		return -1;
+	for (size_t i = 0; i < p->nfs; i++)
+		if (st_trace_fset_eval(&p->fs[i], r, ev, &p->fmask[i]) < 0)
+			return -1;
 	for (size_t i = 0; i < p->m->n; i++) {
 		const st_metric *m = &p->m->v[i];
-		const st_trace_filter *f = m->filter.n ? &m->filter : NULL;
 		size_t w = 0;
 		int64_t v;
-		int ok = p->same[i] < i ? p->ok[p->same[i]] :
-			 st_trace_fcache_keep(&p->fc[i], f, r, ev);
+		int b = p->fbit[i];
 
-		p->ok[i] = (int8_t)ok;
-		if (ok <= 0) {
-			if (ok < 0)
-				return -1;
+		if (b >= 0 && !(p->fmask[b / ST_TRACE_FSET_MAX] >>
+				(b % ST_TRACE_FSET_MAX) & 1))
 			continue;
-		}
 		if (m->events && put_row(p, i, r, ev) < 0)
 			return -1;
 		for (size_t j = 0; j < p->keys[i].n; j++) {

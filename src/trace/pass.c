@@ -95,6 +95,133 @@ int st_trace_fcache_keep(struct st_trace_fcache *c, const st_trace_filter *f,
 	return 1;
 }
 
+/* ---- many filters at once ------------------------------------------- */
+
+#define FSET_KNOWN (UINT64_C(1) << 63)
+
+/* The field (name, cat, host, file) a term is on, or -1 for a number. */
+static int term_field(const st_trace_term *t)
+{
+	enum st_trace_field fl = t->field;
+
+	if (fl == ST_TRACE_BASENAME || fl == ST_TRACE_PATTERN)
+		fl = ST_TRACE_FILE;
+	return fl <= ST_TRACE_FILE ? (int)fl : -1;
+}
+
+int st_trace_fset_add(struct st_trace_fset *s, const st_trace_filter *f)
+{
+	uint64_t bit;
+	int j;
+
+	if (s->n == ST_TRACE_FSET_MAX)
+		return -1;
+	j = (int)s->n++;
+	bit = UINT64_C(1) << j;
+	s->f[j] = f;
+	s->all |= bit;
+	for (size_t i = 0; i < f->n; i++) {
+		int k = term_field(&f->v[i]);
+
+		if (k < 0)
+			s->nums |= bit;
+		else
+			s->has[k] |= bit;
+	}
+	for (int k = 0; k < 4; k++)
+		if (!(s->has[k] & bit) ||
+		    st_trace_filter_field(f, (enum st_trace_field)k, NULL, 0))
+			s->none_ok[k] |= bit;
+	for (int k = 0; k < 4; k++)
+		if (s->ok[k])
+			memset(s->ok[k], 0, s->cap * sizeof(*s->ok[k]));
+	return j;
+}
+
+void st_trace_fset_reader(struct st_trace_fset *s)
+{
+	for (int k = 0; k < 4; k++)
+		if (s->ok[k])
+			memset(s->ok[k], 0, s->cap * sizeof(*s->ok[k]));
+}
+
+void st_trace_fset_release(struct st_trace_fset *s)
+{
+	for (int k = 0; k < 4; k++)
+		free(s->ok[k]);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Room for string id ID in the answers (new room: not yet).  0, -1. */
+static int fset_room(struct st_trace_fset *s, uint32_t id)
+{
+	size_t cap = s->cap ? s->cap : 1024;
+
+	while (cap <= id)
+		cap *= 2;
+	for (int k = 0; k < 4; k++) {
+		uint64_t *v = realloc(s->ok[k], cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		memset(v + s->cap, 0, (cap - s->cap) * sizeof(*v));
+		s->ok[k] = v;
+	}
+	s->cap = cap;
+	return 0;
+}
+
+/* The answers of the filters on field K for string ID of R. */
+static uint64_t fset_field(const struct st_trace_fset *s,
+			   const st_pfw_reader *r, int k, uint32_t id)
+{
+	uint64_t a = (s->all & ~s->has[k]) | FSET_KNOWN;
+	size_t len;
+	const char *str = st_pfw_str(r, id, &len);
+
+	for (uint64_t b = s->has[k]; b; b &= b - 1) {
+		int j = __builtin_ctzll(b);
+
+		if (st_trace_filter_field(s->f[j], (enum st_trace_field)k, str,
+					  len))
+			a |= UINT64_C(1) << j;
+	}
+	return a;
+}
+
+int st_trace_fset_eval(struct st_trace_fset *s, const st_pfw_reader *r,
+		       const st_pfw_event *ev, uint64_t *mask)
+{
+	const uint32_t ids[4] = { ev->name, ev->cat, ev->host, ev->file };
+	uint64_t m = s->all;
+
+	for (int k = 0; k < 4; k++) {
+		uint32_t id = ids[k];
+		uint64_t a;
+
+		if (!s->has[k])
+			continue;
+		if (id == ST_PFW_NONE) {
+			m &= s->none_ok[k];
+			continue;
+		}
+		if (id >= s->cap && fset_room(s, id) < 0)
+			return -1;
+		if (!(a = s->ok[k][id]))
+			a = s->ok[k][id] = fset_field(s, r, k, id);
+		m &= a;
+	}
+	for (uint64_t b = m & s->nums; b; b &= b - 1) {
+		int j = __builtin_ctzll(b);
+
+		if (!st_trace_filter_nums(s->f[j], ev->pid, ev->tid, ev->ts,
+					  ev->dur, ev->bytes))
+			m &= ~(UINT64_C(1) << j);
+	}
+	*mask = m & ~FSET_KNOWN;
+	return 0;
+}
+
 st_pfw_reader *st_trace_input_open(st_trace_file *tf, const char *path,
 				   const st_trace_source *src, bool *oom)
 {

@@ -38,6 +38,36 @@ void st_trace_fcache_release(struct st_trace_fcache *c);
 int st_trace_fcache_keep(struct st_trace_fcache *c, const st_trace_filter *f,
 			 const st_pfw_reader *r, const st_pfw_event *ev);
 
+/* Up to ST_TRACE_FSET_MAX filters asked of each event at once (trace
+ * compare's metrics): bit j of an answer is filter j's.  Their answers on
+ * a string field are kept per string id of the reader, as a fcache keeps
+ * one filter's, so an event costs one lookup per field the filters test,
+ * whatever their number.  Zeroed is empty. */
+#define ST_TRACE_FSET_MAX 63
+
+struct st_trace_fset {
+	const st_trace_filter *f[ST_TRACE_FSET_MAX];
+	size_t n;
+	uint64_t all;         /* the n bits */
+	uint64_t has[4];      /* filters with terms on name, cat, host, file */
+	uint64_t none_ok[4];  /* answers for an event without the field */
+	uint64_t nums;        /* filters with a term on a number */
+	uint64_t *ok[4];      /* per string id: answers | FSET_KNOWN, 0 not
+			       * yet */
+	size_t cap;
+};
+
+/* F (not NULL) as the set's next filter: its bit, or -1 when the set is
+ * full. */
+int st_trace_fset_add(struct st_trace_fset *s, const st_trace_filter *f);
+/* A new reader: forget the answers by string id. */
+void st_trace_fset_reader(struct st_trace_fset *s);
+void st_trace_fset_release(struct st_trace_fset *s);
+/* The answers of every filter of S for EV, an event of R, into *MASK.
+ * 0, or -1 when memory runs out. */
+int st_trace_fset_eval(struct st_trace_fset *s, const st_pfw_reader *r,
+		       const st_pfw_event *ev, uint64_t *mask);
+
 /* Open PATH as input record TF (through SRC's opener when it has one,
  * else st_pfw_open).  The reader, or NULL when it cannot be opened: then
  * TF's err_code and err_text say why, and *OOM is set when even that

@@ -491,25 +491,93 @@ static st_pfw_val *top_field(st_pfw_raw *raw, const char *k, size_t n)
 	}
 }
 
+/* What a key of the event (depth 0) or of its args (depth 1) stands for:
+ * a field's offset in st_pfw_raw, or one of these. */
+#define KEY_SKIP (-1)
+#define KEY_ARGS (-2)
+
+static int key_what(bool top, const char *k, size_t n)
+{
+	st_pfw_raw base;
+	st_pfw_val *f;
+
+	if (top && KEY_IS(k, n, "args"))
+		return KEY_ARGS;
+	f = top ? top_field(&base, k, n) : args_field(&base, k, n);
+	return f ? (int)((char *)f - (char *)&base) : KEY_SKIP;
+}
+
+/* The keys of the last lines read on this thread, by depth and position
+ * in their object: DFTracer writes every event's keys in one order, so
+ * the bytes at a key are most often `"key":` as in the line before.
+ * Matching those bytes (both quotes and the colon included, so that no
+ * other key matches) says what the key is without scanning it. */
+#define MEMO_KEYS 16
+#define MEMO_LEN 16
+
+struct key_memo {
+	_Alignas(16) char text[2][MEMO_KEYS][MEMO_LEN];
+	uint8_t len[2][MEMO_KEYS];       /* 0: nothing kept */
+	int16_t what[2][MEMO_KEYS];
+};
+
+static _Thread_local struct key_memo memo;
+
+/* Do the LEN (1..16) bytes of the memo at M start P (16 bytes readable)? */
+static inline bool memo_match(const char *p, const char *m, unsigned len)
+{
+#if defined(__SSE2__)
+	__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i b = _mm_load_si128((const __m128i *)(const void *)m);
+	unsigned want = (1u << len) - 1;
+
+	return ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) & want) ==
+	       want;
+#else
+	return memcmp(p, m, len) == 0;
+#endif
+}
+
 /* The members of an object at P (its '{'): TOP for the event, else args. */
 static const char *fast_object(const char *p, const char *e, st_pfw_raw *raw,
 			       bool top)
 {
 	bool seen_args = false;
+	int depth = top ? 0 : 1;
 
 	p = skip_ws(p + 1, e);
 	if (p < e && *p == '}')
 		return p + 1;
-	for (;;) {
-		st_pfw_val key, *field;
+	for (unsigned i = 0;; i++) {
+		unsigned n = i < MEMO_KEYS ? memo.len[depth][i] : 0;
+		int what;
 
-		if (p >= e || *p != '"' || !(p = fast_string(p, e, &key)))
-			return NULL;
+		if (n && e - p >= MEMO_LEN &&
+		    memo_match(p, memo.text[depth][i], n)) {
+			what = memo.what[depth][i];
+			p += n;
+		} else {
+			st_pfw_val key;
+			const char *k0 = p;
+
+			if (p >= e || *p != '"' ||
+			    !(p = fast_string(p, e, &key)))
+				return NULL;
+			what = key_what(top, key.s, key.n);
+			if (p < e && *p == ':' && i < MEMO_KEYS &&
+			    (size_t)(p + 1 - k0) <= MEMO_LEN) {
+				memcpy(memo.text[depth][i], k0,
+				       (size_t)(p + 1 - k0));
+				memo.len[depth][i] = (uint8_t)(p + 1 - k0);
+				memo.what[depth][i] = (int16_t)what;
+			}
+			p = skip_ws(p, e);
+			if (p >= e || *p != ':')
+				return NULL;
+			p++;
+		}
 		p = skip_ws(p, e);
-		if (p >= e || *p != ':')
-			return NULL;
-		p = skip_ws(p + 1, e);
-		if (top && KEY_IS(key.s, key.n, "args")) {
+		if (what == KEY_ARGS) {
 			if (seen_args)
 				return NULL;   /* jansson keeps the last one */
 			seen_args = true;
@@ -519,11 +587,11 @@ static const char *fast_object(const char *p, const char *e, st_pfw_raw *raw,
 			} else {
 				p = fast_skip(p, e, 1);
 			}
-		} else if ((field = top ? top_field(raw, key.s, key.n)
-				       : args_field(raw, key.s, key.n))) {
-			p = fast_value(p, e, field, top ? 1 : 2);
+		} else if (what >= 0) {
+			p = fast_value(p, e, (st_pfw_val *)(void *)
+				       ((char *)raw + what), depth + 1);
 		} else {
-			p = fast_skip(p, e, top ? 1 : 2);
+			p = fast_skip(p, e, depth + 1);
 		}
 		if (!p)
 			return NULL;

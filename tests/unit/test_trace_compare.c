@@ -228,6 +228,71 @@ static void test_reduce_edges_threads(void **state)
 	jobs = 1;
 }
 
+/* More distinct filters than one set holds (63; here 140, so three
+ * sets), mixing terms on strings and on numbers, one of them repeated:
+ * each metric's count or sum against the events counted here. */
+static void test_many_filters(void **state)
+{
+	enum { NEV = 300, NM = 140 };
+	char p1[64], line[256];
+	const char *paths[1] = { p1 };
+	char *text = calloc(NEV, sizeof(line)), *mt = calloc(NM + 1, 128);
+	size_t tn = 0, mn = 0;
+	st_metrics m;
+	st_compare_case c;
+
+	(void)state;
+	assert_non_null(text);
+	assert_non_null(mt);
+	for (int e = 0; e < NEV; e++)
+		tn += (size_t)snprintf(text + tn, sizeof(line),
+			"{\"name\":\"%s\",\"cat\":\"POSIX\",\"pid\":1,"
+			"\"tid\":1,\"ts\":%d,\"dur\":%d,\"ph\":\"X\","
+			"\"args\":{%s%d%s}}\n", e % 2 ? "write" : "read",
+			e, e % 150, e % 4 < 2 ? "\"fname\":\"/a/f" : "\"x\":",
+			e % 7, e % 4 < 2 ? "\"" : "");
+	trace_file(p1, text);
+	mn += (size_t)snprintf(mt + mn, 128, "[");
+	for (int i = 0; i < NM; i++)
+		mn += (size_t)snprintf(mt + mn, 128,
+			i % 3 == 0 ? "{\"name\":\"m%d\",\"filter\":[\"name=read\","
+				     "\"dur>=%d\"],\"value\":\"count\"},"
+			: i % 3 == 1 ? "{\"name\":\"m%d\",\"filter\":[\"file^/a/\","
+				       "\"dur>=%d\"],\"value\":\"count\"},"
+			: "{\"name\":\"m%d\",\"filter\":\"dur<%d\","
+			  "\"value\":\"dur\"},", i, i);
+	snprintf(mt + mn, 128, "{\"name\":\"again\",\"filter\":[\"file^/a/\","
+		 "\"dur>=4\"],\"value\":\"count\"}]");
+	compute(mt, paths, 1, &m, &c);
+	assert_int_equal(c.events, NEV);
+	for (int i = 0; i <= NM; i++) {
+		int k = i < NM ? i : 4;
+		int64_t want = 0;
+
+		for (int e = 0; e < NEV; e++) {
+			int dur = e % 150;
+
+			if (k % 3 == 0 && e % 2 == 0 && dur >= k)
+				want++;
+			else if (k % 3 == 1 && e % 4 < 2 && dur >= k)
+				want++;
+			else if (k % 3 == 2 && dur < k)
+				want += dur;
+		}
+		if (!want && k % 3 != 2) {
+			assert_false(c.res[i].has);
+			continue;
+		}
+		assert_true(c.res[i].has || want == 0);
+		assert_int_equal(c.res[i].v, want);
+	}
+	st_compare_case_release(&c);
+	st_metrics_release(&m);
+	unlink(p1);
+	free(text);
+	free(mt);
+}
+
 /* A by metric: a row per by key, each reduced over its own per keys,
  * sorted by the key as shown; "host" without a value is "(none)", pid
  * without a host "?:PID"; the same by key in two files is one row. */
@@ -631,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_load_missing),
 		cmocka_unit_test(test_reduce_edges),
 		cmocka_unit_test(test_reduce_edges_threads),
+		cmocka_unit_test(test_many_filters),
 		cmocka_unit_test(test_by_rows),
 		cmocka_unit_test(test_events_stream),
 		cmocka_unit_test(test_missing_input),
