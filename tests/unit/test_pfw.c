@@ -219,6 +219,73 @@ static void test_scan_ints(void **state)
 	}
 }
 
+/* Lines one after another whose keys differ from the line before's at
+ * the same places (the scanner recognises a key by the bytes of the
+ * line before): each agrees with jansson. */
+static void test_scan_memo(void **state)
+{
+	static const char *const lines[] = {
+		"{\"id\":1,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,"
+		"\"tid\":2,\"ts\":3,\"dur\":4,\"ph\":\"X\",\"args\":{"
+		"\"hhash\":5,\"fhash\":6,\"ret\":7}}",
+		"{\"id\":1,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,"
+		"\"tid\":2,\"ts\":3,\"dur\":4,\"ph\":\"X\",\"args\":{"
+		"\"hhash\":5,\"fhash\":6,\"ret\":7}}",
+		/* "name" where "name" was: then nbme, name2, nam */
+		"{\"id\":1,\"nbme\":\"read\",\"cat\":\"POSIX\",\"pid\":1}",
+		"{\"id\":1,\"name2\":\"read\",\"cat\":\"POSIX\",\"pid\":1}",
+		"{\"id\":1,\"nam\":\"read\",\"cat\":\"POSIX\",\"pid\":1}",
+		"{\"id\":1,\"name\" : \"read\",\"cat\":\"POSIX\",\"pid\":1}",
+		"{\"id\":1,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1}",
+		"{\"id\":1,\"name\" :\"read\",\"cat\":\"POSIX\",\"pid\":1}",
+		/* keys swapped, args where pid was, args' keys swapped */
+		"{\"id\":1,\"cat\":\"POSIX\",\"name\":\"read\",\"args\":{"
+		"\"ret\":7,\"hhash\":5,\"fhash\":6},\"pid\":1}",
+		"{\"args\":{\"fhash\":6,\"ret\":7,\"hhash\":5},\"id\":1,"
+		"\"cat\":\"POSIX\",\"name\":\"read\",\"pid\":1}",
+		/* a key longer than what is kept, twice */
+		"{\"a_key_longer_than_sixteen\":1,\"name\":\"x\"}",
+		"{\"a_key_longer_than_sixteen\":2,\"name\":\"y\"}",
+		/* "args" where a field was: an args object is read as args */
+		"{\"id\":1,\"args\":{\"ret\":1},\"name\":\"z\"}",
+		/* a key that escapes: jansson's */
+		"{\"id\":1,\"n\\u0061me\":\"read\"}",
+		"{\"id\":1,\"name\":\"read\"}",
+		/* the same bytes at the end of the line: too short to match */
+		"{\"id\":1}",
+		"{\"id\":2}",
+		/* a key, then a key of the same bytes and no colon */
+		"{\"id\":1,\"name\":\"a\"}",
+		"{\"id\":1,\"name\"}",
+	};
+
+	(void)state;
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+			size_t len = strlen(lines[i]);
+			st_pfw_raw a, b;
+			int fast = st_pfw_scan_fast(lines[i], len, &a);
+			int json = st_pfw_scan_json(lines[i], len, &b, NULL, 0);
+
+			if (json < 0) {
+				assert_int_equal(fast, 0);
+				continue;
+			}
+			if (fast) {
+				if (!st_pfw_raw_equal(&a, &b)) {
+					print_error("line %zu: %s\n", i,
+						    lines[i]);
+					fail();
+				}
+			} else {
+				/* only the escaped key is jansson's */
+				assert_non_null(strstr(lines[i], "\\u"));
+			}
+			st_pfw_raw_release(&b);
+		}
+	}
+}
+
 static void test_scan_fields(void **state)
 {
 	const char *l = "{\"name\":\"a\",\"name\":\"write\",\"cat\":\"POSIX\","
@@ -626,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_strtab),
 		cmocka_unit_test(test_scan_agree),
 		cmocka_unit_test(test_scan_ints),
+		cmocka_unit_test(test_scan_memo),
 		cmocka_unit_test(test_scan_fields),
 		cmocka_unit_test(test_line_trim),
 		cmocka_unit_test(test_old_generation),
