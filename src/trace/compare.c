@@ -523,7 +523,6 @@ struct pass {
 	/* the metrics' distinct filters, ST_TRACE_FSET_MAX to a set */
 	struct st_trace_fset *fs;
 	size_t nfs;
-	uint64_t *fmask;      /* per set: the event's answers */
 	uint32_t *gid;        /* per reader string id: case id + 1 */
 	size_t gcap;          /* of gid and every derived gid */
 	struct derived der[ST_TRACE_KEYS_MAX * 4];
@@ -544,6 +543,10 @@ struct pass {
 	st_trace_keys *keys;  /* per metric: its by keys, then its per */
 	int *fbit;            /* per metric: its filter's number in the sets,
 			       * -1 no filter */
+	/* the metrics an event goes to, as bits of mw words: those without
+	 * a filter, those of each filter, the event's */
+	size_t mw;
+	uint64_t *m_all, *m_of, *m_ev;
 	/* events metrics: per metric a writer (NULL for the others), and
 	 * where the rows of the file being read go (NULL: a temporary file
 	 * to make, into tmp[metric]) */
@@ -711,17 +714,27 @@ static int pass_filters(struct pass *p, const st_metrics *m)
 				break;
 		p->fbit[i] = j < i ? p->fbit[j] : (int)nf++;
 	}
+	p->mw = (m->n + 63) / 64;
+	if (!(p->m_all = calloc(p->mw, sizeof(uint64_t))) ||
+	    !(p->m_ev = calloc(p->mw, sizeof(uint64_t))) ||
+	    (nf && !(p->m_of = calloc(nf * p->mw, sizeof(uint64_t)))))
+		return -1;
 	p->nfs = (nf + ST_TRACE_FSET_MAX - 1) / ST_TRACE_FSET_MAX;
-	if (p->nfs && (!(p->fs = calloc(p->nfs, sizeof(*p->fs))) ||
-		       !(p->fmask = calloc(p->nfs, sizeof(*p->fmask))))) {
+	if (p->nfs && !(p->fs = calloc(p->nfs, sizeof(*p->fs)))) {
 		p->nfs = 0;
 		return -1;
 	}
 	for (size_t i = 0; i < m->n; i++) {
 		int b = p->fbit[i];
+		uint64_t bit = UINT64_C(1) << (i % 64);
 
-		if (b >= 0 && (size_t)b % ST_TRACE_FSET_MAX ==
-			      p->fs[b / ST_TRACE_FSET_MAX].n)
+		if (b < 0) {
+			p->m_all[i / 64] |= bit;
+			continue;
+		}
+		p->m_of[(size_t)b * p->mw + i / 64] |= bit;
+		if ((size_t)b % ST_TRACE_FSET_MAX ==
+		    p->fs[b / ST_TRACE_FSET_MAX].n)
 			st_trace_fset_add(&p->fs[b / ST_TRACE_FSET_MAX],
 					  &m->v[i].filter);
 	}
@@ -797,7 +810,6 @@ static void pass_release(struct pass *p)
 	for (size_t i = 0; i < p->nfs; i++)
 		st_trace_fset_release(&p->fs[i]);
 	free(p->fs);
-	free(p->fmask);
 	free(p->sums);
 	free(p->dslot);
 	free(p->phid);
@@ -805,6 +817,9 @@ static void pass_release(struct pass *p)
 	free(p->cstr);
 	free(p->keys);
 	free(p->fbit);
+	free(p->m_all);
+	free(p->m_of);
+	free(p->m_ev);
 	for (size_t i = 0; p->rows && i < p->m->n; i++)
 		st_trace_rows_free(p->rows[i]);
 	free(p->rows);
@@ -1014,18 +1029,27 @@ static int pass_event(struct pass *p, const st_compare_case *c,
 		top = ev->file;
 	if (pass_room(p, top) < 0)
 		return -1;
-	for (size_t i = 0; i < p->nfs; i++)
-		if (st_trace_fset_eval(&p->fs[i], r, ev, &p->fmask[i]) < 0)
+	memcpy(p->m_ev, p->m_all, p->mw * sizeof(*p->m_ev));
+	for (size_t f = 0; f < p->nfs; f++) {
+		uint64_t b;
+
+		if (st_trace_fset_eval(&p->fs[f], r, ev, &b) < 0)
 			return -1;
-	for (size_t i = 0; i < p->m->n; i++) {
+		for (; b; b &= b - 1) {
+			const uint64_t *of = p->m_of + (f * ST_TRACE_FSET_MAX +
+				(size_t)__builtin_ctzll(b)) * p->mw;
+
+			for (size_t w = 0; w < p->mw; w++)
+				p->m_ev[w] |= of[w];
+		}
+	}
+	for (size_t mi = 0; mi < p->mw * 64; mi += 64)
+	for (uint64_t bits = p->m_ev[mi / 64]; bits; bits &= bits - 1) {
+		size_t i = mi + (size_t)__builtin_ctzll(bits);
 		const st_metric *m = &p->m->v[i];
 		size_t w = 0;
 		int64_t v;
-		int b = p->fbit[i];
 
-		if (b >= 0 && !(p->fmask[b / ST_TRACE_FSET_MAX] >>
-				(b % ST_TRACE_FSET_MAX) & 1))
-			continue;
 		if (m->events && put_row(p, i, r, ev) < 0)
 			return -1;
 		for (size_t j = 0; j < p->keys[i].n; j++) {
