@@ -159,7 +159,7 @@ write_metrics "$tmp/metrics.json"
 write_notebook "$tmp/metrics.json" "$tmp/notebook.json"
 nb_events=$(events_of "$tmp/nb")
 machine_line
-echo "streamtime: $bin ($(git -C "$root" rev-parse --short HEAD))"
+echo "streamtime: $bin ($(git -C "$root" rev-parse --short HEAD), $("$bin" --version | tail -1))"
 echo "python: $(/usr/bin/python3 -c 'import sys, dask, distributed, pandas; print(sys.version.split()[0], "dask", dask.__version__, "distributed", distributed.__version__, "pandas", pandas.__version__)')"
 echo "set: $set_line, $nb_events events; drill-down file $file"
 

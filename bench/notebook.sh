@@ -88,7 +88,7 @@ read -r big_read big_disk big_files < <(bytes_read "$tmp/big")
 nb_events=$(events_of "$tmp/nb")
 big_events=$(events_of "$tmp/big")
 machine_line
-echo "streamtime: $bin ($(git -C "$root" rev-parse --short HEAD))"
+echo "streamtime: $bin ($(git -C "$root" rev-parse --short HEAD), $("$bin" --version | tail -1))"
 echo "notebook set: $nb_files files, $nb_events events, $nb_read bytes as read (links to $nb_disk bytes on disk)"
 echo "memory set:   $big_files files, $big_events events, $big_read bytes as read (links to $big_disk bytes on disk)"
 
