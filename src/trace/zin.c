@@ -332,7 +332,9 @@ ssize_t st_zin_read(st_zin *z, void *buf, size_t n)
 		if (z->beg == z->end && fill(z) < 0)
 			return -1;
 		if (inf_run(z, out, n, &got, &end) < 0)
-			return -1;
+			/* the bytes made before the error first, as gzread
+			 * gives them; the error at the next call */
+			return got ? (ssize_t)got : -1;
 		if (end)
 			z->between = true;
 		if (got)

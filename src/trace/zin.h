@@ -17,7 +17,8 @@ void st_zin_close(st_zin *z);
 
 /* Up to N bytes of the content into BUF: their count, 0 at the clean end,
  * or -1 on an error that st_zin_error describes (each later call returns
- * -1 again).  A file that starts with gzip's magic is one or more gzip
+ * -1 again; the bytes inflated before a damaged spot come first, so the
+ * error may be set when a count is returned).  A file that starts with gzip's magic is one or more gzip
  * members, each checked (CRC-32 and length); bytes after a member that do
  * not start another are ignored, as zlib's gzread does.  Any other file
  * is passed through as it is. */

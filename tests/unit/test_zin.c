@@ -357,6 +357,8 @@ static void test_cut_at_every_byte(void **state)
 	}
 	assert_int_equal(cuts, gz.n - 2);
 	assert_true(errors >= cuts - 3);   /* clean: the member's end, +1 */
+	free(t.p);
+	free(gz.p);
 }
 
 /* Every byte flipped in turn: when gzread fails zin fails (65), and
