@@ -410,6 +410,47 @@ static void test_flip_every_byte(void **state)
 	free(gz.p);
 }
 
+/* A member whose first megabyte is good and whose next block is of the
+ * invalid type 3, read with a buffer that holds everything: the good
+ * megabyte comes out before the error, so that the lines before the
+ * damage count.  (Returning -1 for the call that met the error lost it.) */
+static void test_damage_after_good_bytes(void **state)
+{
+	struct buf t = text(1000000, 8), gz = { 0 };
+	z_stream zs = { 0 };
+	unsigned char *chunk = malloc(1 << 21);
+	struct got g, ref;
+	const char *p;
+
+	(void)state;
+	assert_non_null(chunk);
+	assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8,
+				      Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = t.p;
+	zs.avail_in = (uInt)t.n;
+	zs.next_out = chunk;
+	zs.avail_out = 1 << 21;
+	/* the blocks so far, ended on a byte boundary */
+	assert_int_equal(deflate(&zs, Z_FULL_FLUSH), Z_OK);
+	assert_int_equal(zs.avail_in, 0);
+	buf_add(&gz, chunk, (1 << 21) - zs.avail_out);
+	deflateEnd(&zs);
+	/* BFINAL 1, BTYPE 11: no such block */
+	buf_add(&gz, "\x07\0\0\0\0\0\0\0\0", 9);
+	g = by_zin(p = put("damaged.gz", &gz), 1 << 22);
+	ref = by_gzread(p);
+	assert_int_equal(ref.err, 1);
+	assert_int_equal(g.err, 65);
+	/* all of the good megabyte (gzread gives 983,040 bytes of it) */
+	assert_int_equal(g.b.n, t.n);
+	assert_memory_equal(g.b.p, t.p, t.n);
+	free(g.b.p);
+	free(ref.b.p);
+	free(t.p);
+	free(gz.p);
+	free(chunk);
+}
+
 static void test_read_error_and_missing(void **state)
 {
 	char sub[128];
@@ -444,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_trailing_bytes),
 		cmocka_unit_test(test_cut_at_every_byte),
 		cmocka_unit_test(test_flip_every_byte),
+		cmocka_unit_test(test_damage_after_good_bytes),
 		cmocka_unit_test(test_read_error_and_missing),
 	};
 
