@@ -18,9 +18,9 @@
  * path.  A line ending in "," (a trace in JSON array form) is read without
  * its comma.
  *
- * The reader streams through zlib (gzread reads plain files unchanged) in
- * memory bounded by the longest line (at most ST_PFW_MAX_LINE) and the
- * distinct strings of the file.
+ * The reader streams the file (inflated by ISA-L or zlib when it is gzip,
+ * src/trace/zin.c) in memory bounded by the longest line (at most
+ * ST_PFW_MAX_LINE) and the distinct strings of the file.
  */
 #ifndef STREAMTIME_PFW_H
 #define STREAMTIME_PFW_H
@@ -161,7 +161,8 @@ uint64_t st_pfw_bad_line(const st_pfw_reader *r, const char **why);
 /* String ID of R's table (borrowed until st_pfw_close). */
 const char *st_pfw_str(const st_pfw_reader *r, uint32_t id, size_t *len);
 
-/* Bytes of the file consumed so far (compressed bytes for gzip). */
+/* Bytes read from the file so far (compressed bytes for gzip; up to
+ * 256 KiB ahead of the lines returned): for progress. */
 uint64_t st_pfw_offset(const st_pfw_reader *r);
 
 const st_pfw_stats *st_pfw_stats_get(const st_pfw_reader *r);

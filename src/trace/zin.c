@@ -5,7 +5,9 @@
  * ST_ZIN_ZLIB.  On DFTracer traces igzip inflates about three times as
  * fast as zlib and its CRC-32 is folded in; zlib stays for platforms
  * without ISA-L.  Both check each member's CRC-32 and length, so a
- * damaged stream is an error with either.
+ * damaged stream is an error with either.  For ISA-L the gzip header is
+ * read here, byte by byte across reads: ISA-L's own reading of it goes
+ * wrong when the header comes in two pieces (intel/isa-l#224).
  */
 #include "zin.h"
 
@@ -24,10 +26,10 @@
 #include <isa-l/igzip_lib.h>
 #else
 #define ZIN_ISAL 0
-#include <zlib.h>
 #endif
+#include <zlib.h>
 
-#define IN_CHUNK (256u << 10)
+#define IN_CHUNK ST_ZIN_CHUNK
 
 struct st_zin {
 	int fd;
@@ -43,6 +45,13 @@ struct st_zin {
 	uint64_t offset;
 #if ZIN_ISAL
 	struct inflate_state *st;
+	/* the member's gzip header, read here: ISA-L misreads one that comes
+	 * in two pieces (intel/isa-l#224) */
+	int hstate;              /* H_*: the part being read */
+	uint8_t hflags;
+	uint8_t hfix[10];
+	size_t hleft;            /* bytes left of the part */
+	uint32_t hcrc;           /* CRC-32 of the header so far */
 #else
 	z_stream zs;
 	bool zs_init;
@@ -96,12 +105,94 @@ static int fill(st_zin *z)
 
 #if ZIN_ISAL
 
+enum { H_FIXED, H_XLEN, H_EXTRA, H_NAME, H_COMMENT, H_HCRC, H_DONE };
+
+#define FHCRC 0x02
+#define FEXTRA 0x04
+#define FNAME 0x08
+#define FCOMMENT 0x10
+
 static int inf_begin(st_zin *z)
 {
 	if (!z->st && !(z->st = malloc(sizeof(*z->st))))
 		return (int)fail(z, 74, "out of memory");
 	isal_inflate_init(z->st);
-	z->st->crc_flag = ISAL_GZIP;
+	/* raw deflate, its CRC-32 and length checked against the trailer */
+	z->st->crc_flag = ISAL_GZIP_NO_HDR_VER;
+	z->hstate = H_FIXED;
+	z->hleft = 10;
+	z->hcrc = (uint32_t)crc32(0, Z_NULL, 0);
+	return 0;
+}
+
+/* The part after the one that ended (RFC 1952: the fixed ten bytes, then
+ * as the flags say an extra field, a name, a comment, a header CRC). */
+static void header_next(st_zin *z)
+{
+	for (z->hstate++; z->hstate < H_DONE; z->hstate++) {
+		if ((z->hstate == H_XLEN && (z->hflags & FEXTRA)) ||
+		    (z->hstate == H_EXTRA && z->hleft) ||
+		    (z->hstate == H_NAME && (z->hflags & FNAME)) ||
+		    (z->hstate == H_COMMENT && (z->hflags & FCOMMENT)) ||
+		    (z->hstate == H_HCRC && (z->hflags & FHCRC)))
+			break;
+	}
+	if (z->hstate == H_XLEN || z->hstate == H_HCRC)
+		z->hleft = 2;
+}
+
+/* Read what the unused raw bytes hold of the member's header.  0 (maybe
+ * not all of it yet), or -1 when it is damaged. */
+static int header_read(st_zin *z)
+{
+	while (z->hstate != H_DONE && z->beg < z->end) {
+		unsigned char b = z->in[z->beg++];
+		uint32_t crc = z->hcrc;
+
+		z->hcrc = (uint32_t)crc32(z->hcrc, &b, 1);
+		switch (z->hstate) {
+		case H_FIXED:
+			z->hfix[10 - z->hleft] = b;
+			if (--z->hleft)
+				break;
+			/* the magic was seen before the member began */
+			if (z->hfix[2] != 8)
+				return (int)fail(z, 65, "unknown compression "
+						 "method");
+			z->hflags = z->hfix[3];
+			if (z->hflags & 0xe0)
+				return (int)fail(z, 65, "unknown header flags "
+						 "set");
+			header_next(z);
+			break;
+		case H_XLEN:
+			z->hfix[2 - z->hleft] = b;
+			if (--z->hleft)
+				break;
+			z->hleft = (size_t)z->hfix[0] | (size_t)z->hfix[1] << 8;
+			header_next(z);
+			break;
+		case H_EXTRA:
+			if (!--z->hleft)
+				header_next(z);
+			break;
+		case H_NAME:
+		case H_COMMENT:
+			if (!b)
+				header_next(z);
+			break;
+		case H_HCRC:
+			z->hfix[2 - z->hleft] = b;
+			z->hcrc = crc;   /* the CRC's own bytes are not in it */
+			if (--z->hleft)
+				break;
+			if (((uint32_t)z->hfix[0] | (uint32_t)z->hfix[1] << 8) !=
+			    (z->hcrc & 0xffff))
+				return (int)fail(z, 65, "header crc mismatch");
+			header_next(z);
+			break;
+		}
+	}
 	return 0;
 }
 
@@ -131,9 +222,14 @@ static int inf_run(st_zin *z, unsigned char *out, size_t n, size_t *got,
 		   bool *end)
 {
 	struct inflate_state *s = z->st;
-	size_t avail = z->end - z->beg;
+	size_t avail;
 	int rc;
 
+	*got = 0;
+	*end = false;
+	if (z->hstate != H_DONE && (header_read(z) < 0 || z->hstate != H_DONE))
+		return z->err ? -1 : 0;
+	avail = z->end - z->beg;
 	s->next_in = z->in + z->beg;
 	s->avail_in = (uint32_t)avail;
 	s->next_out = out;
@@ -162,8 +258,8 @@ const char *st_zin_inflater(void)
 static int inf_begin(st_zin *z)
 {
 	if (z->zs_init)
-		return inflateReset(&z->zs) == Z_OK ? 0
-		       : (int)fail(z, 74, "out of memory");
+		return inflateReset(&z->zs) == Z_OK ? 0   /* cannot fail */
+		       : (int)fail(z, 74, "inflater state lost");
 	if (inflateInit2(&z->zs, 15 + 16) != Z_OK)
 		return (int)fail(z, 74, "out of memory");
 	z->zs_init = true;
@@ -258,17 +354,6 @@ static bool magic_at(const st_zin *z)
 	       z->in[z->beg + 1] == 0x8b;
 }
 
-/* A member starts at the unused bytes (its magic seen): the inflater set
- * for it.  The flags byte is checked here because ISA-L ignores the
- * reserved bits that zlib refuses.  0, or -1. */
-static int member_begin(st_zin *z)
-{
-	if (want(z, 4) < 0)
-		return -1;
-	if (z->end - z->beg >= 4 && (z->in[z->beg + 3] & 0xe0))
-		return (int)fail(z, 65, "unknown header flags set");
-	return inf_begin(z);
-}
 
 static ssize_t read_plain(st_zin *z, unsigned char *out, size_t n)
 {
@@ -307,7 +392,7 @@ ssize_t st_zin_read(st_zin *z, void *buf, size_t n)
 			return -1;
 		z->started = true;
 		z->gz = magic_at(z);
-		if (z->gz && member_begin(z) < 0)
+		if (z->gz && inf_begin(z) < 0)
 			return -1;
 	}
 	if (!z->gz)
@@ -325,7 +410,7 @@ ssize_t st_zin_read(st_zin *z, void *buf, size_t n)
 				z->done = true;
 				return 0;
 			}
-			if (member_begin(z) < 0)
+			if (inf_begin(z) < 0)
 				return -1;
 			z->between = false;
 		}

@@ -10,6 +10,9 @@
 
 typedef struct st_zin st_zin;
 
+/* What one read(2) asks of the file. */
+#define ST_ZIN_CHUNK (256u << 10)
+
 /* PATH ("-": a copy of standard input's descriptor) opened for reading,
  * or NULL with errno set (ENOMEM when out of memory). */
 st_zin *st_zin_open(const char *path);

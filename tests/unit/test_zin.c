@@ -293,6 +293,70 @@ static void test_header_fields(void **state)
 	free(gz.p);
 }
 
+/* A member whose header (every optional field) straddles the end of a
+ * read(2): the first member is made to end K bytes before ST_ZIN_CHUNK,
+ * for K inside the fixed part, the extra field, the name, the comment and
+ * the header CRC.  (ISA-L's own header reading misread such a header.) */
+static void test_header_split_across_reads(void **state)
+{
+	struct buf t = text(3000, 9), noise = { 0 };
+	unsigned char extra[] = { 'S', 'T', 4, 0, 1, 2, 3, 4 };
+	gz_header h = { 0 };
+	unsigned seed = 1;
+	size_t len, over;
+	int tried = 0;
+
+	(void)state;
+	/* bytes deflate cannot shrink: the member's size follows its length */
+	while (noise.n < ST_ZIN_CHUNK) {
+		unsigned char b;
+
+		seed = seed * 1103515245u + 12345u;
+		b = (unsigned char)(seed >> 16);
+		buf_add(&noise, &b, 1);
+	}
+	h.extra = extra;
+	h.extra_len = sizeof(extra);
+	h.name = (Bytef *)"a-name";
+	h.comment = (Bytef *)"a comment";
+	h.hcrc = 1;
+	{
+		/* what a member adds to such bytes (blocks' heads, the
+		 * header and trailer): the same for lengths this close */
+		struct buf one = { 0 };
+
+		gz_member(&one, noise.p, ST_ZIN_CHUNK - 100);
+		over = one.n - (ST_ZIN_CHUNK - 100);
+		free(one.p);
+	}
+	for (size_t k = 1; k <= 40; k++) {
+		struct buf gz = { 0 }, first = { 0 };
+		struct got g;
+
+		/* noise whose member ends K bytes before the chunk */
+		len = ST_ZIN_CHUNK - k - over;
+		gz_member(&first, noise.p, len);
+		if (first.n != ST_ZIN_CHUNK - k) {
+			free(first.p);
+			continue;
+		}
+		buf_add(&gz, first.p, first.n);
+		gz_member_hdr(&gz, t.p, t.n, &h);
+		g = by_zin(put("split.gz", &gz), 1 << 20);
+		assert_int_equal(g.err, 0);
+		assert_int_equal(g.b.n, len + t.n);
+		assert_memory_equal(g.b.p, noise.p, len);
+		assert_memory_equal(g.b.p + len, t.p, t.n);
+		tried++;
+		free(g.b.p);
+		free(gz.p);
+		free(first.p);
+	}
+	assert_true(tried >= 30);
+	free(t.p);
+	free(noise.p);
+}
+
 /* Bytes after the last member that do not start another are ignored, as
  * by gzread; a second magic followed by garbage is damaged data. */
 static void test_trailing_bytes(void **state)
@@ -482,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_one_member_any_chunk),
 		cmocka_unit_test(test_members_concatenated),
 		cmocka_unit_test(test_header_fields),
+		cmocka_unit_test(test_header_split_across_reads),
 		cmocka_unit_test(test_trailing_bytes),
 		cmocka_unit_test(test_cut_at_every_byte),
 		cmocka_unit_test(test_flip_every_byte),
