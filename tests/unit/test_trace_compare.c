@@ -234,9 +234,24 @@ static void test_reduce_edges_threads(void **state)
 static void test_many_filters(void **state)
 {
 	enum { NEV = 300, NM = 140 };
+	/* counts over the 300 events: name read (even e) or write (odd);
+	 * a file /a/f<e % 7> when e % 4 < 2, else none; no host */
+	static const struct {
+		const char *filter;
+		int64_t want;
+	} more[] = {
+		{ "\"file!^/a/\"", 150 },          /* the events without a file */
+		{ "\"basename=f3\"", 21 },         /* e % 4 < 2, e % 7 == 3 */
+		{ "\"pattern=f*\"", 150 },
+		{ "\"pattern!=f*\"", 150 },
+		{ "\"host=h\"", 0 },
+		{ "\"host!=h\"", 300 },
+		{ "[\"name!=read\",\"file^/a/\"]", 75 },   /* e % 4 == 1 */
+		{ "[\"basename$3\",\"dur<100\"]", 14 },
+	};
 	char p1[64], line[256];
 	const char *paths[1] = { p1 };
-	char *text = calloc(NEV, sizeof(line)), *mt = calloc(NM + 1, 128);
+	char *text = calloc(NEV, sizeof(line)), *mt = calloc(NM + 10, 128);
 	size_t tn = 0, mn = 0;
 	st_metrics m;
 	st_compare_case c;
@@ -261,9 +276,26 @@ static void test_many_filters(void **state)
 				       "\"dur>=%d\"],\"value\":\"count\"},"
 			: "{\"name\":\"m%d\",\"filter\":\"dur<%d\","
 			  "\"value\":\"dur\"},", i, i);
-	snprintf(mt + mn, 128, "{\"name\":\"again\",\"filter\":[\"file^/a/\","
-		 "\"dur>=4\"],\"value\":\"count\"}]");
+	mn += (size_t)snprintf(mt + mn, 128, "{\"name\":\"again\",\"filter\":"
+			       "[\"file^/a/\",\"dur>=4\"],\"value\":\"count\"},");
+	/* negations, basename and pattern terms, a field no event has */
+	for (size_t x = 0; x < sizeof(more) / sizeof(more[0]); x++)
+		mn += (size_t)snprintf(mt + mn, 128, "{\"name\":\"x%zu\","
+				       "\"filter\":%s,\"value\":\"count\"}%s",
+				       x, more[x].filter,
+				       x + 1 < sizeof(more) / sizeof(more[0])
+				       ? "," : "]");
 	compute(mt, paths, 1, &m, &c);
+	for (size_t x = 0; x < sizeof(more) / sizeof(more[0]); x++) {
+		const st_metric_result *r = &c.res[NM + 1 + x];
+
+		if (r->has ? r->v != more[x].want : more[x].want != 0) {
+			print_error("%s: %lld, not %lld\n", more[x].filter,
+				    r->has ? (long long)r->v : -1LL,
+				    (long long)more[x].want);
+			fail();
+		}
+	}
 	assert_int_equal(c.events, NEV);
 	for (int i = 0; i <= NM; i++) {
 		int k = i < NM ? i : 4;
