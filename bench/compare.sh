@@ -81,8 +81,13 @@ compare = [bin_, "trace", "compare", "-q", "--metrics", tmp + "/metrics.json",
 
 
 def t(cmd):
+    # stderr kept: the set's unrelated-runs warning, once per run, would
+    # drown the table (it shows once above); printed if the command fails
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True)
+    p = subprocess.run(cmd, stderr=subprocess.PIPE)
+    if p.returncode:
+        sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd),
+                                          p.stderr.decode(errors="replace")))
     return time.perf_counter() - t0
 
 
