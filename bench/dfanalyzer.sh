@@ -167,18 +167,24 @@ echo "set: $set_line, $nb_events events; drill-down file $file"
 st_all() { st_one "$tmp/nb" "$tmp/nb"; st_cmds "$tmp/nb" "$tmp/nb"; }
 names=("the one pass (the whole notebook)" "trace compare (12 metrics)"
        "trace summary --group-by file (writes)" "trace events --format csv (one file)")
-declare -A st_times st_cpu
+declare -A st_times st_cpu st_busy
+# The machine's busy CPU time (every process: user, nice, system, irq,
+# softirq) in clock ticks, to see what else ran beside the one pass.
+busy() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+hz=$(getconf CLK_TCK)
 st_round() {  # LABEL: R runs of each command (a warm-up first)
-    local cmd i w
+    local cmd i w b0
     for i in 0 1 2 3; do
         cmd=$(st_all | sed -n "$((i + 1))p")
         # shellcheck disable=SC2086
         $cmd 2>/dev/null   # warm-up
         for _ in $(seq 1 "$runs"); do
+            b0=$(busy)
             # shellcheck disable=SC2086
             read -r w _ < <(rss $cmd)
             st_times[$1$i]="${st_times[$1$i]:-} $w"
             st_cpu[$1$i]="${st_cpu[$1$i]:-} $(cpu_last)"
+            [ "$i" -gt 0 ] || st_busy[$1]="${st_busy[$1]:-} $(awk -v a="$b0" -v b="$(busy)" -v hz="$hz" 'BEGIN {printf "%.2f", (b - a) / hz}')"
         done
     done
     echo "  streamtime round $1 done, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -191,9 +197,12 @@ check_one_three "$tmp/nb"
 # One run of each command after each of DFAnalyzer's timed runs, its
 # cluster idle: each pair sees about the same load.  A line per round:
 # milliseconds and CPU seconds of each command.
-rm -f "$tmp/st_between.txt"
+rm -f "$tmp/st_between.txt" "$tmp/st_between_busy.txt"
 {
     echo 'set -e'
+    echo "busy() { awk '/^cpu /{print \$2 + \$3 + \$4 + \$7 + \$8}' /proc/stat; }"
+    # shellcheck disable=SC2016
+    echo 'b0=$(busy)'
     st_all | while read -r cmd; do
         # shellcheck disable=SC2016
         printf 't0=$(date +%%s%%N); /usr/bin/time -f "%%U %%S" -o %s %s 2>/dev/null; t1=$(date +%%s%%N)\n' \
@@ -201,6 +210,10 @@ rm -f "$tmp/st_between.txt"
         # shellcheck disable=SC2016
         printf 'printf "%%s %%s " $(( (t1 - t0) / 1000000 )) $(awk '"'"'{printf "%%.3f", $1 + $2}'"'"' %s) >> %s\n' \
             "$tmp/between_time.txt" "$tmp/st_between.txt"
+        # after the first command (the one pass): the machine's busy time
+        # shellcheck disable=SC2016
+        printf '[ -z "$b0" ] || { awk -v a="$b0" -v b="$(busy)" -v hz=%s '"'"'BEGIN {printf "%%.2f\\n", (b - a) / hz}'"'"' >> %s; b0=; }\n' \
+            "$hz" "$tmp/st_between_busy.txt"
     done
     echo "echo >> $tmp/st_between.txt"
 } > "$tmp/st_once.sh"
@@ -222,6 +235,8 @@ echo "streamtime, after DFAnalyzer ($runs runs of each command) ..."
 st_round after
 check_one_three "$tmp/nb"
 
+echo "  the machine's busy CPU time while the one pass ran (s, every process, streamtime's own included):" \
+     "before${st_busy[before]}; between$(tr '\n' ' ' < "$tmp/st_between_busy.txt" | sed 's/^/ /; s/ $//'); after${st_busy[after]}"
 for i in 0 1 2 3; do
     echo "  streamtime ${names[$i]} (s): before${st_times[before$i]};" \
          "between$(awk -v c="$i" '{printf " %.3f", $(2 * c + 1) / 1000}' "$tmp/st_between.txt");" \

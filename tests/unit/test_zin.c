@@ -32,6 +32,8 @@ struct buf {
 
 static void buf_add(struct buf *b, const void *p, size_t n)
 {
+	if (!n)
+		return;
 	if (b->n + n > b->cap) {
 		b->cap = (b->n + n) * 2 + 64;
 		b->p = realloc(b->p, b->cap);
@@ -98,7 +100,8 @@ static char *put(const char *name, const struct buf *b)
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "wb");
 	assert_non_null(f);
-	assert_int_equal(fwrite(b->p, 1, b->n, f), b->n);
+	if (b->n)   /* an empty buf has no bytes, p may be NULL */
+		assert_int_equal(fwrite(b->p, 1, b->n, f), b->n);
 	assert_int_equal(fclose(f), 0);
 	return path;
 }
@@ -158,7 +161,8 @@ static struct got by_gzread(const char *path)
 
 static bool is_prefix(const struct buf *a, const struct buf *whole)
 {
-	return a->n <= whole->n && memcmp(a->p, whole->p, a->n) == 0;
+	return a->n <= whole->n &&
+	       (!a->n || memcmp(a->p, whole->p, a->n) == 0);
 }
 
 static void test_plain_passes_through(void **state)
@@ -461,7 +465,9 @@ static void test_flip_every_byte(void **state)
 				bad++;
 			} else if (k >= 2) {
 				assert_int_equal(g.b.n, ref.b.n);
-				assert_memory_equal(g.b.p, ref.b.p, g.b.n);
+				if (g.b.n)
+					assert_memory_equal(g.b.p, ref.b.p,
+							    g.b.n);
 			}
 			free(g.b.p);
 			free(ref.b.p);
