@@ -168,23 +168,21 @@ st_all() { st_one "$tmp/nb" "$tmp/nb"; st_cmds "$tmp/nb" "$tmp/nb"; }
 names=("the one pass (the whole notebook)" "trace compare (12 metrics)"
        "trace summary --group-by file (writes)" "trace events --format csv (one file)")
 declare -A st_times st_cpu st_busy
-# The machine's busy CPU time (every process: user, nice, system, irq,
-# softirq) in clock ticks, to see what else ran beside the one pass.
-busy() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+# the machine's busy CPU time while the one pass runs (bench/notebook_common.sh
+# busy): what else ran beside it
 hz=$(getconf CLK_TCK)
 st_round() {  # LABEL: R runs of each command (a warm-up first)
-    local cmd i w b0
+    local cmd i w
     for i in 0 1 2 3; do
         cmd=$(st_all | sed -n "$((i + 1))p")
         # shellcheck disable=SC2086
         $cmd 2>/dev/null   # warm-up
         for _ in $(seq 1 "$runs"); do
-            b0=$(busy)
             # shellcheck disable=SC2086
             read -r w _ < <(rss $cmd)
             st_times[$1$i]="${st_times[$1$i]:-} $w"
             st_cpu[$1$i]="${st_cpu[$1$i]:-} $(cpu_last)"
-            [ "$i" -gt 0 ] || st_busy[$1]="${st_busy[$1]:-} $(awk -v a="$b0" -v b="$(busy)" -v hz="$hz" 'BEGIN {printf "%.2f", (b - a) / hz}')"
+            [ "$i" -gt 0 ] || st_busy[$1]="${st_busy[$1]:-} $(awk -v t="$(cat "$tmp/busy.txt")" -v hz="$hz" 'BEGIN {printf "%.2f", t / hz}')"
         done
     done
     echo "  streamtime round $1 done, load $(cut -d' ' -f1-3 /proc/loadavg)"

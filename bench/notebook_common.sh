@@ -115,12 +115,19 @@ sys.exit(1 if bad else 0)
 EOF
 }
 
-rss() {  # COMMAND...: runs it under /usr/bin/time -v; prints "wall_s rss_kb"
-    local t0 t1
+# The machine's busy CPU time (every process: user, nice, system, irq,
+# softirq), in clock ticks.
+busy() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+
+rss() {  # COMMAND...: runs it under /usr/bin/time -v; prints "wall_s rss_kb";
+    # the machine's busy ticks meanwhile into $tmp/busy.txt
+    local t0 t1 b0
+    b0=$(busy)
     t0=$(date +%s%N)
     /usr/bin/time -v -o "$tmp/time.txt" "$@" >"$tmp/out.txt" 2>"$tmp/err.txt" ||
         { cat "$tmp/err.txt" >&2; die "failed: $*"; }
     t1=$(date +%s%N)
+    echo $(( $(busy) - b0 )) > "$tmp/busy.txt"
     python3 - "$tmp/time.txt" "$t0" "$t1" <<'EOF'
 import re, sys
 t = open(sys.argv[1]).read()
