@@ -478,6 +478,54 @@ def usage_errors(tmp):
         shutil.rmtree(nd, ignore_errors=True)
 
 
+RACE_WORKLOAD = """
+import os, sys, threading
+def loop(names):
+    for _ in range(int(sys.argv[1])):
+        for n in names:
+            fd = os.open(n, os.O_RDONLY)
+            os.read(fd, 100)
+            os.close(fd)
+ts = [threading.Thread(target=loop, args=(sys.argv[2:4],)),
+      threading.Thread(target=loop, args=(sys.argv[4:6],))]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+"""
+
+
+def close_path_race(tmp):
+    """close_forgot_other_threads_file: io.bt forgot an fd's path at
+    close's exit, by which time another thread's openat could have been
+    given the same fd; that thread's reads then had no file (about 4 % of
+    the reads here before the fix).  Two threads of one process open,
+    read and close four files 3,000 times each: every read must name
+    its file."""
+    d = os.path.join(tmp, "race")
+    os.makedirs(d)
+    files = []
+    for i in range(4):
+        files.append(os.path.join(d, "f%d.bin" % i))
+        with open(files[-1], "wb") as f:
+            f.write(os.urandom(5000))
+    script = os.path.join(d, "work.py")
+    with open(script, "w") as f:
+        f.write(RACE_WORKLOAD)
+    out = os.path.join(d, "rec")
+    p = record(out, [sys.executable, script, "3000"] + files, tracers="io")
+    if not check(p.returncode == 0, "close race: exit %d, stderr %s" %
+                 (p.returncode, p.stderr[-500:])):
+        return
+    reads, bad = parse_calls(os.path.join(out, "trace_read.out"), "read")
+    check(not bad, "close race: lines that do not parse: %r" % bad[:3])
+    ours = [c for c in reads if c["ret"] == 100]
+    named = sum(1 for c in ours if c["path"] in files)
+    check(len(ours) == 12000 and named == len(ours),
+          "close_forgot_other_threads_file: %d of %d reads of 100 bytes "
+          "name their file (12000 made)" % (named, len(ours)))
+
+
 def main():
     if os.geteuid() != 0:
         setup_rule.missing(TEST, "trace record's tracers need root")
@@ -491,6 +539,7 @@ def main():
         interrupted_run(tmp)
         killed_run(tmp)
         usage_errors(tmp)
+        close_path_race(tmp)
     finally:
         if not FAILS:
             shutil.rmtree(tmp, ignore_errors=True)
