@@ -165,8 +165,12 @@ def fresh_clone(tmp):
     """The tracked files of data/ and docs/ copied without their mtimes (as
     a git clone leaves them), and build/ pointing at the binary's."""
     repo = os.path.join(tmp, "repo")
-    files = subprocess.run(["git", "-C", ROOT, "ls-files", "data", "docs"],
-                           capture_output=True, text=True).stdout.split()
+    try:
+        files = subprocess.run(["git", "-C", ROOT, "ls-files", "data",
+                                "docs"], capture_output=True,
+                               text=True).stdout.split()
+    except FileNotFoundError:   # no git (a fresh Debian minbase has none)
+        files = []
     if not files:       # not a git checkout: every file of data/ and docs/
         for top in ("data", "docs"):
             for d, _, names in os.walk(os.path.join(ROOT, top)):

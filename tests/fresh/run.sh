@@ -64,7 +64,9 @@ for m in proc sys dev dev/pts dev/shm; do
 	mkdir -p "$root/$m"
 	case $m in
 	proc) mount -t proc proc "$root/proc" ;;
-	sys) mount -t sysfs sys "$root/sys" ;;
+	# the host's /sys with what is mounted under it: slurmd needs the
+	# cgroup hierarchy of /sys/fs/cgroup, which a fresh sysfs lacks
+	sys) mount --rbind /sys "$root/sys" ;;
 	*) mount --bind "/$m" "$root/$m" ;;
 	esac
 	mounted+=("$root/$m")
