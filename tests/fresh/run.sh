@@ -51,7 +51,10 @@ cleanup() {
 	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
 		umount -l "${mounted[$i]}" 2>/dev/null || true
 	done
-	[ "${ST_FRESH_KEEP:-0}" = 1 ] && echo "kept $root" >&2 || rm -rf "$work"
+	# --one-file-system: should an unmount have failed, never into the
+	# host's /sys or /dev through the root
+	[ "${ST_FRESH_KEEP:-0}" = 1 ] && echo "kept $root" >&2 ||
+		rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
 cp -a "$base" "$root"
