@@ -541,8 +541,6 @@ struct pass {
 	/* per metric, per key component: a string id (else a number) */
 	bool (*cstr)[MAX_COMPS];
 	st_trace_keys *keys;  /* per metric: its by keys, then its per */
-	int *fbit;            /* per metric: its filter's number in the sets,
-			       * -1 no filter */
 	/* the metrics an event goes to, as bits of mw words: those without
 	 * a filter, those of each filter, the event's */
 	size_t mw;
@@ -699,33 +697,36 @@ static bool filter_same(const st_trace_filter *a, const st_trace_filter *b)
 static int pass_filters(struct pass *p, const st_metrics *m)
 {
 	size_t nf = 0;
+	/* per metric: its filter's number in the sets, -1 no filter */
+	int *fbit = malloc(m->n * sizeof(*fbit));
+	int ret = -1;
 
-	if (!(p->fbit = malloc(m->n * sizeof(*p->fbit))))
+	if (!fbit)
 		return -1;
 	for (size_t i = 0; i < m->n; i++) {
 		size_t j;
 
-		p->fbit[i] = -1;
+		fbit[i] = -1;
 		if (!m->v[i].filter.n)
 			continue;
 		for (j = 0; j < i; j++)
-			if (p->fbit[j] >= 0 &&
+			if (fbit[j] >= 0 &&
 			    filter_same(&m->v[j].filter, &m->v[i].filter))
 				break;
-		p->fbit[i] = j < i ? p->fbit[j] : (int)nf++;
+		fbit[i] = j < i ? fbit[j] : (int)nf++;
 	}
 	p->mw = (m->n + 63) / 64;
 	if (!(p->m_all = calloc(p->mw, sizeof(uint64_t))) ||
 	    !(p->m_ev = calloc(p->mw, sizeof(uint64_t))) ||
 	    (nf && !(p->m_of = calloc(nf * p->mw, sizeof(uint64_t)))))
-		return -1;
+		goto out;
 	p->nfs = (nf + ST_TRACE_FSET_MAX - 1) / ST_TRACE_FSET_MAX;
 	if (p->nfs && !(p->fs = calloc(p->nfs, sizeof(*p->fs)))) {
 		p->nfs = 0;
-		return -1;
+		goto out;
 	}
 	for (size_t i = 0; i < m->n; i++) {
-		int b = p->fbit[i];
+		int b = fbit[i];
 		uint64_t bit = UINT64_C(1) << (i % 64);
 
 		if (b < 0) {
@@ -738,7 +739,10 @@ static int pass_filters(struct pass *p, const st_metrics *m)
 			st_trace_fset_add(&p->fs[b / ST_TRACE_FSET_MAX],
 					  &m->v[i].filter);
 	}
-	return 0;
+	ret = 0;
+out:
+	free(fbit);
+	return ret;
 }
 
 static int pass_init(struct pass *p, const st_metrics *m)
@@ -816,7 +820,6 @@ static void pass_release(struct pass *p)
 	free(p->phases);
 	free(p->cstr);
 	free(p->keys);
-	free(p->fbit);
 	free(p->m_all);
 	free(p->m_of);
 	free(p->m_ev);

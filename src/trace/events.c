@@ -547,7 +547,7 @@ static int read_one(struct writer *w, const st_trace_events_opts *o,
 		    st_error *err)
 {
 	st_trace_file *tf = &res->files_in[fi];
-	struct st_trace_fcache fc = { 0 };
+	struct st_trace_fset fs = { 0 };
 	st_pfw_reader *r;
 	st_pfw_event ev;
 	st_error rerr;
@@ -557,8 +557,11 @@ static int read_one(struct writer *w, const st_trace_events_opts *o,
 
 	if (!(r = st_trace_input_open(tf, path, o->src, &oom)))
 		return oom ? OOM(err) : 0;
+	if (o->filter && o->filter->n)
+		st_trace_fset_add(&fs, o->filter);
 	st_trace_rows_reader(w);
 	while ((rc = st_pfw_next(r, &ev, &rerr)) > 0) {
+		uint64_t keep = 1;
 		int k;
 
 		if (rc == ST_PFW_BAD) {
@@ -571,11 +574,11 @@ static int read_one(struct writer *w, const st_trace_events_opts *o,
 			continue;
 		}
 		res->events++;
-		if ((k = st_trace_fcache_keep(&fc, o->filter, r, &ev)) < 0) {
+		if (fs.n && st_trace_fset_eval(&fs, r, &ev, &keep) < 0) {
 			ret = OOM(err);
 			break;
 		}
-		if (!k)
+		if (!keep)
 			continue;
 		if ((k = st_trace_rows_put(w, r, &ev)) < 0) {
 			ret = k == -1 ? OOM(err) : write_failed(res, err);
@@ -596,7 +599,7 @@ static int read_one(struct writer *w, const st_trace_events_opts *o,
 	if (st_trace_input_close(tf, r, rc, &rerr, !res->limited && ret == 0,
 				 o->progress, seen) < 0 && !ret)
 		ret = OOM(err);
-	st_trace_fcache_release(&fc);
+	st_trace_fset_release(&fs);
 	return ret;
 }
 

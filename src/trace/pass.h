@@ -1,6 +1,6 @@
 /* pass.h - what the single-pass readers of inputs share (trace events,
- * trace compare): a filter's answer per string id of a reader, so that the
- * filter is asked once per distinct name, cat, host and file of each
+ * trace compare): the filters' answers per string id of a reader, so that
+ * each filter is asked once per distinct name, cat, host and file of each
  * input; opening an input and recording what became of it as a summary
  * does (trace.h's st_trace_file); keeping the corrupt lines.  Not a
  * public interface. */
@@ -17,32 +17,13 @@
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
 
-/* Per reader string id and field (name, cat, host, file): whether the
- * filter's terms on that field hold, 0 unknown, 1, -1.  Zeroed is empty;
- * one per reader (ids are the reader's) and filter (which fields it tests
- * is learnt at its first event). */
-struct st_trace_fcache {
-	int8_t *ok[4];
-	size_t cap;
-	bool ready;           /* what follows is known */
-	bool nums;            /* the filter has a term on a number */
-	uint8_t nf;           /* the fields with terms ... */
-	uint8_t fields[4];    /* ... these */
-	int8_t none_ok[4];    /* its answer for an event without the field */
-};
-
-void st_trace_fcache_release(struct st_trace_fcache *c);
-
-/* Does F let EV, an event of R, through (F NULL: yes)?  1, 0, or -1 when
- * memory runs out. */
-int st_trace_fcache_keep(struct st_trace_fcache *c, const st_trace_filter *f,
-			 const st_pfw_reader *r, const st_pfw_event *ev);
-
 /* Up to ST_TRACE_FSET_MAX filters asked of each event at once (trace
- * compare's metrics): bit j of an answer is filter j's.  Their answers on
- * a string field are kept per string id of the reader, as a fcache keeps
- * one filter's, so an event costs one lookup per field the filters test,
- * whatever their number.  Zeroed is empty. */
+ * compare's metrics; trace events' one filter): bit j of an answer is
+ * filter j's.  Their answers on a string field are kept per string id of
+ * the reader, so each filter is asked once per distinct name, cat, host
+ * and file, and an event costs one lookup per field the filters test,
+ * whatever their number.  Zeroed is empty; one per reader (ids are the
+ * reader's) or reset by st_trace_fset_reader. */
 #define ST_TRACE_FSET_MAX 63
 
 struct st_trace_fset {
