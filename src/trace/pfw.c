@@ -451,60 +451,49 @@ static const char *fast_value(const char *p, const char *e, st_pfw_val *v,
 
 #define KEY_IS(k, n, lit) ((n) == sizeof(lit) - 1 && memcmp(k, lit, n) == 0)
 
-static st_pfw_val *args_field(st_pfw_raw *raw, const char *k, size_t n)
-{
-	switch (n) {
-	case 3:
-		return KEY_IS(k, n, "ret") ? &raw->ret : NULL;
-	case 4:
-		return KEY_IS(k, n, "size") ? &raw->size :
-		       KEY_IS(k, n, "name") ? &raw->aname : NULL;
-	case 5:
-		return KEY_IS(k, n, "fname") ? &raw->fname :
-		       KEY_IS(k, n, "fhash") ? &raw->fhash :
-		       KEY_IS(k, n, "hhash") ? &raw->hhash :
-		       KEY_IS(k, n, "value") ? &raw->avalue : NULL;
-	case 8:
-		return KEY_IS(k, n, "hostname") ? &raw->hostname : NULL;
-	case 10:
-		return KEY_IS(k, n, "image_size") ? &raw->image_size : NULL;
-	default:
-		return NULL;
-	}
-}
-
-static st_pfw_val *top_field(st_pfw_raw *raw, const char *k, size_t n)
-{
-	switch (n) {
-	case 2:
-		return KEY_IS(k, n, "ts") ? &raw->ts :
-		       KEY_IS(k, n, "ph") ? &raw->ph : NULL;
-	case 3:
-		return KEY_IS(k, n, "pid") ? &raw->pid :
-		       KEY_IS(k, n, "tid") ? &raw->tid :
-		       KEY_IS(k, n, "dur") ? &raw->dur :
-		       KEY_IS(k, n, "cat") ? &raw->cat : NULL;
-	case 4:
-		return KEY_IS(k, n, "name") ? &raw->name : NULL;
-	default:
-		return NULL;
-	}
-}
-
-/* What a key of the event (depth 0) or of its args (depth 1) stands for:
- * a field's offset in st_pfw_raw, or one of these. */
+/* What a key of the event (TOP) or of its args stands for: a field's
+ * offset in st_pfw_raw, or one of these. */
 #define KEY_SKIP (-1)
 #define KEY_ARGS (-2)
+#define AT(field) ((int)offsetof(st_pfw_raw, field))
 
 static int key_what(bool top, const char *k, size_t n)
 {
-	st_pfw_raw base;
-	st_pfw_val *f;
-
-	if (top && KEY_IS(k, n, "args"))
-		return KEY_ARGS;
-	f = top ? top_field(&base, k, n) : args_field(&base, k, n);
-	return f ? (int)((char *)f - (char *)&base) : KEY_SKIP;
+	if (top) {
+		switch (n) {
+		case 2:
+			return KEY_IS(k, n, "ts") ? AT(ts) :
+			       KEY_IS(k, n, "ph") ? AT(ph) : KEY_SKIP;
+		case 3:
+			return KEY_IS(k, n, "pid") ? AT(pid) :
+			       KEY_IS(k, n, "tid") ? AT(tid) :
+			       KEY_IS(k, n, "dur") ? AT(dur) :
+			       KEY_IS(k, n, "cat") ? AT(cat) : KEY_SKIP;
+		case 4:
+			return KEY_IS(k, n, "name") ? AT(name) :
+			       KEY_IS(k, n, "args") ? KEY_ARGS : KEY_SKIP;
+		default:
+			return KEY_SKIP;
+		}
+	}
+	switch (n) {
+	case 3:
+		return KEY_IS(k, n, "ret") ? AT(ret) : KEY_SKIP;
+	case 4:
+		return KEY_IS(k, n, "size") ? AT(size) :
+		       KEY_IS(k, n, "name") ? AT(aname) : KEY_SKIP;
+	case 5:
+		return KEY_IS(k, n, "fname") ? AT(fname) :
+		       KEY_IS(k, n, "fhash") ? AT(fhash) :
+		       KEY_IS(k, n, "hhash") ? AT(hhash) :
+		       KEY_IS(k, n, "value") ? AT(avalue) : KEY_SKIP;
+	case 8:
+		return KEY_IS(k, n, "hostname") ? AT(hostname) : KEY_SKIP;
+	case 10:
+		return KEY_IS(k, n, "image_size") ? AT(image_size) : KEY_SKIP;
+	default:
+		return KEY_SKIP;
+	}
 }
 
 /* The keys of the last lines read on this thread, by depth and position
