@@ -42,6 +42,30 @@ typedef struct st_compare_row {
 	"group,size,n,median,ci_low,ci_high,ci_level,ci_method," \
 	"resolution_s,clock_bound_s,iqr,outliers_dropped,outliers_share\n"
 
+/* The columns of median_ratio.csv: per size the file-transfer and
+ * streaming medians (all values, no outlier rule), their ratio with an
+ * interval of coverage at least ratio_level (st_median_ratio), the two
+ * 97.5 % intervals it is made of, and the paper's ratio of means without
+ * outliers (the enhancement of statistics_table.csv). */
+#define ST_MEDIAN_RATIO_HEADER \
+	"size,file_transfer_median,streaming_median,median_ratio,ratio_low," \
+	"ratio_high,ratio_level,file_transfer_ci975_low," \
+	"file_transfer_ci975_high,streaming_ci975_low,streaming_ci975_high," \
+	"mean_ratio\n"
+
+typedef struct st_median_ratio_t {
+	double ratio;           /* file-transfer median / streaming median */
+	double lo, hi;          /* NaN when either group is too small */
+	double level;           /* a lower bound of the coverage of [lo, hi] */
+} st_median_ratio_t;
+
+/* The ratio of FT's median to ST's, with the interval [ft_lo / st_hi,
+ * ft_hi / st_lo] of their 97.5 % order-statistic intervals (ci975): it
+ * holds the true ratio whenever both intervals hold their medians, so
+ * with probability at least 1 - (1 - level_ft) - (1 - level_st) >= 95 %. */
+void st_median_ratio(const st_robust *ft, const st_robust *st,
+		     st_median_ratio_t *out);
+
 /* A warning through LOG when the IQR rule misleads on R
  * (st_robust_misleads): WHAT names the group ("128x128 streaming"), FILE
  * where its median and interval are written.  Nothing otherwise. */

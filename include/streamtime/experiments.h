@@ -16,6 +16,7 @@
 #ifndef STREAMTIME_EXPERIMENTS_H
 #define STREAMTIME_EXPERIMENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,9 +51,20 @@ int st_experiments_alloc(st_experiments *ex, size_t n, const char *tz,
 /* Fill EX with the paper's experiments.  Returns 0 or -1 (out of memory). */
 int st_experiments_default(st_experiments *ex, st_error *err);
 
-/* Load PATH.  Errors: 66 missing/unreadable, 78 anything wrong inside
- * (message names the file and the JSON path, e.g. "experiments[2].offload"). */
-int st_experiments_load(st_experiments *ex, const char *path, st_error *err);
+struct json_t;
+
+/* EX from the JSON object ROOT of the file PATH (for messages): "tz",
+ * "slurm_tz", "max_elapsed" and "experiments"; other keys are the
+ * caller's to check.  H5_OPTIONAL: an experiment may leave out "h5".
+ * Errors 78. */
+int st_experiments_from_json(st_experiments *ex, struct json_t *root,
+			     const char *path, bool h5_optional,
+			     st_error *err);
+
+/* 78 naming PATH and WHERE when OBJ has a key not among the NKEYS KEYS. */
+int st_experiments_check_keys(struct json_t *obj, const char *const keys[],
+			      size_t nkeys, const char *path,
+			      const char *where, st_error *err);
 
 /* The experiment of SIZE, borrowed, or NULL. */
 const st_experiment *st_experiments_find(const st_experiments *ex, int64_t size);

@@ -61,6 +61,8 @@ typedef struct st_robust {
 	size_t dropped;         /* of them, outliers by the IQR rule */
 	double iqr;             /* Q3 - Q1 of all N; NaN when N is 0 */
 	st_median_ci ci;        /* conf 0.95 */
+	st_median_ci ci975;     /* conf 0.975: two of them bound a ratio of
+				 * medians at 95 % (Bonferroni) */
 	double resolution;      /* s, the step of the inputs; NaN unknown */
 	double clock_bound;     /* s, the largest clock-offset bound; NaN
 				 * when the clocks were not measured */

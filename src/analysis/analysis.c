@@ -404,6 +404,54 @@ static int write_medians(FILE *f, const void *data)
 	return 0;
 }
 
+/* The ratio of the file-transfer median to the streaming median of one
+ * size, with an interval that holds the true ratio with probability at
+ * least LEVEL: each median's order-statistic interval at 97.5 %, so that
+ * both hold at once with probability >= 1 - 2.5 % - 2.5 % (Bonferroni),
+ * and then [ft_lo / st_hi, ft_hi / st_lo].  NaN bounds when a group has
+ * too few values (n < 7) or the streaming interval reaches 0. */
+void st_median_ratio(const st_robust *ft, const st_robust *st,
+		     st_median_ratio_t *out)
+{
+	const st_median_ci *f = &ft->ci975, *s = &st->ci975;
+
+	out->ratio = ft->ci.median / st->ci.median;
+	out->lo = out->hi = out->level = NAN;
+	if (!isfinite(out->ratio))
+		out->ratio = NAN;
+	if (!f->k || !s->k || !(s->lo > 0) || !(f->lo >= 0))
+		return;
+	out->lo = f->lo / s->hi;
+	out->hi = f->hi / s->lo;
+	out->level = 1.0 - (1.0 - f->level) - (1.0 - s->level);
+}
+
+static int write_median_ratio(FILE *f, const void *data)
+{
+	const struct size_stats *const *ss = data;
+
+	if (fputs(ST_MEDIAN_RATIO_HEADER, f) < 0)
+		return -1;
+	for (const struct size_stats *const *s = ss; *s; s++) {
+		const st_robust *o = &(*s)->o_rob, *t = &(*s)->s_rob;
+		st_median_ratio_t mr;
+		char b[12][32];
+
+		st_median_ratio(o, t, &mr);
+		if (fprintf(f, "%" PRId64 ",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+			    (*s)->size, fmt(o->ci.median, b[0]),
+			    fmt(t->ci.median, b[1]), fmt(mr.ratio, b[2]),
+			    fmt(mr.lo, b[3]), fmt(mr.hi, b[4]),
+			    fmt(mr.level, b[5]), fmt(o->ci975.lo, b[6]),
+			    fmt(o->ci975.hi, b[7]), fmt(t->ci975.lo, b[8]),
+			    fmt(t->ci975.hi, b[9]),
+			    fmt((*s)->o_without.mean / (*s)->s_without.mean,
+				b[10])) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int write_size_stats(FILE *f, const void *data)
 {
 	const struct size_stats *s = data;
@@ -834,6 +882,8 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 		ssp[i] = &ss[i];
 	if (write_file(&set, outdir, "medians.csv", write_medians, ssp,
 		       err) < 0 ||
+	    write_file(&set, outdir, "median_ratio.csv", write_median_ratio,
+		       ssp, err) < 0 ||
 	    st_atomic_set_commit(&set, err) < 0)
 		goto out;
 	if (rows)

@@ -93,7 +93,7 @@ static int get_range(json_t *v, st_range *r, const char *path, size_t i,
 	return 0;
 }
 
-static int check_keys(json_t *obj, const char *const keys[], size_t nkeys,
+int st_experiments_check_keys(struct json_t *obj, const char *const keys[], size_t nkeys,
 		      const char *path, const char *where, st_error *err)
 {
 	const char *k;
@@ -127,33 +127,16 @@ static int get_string(json_t *root, const char *key, const char *def,
 	return 0;
 }
 
-int st_experiments_load(st_experiments *ex, const char *path, st_error *err)
+int st_experiments_from_json(st_experiments *ex, struct json_t *root,
+			     const char *path, bool h5_optional, st_error *err)
 {
-	static const char *const top_keys[] = { "tz", "slurm_tz", "max_elapsed",
-						"experiments", "description" };
 	static const char *const exp_keys[] = { "size", "offload", "streaming",
 						"h5", "description" };
-	json_error_t jerr;
-	json_t *root, *list, *v;
-	FILE *f;
+	json_t *list, *v;
 	int rc = -1;
 
 	memset(ex, 0, sizeof(*ex));
-	f = fopen(path, "r");
-	if (!f)
-		return st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s",
-				    path, strerror(errno));
-	root = json_loadf(f, 0, &jerr);
-	fclose(f);
-	if (!root)
-		return st_error_set(err, ST_EXIT_CONFIG, "%s:%d: %s", path,
-				    jerr.line, jerr.text);
-	if (!json_is_object(root)) {
-		st_error_set(err, ST_EXIT_CONFIG, "%s: expected a JSON object", path);
-		goto out;
-	}
-	if (check_keys(root, top_keys, 5, path, "the top level", err) < 0 ||
-	    get_string(root, "tz", PAPER_TZ, &ex->tz, path, err) < 0 ||
+	if (get_string(root, "tz", PAPER_TZ, &ex->tz, path, err) < 0 ||
 	    get_string(root, "slurm_tz", DEFAULT_SLURM_TZ, &ex->slurm_tz, path,
 		       err) < 0)
 		goto out;
@@ -195,7 +178,7 @@ int st_experiments_load(st_experiments *ex, const char *path, st_error *err)
 				     path, where);
 			goto out;
 		}
-		if (check_keys(e, exp_keys, 5, path, where, err) < 0)
+		if (st_experiments_check_keys(e, exp_keys, 5, path, where, err) < 0)
 			goto out;
 		size = json_object_get(e, "size");
 		if (!json_is_integer(size) || json_integer_value(size) <= 0) {
@@ -215,13 +198,15 @@ int st_experiments_load(st_experiments *ex, const char *path, st_error *err)
 			      i, "streaming", err) < 0)
 			goto out;
 		h5 = json_object_get(e, "h5");
+		ex->n++;
+		if (!h5 && h5_optional)
+			continue;
 		if (!json_is_string(h5) || !*json_string_value(h5)) {
 			st_error_set(err, ST_EXIT_CONFIG, "%s: %s.h5 must name the "
 				     "H5 times file", path, where);
 			goto out;
 		}
 		x->h5 = strdup(json_string_value(h5));
-		ex->n++;
 		if (!x->h5) {
 			st_error_set(err, ST_EXIT_CONFIG, "out of memory");
 			goto out;
@@ -229,7 +214,6 @@ int st_experiments_load(st_experiments *ex, const char *path, st_error *err)
 	}
 	rc = 0;
 out:
-	json_decref(root);
 	if (rc != 0)
 		st_experiments_release(ex);
 	return rc;

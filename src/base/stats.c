@@ -134,6 +134,7 @@ int st_stats_robust(const double *v, size_t n, st_robust *out)
 	out->resolution = out->clock_bound = NAN;
 	out->iqr = NAN;
 	st_stats_median_ci(NULL, 0, 0.95, &out->ci);
+	st_stats_median_ci(NULL, 0, 0.975, &out->ci975);
 	if (n == 0)
 		return 0;
 	s = sorted_copy(v, n);
@@ -142,6 +143,7 @@ int st_stats_robust(const double *v, size_t n, st_robust *out)
 	out->iqr = st_stats_quantile_sorted(s, n, 0.75) -
 		   st_stats_quantile_sorted(s, n, 0.25);
 	st_stats_median_ci(s, n, 0.95, &out->ci);
+	st_stats_median_ci(s, n, 0.975, &out->ci975);
 	k = st_stats_remove_outliers(s, n, s);
 	free(s);
 	if (k == (size_t)-1)

@@ -12,7 +12,7 @@
 
 #include "streamtime/error.h"
 #include "streamtime/time.h"
-#include "streamtime/experiments.h"
+#include "streamtime/session.h"
 #include "streamtime/install.h"
 
 #include "options.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "streamtime/experiments.h"
+#include "streamtime/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

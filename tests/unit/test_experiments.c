@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "streamtime/experiments.h"
+#include "streamtime/session.h"
 
 static char path[] = "/tmp/st-exp-XXXXXX";
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "output/plot_int.h"
+#include "streamtime/session.h"
 #include "streamtime/atomic.h"
 #include "streamtime/figures.h"
 #include "streamtime/pipeline.h"

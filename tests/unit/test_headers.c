@@ -45,7 +45,9 @@
 #include "streamtime/record.h"
 #include "streamtime/report.h"
 #include "streamtime/sacct.h"
+#include "streamtime/savetimes.h"
 #include "streamtime/search.h"
+#include "streamtime/session.h"
 #include "streamtime/simulate.h"
 #include "streamtime/slurm.h"
 #include "streamtime/slurmrest.h"
@@ -97,7 +99,9 @@
 #include "streamtime/record.h"
 #include "streamtime/report.h"
 #include "streamtime/sacct.h"
+#include "streamtime/savetimes.h"
 #include "streamtime/search.h"
+#include "streamtime/session.h"
 #include "streamtime/simulate.h"
 #include "streamtime/slurm.h"
 #include "streamtime/slurmrest.h"
@@ -150,7 +154,9 @@ static const char *const included[] = {
 	"record.h",
 	"report.h",
 	"sacct.h",
+	"savetimes.h",
 	"search.h",
+	"session.h",
 	"simulate.h",
 	"slurm.h",
 	"slurmrest.h",

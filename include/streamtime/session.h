@@ -1,0 +1,113 @@
+/* session.h - one acquisition campaign described in one JSON file (SPEC
+ * 5.13), so that `reproduce --session FILE` runs the whole chain on what a
+ * facility's collectors and sources gathered.
+ *
+ * The format is documented once, in docs/sessions.md.  In short:
+ *
+ *   { "version": 1, "synthetic": false,
+ *     "names": { "instrument": "4D Camera", "acquisition_site": "NCEM",
+ *                "compute_site": "NERSC" },
+ *     "tz": "America/Los_Angeles", "slurm_tz": "UTC", "max_elapsed": "29:00",
+ *     "experiments": [ { "size": 128, "offload": [..], "streaming": [..] } ],
+ *     "save_time_map": [ { "scans": [14, 29], "type": "Real",
+ *                          "sizes": [128, 256, 512, 1024] } ],
+ *     "inputs": { "write_times": "...", "created_times": "...",
+ *                 "scan_times": "...", "slurm_jobs": "...",
+ *                 "distiller": "...", "save_times": "...",
+ *                 "clock": { "offsets": "...", "receiver_hosts": [..] },
+ *                 "traces": [ { "label": "...", "role": "receiver",
+ *                               "host": "...", "paths": [..] } ] } }
+ *
+ * Paths are relative to the session file.  A file without "inputs" is in
+ * the paper's layout: its inputs are DIR/file_transfer/... and
+ * DIR/streaming/... of the directory it lies in (the experiments.json of
+ * `reproduce --data DIR` is such a file).  Unknown keys are errors. */
+#ifndef STREAMTIME_SESSION_H
+#define STREAMTIME_SESSION_H
+
+#include <stdbool.h>
+
+#include "streamtime/error.h"
+#include "streamtime/experiments.h"
+#include "streamtime/savetimes.h"
+
+/* The newest format this streamtime reads. */
+#define ST_SESSION_VERSION 1
+
+/* What a trace set is of, for the report. */
+typedef enum st_trace_role {
+	ST_ROLE_COUNTING,       /* the counting jobs (DFTracer files) */
+	ST_ROLE_RECEIVER,       /* a receiver (a system-trace directory) */
+	ST_ROLE_STREAMING,      /* the streaming side */
+	ST_ROLE_OTHER,
+} st_trace_role;
+
+const char *st_trace_role_name(st_trace_role r);
+
+typedef struct st_trace_input {
+	char *label;            /* shown in the report */
+	st_trace_role role;
+	char *host;             /* whose clock stamped it (a clock probe
+				 * target); NULL: the reference's */
+	char **paths;           /* resolved */
+	size_t npaths;
+} st_trace_input;
+
+typedef struct st_session {
+	char *file;             /* the session file; NULL: built in */
+	bool paper_layout;      /* the inputs are the paper's layout */
+	bool synthetic;
+	char *instrument, *acquisition_site, *compute_site;
+	st_experiments ex;
+	char **h5;              /* per experiment: its H5 times file */
+	st_save_rule *save_rules;
+	size_t nsave_rules;
+
+	/* the inputs, resolved (relative to the working directory or
+	 * absolute); NULL when not given */
+	char *slurm_jobs;       /* a sacct dump (slurm jobs --input form) */
+	char *distiller;        /* {N}_{N}.csv files, or their directory */
+	char *write_times;      /* collect receivers */
+	char *created_times;    /* collect receivers --no-data */
+	char *save_times;       /* save_times.json */
+	char *save_stats;       /* save_time_stats.csv (instead) */
+	char *clock_offsets;    /* clock probe */
+	char *receiver_hosts;   /* "rec0,rec1,...": time0, time1, ... */
+	char *data_host, *nersc_host;
+	st_trace_input *traces;
+	size_t ntraces;
+} st_session;
+
+/* The session of a dataset in the paper's layout under DATA: CONFIG (an
+ * experiments.json or session file; NULL: DATA/experiments.json when it
+ * exists, else the paper's experiments, built in).  A CONFIG without
+ * "inputs" takes DATA's files.  Errors: 66 CONFIG missing, 78 wrong
+ * inside (naming the file and the key). */
+int st_session_for_data(st_session *s, const char *data, const char *config,
+			st_error *err);
+
+/* Load the session file PATH.  Errors: 66 missing; 78 anything wrong in
+ * it, naming the file and the key ("s.json: inputs.clock.offsets: ...").
+ * Inputs are resolved, not opened: see st_session_check. */
+int st_session_load(st_session *s, const char *path, st_error *err);
+
+/* Every input S names exists: 66 naming the key and the path otherwise.
+ * And what the chain cannot do without is there (78 naming the key). */
+int st_session_check(const st_session *s, st_error *err);
+
+/* Every file S reads (the session file first), each once, in a new
+ * array of borrowed strings (free the array); NULL when memory runs out.
+ * Directories are listed as they are named: the caller walks them. */
+const char **st_session_inputs(const st_session *s, size_t *n);
+
+void st_session_release(st_session *s);
+
+/* Load PATH, an experiments.json or a session file: its experiments only
+ * (for the commands that need no inputs: timeline, plot).  Errors: 66
+ * missing/unreadable, 78 anything wrong inside (the message names the
+ * file and the JSON path, e.g. "experiments[2].offload").  An experiment
+ * of a session may have no h5 (NULL: the session's scan_times holds its
+ * times). */
+int st_experiments_load(st_experiments *ex, const char *path, st_error *err);
+
+#endif
