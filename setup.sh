@@ -17,6 +17,8 @@ build_packages=(
 	libjansson-dev libpq-dev libcurl4-openssl-dev libcsv-dev zlib1g-dev
 	# ISA-L: .pfw.gz inflated about 3x as fast as by zlib (meson -Disal)
 	libisal-dev
+	# nettle: the SHA-256 of every input in reproduce's provenance.json
+	nettle-dev
 	# figures: cairo, libpng, and a font Debian ships
 	libcairo2-dev libpng-dev fonts-dejavu-core
 	# the time zone database, read at run time

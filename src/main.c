@@ -76,6 +76,8 @@ int main(int argc, char **argv)
 {
 	int i;
 
+	st_main_argc = argc;
+	st_main_argv = argv;
 	/* a killed run leaves no temporary output behind */
 	st_atomic_cleanup_on_signals();
 	/* global options come before the command name */

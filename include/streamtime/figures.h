@@ -25,6 +25,7 @@ typedef struct st_figures_input {
 	const char *results;          /* reproduce's --out directory */
 	const char *data;             /* the dataset (for save_time_stats.csv) */
 	const st_experiments *ex;     /* sizes and slurm_tz (borrowed) */
+	const char *save_stats;       /* that file elsewhere; NULL: DATA's */
 } st_figures_input;
 
 typedef struct st_figures st_figures;

@@ -8,6 +8,7 @@
 #include "streamtime/analysis.h"
 #include "streamtime/merge.h"
 #include "streamtime/experiments.h"
+#include "streamtime/savetimes.h"
 
 /* DB entries are files or directories; a directory contributes its
  * {N}_{N}.csv files.  Files are taken in size order (files with a `size`
@@ -84,13 +85,22 @@ void st_robust_warns_transfers(st_log *log, const st_compare_row *rows,
 
 /* ---- the analysis of `reproduce` ---- */
 
-/* The inputs of a dataset in the paper's layout and where the analysis
- * writes (directories created). */
+/* The inputs of a session (session.h) and where the analysis writes
+ * (directories created). */
 typedef struct st_analysis_paths {
 	const char *jobs;               /* slurm_job_info.csv */
 	const char *db;                 /* distiller_db */
-	const char *write_times, *save_stats, *created;
-	const char *streaming;          /* holds the experiments' H5 files */
+	const char *write_times, *created;
+	const char *save_stats;         /* save_time_stats.csv; NULL: made
+					 * from SAVE_TIMES into OUT_SAVE_STATS */
+	const char *save_times;         /* save_times.json */
+	const st_save_rule *save_rules; /* its scans' sizes and types */
+	size_t nsave_rules;
+	const char *out_save_stats;
+	const char *const *h5;          /* the experiments' H5 files; NULL:
+					 * STREAMING/ex->v[i].h5 */
+	const char *streaming;
+	const st_clock_options *clock;  /* NULL: no correction */
 	const char *out_ft, *out_st, *out_stats;
 	const char *merged, *offload, *per_scan;
 } st_analysis_paths;
@@ -102,6 +112,8 @@ typedef struct st_analysis_result {
 	size_t nrows;
 	bool step_failed;               /* on -1: a step (not the set-up)
 					 * failed */
+	st_save_stats_info save;        /* when made from the records */
+	const char *save_stats;         /* the statistics used (borrowed) */
 } st_analysis_result;
 
 /* Merge transfer, offload and streaming, stats queue and transfers over

@@ -95,10 +95,16 @@ int st_session_load(st_session *s, const char *path, st_error *err);
  * And what the chain cannot do without is there (78 naming the key). */
 int st_session_check(const st_session *s, st_error *err);
 
-/* Every file S reads (the session file first), each once, in a new
- * array of borrowed strings (free the array); NULL when memory runs out.
+/* One input of a session: the key that names it and its path. */
+typedef struct st_session_input {
+	char key[48];           /* "inputs.write_times", "session" */
+	const char *path;       /* borrowed from the session */
+} st_session_input;
+
+/* Every file or directory S reads (the session file first), each once,
+ * in a new array (free it), *N set; NULL when memory runs out.
  * Directories are listed as they are named: the caller walks them. */
-const char **st_session_inputs(const st_session *s, size_t *n);
+st_session_input *st_session_inputs(const st_session *s, size_t *n);
 
 void st_session_release(st_session *s);
 

@@ -475,7 +475,7 @@ static void exp_inputs_release(struct exp_inputs *in)
 }
 
 static int exp_inputs_init(struct exp_inputs *in, const st_experiments *ex,
-			   const char *streaming, st_error *err)
+			   const st_analysis_paths *p, st_error *err)
 {
 	in->n = ex->n;
 	in->off = calloc(ex->n, sizeof(*in->off));
@@ -487,12 +487,38 @@ static int exp_inputs_init(struct exp_inputs *in, const st_experiments *ex,
 	for (size_t i = 0; i < ex->n; i++) {
 		in->off[i] = (st_size_range){ ex->v[i].size, ex->v[i].offload };
 		in->str[i] = (st_size_range){ ex->v[i].size, ex->v[i].streaming };
-		in->h5paths[i] = st_path_join(streaming, ex->v[i].h5);
+		in->h5paths[i] = p->h5 ? strdup(p->h5[i]) :
+				 st_path_join(p->streaming, ex->v[i].h5);
 		if (!in->h5paths[i])
 			return st_error_set(err, ST_EXIT_IOERR,
 					    "out of memory");
 		in->h5[i] = (st_sized_path){ ex->v[i].size, in->h5paths[i] };
 	}
+	return 0;
+}
+
+/* save_time_stats.csv from the records of P->save_times, into
+ * P->out_save_stats. */
+static int save_stats_step(const st_analysis_paths *p, st_analysis_result *res,
+			   st_log *log, st_error *err)
+{
+	st_atomic_file af;
+
+	if (st_atomic_open(&af, p->out_save_stats, err) < 0)
+		return -1;
+	if (st_save_stats_write(p->save_times, p->save_rules, p->nsave_rules,
+				af.fp, &res->save, err) < 0) {
+		st_atomic_abort(&af);
+		return -1;
+	}
+	if (st_atomic_commit(&af, err) < 0)
+		return -1;
+	if (res->save.unmapped)
+		st_warn(log, "%s: %zu scans are in no rule of the save-time map "
+			"(the first: %" PRId64 "); their records are left out",
+			p->save_times, res->save.unmapped,
+			res->save.first_unmapped);
+	res->save_stats = p->out_save_stats;
 	return 0;
 }
 
@@ -511,7 +537,7 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 	st_warn(notes, "merge transfer: %zu rows (%.1f ms)", res->merged,
 		now_ms() - t);
 	t = now_ms();
-	if (st_run_merge_offload(p->write_times, in->off, ex->n, NULL,
+	if (st_run_merge_offload(p->write_times, in->off, ex->n, p->clock,
 				 p->offload, p->per_scan, log, err) < 0)
 		return -1;
 	st_warn(notes, "merge offload: %zu sizes (%.1f ms)", ex->n,
@@ -520,7 +546,7 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 	if (st_run_merge_streaming(&(st_merge_streaming_opts){
 			.created = p->created, .h5 = in->h5, .nh5 = ex->n,
 			.ranges = in->str, .nranges = ex->n, .tz = ex->tz,
-			.outdir = p->out_st,
+			.clock = p->clock, .outdir = p->out_st,
 		}, &res->streaming, log, err) < 0)
 		return -1;
 	st_streaming_warn_negative(log, &res->streaming, "set \"tz\" in "
@@ -537,9 +563,17 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 		qres.with_outliers.n, qres.days, now_ms() - t);
 	st_robust_warns_queue(log, &qres, p->out_stats);
 	t = now_ms();
+	res->save_stats = p->save_stats;
+	if (!p->save_stats) {
+		if (save_stats_step(p, res, log, err) < 0)
+			return -1;
+		st_warn(notes, "save times: %zu records, %zu groups (%.1f ms)",
+			res->save.records, res->save.groups, now_ms() - t);
+		t = now_ms();
+	}
 	if (st_run_stats_transfers(&(st_stats_transfers_opts){
 			.merged = p->merged, .offload = p->offload,
-			.save_stats = p->save_stats,
+			.save_stats = res->save_stats,
 			.streaming_dir = p->out_st, .outdir = p->out_stats,
 		}, &res->rows, &res->nrows, err) < 0)
 		return -1;
@@ -557,7 +591,7 @@ int st_run_analysis(const st_analysis_paths *p, const st_experiments *ex,
 	int rc = -1;
 
 	*res = (st_analysis_result){ 0 };
-	if (exp_inputs_init(&in, ex, p->streaming, err) < 0 ||
+	if (exp_inputs_init(&in, ex, p, err) < 0 ||
 	    st_mkdir_p(p->out_ft, err) < 0 || st_mkdir_p(p->out_st, err) < 0 ||
 	    st_mkdir_p(p->out_stats, err) < 0)
 		goto out;

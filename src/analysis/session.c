@@ -661,21 +661,22 @@ int st_session_check(const st_session *s, st_error *err)
 	return 0;
 }
 
-static int push(const char ***v, size_t *n, const char *p)
+static void push(st_session_input *v, size_t *n, const char *key,
+		 const char *p)
 {
 	if (!p)
-		return 0;
+		return;
 	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*v)[i], p))
-			return 0;
-	(*v)[(*n)++] = p;
-	return 0;
+		if (!strcmp(v[i].path, p))
+			return;
+	snprintf(v[*n].key, sizeof(v[*n].key), "%s", key);
+	v[(*n)++].path = p;
 }
 
-const char **st_session_inputs(const st_session *s, size_t *n)
+st_session_input *st_session_inputs(const st_session *s, size_t *n)
 {
 	size_t cap = 16 + s->ex.n;
-	const char **v;
+	st_session_input *v;
 
 	for (size_t i = 0; i < s->ntraces; i++)
 		cap += s->traces[i].npaths;
@@ -683,17 +684,29 @@ const char **st_session_inputs(const st_session *s, size_t *n)
 	*n = 0;
 	if (!v)
 		return NULL;
-	push(&v, n, s->file);
-	push(&v, n, s->slurm_jobs);
-	push(&v, n, s->distiller);
-	push(&v, n, s->write_times);
-	push(&v, n, s->created_times);
-	for (size_t i = 0; i < s->ex.n; i++)
-		push(&v, n, s->h5[i]);
-	push(&v, n, s->save_stats ? s->save_stats : s->save_times);
-	push(&v, n, s->clock_offsets);
+	push(v, n, "session", s->file);
+	push(v, n, "inputs.slurm_jobs", s->slurm_jobs);
+	push(v, n, "inputs.distiller", s->distiller);
+	push(v, n, "inputs.write_times", s->write_times);
+	push(v, n, "inputs.created_times", s->created_times);
+	for (size_t i = 0; i < s->ex.n; i++) {
+		char key[48];
+
+		snprintf(key, sizeof(key), s->ex.v[i].h5 || s->paper_layout ?
+			 "experiments[%zu].h5" : "inputs.scan_times", i);
+		push(v, n, key, s->h5[i]);
+	}
+	if (s->save_stats)
+		push(v, n, "inputs.save_time_stats", s->save_stats);
+	else
+		push(v, n, "inputs.save_times", s->save_times);
+	push(v, n, "inputs.clock.offsets", s->clock_offsets);
 	for (size_t i = 0; i < s->ntraces; i++)
-		for (size_t k = 0; k < s->traces[i].npaths; k++)
-			push(&v, n, s->traces[i].paths[k]);
+		for (size_t k = 0; k < s->traces[i].npaths; k++) {
+			char key[48];
+
+			snprintf(key, sizeof(key), "inputs.traces[%zu]", i);
+			push(v, n, key, s->traces[i].paths[k]);
+		}
 	return v;
 }

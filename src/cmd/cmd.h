@@ -65,6 +65,9 @@ int st_cmd_dump(const struct st_cmd_group *g);
 
 /* Messages: all go to stderr, prefixed "streamtime: ". */
 extern int st_verbosity;          /* -1 quiet, 0 normal, 1 verbose */
+/* The whole command line, as main got it (for provenance.json). */
+extern int st_main_argc;
+extern char **st_main_argv;
 void st_msg_error(const char *fmt, ...) ST_PRINTF(1, 2);
 void st_msg_warn(const char *fmt, ...) ST_PRINTF(1, 2);
 void st_msg_info(const char *fmt, ...) ST_PRINTF(1, 2);

@@ -15,6 +15,8 @@
 #include "streamtime/num.h"
 
 int st_verbosity;
+int st_main_argc;
+char **st_main_argv;
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));

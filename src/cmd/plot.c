@@ -89,6 +89,7 @@ int cmd_plot(int argc, char **argv)
 	};
 	st_experiments ex = { 0 };
 	st_figures *set;
+	char *made, *own;
 	st_error err;
 	size_t files = 0;
 	double t0 = now_ms(), t1;
@@ -98,7 +99,17 @@ int cmd_plot(int argc, char **argv)
 		return rc;
 	if (st_load_experiments(config, data, &ex, &err) < 0)
 		return st_msg_fail(&err);
-	set = st_figures_build(&(st_figures_input){ results, data, &ex }, &err);
+	/* save_time_stats.csv: the dataset's, else the one reproduce made
+	 * from the save-time records into RESULTS */
+	made = st_path_join(results, "file_transfer/save_time_stats.csv");
+	own = st_path_join(data, "file_transfer/save_time_stats.csv");
+	set = st_figures_build(&(st_figures_input){
+		.results = results, .data = data, .ex = &ex,
+		.save_stats = made && own && !st_path_is_file(own) &&
+			      st_path_is_file(made) ? made : NULL,
+	}, &err);
+	free(made);
+	free(own);
 	if (!set) {
 		rc = st_msg_fail(&err);
 		goto out;

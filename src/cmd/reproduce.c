@@ -11,6 +11,7 @@
 #include "streamtime/atomic.h"
 #include "streamtime/figures.h"
 #include "streamtime/pipeline.h"
+#include "streamtime/provenance.h"
 #include "streamtime/report.h"
 #include "streamtime/timeline.h"
 
@@ -18,17 +19,18 @@ static const struct st_cmd_desc reproduce_desc = {
 	.path = "streamtime reproduce",
 	.description =
 	"Run merge transfer, merge offload, merge streaming, stats queue, stats\n"
-	"transfers, plot, timeline and report over DIR/file_transfer and\n"
-	"DIR/streaming, and print the comparison table.  The outputs appear in\n"
-	"OUT together when every step is done, with OUT/manifest.txt naming\n"
-	"them: the report links those files only.\n",
+	"transfers, plot, timeline and report over a session: a session file\n"
+	"(--session FILE, its format in docs/sessions.md) or a dataset in the\n"
+	"paper's layout (--data DIR: DIR/file_transfer and DIR/streaming), and\n"
+	"print the comparison table.  The outputs appear in OUT together when\n"
+	"every step is done, with OUT/manifest.txt naming them (the report\n"
+	"links those files only) and OUT/provenance.json what the run read.\n",
 };
 
-/* Paths of one run, all owned. */
+/* Where one run writes, all owned. */
 struct paths {
-	char *ft, *st, *jobs, *db, *write_times, *save_stats, *created;
 	char *out_ft, *out_st, *out_stats, *merged, *offload, *per_scan;
-	char *timeline, *report, *out, *figures, *data;
+	char *save_stats, *timeline, *report, *out, *figures, *provenance;
 };
 
 static void paths_release(struct paths *p)
@@ -39,33 +41,26 @@ static void paths_release(struct paths *p)
 		free(v[i]);
 }
 
-static int paths_init(struct paths *p, const char *data, const char *out)
+static int paths_init(struct paths *p, const char *out)
 {
 	memset(p, 0, sizeof(*p));
-	p->ft = st_path_join(data, "file_transfer");
-	p->st = st_path_join(data, "streaming");
 	p->out_ft = st_path_join(out, "file_transfer");
 	p->out_st = st_path_join(out, "streaming");
 	p->out_stats = st_path_join(out, "statistics");
-	if (!p->ft || !p->st || !p->out_ft || !p->out_st || !p->out_stats)
+	if (!p->out_ft || !p->out_st || !p->out_stats)
 		return -1;
-	p->jobs = st_path_join(p->ft, "slurm_job_info.csv");
-	p->db = st_path_join(p->ft, "distiller_db");
-	p->write_times = st_path_join(p->ft, "write_times.csv");
-	p->save_stats = st_path_join(p->ft, "save_time_stats.csv");
-	p->created = st_path_join(p->st, "ncem_file_created_times.csv");
 	p->merged = st_path_join(p->out_ft, "merged_job_info.csv");
 	p->offload = st_path_join(p->out_ft, "ncem_offload_times.csv");
 	p->per_scan = st_path_join(p->out_ft, "ncem_offload_per_scan.csv");
+	p->save_stats = st_path_join(p->out_ft, "save_time_stats.csv");
 	p->timeline = st_path_join(out, "timeline.json");
 	p->report = st_path_join(out, "report.html");
 	p->out = strdup(out);
 	p->figures = st_path_join(out, "figures");
-	p->data = strdup(data);
-	return p->jobs && p->db && p->write_times && p->save_stats &&
-	       p->created && p->merged && p->offload && p->per_scan &&
-	       p->timeline && p->report && p->out && p->figures && p->data ?
-	       0 : -1;
+	p->provenance = st_path_join(out, ST_PROVENANCE);
+	return p->merged && p->offload && p->per_scan && p->save_stats &&
+	       p->timeline && p->report && p->out && p->figures &&
+	       p->provenance ? 0 : -1;
 }
 
 static double now_ms(void)
@@ -177,13 +172,16 @@ out:
  * timeline, figures, then the report, which links and embeds what the
  * steps wrote (SHOWN: the paths under OUT).  0 or -1 with ERR set. */
 static int output_steps(const struct paths *p, const struct paths *shown,
-			const st_experiments *ex, st_log *log, st_error *err)
+			const st_session *s, const char *save_stats,
+			st_log *log, st_error *err)
 {
 	st_timeline_input tin = {
-		.merged = p->merged, .write_times = p->write_times,
-		.created = p->created, .streaming_dir = p->out_st, .ex = ex,
+		.merged = p->merged, .write_times = s->write_times,
+		.created = s->created_times, .streaming_dir = p->out_st,
+		.ex = &s->ex,
 	};
-	st_figures_input fin = { .results = p->out, .data = p->data, .ex = ex };
+	st_figures_input fin = { .results = p->out, .ex = &s->ex,
+				 .save_stats = save_stats };
 	st_timeline_counts tc;
 	st_report_info ri;
 	st_atomic_file af;
@@ -201,6 +199,10 @@ static int output_steps(const struct paths *p, const struct paths *shown,
 		return -1;
 	st_msg_verbose("plot: %zu figures (%.1f ms)", nfig, now_ms() - t);
 	t = now_ms();
+	/* what this run read, and how it ran */
+	if (st_provenance_write(p->provenance, s, st_main_argc, st_main_argv,
+				err) < 0)
+		return -1;
 	/* what this run wrote, published with it: the report links only
 	 * these, not what older runs left in OUT */
 	if (st_report_manifest_write(p->out, "streamtime reproduce",
@@ -223,16 +225,26 @@ static int output_steps(const struct paths *p, const struct paths *shown,
  * the commit of the whole set; SHOWN are the same paths under OUT, for
  * messages.  Returns 0 or -1 with ERR set. */
 static int run(st_atomic_stage *stage, const struct paths *p,
-	       const struct paths *shown, const st_experiments *ex,
+	       const struct paths *shown, const st_session *s,
 	       st_log *log, st_error *err)
 {
+	const st_clock_options clock = {
+		.offsets = s->clock_offsets, .receiver_hosts = s->receiver_hosts,
+		.data_host = s->data_host, .nersc_host = s->nersc_host,
+	};
 	const st_analysis_paths ap = {
-		.jobs = p->jobs, .db = p->db, .write_times = p->write_times,
-		.save_stats = p->save_stats, .created = p->created,
-		.streaming = p->st, .out_ft = p->out_ft, .out_st = p->out_st,
+		.jobs = s->slurm_jobs, .db = s->distiller,
+		.write_times = s->write_times, .created = s->created_times,
+		.save_stats = s->save_stats, .save_times = s->save_times,
+		.save_rules = s->save_rules, .nsave_rules = s->nsave_rules,
+		.out_save_stats = p->save_stats,
+		.h5 = (const char *const *)s->h5,
+		.clock = s->clock_offsets ? &clock : NULL,
+		.out_ft = p->out_ft, .out_st = p->out_st,
 		.out_stats = p->out_stats, .merged = p->merged,
 		.offload = p->offload, .per_scan = p->per_scan,
 	};
+	const st_experiments *ex = &s->ex;
 	st_analysis_result res;
 	st_log notes;
 	double t0 = now_ms(), t;
@@ -244,7 +256,7 @@ static int run(st_atomic_stage *stage, const struct paths *p,
 			st_error_prefix(err, "reproduce");
 		return -1;
 	}
-	if (output_steps(p, shown, ex, log, err) < 0)
+	if (output_steps(p, shown, s, res.save_stats, log, err) < 0)
 		goto step_failed;
 	/* every step done: publish the whole set at once */
 	t = now_ms();
@@ -252,7 +264,10 @@ static int run(st_atomic_stage *stage, const struct paths *p,
 		goto step_failed;
 	st_msg_verbose("commit: %.1f ms", now_ms() - t);
 
-	if (st_compare_write_md(stdout, res.rows, res.nrows) < 0) {
+	if ((s->synthetic &&
+	     printf("*Synthetic data (%s says \"synthetic\": true): made by a "
+		    "simulator, not measured.*\n\n", s->file) < 0) ||
+	    st_compare_write_md(stdout, res.rows, res.nrows) < 0) {
 		st_error_set(err, ST_EXIT_IOERR, "cannot write to standard output");
 		goto out;
 	}
@@ -272,19 +287,23 @@ out:
 
 int cmd_reproduce(int argc, char **argv)
 {
-	const char *data = st_install_dir(ST_INSTALL_DATA), *config = NULL, *out = "out";
+	const char *data = NULL, *config = NULL, *session = NULL, *out = "out";
 	const struct st_option opts[] = {
+		{ ST_O("session", 0, ST_OPT_PATH, &session, "FILE",
+		       "a session file: names, scan ranges and every input "
+		       "(docs/sessions.md); instead of --data", 0) },
 		{ ST_O("data", 0, ST_OPT_PATH, &data, "DIR",
-		       "the dataset (default: the sample shipped in data/)", 0) },
+		       "a dataset in the paper's layout (default: the sample "
+		       "shipped in data/)", 0) },
 		ST_ROW_CONFIG(config),
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "DIR",
 		       "outputs: DIR/file_transfer, DIR/streaming, DIR/statistics, "
 		       "DIR/figures, DIR/timeline.json, DIR/report.html, "
-		       "DIR/manifest.txt (default: out)", 0) },
+		       "DIR/provenance.json, DIR/manifest.txt (default: out)", 0) },
 		ST_OPT_END_ROW,
 	};
 	const char *prog = reproduce_desc.path;
-	st_experiments ex = { 0 };
+	st_session s = { 0 };
 	st_atomic_stage stage = { .fd = -1 };
 	struct paths p, shown;
 	st_error err;
@@ -293,18 +312,31 @@ int cmd_reproduce(int argc, char **argv)
 
 	if (!st_opt_go(&reproduce_desc, opts, argc, argv, &n, &rc))
 		return rc;
-	if (st_load_experiments(config, data, &ex, &err) < 0)
-		return st_msg_fail(&err);
+	if (session && (data || config))
+		return st_msg_usage(prog, "--session takes the place of --data "
+				    "and --config (the session file says where "
+				    "every input is)");
 	if (*out == '\0')
 		return st_msg_usage(prog, "--out: empty directory name");
+	if (session ? st_session_load(&s, session, &err) < 0 :
+	    st_session_for_data(&s, data ? data :
+				st_install_dir(ST_INSTALL_DATA), config,
+				&err) < 0)
+		return st_msg_fail(&err);
+	st_msg_verbose("session: %s", s.file ? s.file :
+		       "the paper's experiments (built in)");
+	if (st_session_check(&s, &err) < 0) {
+		st_session_release(&s);
+		return st_msg_fail(&err);
+	}
 	/* the outputs are written into a stage in OUT and published together
 	 * at the end: a run that fails or is killed leaves OUT as it was */
 	memset(&p, 0, sizeof(p));
 	memset(&shown, 0, sizeof(shown));
 	if (st_atomic_stage_open(&stage, out, &err) < 0) {
 		rc = st_msg_fail(&err);
-	} else if (paths_init(&p, data, stage.path) < 0 ||
-		   paths_init(&shown, data, out) < 0) {
+	} else if (paths_init(&p, stage.path) < 0 ||
+		   paths_init(&shown, out) < 0) {
 		st_error_set(&err, ST_EXIT_IOERR, "out of memory");
 		rc = st_msg_fail(&err);
 	} else {
@@ -312,7 +344,7 @@ int cmd_reproduce(int argc, char **argv)
 		st_log ulog = { .warn = unstage_warn, .ctx = &u };
 		char *stage_path = strdup(stage.path);
 
-		if (run(&stage, &p, &shown, &ex, &ulog, &err) < 0) {
+		if (run(&stage, &p, &shown, &s, &ulog, &err) < 0) {
 			if (stage_path)
 				unstage_error(&err, stage_path, out);
 			rc = st_msg_fail(&err);
@@ -324,6 +356,6 @@ int cmd_reproduce(int argc, char **argv)
 	st_atomic_stage_abort(&stage);
 	paths_release(&p);
 	paths_release(&shown);
-	st_experiments_release(&ex);
+	st_session_release(&s);
 	return st_finish_stdout(rc);
 }

@@ -211,8 +211,9 @@ static int load(const st_figures_input *in, const st_tz *tz, struct data *d,
 		       "merged_job_info.csv", err) < 0 ||
 	    read_table(&offload, in->results, "file_transfer",
 		       "ncem_offload_times.csv", err) < 0 ||
-	    read_table(&save, in->data, "file_transfer", "save_time_stats.csv",
-		       err) < 0)
+	    (in->save_stats ? st_table_read(&save, in->save_stats, err) :
+	     read_table(&save, in->data, "file_transfer", "save_time_stats.csv",
+			err)) < 0)
 		goto out;
 	for (size_t i = 0; i < ex->n; i++) {
 		char name[64];
