@@ -214,6 +214,11 @@ from its build directory reads the source tree's.
 .I share/doc/streamtime/README.md, share/doc/streamtime/docs/guide.md
 The README and the guide (\fBstreamtime \-\-help\fR names them).
 .TP
+.I share/doc/streamtime/docs/sessions.md
+The session file of \fBreproduce \-\-session\fR: a facility's own
+campaign (names, scan ranges, every input), the one description of its
+format.
+.TP
 .I share/bash-completion/completions/streamtime
 Bash completion, generated from the same option tables.
 .SH EXAMPLES
@@ -233,7 +238,8 @@ streaming runs (status files only), quiet unless something needs a person
 * * * * * /usr/local/bin/streamtime collect receivers /mnt/nvmedata5/distiller\-dev \-\-no\-data \-\-out /var/lib/streamtime/created_times.csv \-\-strict \-q
 .fi
 .SH SEE ALSO
-README.md and docs/guide.md, installed in share/doc/streamtime.
+README.md, docs/guide.md and docs/sessions.md (the session file), installed
+in share/doc/streamtime.
 '''
 
 

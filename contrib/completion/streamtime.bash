@@ -31,7 +31,7 @@ _streamtime_opts() {   # the options of leaf command $1
 	"merge transfer") echo "--jobs --db --out --max-elapsed --help --quiet --verbose" ;;
 	"plot") echo "--results --data --config --out-dir --format --help --quiet --verbose" ;;
 	"report") echo "--results --out --help --quiet --verbose" ;;
-	"reproduce") echo "--data --config --out --help --quiet --verbose" ;;
+	"reproduce") echo "--session --data --config --out --help --quiet --verbose" ;;
 	"simulate") echo "--out --seed --scale --acquisition --counted --files-per-scan --force --help --quiet --verbose" ;;
 	"slurm jobs") echo "--out --since --until --window-days --tz --user --allusers --input --delimiter --rest --token-file --rest-user --api-version --cacert --timeout --max-response-size --name-contains --req-nodes --qos-contains --exit-code --any-start -a --help --quiet --verbose" ;;
 	"stats queue") echo "--merged --out-dir --tz --help --quiet --verbose" ;;
@@ -110,6 +110,7 @@ _streamtime_value() {
 	"plot --format") echo "choice png svg png,svg" ;;
 	"report --results") echo "dir" ;;
 	"report --out") echo "file" ;;
+	"reproduce --session") echo "file" ;;
 	"reproduce --data") echo "dir" ;;
 	"reproduce --config") echo "file" ;;
 	"reproduce --out") echo "dir" ;;

@@ -814,8 +814,9 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		int64_t size = 0;
-		double offload = NAN;
+		double offload = NAN, obound = NAN;
 		const st_table *o = in->offload;
+		int ob = st_table_col(o, "clock_bound_seconds");
 
 		if (!in->sizes && st_table_get_int(o, i, oc[0], &size, err) < 0)
 			goto out;
@@ -828,6 +829,10 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 			    s == size) {
 				if (st_table_get_double(o, r, oc[1], &offload, err) < 0)
 					goto out;
+				/* the clock bound of the corrected offloads */
+				if (ob >= 0 && st_num_parse_double(
+					    st_table_get(o, r, ob), &obound) < 0)
+					obound = NAN;
 				break;
 			}
 		}
@@ -838,6 +843,7 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 		}
 		if (size_statistics(in, size, offload, &ss[i], err) < 0)
 			goto out;
+		ss[i].o_rob.clock_bound = obound;
 		cr[i].size = size;
 		cr[i].data_gb = (double)size * (double)size * 576.0 * 576.0 * 2.0 * 1e-9;
 		cr[i].ft_mean = ss[i].o_without.mean;

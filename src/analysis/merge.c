@@ -374,14 +374,15 @@ static int write_offload_row(FILE *per_scan, const st_clock_fix *fix,
 static int write_offload_means(FILE *out, const st_table *wt,
 			       const st_size_range *ranges, size_t nranges,
 			       const double *sum, const double *corr,
-			       const size_t *count, const st_clock_fix *fix,
-			       st_error *err)
+			       const double *bnd, const size_t *count,
+			       const st_clock_fix *fix, st_error *err)
 {
-	if (fputs(fix ? "size,offload_time,clock_correction_seconds\n" :
+	if (fputs(fix ? "size,offload_time,clock_correction_seconds,"
+		  "clock_bound_seconds\n" :
 		  "size,offload_time\n", out) < 0)
 		return st_error_set(err, ST_EXIT_IOERR, "write error");
 	for (size_t k = 0; k < nranges; k++) {
-		char buf[32], cb[32];
+		char buf[32], cb[32], bb[32];
 		int w;
 
 		if (count[k] == 0)
@@ -393,7 +394,9 @@ static int write_offload_means(FILE *out, const st_table *wt,
 		st_num_format(sum[k] / (double)count[k], buf, sizeof(buf));
 		if (fix) {
 			st_num_format(corr[k] / (double)count[k], cb, sizeof(cb));
-			w = fprintf(out, "%" PRId64 ",%s,%s\n", ranges[k].size, buf, cb);
+			st_num_format(bnd[k], bb, sizeof(bb));
+			w = fprintf(out, "%" PRId64 ",%s,%s,%s\n", ranges[k].size,
+				    buf, cb, bb);
 		} else {
 			w = fprintf(out, "%" PRId64 ",%s\n", ranges[k].size, buf);
 		}
@@ -459,7 +462,7 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 	size_t scans = 0;
 	static const char *const need[] = { "scan_number", "time_last_written" };
 	int idx[2], rc[ST_RECEIVERS_MAX], nrc;
-	double *sum, *corr;
+	double *sum, *corr, *bnd;
 	size_t *count;
 	int ret = -1;
 
@@ -468,13 +471,14 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 	nrc = st_receiver_columns(wt, rc, ST_RECEIVERS_MAX, err);
 	if (nrc < 0 || check_fix(wt, nrc, fix, err) < 0)
 		return -1;
-	sum = calloc(2 * (nranges + 1), sizeof(*sum));
+	sum = calloc(3 * (nranges + 1), sizeof(*sum));
 	count = calloc(nranges + 1, sizeof(*count));
 	if (!sum || !count) {
 		st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		goto out;
 	}
 	corr = sum + nranges + 1;
+	bnd = corr + nranges + 1;       /* the largest bound of a range */
 	if (per_scan && fputs(fix ? "size,scan_number,offload_time,"
 			      "clock_correction_seconds,clock_bound_seconds\n" :
 			      "size,scan_number,offload_time\n", per_scan) < 0)
@@ -500,14 +504,16 @@ int st_merge_offload(const st_table *wt, const st_size_range *ranges,
 			parsed = true;
 			sum[k] += o.off;
 			corr[k] += o.corr;
+			if (fix && o.bnd > bnd[k])
+				bnd[k] = o.bnd;
 			count[k]++;
 			if (per_scan && write_offload_row(per_scan, fix, ranges[k].size,
 							  scan, &o) < 0)
 				goto io;
 		}
 	}
-	ret = write_offload_means(out, wt, ranges, nranges, sum, corr, count, fix,
-				  err);
+	ret = write_offload_means(out, wt, ranges, nranges, sum, corr, bnd, count,
+				  fix, err);
 	if (ret == 0)
 		warn_implausible(log, wt, &im, scans);
 	goto out;
