@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "streamtime/features.h"
 #include "streamtime/file.h"
 #include "streamtime/num.h"
+#include "streamtime/provenance.h"
 #include "streamtime/report.h"
 
 /* Figures larger than this are linked, not embedded. */
@@ -373,6 +375,10 @@ struct rep {
 	int days_label;
 
 	struct medians med[2];  /* medians.csv, queue_time_median.csv */
+
+	json_t *prov;           /* provenance.json, or NULL */
+	const char *instrument, *acq, *compute;  /* names, borrowed */
+	bool synthetic;
 
 	st_table ratio_t;       /* median_ratio.csv */
 	double *ratio;
@@ -942,6 +948,20 @@ static const char style[] =
 	"@media print{body{max-width:none}figure{break-inside:avoid}}\n"
 	"</style>\n";
 
+/* "Streaming vs file transfer: NCEM 4D Camera to NERSC", with the
+ * session's names. */
+static void title(struct rep *r)
+{
+	put(r, "Streaming vs file transfer: ");
+	esc(r, r->acq);
+	put(r, " ");
+	esc(r, r->instrument);
+	put(r, " to ");
+	esc(r, r->compute);
+	if (r->synthetic)
+		put(r, " (synthetic data)");
+}
+
 static void write_head(struct rep *r)
 {
 	put(r, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
@@ -951,8 +971,9 @@ static void write_head(struct rep *r)
 	       /* belt and braces: the page may load nothing from anywhere */
 	       "<meta http-equiv=\"Content-Security-Policy\" content=\""
 	       "default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
-	       "<title>Streaming vs file transfer: NCEM 4D Camera to NERSC"
-	       "</title>\n");
+	       "<title>");
+	title(r);
+	put(r, "</title>\n");
 	put(r, style);
 	put(r, "</head>\n<body>\n");
 }
@@ -1000,9 +1021,13 @@ static void write_summary(struct rep *r)
 	long i;
 
 	put(r, "<h2 id=\"summary\">Summary</h2>\n<p class=\"summary\">");
-	put(r, "This report compares two ways of moving 4D Camera scans from "
-	       "the NCEM microscope's four receiver servers to the Perlmutter "
-	       "supercomputer at NERSC: <b class=\"ft\">file transfer</b> "
+	put(r, "This report compares two ways of moving ");
+	esc(r, r->instrument);
+	put(r, " scans from the receiver servers at ");
+	esc(r, r->acq);
+	put(r, " to the compute nodes at ");
+	esc(r, r->compute);
+	put(r, ": <b class=\"ft\">file transfer</b> "
 	       "(the scan is written to disk, then a Slurm job copies and "
 	       "counts it) and <b class=\"st\">streaming</b> (the data go "
 	       "straight into the compute nodes). ");
@@ -1689,10 +1714,91 @@ static const char formulas[] =
 	"time, both without outliers.</dd>\n"
 	"</dl>\n";
 
+/* The string member KEY of object O, or "" (never NULL). */
+static const char *jstr(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "";
+}
+
+/* What the run read and how it ran (provenance.json): the command, the
+ * version, the host and time, then every input with its SHA-256. */
+static void write_provenance(struct rep *r)
+{
+	json_t *p = r->prov, *in, *cmd, *v;
+	size_t i;
+
+	put(r, "<h2 id=\"provenance\">Provenance</h2>\n");
+	if (!p) {
+		no_data(r, "<code>provenance.json</code> is missing: these "
+			   "results do not say what they were made from.");
+		return;
+	}
+	put(r, "<dl class=\"provenance\">\n<dt>Command</dt><dd><code>");
+	cmd = json_object_get(p, "command");
+	json_array_foreach(cmd, i, v) {
+		if (i)
+			put(r, " ");
+		esc(r, json_string_value(v));
+	}
+	put(r, "</code> in <code>");
+	esc(r, jstr(p, "working_directory"));
+	put(r, "</code></dd>\n<dt>Session</dt><dd>");
+	v = json_object_get(p, "session");
+	if (json_string_value(json_object_get(v, "file"))) {
+		put(r, "<code>");
+		esc(r, jstr(v, "file"));
+		put(r, "</code>");
+	} else {
+		put(r, "the paper's experiments (built in)");
+	}
+	if (json_is_true(json_object_get(v, "synthetic")))
+		put(r, ", synthetic data");
+	put(r, "</dd>\n<dt>streamtime</dt><dd>");
+	v = json_object_get(p, "streamtime");
+	esc(r, jstr(v, "version"));
+	json_array_foreach(json_object_get(v, "features"), i, cmd) {
+		put(r, " ");
+		esc(r, json_string_value(cmd));
+	}
+	put(r, "</dd>\n<dt>Host and time</dt><dd>");
+	esc(r, jstr(p, "host"));
+	put(r, ", ");
+	esc(r, jstr(p, "time"));
+	put(r, "</dd>\n</dl>\n");
+	in = json_object_get(p, "inputs");
+	put(r, "<div class=\"wrap\"><table id=\"provenance-table\">\n"
+	       "<caption>Every file the run read, with its size and SHA-256 "
+	       "(<code>provenance.json</code>).</caption>\n<thead><tr>"
+	       "<th>Input</th><th>Path</th><th>Bytes</th><th>SHA-256</th>"
+	       "</tr></thead>\n<tbody>\n");
+	json_array_foreach(in, i, v) {
+		put(r, "<tr><td>");
+		esc(r, jstr(v, "key"));
+		put(r, "</td><td><code>");
+		esc(r, jstr(v, "path"));
+		put(r, "</code></td><td>");
+		num(r, (double)json_integer_value(json_object_get(v, "size")), 0);
+		put(r, "</td><td><code>");
+		esc(r, jstr(v, "sha256"));
+		put(r, "</code></td></tr>\n");
+	}
+	put(r, "</tbody></table></div>\n");
+}
+
 static int write_body(struct rep *r, st_report_info *info)
 {
-	put(r, "<header>\n<h1>Streaming vs file transfer: NCEM 4D Camera to "
-	       "NERSC</h1>\n<p class=\"meta\">Results in <code>");
+	put(r, "<header>\n<h1>");
+	title(r);
+	put(r, "</h1>\n");
+	if (r->synthetic)
+		put(r, "<p class=\"synthetic\" id=\"synthetic\"><b>Synthetic "
+		       "data.</b> These inputs were made by a simulator "
+		       "(<code>streamtime simulate</code>), not measured: the "
+		       "numbers below show what the analysis does, not what any "
+		       "instrument did.</p>\n");
+	put(r, "<p class=\"meta\">Results in <code>");
 	esc(r, r->shown);
 	put(r, "</code> \xc2\xb7 made by streamtime " ST_VERSION "</p>\n"
 	       "<nav><ul><li><a href=\"#headline\">Headline</a></li>"
@@ -1703,7 +1809,8 @@ static int write_body(struct rep *r, st_report_info *info)
 	       "<li><a href=\"#queue\">Queue time</a></li>"
 	       "<li><a href=\"#figures\">Figures</a></li>"
 	       "<li><a href=\"#files\">Data files and timeline</a></li>"
-	       "<li><a href=\"#method\">How computed</a></li></ul></nav>\n"
+	       "<li><a href=\"#method\">How computed</a></li>"
+	       "<li><a href=\"#provenance\">Provenance</a></li></ul></nav>\n"
 	       "</header>\n<main>\n");
 	write_headline(r);
 	write_summary(r);
@@ -1715,12 +1822,53 @@ static int write_body(struct rep *r, st_report_info *info)
 		return -1;
 	write_files(r);
 	put(r, formulas);
+	write_provenance(r);
 	put(r, "</main>\n</body>\n</html>\n");
+	return 0;
+}
+
+/* ROOT/provenance.json when the run wrote it: the names, whether the
+ * data are synthetic, and what it read.  A file that does not parse is an
+ * error (65), never a silent default. */
+static int load_provenance(struct rep *r)
+{
+	char *path = st_path_join(r->root, ST_PROVENANCE);
+	json_error_t jerr;
+	json_t *s, *n;
+
+	r->instrument = "4D Camera";
+	r->acq = "NCEM";
+	r->compute = "NERSC";
+	if (!path)
+		return st_error_set(r->err, ST_EXIT_IOERR, "out of memory");
+	if (!st_path_is_file(path) || !listed(r, ST_PROVENANCE)) {
+		free(path);
+		return 0;
+	}
+	r->prov = json_load_file(path, 0, &jerr);
+	if (!r->prov || !json_is_object(r->prov)) {
+		st_error_set(r->err, ST_EXIT_DATAERR, "%s:%d: %s", path,
+			     jerr.line, r->prov ? "not a JSON object" :
+			     jerr.text);
+		free(path);
+		return -1;
+	}
+	free(path);
+	s = json_object_get(r->prov, "session");
+	n = json_object_get(s, "names");
+	if (*jstr(n, "instrument"))
+		r->instrument = jstr(n, "instrument");
+	if (*jstr(n, "acquisition_site"))
+		r->acq = jstr(n, "acquisition_site");
+	if (*jstr(n, "compute_site"))
+		r->compute = jstr(n, "compute_site");
+	r->synthetic = json_is_true(json_object_get(s, "synthetic"));
 	return 0;
 }
 
 static void rep_release(struct rep *r)
 {
+	json_decref(r->prov);
 	free(r->root);
 	free(r->rel);
 	st_table_release(&r->cmp_t);
@@ -1807,7 +1955,7 @@ int st_report_write(FILE *f, const char *results, const char *base,
 		st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		goto out;
 	}
-	if (load_manifest(&r) < 0)
+	if (load_manifest(&r) < 0 || load_provenance(&r) < 0)
 		goto out;
 	r.timeline = st_path_is_file(tl) && listed(&r, "timeline.json");
 	if (load_statistics(&r) < 0 || load_figures(&r) < 0 ||

@@ -864,11 +864,12 @@ static const char *hms(int64_t secs, char *buf, size_t size)
 }
 
 enum { O_EXPERIMENTS, O_JOBS, O_DB0, O_WT = O_DB0 + ST_SIM_NSIZES, O_SAVE,
-       O_CREATED, O_H50, O_N = O_H50 + ST_SIM_NSIZES };
+       O_SAVE_TIMES, O_CREATED, O_H50, O_N = O_H50 + ST_SIM_NSIZES };
 
 static int write_experiments(const struct sim *s, FILE *f)
 {
-	fprintf(f, "{\n  \"tz\": \"%s\",\n  \"slurm_tz\": \"%s\",\n"
+	fprintf(f, "{\n  \"synthetic\": true,\n"
+		"  \"tz\": \"%s\",\n  \"slurm_tz\": \"%s\",\n"
 		"  \"max_elapsed\": \"29:00\",\n  \"experiments\": [\n",
 		s->ex.tz, s->ex.slurm_tz);
 	for (size_t i = 0; i < s->ex.n; i++) {
@@ -1018,11 +1019,24 @@ static void mean_std(const double *v, int n, double *mean, double *sd)
 	*sd = sqrt(q / (n - 1));
 }
 
+/* The scan a save-time record RUN (0..19) of size I and type REAL is
+ * filed under in save_times.json, by the paper's map (savetimes.h): Real
+ * scans 14..29 take the sizes in turn, five runs each; Blank scans 93..96
+ * one a size, all twenty runs. */
+static int save_scan(int i, int real, int run)
+{
+	return real ? 14 + i + 4 * (run / 5) : 93 + i;
+}
+
 /* The paper timed 20 counts per size and type (Real data, Blank frames):
- * total = count + save + the rest; the table holds their mean and std. */
-static void write_save_stats(st_rng *r, FILE *f)
+ * total = count + save + the rest; the table holds their mean and std, and
+ * TIMES (save_times.json) the records themselves, as the counting jobs
+ * write them, so that the statistics can be made again from them. */
+static void write_save_stats(st_rng *r, FILE *f, FILE *times)
 {
 	enum { RUNS = 20 };
+	/* [size][real][run]: the records, written per scan after the draws */
+	static double rec[ST_SIM_NSIZES][2][RUNS][3];
 
 	fputs("Size,Type,Stat,total_time,count_time,save_time\n", f);
 	for (int i = 0; i < ST_SIM_NSIZES; i++) {
@@ -1039,6 +1053,11 @@ static void write_save_stats(st_rng *r, FILE *f)
 				sav[k] = sv * (1 + 0.03 * st_rng_normal(r));
 				tot[k] = cnt[k] + sav[k] + rest * (1 + 0.1 * st_rng_normal(r));
 			}
+			for (int k = 0; k < RUNS; k++) {
+				rec[i][real][k][0] = tot[k];
+				rec[i][real][k][1] = cnt[k];
+				rec[i][real][k][2] = sav[k];
+			}
 			mean_std(tot, RUNS, &m[0], &sd[0]);
 			mean_std(cnt, RUNS, &m[1], &sd[1]);
 			mean_std(sav, RUNS, &m[2], &sd[2]);
@@ -1048,6 +1067,31 @@ static void write_save_stats(st_rng *r, FILE *f)
 				real ? "Real" : "Blank", sd[0], sd[1], sd[2]);
 		}
 	}
+	/* scans in ascending order, each with its runs in the order drawn */
+	fputs("{", times);
+	for (int scan = 14, nscans = 0; scan <= 96; scan++) {
+		int n = 0;
+
+		for (int i = 0; i < ST_SIM_NSIZES; i++)
+			for (int real = 0; real < 2; real++)
+				for (int k = 0; k < RUNS; k++) {
+					const double *v = rec[i][real][k];
+
+					if (save_scan(i, real, k) != scan)
+						continue;
+					if (n == 0)
+						fprintf(times, "%s\n  \"%05d\": [",
+							nscans++ ? "," : "", scan);
+					fprintf(times, "%s\n    {\"count_time\": %.17g, "
+						"\"total_time\": %.17g, "
+						"\"save_time\": %.17g, \"image\": "
+						"\"simulated\"}", n++ ? "," : "", v[1],
+						v[0], v[2]);
+				}
+		if (n)
+			fputs("\n  ]", times);
+	}
+	fputs("\n}\n", times);
 }
 
 static int cmp_scan_n(const void *a, const void *b)
@@ -1213,6 +1257,21 @@ static int write_acquisition(const struct sim *s, st_rng *r, size_t *count,
 	}
 	if (put_scan(dfd, dir, r, &s->pending, 1, "62.5", count, err) < 0)
 		goto out;
+	/* the streamed scans: status files only (their data went straight
+	 * to NERSC), each stamped when its last receiver reported; for
+	 * collect receivers --no-data, the chain's created times */
+	for (size_t j = 0; j < s->nstr; j++) {
+		struct scan sc = s->str[j];
+
+		if (sc.flags & F_NO_CREATED)
+			continue;
+		sc.last = sc.first;
+		for (int i = 0; i < 4; i++)
+			if (sc.rec[i] != EMPTY && sc.rec[i] > sc.last)
+				sc.last = sc.rec[i];
+		if (put_scan(dfd, dir, r, &sc, 0, "100", count, err) < 0)
+			goto out;
+	}
 	rc = 0;
 out:
 	close(dfd);
@@ -1348,6 +1407,7 @@ static int write_dataset(const struct sim *s, const char *dir,
 	path[O_JOBS] = st_path_join(ft, "slurm_job_info.csv");
 	path[O_WT] = st_path_join(ft, "write_times.csv");
 	path[O_SAVE] = st_path_join(ft, "save_time_stats.csv");
+	path[O_SAVE_TIMES] = st_path_join(ft, "save_times.json");
 	path[O_CREATED] = st_path_join(stdir, "ncem_file_created_times.csv");
 	for (i = 0; i < ST_SIM_NSIZES; i++) {
 		char name[64];
@@ -1379,7 +1439,7 @@ static int write_dataset(const struct sim *s, const char *dir,
 	write_write_times(s, af[O_WT].fp);
 	sum->offload_scans = s->noff;
 	st_rng_seed(&r, s->o->seed, R_SAVE);
-	write_save_stats(&r, af[O_SAVE].fp);
+	write_save_stats(&r, af[O_SAVE].fp, af[O_SAVE_TIMES].fp);
 	if (write_created(s, af[O_CREATED].fp, &sum->created_rows, err) < 0)
 		goto out;
 	for (i = 0; i < O_N; i++)

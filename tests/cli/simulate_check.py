@@ -113,6 +113,7 @@ def test_determinism(tmp):
     check(set(tree(a)) == set(tree(c)), "seed 8: the same file names")
     want = {"experiments.json", "file_transfer/slurm_job_info.csv",
             "file_transfer/write_times.csv", "file_transfer/save_time_stats.csv",
+            "file_transfer/save_times.json",
             "streaming/ncem_file_created_times.csv"}
     want |= {"file_transfer/distiller_db/%d_%d.csv" % (s, s) for s in TARGETS}
     want |= {"streaming/scan_times_%s.csv" % r for r in
@@ -237,11 +238,43 @@ def test_acquisition(tmp):
     out = os.path.join(tmp, "created.csv")
     p = run("collect", "receivers", os.path.join(tmp, "q_acq"), "--out", out,
             "--settle", "0")
-    check(p.returncode == 0 and "%d written, 1 pending, 0 bad" % n in p.stderr,
-          "collect receivers: %d scans written, the one being acquired pending (%s)"
-          % (n, p.stderr.strip()))
+    created = read_csv(os.path.join(d, "streaming",
+                                    "ncem_file_created_times.csv"))
+    wt_scans = {int(r["scan_number"]) for r in read_csv(wt)}
+    # the streamed scans have status files and no data files: pending;
+    # created_times.csv also holds the stray scan 7 (no files) and the
+    # offload scan after the ranges (in write_times.csv)
+    streamed = [r for r in created if int(r["scan_number"]) != 7 and
+                int(r["scan_number"]) not in wt_scans]
+    check(p.returncode == 0 and "%d written, %d pending, 0 bad"
+          % (n, 1 + len(streamed)) in p.stderr,
+          "collect receivers: %d scans written, the one being acquired and "
+          "the %d streamed ones pending (%s)"
+          % (n, len(streamed), p.stderr.strip()))
     check(open(out).read() == open(wt).read(),
           "collect receivers on --acquisition = write_times.csv, byte for byte")
+    # simulate_writes_streaming_status_files: --no-data collects the
+    # streamed scans' receiver times, equal to created_times.csv's (a scan
+    # with an empty cell lacks a status file: pending)
+    p = run("collect", "receivers", os.path.join(tmp, "q_acq"), "--no-data",
+            "--out", "-", "--settle", "0")
+    got = {int(r["scan_number"]): r for r in csv.DictReader(
+        p.stdout.splitlines())}
+    whole = [r for r in streamed if all(r["time%d" % i] for i in range(4))]
+
+    def instant(t):
+        return datetime.fromisoformat(t.replace("Z", "+00:00")[:32]
+                                      .split("+00:00")[0] + "+00:00")
+    same = all(int(r["scan_number"]) in got and
+               all(instant(got[int(r["scan_number"])]["time%d" % i]) ==
+                   instant(r["time%d" % i]) for i in range(4))
+               for r in whole)
+    check(p.returncode == 0 and len(whole) > 40 and same and
+          set(got) == {int(r["scan_number"]) for r in whole} | wt_scans,
+          "simulate_writes_streaming_status_files: collect receivers "
+          "--no-data gives the %d streamed scans of created_times.csv with "
+          "their times, and the offload scans (got %d scans)"
+          % (len(whole), len(got)))
     names = os.listdir(os.path.join(tmp, "q_acq"))
     per_scan = {}
     for f in names:
