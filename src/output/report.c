@@ -1590,8 +1590,8 @@ static const char *csv_about(const char *path, char *buf, size_t size)
 	static const struct { const char *name, *about; } known[] = {
 		{ "merged_job_info.csv", "Slurm count jobs joined with "
 		  "Distiller's jobs, one row per job" },
-		{ "ncem_offload_times.csv", "mean NCEM offload time per size" },
-		{ "ncem_offload_per_scan.csv", "NCEM offload time of each scan" },
+		{ "ncem_offload_times.csv", "mean offload time per size" },
+		{ "ncem_offload_per_scan.csv", "offload time of each scan" },
 		{ "statistics_table.csv", "the comparison table" },
 		{ "queue_time_statistics.csv", "queue-time statistics" },
 		{ "ranked_days.csv", "mean queue time per submit date, worst "
@@ -1685,14 +1685,14 @@ static const char formulas[] =
 	"job (from <code>sacct</code>), in seconds. The worst days rank the "
 	"mean queue time per submit date.</dd>\n"
 	"<dt>File transfer time</dt><dd>Elapsed time of the Slurm count job + "
-	"the mean NCEM offload time of its scan size \xe2\x88\x92 2 \xc3\x97 "
+	"the mean offload time of its scan size \xe2\x88\x92 2 \xc3\x97 "
 	"(mean save time of the Real scans \xe2\x88\x92 mean save time of the "
 	"Blank scans, for that size). The offload time of a scan is its last "
 	"data-file write \xe2\x88\x92 the earliest receiver status time.</dd>\n"
-	"<dt>Streaming time</dt><dd>|NERSC write time of the counted HDF5 "
+	"<dt>Streaming time</dt><dd>|write time of the counted HDF5 "
 	"file \xe2\x88\x92 the earliest receiver status time of the scan| "
-	"(<code>time_difference_seconds</code>), with NERSC's local times "
-	"read in their real time zone.</dd>\n"
+	"(<code>time_difference_seconds</code>), with the compute site's local "
+	"times read in their real time zone.</dd>\n"
 	"<dt>Outliers</dt><dd>Values below Q1 \xe2\x88\x92 1.5\xc2\xb7IQR or "
 	"above Q3 + 1.5\xc2\xb7IQR, where IQR = Q3 \xe2\x88\x92 Q1 is computed "
 	"before removal.</dd>\n"

@@ -1,0 +1,597 @@
+#!/usr/bin/env python3
+"""CLI test: a facility's own sessions, end to end (issue 23).
+
+Usage: session_check.py STREAMTIME SOURCE_ROOT PAPER_DATA [CHECK...]
+
+Each check is named after what it pins.  Expected values are computed here
+with Python's standard library (hashlib, statistics, fractions) from the
+input files, never taken from streamtime's own output.  The paper's data
+parts are skipped when PAPER_DATA is absent, unless CI=true.
+"""
+import csv
+import hashlib
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from datetime import datetime, timezone
+from fractions import Fraction
+from math import comb
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, report  # noqa: E402
+
+ST, ROOT, PAPER = (os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]),
+                   sys.argv[3])
+ONLY = set(sys.argv[4:])
+SIZES = (128, 256, 512, 1024)
+
+
+def run(*args, cwd=None):
+    return subprocess.run([ST, *args], capture_output=True, text=True,
+                          cwd=cwd)
+
+
+def read(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def instant(s):
+    """An ISO 8601 time as written by the collectors (UTC, Z or +00:00,
+    the doubled offset of real files, up to nanoseconds) in ns."""
+    s = s.strip().replace("Z", "+00:00")
+    if s.count("+00:00") > 1:
+        s = s[:s.index("+00:00") + 6]
+    base, _, frac = s[:-6].partition(".")
+    t = datetime.fromisoformat(base).replace(tzinfo=timezone.utc)
+    ns = int((frac + "000000000")[:9]) if frac else 0
+    return int(t.timestamp()) * 10**9 + ns
+
+
+def paper_needed():
+    if os.path.isdir(PAPER):
+        return True
+    if os.environ.get("CI") == "true":
+        check(False, "the paper's data is missing: " + PAPER)
+    return False
+
+
+def median_ci(values, tail):
+    """lo, hi, coverage of the order-statistic interval of the median
+    whose two tails are at most TAIL each (exact, with fractions)."""
+    v = sorted(values)
+    n = len(v)
+    k, cdf = 0, Fraction(0)
+    for i in range(n):
+        p = Fraction(comb(n, i), 2 ** n)
+        if cdf + p > tail:
+            break
+        cdf += p
+        k = i + 1
+    if k == 0:
+        return None, None, None
+    return v[k - 1], v[n - k], float(1 - 2 * cdf)
+
+
+def close(a, b, tol=1e-9):
+    return abs(a - b) <= tol * max(1.0, abs(b))
+
+
+# ---- the guide's chain ----------------------------------------------------
+
+def guide_blocks():
+    text = open(os.path.join(ROOT, "docs", "guide.md"), encoding="utf-8").read()
+    part = text[text.index("## 1."):text.index("## 2.")]
+    blocks = []
+    while "```sh\n" in part:
+        part = part[part.index("```sh\n") + 6:]
+        blocks.append(part[:part.index("```")])
+        part = part[part.index("```") + 3:]
+    return blocks
+
+
+def workdir(tmp):
+    """A directory with build/ pointing at the binary's, as the guide's
+    commands expect from the repository root."""
+    repo = os.path.join(tmp, "repo")
+    os.makedirs(repo)
+    os.symlink(os.path.dirname(ST), os.path.join(repo, "build"))
+    return repo
+
+
+def expected_streaming(g, offsets):
+    """Per size, the streaming latencies the guide's files give: the
+    counted file's time minus the earliest receiver time, each receiver
+    time moved to the reference clock (t - offset of its host)."""
+    sess = json.load(open(os.path.join(g, "session.json")))
+    created = {int(r["scan_number"]): r
+               for r in read(os.path.join(g, "created_times.csv"))}
+    h5 = {int(r["scan_number"]): r
+          for r in read(os.path.join(g, "scan_times.csv"))}
+    out = {}
+    for e in sess["experiments"]:
+        a, b = e["streaming"]
+        lat = []
+        for scan, r in h5.items():
+            if a <= scan <= b and scan in created:
+                c = created[scan]
+                first = min(instant(c["time%d" % i]) -
+                            round(offsets["rec%d" % i] * 1e6)
+                            for i in range(4) if c["time%d" % i])
+                lat.append(abs(instant(r["datetime"]) - first) / 1e9)
+        out[e["size"]] = lat
+    return out
+
+
+def expected_offload(g, offsets):
+    sess = json.load(open(os.path.join(g, "session.json")))
+    rows = read(os.path.join(g, "write_times.csv"))
+    out = {}
+    for e in sess["experiments"]:
+        a, b = e["offload"]
+        v = []
+        for r in rows:
+            if a <= int(r["scan_number"]) <= b:
+                first = min(instant(r["time%d" % i]) -
+                            round(offsets["rec%d" % i] * 1e6)
+                            for i in range(4) if r["time%d" % i])
+                v.append((instant(r["time_last_written"]) - first) / 1e9)
+        out[e["size"]] = sum(v) / len(v)
+    return out
+
+
+def offsets_of(path):
+    """The offset (ms) of each target: the file's only measurement."""
+    return {r["target"]: float(r["offset_ms"]) for r in read(path)}
+
+
+def check_numbers(g, res, offsets, what):
+    """RES's offload times and streaming medians equal those computed
+    here from the guide's own files."""
+    want = expected_offload(g, offsets)
+    got = {int(r["size"]): float(r["offload_time"]) for r in
+           read(os.path.join(res, "file_transfer", "ncem_offload_times.csv"))}
+    for s in SIZES:
+        check(s in got and abs(got[s] - want[s]) < 1e-6,
+              "%s: offload of %d is %s, the guide's files give %.6f"
+              % (what, s, got.get(s), want[s]))
+    lat = expected_streaming(g, offsets)
+    med = {(r["group"], int(r["size"])): r for r in
+           read(os.path.join(res, "statistics", "medians.csv"))}
+    for s in SIZES:
+        r = med.get(("streaming", s))
+        check(r is not None and int(r["n"]) == len(lat[s]) and
+              abs(float(r["median"]) - statistics.median(lat[s])) < 1e-6,
+              "%s: streaming %d: n %s median %s, the guide's files give "
+              "n %d median %.6f" % (what, s, r and r["n"],
+                                    r and r["median"], len(lat[s]),
+                                    statistics.median(lat[s])))
+        check(r is not None and r["clock_bound_s"] != "" and
+              0 < float(r["clock_bound_s"]) < 0.01,
+              "%s: the clock bound of streaming %d reaches medians.csv "
+              "(%s)" % (what, s, r and r["clock_bound_s"]))
+        f = med.get(("file_transfer", s))
+        check(f is not None and f["clock_bound_s"] != "",
+              "%s: the clock bound of file transfer %d reaches medians.csv"
+              % (what, s))
+    return lat
+
+
+def guide_chain():
+    """guide_chain_reaches_the_report: the guide's commands, verbatim,
+    end in a report made of the files they built."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = workdir(tmp)
+        blocks = guide_blocks()
+        check(len(blocks) >= 7, "the guide has %d command blocks" % len(blocks))
+        for cmd in blocks:
+            p = subprocess.run(["bash", "-e", "-c", cmd], cwd=repo,
+                               capture_output=True, text=True)
+            if not check(p.returncode == 0, "guide: exit %d: %s\n%s"
+                         % (p.returncode, cmd.strip()[:200], p.stderr)):
+                return
+            last = p
+        g = os.path.join(repo, "out", "guide")
+        res = os.path.join(g, "results")
+        check("--session out/guide/session.json" in blocks[-1],
+              "the guide's last step is reproduce --session")
+        check(last.stdout.startswith("*Synthetic data"),
+              "guide: reproduce's stdout says synthetic: " + last.stdout[:80])
+        # provenance: every file the guide built that the chain reads,
+        # each with its sha256 (computed here)
+        prov = json.load(open(os.path.join(res, "provenance.json")))
+        listed = {os.path.normpath(i["path"]): i for i in prov["inputs"]}
+        built = ["session.json", "write_times.csv", "created_times.csv",
+                 "scan_times.csv", "slurm_jobs.csv", "clock_offsets.csv",
+                 "sample/file_transfer/save_times.json"] + \
+            ["sample/file_transfer/distiller_db/%d_%d.csv" % (s, s)
+             for s in SIZES]
+        for f in built:
+            path = os.path.normpath(os.path.join("out", "guide", f))
+            i = listed.get(path)
+            data = open(os.path.join(repo, path), "rb").read()
+            check(i is not None and i["sha256"] ==
+                  hashlib.sha256(data).hexdigest() and i["size"] == len(data),
+                  "provenance.json lists %s with its sha256 and size (%s)"
+                  % (path, i))
+        check(prov["command"][1:] == ["reproduce", "--session",
+                                      "out/guide/session.json", "--out",
+                                      "out/guide/results"],
+              "provenance.json: the command line: %s" % prov["command"])
+        check(prov["session"]["synthetic"] is True and
+              prov["session"]["file"] == "out/guide/session.json",
+              "provenance.json: the session")
+        check(set(prov) >= {"streamtime", "host", "time",
+                            "working_directory"},
+              "provenance.json: version, host, time: %s" % sorted(prov))
+        html = open(os.path.join(res, "report.html"), encoding="utf-8").read()
+        check('id="synthetic"' in html and "(synthetic data)" in html,
+              "guide: the report's title block says synthetic")
+        check('id="provenance-table"' in html and
+              listed[os.path.normpath("out/guide/write_times.csv")]["sha256"]
+              in html, "guide: the report shows the provenance")
+        # the numbers come from the guide's files
+        offsets = offsets_of(os.path.join(g, "clock_offsets.csv"))
+        before = check_numbers(g, res, offsets, "guide")
+        st = json.load(open(os.path.join(g, "session.json")))
+        check(st["inputs"]["save_times"].endswith("save_times.json"),
+              "guide: the save-time records are an input")
+        # guide_one_offset_moves_the_report: the receivers' clocks 1.5 s
+        # ahead: every offload and latency, so every median, + 1.5 s
+        rows = read(os.path.join(g, "clock_offsets.csv"))
+        with open(os.path.join(g, "clock_offsets.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            for r in rows:
+                r["offset_ms"] = repr(float(r["offset_ms"]) + 1500.0)
+                w.writerow(r)
+        p = run("reproduce", "--session", "out/guide/session.json", "--out",
+                "out/guide/results2", cwd=repo)
+        check(p.returncode == 0, "guide, offsets moved: " + p.stderr)
+        res2 = os.path.join(g, "results2")
+        moved = offsets_of(os.path.join(g, "clock_offsets.csv"))
+        check_numbers(g, res2, moved, "guide, offsets moved")
+        m1 = {(r["group"], r["size"]): float(r["median"]) for r in
+              read(os.path.join(res, "statistics", "medians.csv"))}
+        m2 = {(r["group"], r["size"]): float(r["median"]) for r in
+              read(os.path.join(res2, "statistics", "medians.csv"))}
+        for k in m1:
+            check(abs(m2[k] - m1[k] - 1.5) < 1e-6,
+                  "guide_one_offset_moves_the_report: %s %s median moved by "
+                  "%.9f s, not 1.5" % (k[0], k[1], m2[k] - m1[k]))
+        h2 = open(os.path.join(res2, "report.html"), encoding="utf-8").read()
+        r1 = {int(r["size"]): r for r in
+              read(os.path.join(res, "statistics", "median_ratio.csv"))}
+        r2 = {int(r["size"]): r for r in
+              read(os.path.join(res2, "statistics", "median_ratio.csv"))}
+        for s in SIZES:
+            a = float(r1[s]["streaming_median"])
+            b = float(r2[s]["streaming_median"])
+            check(abs(b - a - 1.5) < 1e-6 and
+                  ("<td>%.1f</td>" % b) in h2,
+                  "guide_one_offset_moves_the_report: the report's headline "
+                  "streaming median of %d: %.6f then %.6f" % (s, a, b))
+        del before
+
+
+# ---- the paper's data as a session ----------------------------------------
+
+PAPER_EXP = [(128, 4858, 4887, 2709, 3688), (256, 4828, 4857, 3813, 4226),
+             (512, 4798, 4827, 4227, 4644), (1024, 4768, 4797, 4653, 4698)]
+PAPER_TABLE = ["| 128 | 52.0 ± 30.6 | 4.0 ± 0.0 | 13.0 |",
+               "| 256 | 92.3 ± 38.6 | 6.8 ± 0.6 | 13.6 |",
+               "| 512 | 138.5 ± 28.2 | 25.1 ± 1.3 | 5.5 |",
+               "| 1024 | 442.6 ± 53.5 | 97.2 ± 4.1 | 4.6 |"]
+
+
+def check_save_stats(path, what):
+    want = {(r["Size"], r["Type"], r["Stat"]): r for r in read(
+        os.path.join(PAPER, "file_transfer", "save_time_stats.csv"))}
+    got = {(r["Size"], r["Type"], r["Stat"]): r for r in read(path)} \
+        if os.path.isfile(path) else {}
+    check(set(got) == set(want), "%s: save_time_stats.csv rows %s"
+          % (what, sorted(set(got) ^ set(want))))
+    for k in want:
+        for c in ("total_time", "count_time", "save_time"):
+            check(k in got and close(float(got[k][c]), float(want[k][c])),
+                  "%s: save_time_stats %s %s: %s, the paper's %s"
+                  % (what, k, c, got.get(k, {}).get(c), want[k][c]))
+
+
+def paper_session():
+    """paper_as_a_session: the paper's files named by a session file give
+    the paper's table, and its save_time_stats.csv from save_times.json."""
+    if not paper_needed():
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        ft = os.path.join(os.path.abspath(PAPER), "file_transfer")
+        st = os.path.join(os.path.abspath(PAPER), "streaming")
+        sess = {
+            "version": 1, "tz": "America/Los_Angeles", "slurm_tz": "UTC",
+            "experiments": [
+                {"size": s, "offload": [a, b], "streaming": [c, d],
+                 "h5": os.path.join(st, "scan_times_%d_%d.csv" % (c, d))}
+                for s, a, b, c, d in PAPER_EXP],
+            "inputs": {
+                "write_times": os.path.join(ft, "write_times.csv"),
+                "created_times": os.path.join(st,
+                                              "ncem_file_created_times.csv"),
+                "slurm_jobs": os.path.join(ft, "slurm_job_info.csv"),
+                "distiller": os.path.join(ft, "distiller_db"),
+                "save_times": os.path.join(ft, "save_times.json"),
+            }}
+        path = os.path.join(tmp, "paper.json")
+        json.dump(sess, open(path, "w"))
+        out = os.path.join(tmp, "out")
+        p = run("reproduce", "--session", path, "--out", out)
+        check(p.returncode == 0, "paper_as_a_session: " + p.stderr)
+        for line in PAPER_TABLE:
+            check(line in p.stdout, "paper_as_a_session: the table lacks "
+                  + line + "\n" + p.stdout)
+        check("ynthetic" not in p.stdout, "paper_as_a_session: synthetic?")
+        check_save_stats(os.path.join(out, "file_transfer",
+                                      "save_time_stats.csv"),
+                         "paper_as_a_session")
+        # the outputs equal reproduce --data's, file for file
+        out2 = os.path.join(tmp, "out2")
+        p2 = run("reproduce", "--data", PAPER, "--out", out2)
+        check(p2.returncode == 0 and p2.stdout == p.stdout,
+              "paper_as_a_session: the same table as reproduce --data")
+        for sub in ("file_transfer/merged_job_info.csv",
+                    "file_transfer/ncem_offload_times.csv",
+                    "streaming/streaming_times_512.csv",
+                    "statistics/statistics_table.csv",
+                    "statistics/medians.csv"):
+            check(open(os.path.join(out, sub)).read() ==
+                  open(os.path.join(out2, sub)).read(),
+                  "paper_as_a_session: %s differs from reproduce --data's"
+                  % sub)
+
+
+def paper_save_stats_made():
+    """save_time_stats_from_records: reproduce --data on the paper's data
+    without save_time_stats.csv makes it from save_times.json."""
+    if not paper_needed():
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "paper")
+        shutil.copytree(PAPER, data)
+        os.remove(os.path.join(data, "file_transfer", "save_time_stats.csv"))
+        out = os.path.join(tmp, "out")
+        p = run("reproduce", "--data", data, "--out", out)
+        check(p.returncode == 0, "save_time_stats_from_records: " + p.stderr)
+        for line in PAPER_TABLE:
+            check(line in p.stdout, "save_time_stats_from_records: the "
+                  "table lacks " + line)
+        check_save_stats(os.path.join(out, "file_transfer",
+                                      "save_time_stats.csv"),
+                         "save_time_stats_from_records")
+        prov = json.load(open(os.path.join(out, "provenance.json")))
+        keys = {i["key"] for i in prov["inputs"]}
+        check("inputs.save_times" in keys and
+              "inputs.save_time_stats" not in keys,
+              "save_time_stats_from_records: provenance names the records")
+        # the map decides: every scan of the records left out is an error
+        bad = os.path.join(tmp, "bad.json")
+        with open(os.path.join(data, "experiments.json"), "w") as f:
+            json.dump({"save_time_map": [{"scans": [500, 600],
+                                          "type": "Real", "sizes": [128]}],
+                       "experiments": [
+                           {"size": s, "offload": [a, b], "streaming": [c, d],
+                            "h5": "scan_times_%d_%d.csv" % (c, d)}
+                           for s, a, b, c, d in PAPER_EXP]}, f)
+        p = run("reproduce", "--data", data, "--out", os.path.join(tmp, "o3"))
+        check(p.returncode == 65 and "save_times.json: no record of a scan "
+              "the save-time map holds" in p.stderr and
+              not os.path.exists(os.path.join(tmp, "o3", "report.html")),
+              "save_time_map_holds_no_record: exit %d: %s"
+              % (p.returncode, p.stderr))
+        del bad
+
+
+def median_ratio():
+    """headline_ratio_of_medians: median_ratio.csv and the report's
+    headline against order statistics computed here (97.5 % each)."""
+    if not paper_needed():
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        p = run("reproduce", "--data", PAPER, "--out", out)
+        check(p.returncode == 0, "headline: " + p.stderr)
+        rows = {int(r["size"]): r for r in
+                read(os.path.join(out, "statistics", "median_ratio.csv"))}
+        merged = read(os.path.join(out, "file_transfer",
+                                   "merged_job_info.csv"))
+        save = {(r["Size"], r["Type"]): float(r["save_time"]) for r in read(
+            os.path.join(PAPER, "file_transfer", "save_time_stats.csv"))
+            if r["Stat"] == "mean"}
+        off = {int(r["size"]): float(r["offload_time"]) for r in
+               read(os.path.join(out, "file_transfer",
+                                 "ncem_offload_times.csv"))}
+        html = open(os.path.join(out, "report.html"), encoding="utf-8").read()
+        table = {int(r["size"]): r for r in read(os.path.join(
+            out, "statistics", "statistics_table.csv"))}
+
+        def secs(hms):
+            d = 0
+            if "-" in hms:
+                d, hms = hms.split("-")
+            parts = [int(x) for x in hms.split(":")]
+            while len(parts) < 3:
+                parts.insert(0, 0)
+            return int(d) * 86400 + parts[0] * 3600 + parts[1] * 60 + parts[2]
+        for s in SIZES:
+            ft = [secs(r["Elapsed"]) + off[s] - 2 * (save[(str(s), "Real")] -
+                                                     save[(str(s), "Blank")])
+                  for r in merged if int(r["size"]) == s]
+            stv = [float(r["time_difference_seconds"]) for r in read(
+                os.path.join(PAPER, "streaming", "streaming_times_%d.csv" % s))]
+            flo, fhi, fcov = median_ci(ft, Fraction(1, 80))
+            slo, shi, scov = median_ci(stv, Fraction(1, 80))
+            r = rows.get(s)
+            if not check(r is not None, "median_ratio.csv has no row %d" % s):
+                continue
+            ratio = statistics.median(ft) / statistics.median(stv)
+            check(close(float(r["median_ratio"]), ratio) and
+                  close(float(r["ratio_low"]), flo / shi) and
+                  close(float(r["ratio_high"]), fhi / slo),
+                  "headline_ratio_of_medians %d: %s [%s, %s], expected "
+                  "%.6f [%.6f, %.6f]" % (s, r["median_ratio"], r["ratio_low"],
+                                         r["ratio_high"], ratio, flo / shi,
+                                         fhi / slo))
+            lvl = 1 - (1 - fcov) - (1 - scov)
+            check(close(float(r["ratio_level"]), lvl, 1e-9) and lvl >= 0.95,
+                  "headline_ratio_of_medians %d: level %s, expected %.9f"
+                  % (s, r["ratio_level"], lvl))
+            check(close(float(r["mean_ratio"]),
+                        float(table[s]["enhancement"])),
+                  "headline: the paper's ratio of means beside it (%d)" % s)
+            cell = "%.1f\u00d7 \u2013 %.1f\u00d7" % (flo / shi, fhi / slo)
+            check(cell in html, "headline: the report shows %r" % cell)
+        check('id="headline-method"' in html and "Bonferroni" in html,
+              "headline: the method is written under the table")
+
+
+# ---- the sample says what it is --------------------------------------------
+
+def sample_synthetic():
+    """sample_says_synthetic: the shipped sample's stdout and report."""
+    with tempfile.TemporaryDirectory() as tmp:
+        p = run("reproduce", "--out", os.path.join(tmp, "out"))
+        check(p.returncode == 0 and p.stdout.startswith("*Synthetic data"),
+              "sample_says_synthetic: stdout: " + p.stdout[:120])
+        html = open(os.path.join(tmp, "out", "report.html"),
+                    encoding="utf-8").read()
+        check('id="synthetic"' in html and
+              "<h1>Streaming vs file transfer: NCEM 4D Camera to NERSC "
+              "(synthetic data)</h1>" in html,
+              "sample_says_synthetic: the report's title block")
+    if paper_needed():
+        with tempfile.TemporaryDirectory() as tmp:
+            p = run("reproduce", "--data", PAPER, "--out", tmp + "/o")
+            html = open(tmp + "/o/report.html", encoding="utf-8").read()
+            check(p.returncode == 0 and "ynthetic" not in p.stdout and
+                  'id="synthetic"' not in html,
+                  "the paper's data is not called synthetic")
+
+
+def names_reach_the_report():
+    """session_names_in_report: another site renames the report."""
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "d")
+        shutil.copytree(os.path.join(ROOT, "data"), data,
+                        ignore=shutil.ignore_patterns("acquisition", "counted",
+                                                      "bpftrace"))
+        e = json.load(open(os.path.join(data, "experiments.json")))
+        e["names"] = {"instrument": "Krios <G4>", "acquisition_site": "SLAC",
+                      "compute_site": "OLCF"}
+        json.dump(e, open(os.path.join(data, "experiments.json"), "w"))
+        p = run("reproduce", "--data", data, "--out", tmp + "/o")
+        html = open(tmp + "/o/report.html", encoding="utf-8").read()
+        check(p.returncode == 0 and
+              "<h1>Streaming vs file transfer: SLAC Krios &lt;G4&gt; to OLCF"
+              in html and "NCEM" not in html.split("<main>")[1]
+              .split('id="method"')[0],
+              "session_names_in_report: the title and prose use the names")
+
+
+# ---- bad input ------------------------------------------------------------
+
+def bad_input():
+    """session_bad_input: missing files 66 naming key and path, a file of
+    the wrong kind 65, unknown keys 78, nothing written."""
+    with tempfile.TemporaryDirectory() as tmp:
+        d = os.path.join(ROOT, "data")
+        base = {
+            "version": 1,
+            "experiments": [{"size": 128, "offload": [2525, 2532],
+                             "streaming": [2401, 2414],
+                             "h5": os.path.join(d, "streaming",
+                                                "scan_times_2401_2414.csv")}],
+            "inputs": {
+                "write_times": os.path.join(d, "file_transfer",
+                                            "write_times.csv"),
+                "created_times": os.path.join(
+                    d, "streaming", "ncem_file_created_times.csv"),
+                "slurm_jobs": os.path.join(d, "file_transfer",
+                                           "slurm_job_info.csv"),
+                "distiller": os.path.join(d, "file_transfer", "distiller_db"),
+                "save_times": os.path.join(d, "file_transfer",
+                                           "save_times.json")}}
+
+        def attempt(name, mutate):
+            s = json.loads(json.dumps(base))
+            mutate(s)
+            path = os.path.join(tmp, name + ".json")
+            json.dump(s, open(path, "w"), indent=1)
+            out = os.path.join(tmp, "out-" + name)
+            p = run("reproduce", "--session", path, "--out", out)
+            left = [f for f in (os.listdir(out) if os.path.isdir(out) else [])]
+            return p, path, left
+
+        p, path, left = attempt("ok", lambda s: None)
+        check(p.returncode == 0, "session_bad_input: the base session: "
+              + p.stderr)
+
+        def missing(s):
+            s["inputs"]["write_times"] = "no/such/write_times.csv"
+        p, path, left = attempt("missing", missing)
+        check(p.returncode == 66 and "inputs.write_times" in p.stderr and
+              "no/such/write_times.csv" in p.stderr and left == [],
+              "session_missing_file_66: exit %d, left %s: %s"
+              % (p.returncode, left, p.stderr))
+
+        def wrong_kind(s):
+            s["inputs"]["created_times"] = s["inputs"]["save_times"]
+        p, path, left = attempt("kind", wrong_kind)
+        check(p.returncode == 65 and "save_times.json" in p.stderr and
+              not any(f.endswith(".html") or f == "statistics" for f in left),
+              "session_wrong_kind_65: exit %d, left %s: %s"
+              % (p.returncode, left, p.stderr))
+
+        def unknown(s):
+            s["inputs"]["write_time"] = "x.csv"
+        p, path, left = attempt("unknown", unknown)
+        check(p.returncode == 78 and "unknown key 'write_time' in inputs"
+              in p.stderr, "session_unknown_key_78: exit %d: %s"
+              % (p.returncode, p.stderr))
+
+        def no_h5(s):
+            del s["experiments"][0]["h5"]
+        p, path, left = attempt("noh5", no_h5)
+        check(p.returncode == 78 and "inputs.scan_times" in p.stderr,
+              "session_no_h5_78: exit %d: %s" % (p.returncode, p.stderr))
+
+        def secret(s):
+            s["inputs"]["distiller"] = {"dsn": "postgresql://u:pw@h/db"}
+        p, path, left = attempt("secret", secret)
+        check(p.returncode == 78 and "pw" not in p.stderr,
+              "session_no_inline_secret: exit %d: %s"
+              % (p.returncode, p.stderr))
+        p = run("reproduce", "--session", path, "--data", d)
+        check(p.returncode == 64 and "--session" in p.stderr,
+              "session_with_data_64: exit %d: %s" % (p.returncode, p.stderr))
+
+
+CHECKS = {
+    "guide": guide_chain, "paper_session": paper_session,
+    "save_stats": paper_save_stats_made, "headline": median_ratio,
+    "synthetic": sample_synthetic, "names": names_reach_the_report,
+    "bad": bad_input,
+}
+
+
+def main():
+    for name, fn in CHECKS.items():
+        if not ONLY or name in ONLY:
+            fn()
+    return report("session")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
