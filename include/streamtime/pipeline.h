@@ -113,14 +113,18 @@ typedef struct st_analysis_result {
 	bool step_failed;               /* on -1: a step (not the set-up)
 					 * failed */
 	st_save_stats_info save;        /* when made from the records */
+	size_t left_out;                /* sizes without scans */
 	const char *save_stats;         /* the statistics used (borrowed) */
 } st_analysis_result;
 
 /* Merge transfer, offload and streaming, stats queue and transfers over
- * the experiments EX, in that order.  NOTES (may be NULL) gets a line per
- * step with its time; LOG the steps' warnings.  Returns 0, or -1 with ERR
- * set; RES->rows is NULL then. */
-int st_run_analysis(const st_analysis_paths *p, const st_experiments *ex,
+ * the experiments EX, in that order.  A size whose offload or streaming
+ * range selects no scan is left out first: removed from EX, with a
+ * warning through LOG, and listed in OUT_STATS/sizes_left_out.csv (65
+ * when none is left).  NOTES (may be NULL) gets a line per step with its
+ * time; LOG the steps' warnings.  Returns 0, or -1 with ERR set;
+ * RES->rows is NULL then. */
+int st_run_analysis(const st_analysis_paths *p, st_experiments *ex,
 		    st_analysis_result *res, st_log *log, st_log *notes,
 		    st_error *err);
 

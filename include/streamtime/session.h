@@ -60,6 +60,8 @@ typedef struct st_session {
 	char *instrument, *acquisition_site, *compute_site;
 	st_experiments ex;
 	char **h5;              /* per experiment: its H5 times file */
+	size_t nh5;             /* as loaded (the analysis may leave sizes
+				 * out of EX) */
 	st_save_rule *save_rules;
 	size_t nsave_rules;
 
@@ -71,6 +73,7 @@ typedef struct st_session {
 	char *created_times;    /* collect receivers --no-data */
 	char *save_times;       /* save_times.json */
 	char *save_stats;       /* save_time_stats.csv (instead) */
+	char *scan_times;       /* collect h5, for the sizes without h5 */
 	char *clock_offsets;    /* clock probe */
 	char *receiver_hosts;   /* "rec0,rec1,...": time0, time1, ... */
 	char *data_host, *nersc_host;

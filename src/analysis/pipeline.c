@@ -10,6 +10,7 @@
 #include "streamtime/atomic.h"
 #include "streamtime/pipeline.h"
 #include "streamtime/clockfix.h"
+#include "streamtime/num.h"
 
 struct db_file {
 	char *path;
@@ -583,7 +584,106 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 	return 0;
 }
 
-int st_run_analysis(const st_analysis_paths *p, const st_experiments *ex,
+/* How many rows of the CSV file PATH have a scan_number in R: *N.
+ * Errors as st_table_read's, 65 without the column. */
+static int scans_in_range(const char *path, const st_range *r, size_t *n,
+			  st_error *err)
+{
+	static const char *const need[] = { "scan_number" };
+	st_table t;
+	int c, rc = -1;
+
+	*n = 0;
+	st_table_init(&t);
+	if (st_table_read(&t, path, err) < 0 ||
+	    st_table_require(&t, need, &c, 1, err) < 0)
+		goto out;
+	for (size_t i = 0; i < t.nrows; i++) {
+		int64_t scan;
+
+		if (st_num_parse_int(st_table_get(&t, i, c), &scan) == 0 &&
+		    scan >= r->first && scan <= r->last)
+			(*n)++;
+	}
+	rc = 0;
+out:
+	st_table_release(&t);
+	return rc;
+}
+
+/* Leave out of EX (and IN) every size whose offload range selects no
+ * scan of P->write_times or whose streaming range selects none of its H5
+ * file's, with a warning naming the size and the range; RES->left_out
+ * gets them, and P->out_stats/sizes_left_out.csv says so for the report.
+ * 65 when no size is left. */
+static int select_sizes(const st_analysis_paths *p, st_experiments *ex,
+			struct exp_inputs *in, st_analysis_result *res,
+			st_log *log, st_error *err)
+{
+	size_t kept = 0;
+	char *path = st_path_join(p->out_stats, "sizes_left_out.csv");
+	st_atomic_file af;
+
+	if (!path)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	if (st_atomic_open(&af, path, err) < 0) {
+		free(path);
+		return -1;
+	}
+	free(path);
+	fputs("size,part,first,last,file\n", af.fp);
+	for (size_t i = 0; i < ex->n; i++) {
+		st_experiment *e = &ex->v[i];
+		size_t noff, nstr;
+		const char *part = NULL, *file = NULL;
+		const st_range *r = NULL;
+
+		if (scans_in_range(p->write_times, &e->offload, &noff, err) < 0 ||
+		    scans_in_range(in->h5paths[i], &e->streaming, &nstr, err) < 0) {
+			st_atomic_abort(&af);
+			return -1;
+		}
+		if (!noff) {
+			part = "offload", r = &e->offload, file = p->write_times;
+		} else if (!nstr) {
+			part = "streaming", r = &e->streaming, file = in->h5paths[i];
+		}
+		if (part) {
+			st_warn(log, "size %" PRId64 ": the %s range %" PRId64 "-%"
+				PRId64 " selects no scan of %s: the size is left "
+				"out of the statistics and the report", e->size,
+				part, r->first, r->last, file);
+			{
+				char a[24], b[24], c[24];
+				const char *row[5] = { a, part, b, c, file };
+
+				snprintf(a, sizeof(a), "%" PRId64, e->size);
+				snprintf(b, sizeof(b), "%" PRId64, r->first);
+				snprintf(c, sizeof(c), "%" PRId64, r->last);
+				st_csv_write_row(af.fp, 5, row);
+			}
+			res->left_out++;
+			free(e->h5);
+			free(in->h5paths[i]);
+			continue;
+		}
+		ex->v[kept] = *e;
+		in->off[kept] = in->off[i];
+		in->str[kept] = in->str[i];
+		in->h5paths[kept] = in->h5paths[i];
+		in->h5[kept] = (st_sized_path){ e->size, in->h5paths[kept] };
+		kept++;
+	}
+	ex->n = in->n = kept;
+	if (!kept) {
+		st_atomic_abort(&af);
+		return st_error_set(err, ST_EXIT_DATAERR, "no scan size has scans "
+				    "in its ranges: nothing to compare");
+	}
+	return st_atomic_commit(&af, err);
+}
+
+int st_run_analysis(const st_analysis_paths *p, st_experiments *ex,
 		    st_analysis_result *res, st_log *log, st_log *notes,
 		    st_error *err)
 {
@@ -593,7 +693,8 @@ int st_run_analysis(const st_analysis_paths *p, const st_experiments *ex,
 	*res = (st_analysis_result){ 0 };
 	if (exp_inputs_init(&in, ex, p, err) < 0 ||
 	    st_mkdir_p(p->out_ft, err) < 0 || st_mkdir_p(p->out_st, err) < 0 ||
-	    st_mkdir_p(p->out_stats, err) < 0)
+	    st_mkdir_p(p->out_stats, err) < 0 ||
+	    select_sizes(p, ex, &in, res, log, err) < 0)
 		goto out;
 	rc = analysis_steps(p, ex, &in, res, log, notes, err);
 	res->step_failed = rc < 0;

@@ -28,7 +28,7 @@ void st_session_release(st_session *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; s->h5 && i < s->ex.n; i++)
+	for (size_t i = 0; s->h5 && i < s->nh5; i++)
 		free(s->h5[i]);
 	free(s->h5);
 	st_experiments_release(&s->ex);
@@ -43,6 +43,7 @@ void st_session_release(st_session *s)
 	free(s->created_times);
 	free(s->save_times);
 	free(s->save_stats);
+	free(s->scan_times);
 	free(s->clock_offsets);
 	free(s->receiver_hosts);
 	free(s->data_host);
@@ -347,11 +348,16 @@ static int read_h5(struct ctx *c, json_t *in, st_session *s)
 	if (get_path(c, json_object_get(in, "scan_times"), "inputs.scan_times",
 		     &all) < 0)
 		return -1;
+	if (all && !(s->scan_times = strdup(all))) {
+		free(all);
+		return oom(c);
+	}
 	s->h5 = calloc(s->ex.n + 1, sizeof(*s->h5));
 	if (!s->h5) {
 		free(all);
 		return oom(c);
 	}
+	s->nh5 = s->ex.n;
 	for (size_t i = 0; i < s->ex.n; i++) {
 		const char *h = s->ex.v[i].h5;
 
@@ -424,6 +430,7 @@ static int paper_inputs(st_session *s, const char *data, st_error *err)
 	s->save_times = st_path_join(ft, "save_times.json");
 	s->created_times = st_path_join(st, "ncem_file_created_times.csv");
 	s->h5 = calloc(s->ex.n + 1, sizeof(*s->h5));
+	s->nh5 = s->h5 ? s->ex.n : 0;
 	if (!s->slurm_jobs || !s->distiller || !s->write_times ||
 	    !s->save_stats || !s->save_times || !s->created_times || !s->h5)
 		goto out;
@@ -596,7 +603,7 @@ int st_experiments_load(st_experiments *ex, const char *path, st_error *err)
 	}
 	*ex = s.ex;
 	memset(&s.ex, 0, sizeof(s.ex));
-	for (size_t i = 0; s.h5 && i < ex->n; i++)
+	for (size_t i = 0; s.h5 && i < s.nh5; i++)
 		free(s.h5[i]);
 	free(s.h5);
 	s.h5 = NULL;
@@ -641,12 +648,12 @@ int st_session_check(const st_session *s, st_error *err)
 	if (s->clock_offsets &&
 	    need(s, "inputs.clock.offsets", s->clock_offsets, false, err) < 0)
 		return -1;
-	for (size_t i = 0; i < s->ex.n; i++) {
+	for (size_t i = 0; i < s->nh5; i++) {
 		char key[64];
 
 		snprintf(key, sizeof(key), "experiments[%zu].h5", i);
-		if (need(s, s->ex.v[i].h5 || s->paper_layout ? key :
-			 "inputs.scan_times", s->h5[i], false, err) < 0)
+		if (need(s, s->scan_times && !strcmp(s->h5[i], s->scan_times) ?
+			 "inputs.scan_times" : key, s->h5[i], false, err) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < s->ntraces; i++)
@@ -675,7 +682,7 @@ static void push(st_session_input *v, size_t *n, const char *key,
 
 st_session_input *st_session_inputs(const st_session *s, size_t *n)
 {
-	size_t cap = 16 + s->ex.n;
+	size_t cap = 16 + s->nh5;
 	st_session_input *v;
 
 	for (size_t i = 0; i < s->ntraces; i++)
@@ -689,11 +696,12 @@ st_session_input *st_session_inputs(const st_session *s, size_t *n)
 	push(v, n, "inputs.distiller", s->distiller);
 	push(v, n, "inputs.write_times", s->write_times);
 	push(v, n, "inputs.created_times", s->created_times);
-	for (size_t i = 0; i < s->ex.n; i++) {
+	for (size_t i = 0; i < s->nh5; i++) {
 		char key[48];
 
-		snprintf(key, sizeof(key), s->ex.v[i].h5 || s->paper_layout ?
-			 "experiments[%zu].h5" : "inputs.scan_times", i);
+		snprintf(key, sizeof(key), s->scan_times &&
+			 !strcmp(s->h5[i], s->scan_times) ? "inputs.scan_times" :
+			 "experiments[%zu].h5", i);
 		push(v, n, key, s->h5[i]);
 	}
 	if (s->save_stats)

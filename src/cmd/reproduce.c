@@ -225,7 +225,7 @@ static int output_steps(const struct paths *p, const struct paths *shown,
  * the commit of the whole set; SHOWN are the same paths under OUT, for
  * messages.  Returns 0 or -1 with ERR set. */
 static int run(st_atomic_stage *stage, const struct paths *p,
-	       const struct paths *shown, const st_session *s,
+	       const struct paths *shown, st_session *s,
 	       st_log *log, st_error *err)
 {
 	const st_clock_options clock = {
@@ -244,7 +244,7 @@ static int run(st_atomic_stage *stage, const struct paths *p,
 		.out_stats = p->out_stats, .merged = p->merged,
 		.offload = p->offload, .per_scan = p->per_scan,
 	};
-	const st_experiments *ex = &s->ex;
+	st_experiments *ex = &s->ex;
 	st_analysis_result res;
 	st_log notes;
 	double t0 = now_ms(), t;

@@ -380,6 +380,9 @@ struct rep {
 	const char *instrument, *acq, *compute;  /* names, borrowed */
 	bool synthetic;
 
+	st_table left_t;        /* sizes_left_out.csv */
+	bool has_left;
+
 	st_table ratio_t;       /* median_ratio.csv */
 	double *ratio;
 	long nratio;
@@ -658,6 +661,18 @@ static int load_statistics(struct rep *r)
 	if (r->ndays < 0)
 		goto out;
 	r->days_label = st_table_col(&r->days_t, "Submit_date");
+	if (listed(r, "statistics/sizes_left_out.csv")) {
+		int lc = read_optional(&r->left_t, dir, "sizes_left_out.csv",
+				       r->err);
+		static const char *const lneed[] = { "size", "part", "first",
+						     "last", "file" };
+		int li[5];
+
+		if (lc < 0 || (lc > 0 && st_table_require(&r->left_t, lneed, li,
+							   5, r->err) < 0))
+			goto out;
+		r->has_left = lc > 0 && r->left_t.nrows > 0;
+	}
 	r->nratio = read_numbers(&r->ratio_t, dir, "median_ratio.csv", NULL,
 				 ratio_cols, MR_NCOLS, &r->ratio, r->err);
 	if (r->nratio < 0)
@@ -1108,10 +1123,38 @@ static void write_summary(struct rep *r)
 /* The headline: per size, how many times faster streaming was by the
  * ratio of the medians, with its 95 % interval, next to the paper's ratio
  * of means; the method under the table. */
+/* The sizes the run left out (sizes_left_out.csv), as a list. */
+static void write_left_out(struct rep *r)
+{
+	const st_table *t = &r->left_t;
+	int c[5] = { st_table_col(t, "size"), st_table_col(t, "part"),
+		     st_table_col(t, "first"), st_table_col(t, "last"),
+		     st_table_col(t, "file") };
+
+	if (!r->has_left)
+		return;
+	put(r, "<ul class=\"warn\" id=\"sizes-left-out\">\n");
+	for (size_t i = 0; i < t->nrows; i++) {
+		put(r, "<li><b>Left out:</b> size ");
+		esc(r, st_table_get(t, i, c[0]));
+		put(r, ": its ");
+		esc(r, st_table_get(t, i, c[1]));
+		put(r, " range ");
+		esc(r, st_table_get(t, i, c[2]));
+		put(r, "\xe2\x80\x93");
+		esc(r, st_table_get(t, i, c[3]));
+		put(r, " selects no scan of <code>");
+		esc(r, st_table_get(t, i, c[4]));
+		put(r, "</code>, so nothing below is about it.</li>\n");
+	}
+	put(r, "</ul>\n");
+}
+
 static void write_headline(struct rep *r)
 {
 	put(r, "<h2 id=\"headline\">Headline: how much faster streaming is"
 	       "</h2>\n");
+	write_left_out(r);
 	if (r->nratio <= 0) {
 		no_data(r, "<code>statistics/median_ratio.csv</code> is missing "
 			   "or has no rows.");
@@ -1887,6 +1930,7 @@ static void rep_release(struct rep *r)
 		free(r->med[i].v);
 	}
 	st_table_release(&r->ratio_t);
+	st_table_release(&r->left_t);
 	free(r->ratio);
 	for (size_t i = 0; i < r->nfigs; i++)
 		free(r->figs[i].stem);
@@ -1937,6 +1981,7 @@ int st_report_write(FILE *f, const char *results, const char *base,
 	st_table_init(&r.med[0].t);
 	st_table_init(&r.med[1].t);
 	st_table_init(&r.ratio_t);
+	st_table_init(&r.left_t);
 	r.f = f;
 	r.shown = results;
 	r.err = err;

@@ -573,6 +573,29 @@ def bad_input():
         check(p.returncode == 78 and "pw" not in p.stderr,
               "session_no_inline_secret: exit %d: %s"
               % (p.returncode, p.stderr))
+        def empty_range(s):
+            s["experiments"].append({
+                "size": 256, "offload": [1, 2], "streaming": [2101, 2112],
+                "h5": os.path.join(d, "streaming", "scan_times_2101_2112.csv")})
+        p, path2, left = attempt("empty", empty_range)
+        out = os.path.join(tmp, "out-empty")
+        html = open(os.path.join(out, "report.html"), encoding="utf-8").read() \
+            if os.path.isfile(os.path.join(out, "report.html")) else ""
+        sizes = [r["size"] for r in read(os.path.join(
+            out, "statistics", "statistics_table.csv"))] if html else []
+        check(p.returncode == 0 and "size 256: the offload range 1-2 "
+              "selects no scan of" in p.stderr and sizes == ["128"] and
+              'id="sizes-left-out"' in html and "1\u20132" in html and
+              "| 256 |" not in p.stdout,
+              "range_selects_no_scan: exit %d, sizes %s: %s"
+              % (p.returncode, sizes, p.stderr))
+
+        def all_empty(s):
+            s["experiments"][0]["streaming"] = [1, 2]
+        p, path2, left = attempt("allempty", all_empty)
+        check(p.returncode == 65 and "selects no scan" in p.stderr and
+              left == [], "no_size_left_65: exit %d, left %s: %s"
+              % (p.returncode, left, p.stderr))
         p = run("reproduce", "--session", path, "--data", d)
         check(p.returncode == 64 and "--session" in p.stderr,
               "session_with_data_64: exit %d: %s" % (p.returncode, p.stderr))
