@@ -40,6 +40,7 @@
 #include "streamtime/pfw.h"
 #include "streamtime/pipeline.h"
 #include "streamtime/png.h"
+#include "streamtime/provenance.h"
 #include "streamtime/plot.h"
 #include "streamtime/receivers.h"
 #include "streamtime/record.h"
@@ -94,6 +95,7 @@
 #include "streamtime/pfw.h"
 #include "streamtime/pipeline.h"
 #include "streamtime/png.h"
+#include "streamtime/provenance.h"
 #include "streamtime/plot.h"
 #include "streamtime/receivers.h"
 #include "streamtime/record.h"
@@ -149,6 +151,7 @@ static const char *const included[] = {
 	"pfw.h",
 	"pipeline.h",
 	"png.h",
+	"provenance.h",
 	"plot.h",
 	"receivers.h",
 	"record.h",
