@@ -16,7 +16,7 @@
  *                 "distiller": "...", "save_times": "...",
  *                 "clock": { "offsets": "...", "receiver_hosts": [..] },
  *                 "traces": [ { "label": "...", "role": "receiver",
- *                               "host": "...", "paths": [..] } ] } }
+ *                               "paths": [..] } ] } }
  *
  * Paths are relative to the session file.  A file without "inputs" is in
  * the paper's layout: its inputs are DIR/file_transfer/... and
@@ -47,8 +47,6 @@ const char *st_trace_role_name(st_trace_role r);
 typedef struct st_trace_input {
 	char *label;            /* shown in the report */
 	st_trace_role role;
-	char *host;             /* whose clock stamped it (a clock probe
-				 * target); NULL: the reference's */
 	char **paths;           /* resolved */
 	size_t npaths;
 } st_trace_input;

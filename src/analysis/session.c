@@ -52,7 +52,6 @@ void st_session_release(st_session *s)
 		st_trace_input *t = &s->traces[i];
 
 		free(t->label);
-		free(t->host);
 		for (size_t k = 0; k < t->npaths; k++)
 			free(t->paths[k]);
 		free(t->paths);
@@ -275,13 +274,13 @@ static int read_clock(struct ctx *c, json_t *v, st_session *s)
 static int read_trace(struct ctx *c, json_t *o, const char *where,
 		      st_trace_input *t)
 {
-	static const char *const keys[] = { "label", "role", "host", "paths",
+	static const char *const keys[] = { "label", "role", "paths",
 					    "description" };
 	json_t *role = json_object_get(o, "role"), *paths;
 	char key[96];
 	size_t r;
 
-	if (check_keys(c, o, keys, 5, where) < 0)
+	if (check_keys(c, o, keys, 4, where) < 0)
 		return -1;
 	snprintf(key, sizeof(key), "%s.label", where);
 	if (get_str(c, json_object_get(o, "label"), key, NULL, &t->label) < 0)
@@ -298,9 +297,6 @@ static int read_trace(struct ctx *c, json_t *o, const char *where,
 		return bad(c, key, "must be \"counting\", \"receiver\", "
 			   "\"streaming\" or \"other\"");
 	t->role = (st_trace_role)r;
-	snprintf(key, sizeof(key), "%s.host", where);
-	if (get_str(c, json_object_get(o, "host"), key, NULL, &t->host) < 0)
-		return -1;
 	snprintf(key, sizeof(key), "%s.paths", where);
 	paths = json_object_get(o, "paths");
 	if (!json_is_array(paths) || json_array_size(paths) == 0)

@@ -14,6 +14,7 @@
 #include "streamtime/provenance.h"
 #include "streamtime/report.h"
 #include "streamtime/timeline.h"
+#include "reproduce_traces.h"
 
 static const struct st_cmd_desc reproduce_desc = {
 	.path = "streamtime reproduce",
@@ -31,6 +32,7 @@ static const struct st_cmd_desc reproduce_desc = {
 struct paths {
 	char *out_ft, *out_st, *out_stats, *merged, *offload, *per_scan;
 	char *save_stats, *timeline, *report, *out, *figures, *provenance;
+	char *trace_sets;
 };
 
 static void paths_release(struct paths *p)
@@ -58,9 +60,10 @@ static int paths_init(struct paths *p, const char *out)
 	p->out = strdup(out);
 	p->figures = st_path_join(out, "figures");
 	p->provenance = st_path_join(out, ST_PROVENANCE);
+	p->trace_sets = st_path_join(out, "traces/trace_sets.csv");
 	return p->merged && p->offload && p->per_scan && p->save_stats &&
 	       p->timeline && p->report && p->out && p->figures &&
-	       p->provenance ? 0 : -1;
+	       p->provenance && p->trace_sets ? 0 : -1;
 }
 
 static double now_ms(void)
@@ -168,6 +171,47 @@ out:
 	return rc;
 }
 
+/* The session's trace sets: their rows for the report, then one
+ * timeline of their events and the experiment's stages (TIN), clocks
+ * corrected with the session's offsets. */
+static int timeline_with_traces(const struct paths *p, const st_session *s,
+				const st_timeline_input *tin, st_log *log,
+				st_error *err)
+{
+	st_trace_timeline_counts c;
+	st_clock_offsets offs = { 0 };
+	st_table t;
+	char *dir = st_path_join(p->out, "traces");
+	double t0 = now_ms();
+	int rc = -1;
+
+	st_table_init(&t);
+	if (!dir) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	if (st_mkdir_p(dir, err) < 0 ||
+	    st_reproduce_trace_rows(s, p->trace_sets, err) < 0)
+		goto out;
+	if (s->clock_offsets &&
+	    (st_table_read(&t, s->clock_offsets, err) < 0 ||
+	     st_clock_offsets_load(&offs, &t, err) < 0))
+		goto out;
+	if (st_reproduce_trace_timeline(s, p->timeline, tin,
+					s->clock_offsets ? &offs : NULL, &c,
+					log, err) < 0)
+		goto out;
+	st_msg_verbose("timeline: %" PRIu64 " trace slices of %zu sets, %"
+		       PRIu64 " of the experiment (%.1f ms)", c.written,
+		       s->ntraces, c.experiment_events, now_ms() - t0);
+	rc = 0;
+out:
+	free(dir);
+	st_clock_offsets_release(&offs);
+	st_table_release(&t);
+	return rc;
+}
+
 /* The outputs after the analysis, in STAGE (P), each timed for -v:
  * timeline, figures, then the report, which links and embeds what the
  * steps wrote (SHOWN: the paths under OUT).  0 or -1 with ERR set. */
@@ -188,10 +232,15 @@ static int output_steps(const struct paths *p, const struct paths *shown,
 	size_t nfig;
 	double t = now_ms();
 
-	if (st_timeline_write_file(&tin, p->timeline, &tc, log, err) < 0)
-		return -1;
-	st_msg_verbose("timeline: %zu events (%.1f ms)", tc.events,
-		       now_ms() - t);
+	if (s->ntraces) {
+		if (timeline_with_traces(p, s, &tin, log, err) < 0)
+			return -1;
+	} else {
+		if (st_timeline_write_file(&tin, p->timeline, &tc, log, err) < 0)
+			return -1;
+		st_msg_verbose("timeline: %zu events (%.1f ms)", tc.events,
+			       now_ms() - t);
+	}
 	t = now_ms();
 	if (st_mkdir_p(p->figures, err) < 0 ||
 	    st_figures_run(&fin, p->figures, ST_PLOT_PNG | ST_PLOT_SVG, &nfig,

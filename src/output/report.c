@@ -380,6 +380,8 @@ struct rep {
 	const char *instrument, *acq, *compute;  /* names, borrowed */
 	bool synthetic;
 
+	st_table sets_t;        /* traces/trace_sets.csv */
+	bool has_sets;
 	st_table left_t;        /* sizes_left_out.csv */
 	bool has_left;
 
@@ -677,6 +679,20 @@ static int load_statistics(struct rep *r)
 				 ratio_cols, MR_NCOLS, &r->ratio, r->err);
 	if (r->nratio < 0)
 		goto out;
+	if (listed(r, "traces/trace_sets.csv")) {
+		char *td = st_path_join(r->root, "traces");
+		static const char *const tneed[] = {
+			"set", "label", "role", "scope", "key", "events", "io_s",
+			"bytes", "align_bound_s", "cpu_busy_pct", "gpu_sm_pct" };
+		int ti[11], tc = td ? read_optional(&r->sets_t, td,
+						    "trace_sets.csv", r->err) : -1;
+
+		free(td);
+		if (tc < 0 || (tc > 0 && st_table_require(&r->sets_t, tneed, ti,
+							  11, r->err) < 0))
+			goto out;
+		r->has_sets = tc > 0 && r->sets_t.nrows > 0;
+	}
 	for (int i = 0; i < 2; i++) {
 		struct medians *m = &r->med[i];
 
@@ -1757,6 +1773,82 @@ static const char formulas[] =
 	"time, both without outliers.</dd>\n"
 	"</dl>\n";
 
+/* A cell of the trace sets' table, or an em dash when empty; NUM: a
+ * number with DECIMALS digits. */
+static void set_cell(struct rep *r, const char *v, bool num_, int decimals)
+{
+	double d;
+
+	put(r, "<td>");
+	if (!*v)
+		put(r, "\xe2\x80\x94");
+	else if (num_ && st_num_parse_double(v, &d) == 0)
+		num(r, d, decimals);
+	else
+		esc(r, v);
+	put(r, "</td>");
+}
+
+/* A section per trace set of the session (traces/trace_sets.csv): the
+ * set, its processes, its system traces and their phases. */
+static void write_trace_sets(struct rep *r)
+{
+	const st_table *t = &r->sets_t;
+	int c[11];
+	static const char *const cols[11] = {
+		"set", "label", "role", "scope", "key", "events", "io_s",
+		"bytes", "align_bound_s", "cpu_busy_pct", "gpu_sm_pct" };
+	const char *cur = NULL;
+
+	if (!r->has_sets)
+		return;
+	for (int i = 0; i < 11; i++)
+		c[i] = st_table_col(t, cols[i]);
+	put(r, "<h2 id=\"traces\">Traces beside the scans</h2>\n"
+	       "<p>The session's trace sets, on the same clock as the scans "
+	       "(their events are in the timeline too). I/O time is the union "
+	       "of the I/O calls' intervals per process, added up; a system "
+	       "trace's alignment bound is how far its times may be from UTC; "
+	       "CPU busy is 100 % \xe2\x88\x92 mpstat's idle, GPU SM the "
+	       "streaming multiprocessors' use, each a mean over the samples."
+	       "</p>\n");
+	for (size_t i = 0; i < t->nrows; i++) {
+		const char *set = st_table_get(t, i, c[0]);
+
+		if (!cur || strcmp(cur, set)) {
+			if (cur)
+				put(r, "</tbody></table></div>\n");
+			cur = set;
+			put(r, "<h3 class=\"trace-set\">");
+			esc(r, st_table_get(t, i, c[1]));
+			put(r, " <small>(");
+			esc(r, st_table_get(t, i, c[2]));
+			put(r, ")</small></h3>\n<div class=\"wrap\"><table "
+			       "class=\"trace-set\">\n<thead><tr><th>Part</th>"
+			       "<th>Events</th><th>I/O time (s)</th><th>Bytes"
+			       "</th><th>Alignment bound (s)</th><th>CPU busy "
+			       "(%)</th><th>GPU SM (%)</th></tr></thead>\n"
+			       "<tbody>\n");
+		}
+		put(r, "<tr><td>");
+		esc(r, st_table_get(t, i, c[3]));
+		if (*st_table_get(t, i, c[4])) {
+			put(r, " <code>");
+			esc(r, st_table_get(t, i, c[4]));
+			put(r, "</code>");
+		}
+		put(r, "</td>");
+		set_cell(r, st_table_get(t, i, c[5]), true, 0);
+		set_cell(r, st_table_get(t, i, c[6]), true, 3);
+		set_cell(r, st_table_get(t, i, c[7]), true, 0);
+		set_cell(r, st_table_get(t, i, c[8]), false, 0);
+		set_cell(r, st_table_get(t, i, c[9]), true, 1);
+		set_cell(r, st_table_get(t, i, c[10]), true, 1);
+		put(r, "</tr>\n");
+	}
+	put(r, "</tbody></table></div>\n");
+}
+
 /* The string member KEY of object O, or "" (never NULL). */
 static const char *jstr(json_t *o, const char *key)
 {
@@ -1861,6 +1953,7 @@ static int write_body(struct rep *r, st_report_info *info)
 	write_medians(r);
 	write_sizes(r);
 	write_queue(r);
+	write_trace_sets(r);
 	if (write_figures(r, info) < 0)
 		return -1;
 	write_files(r);
@@ -1931,6 +2024,7 @@ static void rep_release(struct rep *r)
 	}
 	st_table_release(&r->ratio_t);
 	st_table_release(&r->left_t);
+	st_table_release(&r->sets_t);
 	free(r->ratio);
 	for (size_t i = 0; i < r->nfigs; i++)
 		free(r->figs[i].stem);
@@ -1982,6 +2076,7 @@ int st_report_write(FILE *f, const char *results, const char *base,
 	st_table_init(&r.med[1].t);
 	st_table_init(&r.ratio_t);
 	st_table_init(&r.left_t);
+	st_table_init(&r.sets_t);
 	r.f = f;
 	r.shown = results;
 	r.err = err;
