@@ -23,7 +23,14 @@ from fractions import Fraction
 from math import comb
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, report  # noqa: E402
+import checks  # noqa: E402
+from checks import report  # noqa: E402
+
+
+def check(cond, what):
+    """checks.check, giving COND back (for 'if not check(...)')."""
+    checks.check(cond, what)
+    return cond
 
 ST, ROOT, PAPER = (os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]),
                    sys.argv[3])
@@ -601,7 +608,139 @@ def bad_input():
               "session_with_data_64: exit %d: %s" % (p.returncode, p.stderr))
 
 
+def sample_session(extra_inputs):
+    """A session over the shipped sample's files (absolute paths)."""
+    d = os.path.join(ROOT, "data")
+    exps = json.load(open(os.path.join(d, "experiments.json")))
+    for e in exps["experiments"]:
+        e["h5"] = os.path.join(d, "streaming", e["h5"])
+    sess = {"version": 1, "synthetic": True,
+            "tz": exps["tz"], "slurm_tz": exps["slurm_tz"],
+            "experiments": exps["experiments"],
+            "inputs": {
+                "write_times": os.path.join(d, "file_transfer",
+                                            "write_times.csv"),
+                "created_times": os.path.join(
+                    d, "streaming", "ncem_file_created_times.csv"),
+                "slurm_jobs": os.path.join(d, "file_transfer",
+                                           "slurm_job_info.csv"),
+                "distiller": os.path.join(d, "file_transfer", "distiller_db"),
+                "save_times": os.path.join(d, "file_transfer",
+                                           "save_times.json")}}
+    sess["inputs"].update(extra_inputs)
+    return sess
+
+
+def session_traces():
+    """session_traces_one_axis: a session's trace sets get a report
+    section each, and their events sit in the one timeline beside the
+    scans' journeys, both in UTC microseconds."""
+    import gzip
+    fixture = os.path.join(os.path.dirname(os.path.abspath(PAPER)),
+                           "fixtures", "dftracer",
+                           "cm1-rank0-new-format.pfw.gz")
+    if not os.path.isfile(fixture):
+        check(os.environ.get("CI") != "true", "no DFTracer fixture " + fixture)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        # a receiver's system traces in the seed's layout (bpftrace's
+        # trace_read.bt header and printf: TIMESTAMP PID FD RET LAT NAME)
+        # and trace record's clock relation, bound 1000 ns
+        sysd = os.path.join(tmp, "rec0")
+        os.makedirs(sysd)
+        calls = [(1000000000, 7, 3, 4096, 2000, "/data/a.npz"),
+                 (1500000000, 7, 3, 100, 1000, "/data/a.npz"),
+                 (2000000000, 8, 4, 50, 500, "/data/b.npz")]
+        with open(os.path.join(sysd, "trace_read.out"), "w") as f:
+            f.write("Attaching 2 probes...\n"
+                    "TIMESTAMP PID FD RET (B) LAT(ns) FILENAME\n")
+            for c in calls:
+                f.write("%d %d %d %d %d %s\n" % c)
+        real0 = 1707000000000000000
+        json.dump({"clock": [{"mono_ns": 0, "real_ns": real0,
+                              "bound_ns": 1000}]},
+                  open(os.path.join(sysd, "manifest.json"), "w"))
+        sess = sample_session({"traces": [
+            {"label": "counting jobs", "role": "counting",
+             "paths": [fixture]},
+            {"label": "receiver 0", "role": "receiver", "paths": ["rec0"]}]})
+        path = os.path.join(tmp, "s.json")
+        json.dump(sess, open(path, "w"), indent=1)
+        out = os.path.join(tmp, "out")
+        p = run("reproduce", "--session", path, "--out", out)
+        if not check(p.returncode == 0, "session_traces: " + p.stderr):
+            return
+        rows = read(os.path.join(out, "traces", "trace_sets.csv"))
+        by = {(r["set"], r["scope"], r["key"]): r for r in rows}
+        # the DFTracer set: its X events, counted here
+        xs = [json.loads(l.rstrip(",\n")) for l in gzip.open(fixture, "rt")
+              if l.startswith("{")]
+        xs = [e for e in xs if e.get("ph") == "X"]
+        tot = by.get(("0", "total", ""))
+        check(tot is not None and int(tot["events"]) == len(xs),
+              "session_traces: the counting set's events %s, the file has "
+              "%d" % (tot and tot["events"], len(xs)))
+        t1 = by.get(("1", "total", ""))
+        check(t1 is not None and int(t1["events"]) == 3 and
+              int(t1["bytes"]) == 4096 + 100 + 50,
+              "session_traces: the receiver set: 3 reads, 4246 bytes: %s" % t1)
+        p7 = by.get(("1", "process", "?:7"))
+        check(p7 is not None and int(p7["events"]) == 2 and
+              int(p7["bytes"]) == 4196 and
+              abs(float(p7["io_s"]) - 3e-6) < 1e-12,
+              "session_traces: pid 7: 2 reads, 4196 bytes, 3 us: %s" % p7)
+        sy = [r for r in rows if r["set"] == "1" and r["scope"] == "system"]
+        check(len(sy) == 1 and abs(float(sy[0]["align_bound_s"]) - 1e-6)
+              < 1e-15, "session_traces: the alignment bound 1000 ns: %s" % sy)
+        html = open(os.path.join(out, "report.html"), encoding="utf-8").read()
+        check('id="traces"' in html and "counting jobs <small>(counting)"
+              in html and "receiver 0 <small>(receiver)" in html,
+              "session_traces: a report section per set")
+        # one axis: trace slices and scan slices in one file, each at the
+        # UTC microsecond computed here
+        ev = json.load(open(os.path.join(out, "timeline.json")))["traceEvents"]
+        x = [e for e in ev if e.get("ph") == "X"]
+        want_sys = {(real0 + ts - lat) // 1000 for ts, _, _, _, lat, _ in calls}
+        got_sys = {e["ts"] for e in x if e.get("cat") == "syscall"}
+        check(want_sys <= got_sys, "session_traces_one_axis: the reads at "
+              "%s us, the timeline has %s" % (sorted(want_sys),
+                                               sorted(got_sys)[:5]))
+        want_pfw = {e["ts"] for e in xs}
+        got_pfw = {e["ts"] for e in x if e.get("cat") in
+                   {c.get("cat") for c in xs}}
+        check(len(want_pfw) > 100 and want_pfw <= got_pfw,
+              "session_traces_one_axis: the DFTracer events at their ts")
+        created = {int(r["scan_number"]): r for r in read(os.path.join(
+            ROOT, "data", "streaming", "ncem_file_created_times.csv"))}
+        scans = [e for e in x if e.get("cat") == "streaming"]
+        ok = scans and all(
+            e["ts"] == min(instant(created[e["args"]["scan"]]["time%d" % i])
+                           for i in range(4)
+                           if created[e["args"]["scan"]]["time%d" % i])
+            // 1000 for e in scans)
+        check(bool(ok), "session_traces_one_axis: %d streamed scans, each "
+              "at its created time in us" % len(scans))
+        # a set that names nothing there: 66 naming the key
+        sess["inputs"]["traces"][1]["paths"] = ["gone"]
+        json.dump(sess, open(path, "w"))
+        p = run("reproduce", "--session", path, "--out", tmp + "/o2")
+        check(p.returncode == 66 and "inputs.traces[1].paths[0]" in p.stderr,
+              "session_trace_missing_66: exit %d: %s" % (p.returncode,
+                                                         p.stderr))
+        # a file that is not a trace: 65, nothing written
+        bad = os.path.join(tmp, "bad.pfw")
+        open(bad, "w").write("not json\n")
+        sess["inputs"]["traces"][1]["paths"] = [bad]
+        json.dump(sess, open(path, "w"))
+        p = run("reproduce", "--session", path, "--out", tmp + "/o3")
+        check(p.returncode == 65 and "bad.pfw" in p.stderr and
+              not os.path.exists(tmp + "/o3/report.html"),
+              "session_trace_not_a_trace_65: exit %d: %s" % (p.returncode,
+                                                             p.stderr))
+
+
 CHECKS = {
+    "traces": session_traces,
     "guide": guide_chain, "paper_session": paper_session,
     "save_stats": paper_save_stats_made, "headline": median_ratio,
     "synthetic": sample_synthetic, "names": names_reach_the_report,
