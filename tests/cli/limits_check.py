@@ -12,7 +12,8 @@ against what this script computes itself.
     a manifest that is no object names no line ("manifest.json:-1");
   * a killed `trace record` (manifest "complete": false, bpftrace's output
     left unsplit in .bpftrace.out): warned, the counts shown, its calls
-    read; a complete one's lost events said;
+    read; a complete one's lost events said; and, as root with bpftrace, a
+    real record SIGKILLed (skipped off CI when not root, setup_rule.py);
   * impossible values: mpstat's header dated 02/31/2026 (65), pmon sm/mem
     beyond 100 % and a pmon date that does not exist (bad lines);
   * tampered summary partials: sizes counting more calls than the tables,
@@ -315,12 +316,83 @@ def partials(tmp):
              "malformed")
 
 
+WORKLOAD = r"""
+import os, sys, time
+data, truth = sys.argv[1], sys.argv[2]
+with open(data, "wb") as f:
+    f.write(b"x" * 4096)
+t = os.open(truth, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+n = 0
+while n < 100000:
+    with open(data, "rb") as f:
+        f.read(4096)
+    n += 1
+    os.write(t, b"%d\n" % n)
+    time.sleep(0.002)
+"""
+
+
+def killed_real(tmp):
+    """killed_record_real: a real `trace record` SIGKILLed while its
+    command reads a file (read 0 events before)."""
+    import shutil
+    import signal
+    import time
+    if os.geteuid() != 0 or not shutil.which("bpftrace"):
+        import setup_rule
+        if setup_rule.may_skip():
+            print("killed_record_real: skipped: needs root and bpftrace")
+            return
+        check(False, "killed_record_real: needs root and bpftrace")
+        return
+    out, wl = os.path.join(tmp, "rec"), os.path.join(tmp, "wl.py")
+    data, truth = os.path.join(tmp, "wl.dat"), os.path.join(tmp, "truth")
+    with open(wl, "w") as f:
+        f.write(WORKLOAD)
+    rec = subprocess.Popen([BIN, "trace", "record", "--out", out,
+                            "--tracers", "io,proc", "--", sys.executable,
+                            wl, data, truth],
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    n = 0
+    for _ in range(600):            # the probes attach in about 1 s
+        time.sleep(0.1)
+        try:
+            with open(truth) as f:
+                n = len(f.read().split())
+        except OSError:
+            pass
+        if n >= 300 or rec.poll() is not None:
+            break
+    rec.send_signal(signal.SIGKILL)
+    rec.wait()
+    with open(os.path.join(out, "manifest.json")) as f:
+        pid = json.load(f).get("pid")
+    if pid:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    time.sleep(1)                   # bpftrace drains and ends
+    with open(truth) as f:
+        done = len(f.read().split())
+    rc, ev, err = events(out, "--filter", "name=read",
+                         "--filter", "file=" + data)
+    sizes = {e["bytes"] for e in ev}
+    check(rc == 0 and 0 < len(ev) <= done and sizes == {4096} and
+          "incomplete record" in err,
+          "killed_record_real: exit %d, %d reads of %s read back (the "
+          "workload made %d, %d at the kill), sizes %s: %s"
+          % (rc, len(ev), data, done, n, sizes, err[-600:]))
+
+
 def body(tmp):
     overflow(tmp)
     manifests(tmp)
     killed(tmp)
     impossible(tmp)
     partials(tmp)
+    killed_real(tmp)
 
 
 if __name__ == "__main__":
