@@ -812,9 +812,10 @@ static int manifest_clock(struct st_systrace *s, const char *path,
 				   &s->al.lo_ns) ||
 	    __builtin_add_overflow(s->al.offset_ns, s->al.bound_ns,
 				   &s->al.hi_ns))
-		return st_error_set(err, ST_EXIT_DATAERR, "%s: clock: bound_ns %"
-				    PRId64 " out of range", path,
-				    s->al.bound_ns);
+		return st_error_set(err, ST_EXIT_DATAERR, "%s: clock: the offset "
+				    "%" PRId64 " ns, give or take bound_ns %"
+				    PRId64 ", leaves 64-bit ns", path,
+				    s->al.offset_ns, s->al.bound_ns);
 	snprintf(s->al.method, sizeof(s->al.method), "trace record's direct "
 		 "CLOCK_MONOTONIC/CLOCK_REALTIME measurements (%zu, "
 		 "interpolated)", n);
@@ -829,6 +830,9 @@ static int manifest_read(struct st_systrace *s, const char *path,
 	const char *host, *tz;
 	int rc;
 
+	if (!j && je.line < 1)   /* not read at all: jansson gives no line */
+		return st_error_set(err, ST_EXIT_NOINPUT, "cannot read %s: %s",
+				    path, je.text);
 	if (!j)
 		return st_error_set(err, ST_EXIT_DATAERR, "%s:%d: not a trace "
 				    "record manifest (%s)", path, je.line,
