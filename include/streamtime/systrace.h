@@ -117,7 +117,8 @@ typedef struct st_sys_cpu_row {
 
 /* Classify one mpstat line: 1 a row (into R), 2 a header (into H), 3 the
  * first line with the date (*Y, *M, *D), 0 anything else (blank,
- * "Average:"), -1 a damaged row. */
+ * "Average:"), -1 a damaged row, -2 the first line with a date that does
+ * not exist (02/31/2026: *Y, *M, *D as written). */
 int st_sys_cpu_parse(const char *line, size_t len, st_sys_cpu_header *h,
 		     st_sys_cpu_row *r, int *y, int *m, int *d);
 
@@ -274,6 +275,19 @@ typedef struct st_sys_bad {
 	const char *why;            /* static */
 } st_sys_bad;
 
+/* What a trace record manifest says of the recording, and whether its
+ * unsplit bpftrace output was read instead of trace_*.out files. */
+typedef struct st_sys_record {
+	bool manifest;              /* a manifest with "complete" was read */
+	bool complete;              /* false: trace record was killed or
+				     * failed before it ended */
+	uint64_t lost_events;       /* bpftrace's "Lost N events" */
+	uint64_t bad_lines;         /* its lines that fit no trace file */
+	bool recovered;             /* .bpftrace.out split here (into a
+				     * temporary directory, removed by
+				     * st_systrace_free) */
+} st_sys_record;
+
 typedef struct st_systrace st_systrace;
 
 /* Read directory DIR as a system-trace set: its small files are read now.
@@ -311,6 +325,7 @@ bool st_systrace_event_args(const st_pfw_reader *r, st_ctrace *w);
 const char *st_systrace_track_name(int64_t tid);
 
 const st_sys_align *st_systrace_align(const st_systrace *s);
+const st_sys_record *st_systrace_record(const st_systrace *s);
 size_t st_systrace_phases(const st_systrace *s, const st_sys_phase **v,
 			  size_t *ngpu);
 size_t st_systrace_instants(const st_systrace *s, const st_sys_instant **v);

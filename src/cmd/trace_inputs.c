@@ -56,6 +56,27 @@ static int paths_add(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
+/* Say what DIR's trace record manifest says went wrong: a record that
+ * did not end (killed, a full disk), bpftrace's lost events and the lines
+ * it printed that fit no trace file, its output read unsplit. */
+static void record_warn(const char *dir, const st_sys_record *r)
+{
+	if (r->manifest && !r->complete)
+		st_msg_warn("%s: an incomplete record: manifest.json says "
+			    "\"complete\": false (trace record was killed or "
+			    "failed before the command ended); the traces stop "
+			    "early", dir);
+	if (r->recovered)
+		st_msg_warn("%s: bpftrace's output was never split into "
+			    "trace_*.out: read from .bpftrace.out (%" PRIu64
+			    " lost events, %" PRIu64 " lines of no trace "
+			    "file)", dir, r->lost_events, r->bad_lines);
+	else if (r->lost_events || r->bad_lines)
+		st_msg_warn("%s: bpftrace lost %" PRIu64 " events and printed "
+			    "%" PRIu64 " lines of no trace file (manifest.json)",
+			    dir, r->lost_events, r->bad_lines);
+}
+
 int st_trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
 		       const struct st_trace_sys_opts *so, size_t max_bad,
 		       char ***paths, size_t *npaths)
@@ -84,6 +105,7 @@ int st_trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
 		if (!s)
 			return st_msg_fail(&err);
 		ts->sets.v[ts->sets.n++] = s;
+		record_warn(dirs[i], st_systrace_record(s));
 		ne = st_systrace_event_files(s, &ev);
 		for (size_t k = 0; paths && k < ne; k++)
 			if (paths_add(paths, npaths, ev[k]) < 0) {

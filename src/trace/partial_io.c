@@ -169,7 +169,9 @@ int st_partial_get_file(json_t *v, st_trace_file *t, char **path)
 	    !json_is_integer(json_object_get(v, "err_code")) ||
 	    !json_is_boolean(json_object_get(v, "not_trace")) ||
 	    !st_partial_is_time(json_object_get(v, "first_us")) ||
-	    !st_partial_is_time(json_object_get(v, "end_us")))
+	    !st_partial_is_time(json_object_get(v, "end_us")) ||
+	    json_integer_value(json_object_get(v, "first_us")) >
+	    json_integer_value(json_object_get(v, "end_us")))
 		return 1;
 	for (size_t k = 0; k < 6; k++)
 		if (!st_partial_is_count(json_object_get(v, cnt[k])))

@@ -580,6 +580,29 @@ static int get_map(json_t *v, st_pairmap *m, int64_t amin, int64_t amax,
 	return 0;
 }
 
+/* Do G's sizes count, for each name, no more calls than its table does?
+ * (Each call with bytes is counted in both; a tampered count would wrap
+ * the quartiles' total.)  False also when memory runs out: malformed is
+ * the safe answer. */
+static bool sizes_fit(const struct agg *g)
+{
+	size_t n = g->tab[D_NAME].n;
+	uint64_t *sum = calloc(n + 1, sizeof(*sum));
+	bool ok = sum != NULL;
+
+	for (size_t i = 0; ok && i < g->sizes.cap; i++) {
+		const st_pairmap_entry *e = &g->sizes.e[i];
+
+		if (e->used &&
+		    (e->a >= n || __builtin_add_overflow(sum[e->a], e->v,
+							 &sum[e->a]) ||
+		     sum[e->a] > g->acc[D_NAME][e->a].count))
+			ok = false;
+	}
+	free(sum);
+	return ok;
+}
+
 /* The gatherings of partial ROOT into G (initialised with the partial's
  * options).  0, 1 malformed (*WHY says what), -1 out of memory. */
 static int get_agg(json_t *root, struct agg *g, const char **why)
@@ -597,6 +620,10 @@ static int get_agg(json_t *root, struct agg *g, const char **why)
 		return 1;
 	first = json_integer_value(json_object_get(root, "first_us"));
 	end = json_integer_value(json_object_get(root, "end_us"));
+	if (first > end) {
+		*why = "its first_us is after its end_us";
+		return 1;
+	}
 	g->events = (uint64_t)ev;
 	g->first = first;
 	g->end = end;
@@ -622,7 +649,8 @@ static int get_agg(json_t *root, struct agg *g, const char **why)
 	    (rc = get_map(json_object_get(root, "bins"), &g->bins, -bmax,
 			  bmax, 0, gran > 0 ? 1 : -1, 0, &g->saturated)))
 		return rc;
-	return 0;
+	*why = "its sizes count more calls than its tables";
+	return sizes_fit(g) ? 0 : 1;
 }
 
 /* The input records of ROOT appended to ST.  0, 1 malformed, -1 OOM. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -16,6 +17,7 @@
 #include "streamtime/file.h"
 #include "streamtime/grow.h"
 #include "streamtime/num.h"
+#include "streamtime/record.h"
 #include "streamtime/systrace.h"
 #include "streamtime/time.h"
 #include "systrace_int.h"
@@ -750,20 +752,96 @@ out:
 	return rc;
 }
 
+/* The clock pairs of the manifest PATH (at most two: start, end) into
+ * s->al.  65 when they do not fit in int64 arithmetic or imply a rate
+ * more than 1 % away from 1 s per s: such a manifest was not written by
+ * trace record, and its times would be wrong by years. */
+static int manifest_clock(struct st_systrace *s, const char *path,
+			  json_t *clock, st_error *err)
+{
+	int64_t mono[2], real[2], off[2], bound = 0, dm, dr, doff;
+	size_t n = 0, i;
+	json_t *e;
+
+	json_array_foreach(clock, i, e) {
+		json_t *m = json_object_get(e, "mono_ns"),
+		       *r = json_object_get(e, "real_ns"),
+		       *b = json_object_get(e, "bound_ns");
+
+		if (!json_is_integer(m) || !json_is_integer(r) || n == 2)
+			continue;
+		mono[n] = json_integer_value(m);
+		real[n] = json_integer_value(r);
+		if (mono[n] < 0 || json_integer_value(b) < 0 ||
+		    __builtin_sub_overflow(real[n], mono[n], &off[n]))
+			return st_error_set(err, ST_EXIT_DATAERR, "%s: clock[%zu]: "
+					    "mono_ns %" PRId64 ", real_ns %"
+					    PRId64 ": out of range (mono_ns and "
+					    "bound_ns >= 0, real_ns - mono_ns "
+					    "within 64 bits)", path, i, mono[n],
+					    real[n]);
+		if (json_integer_value(b) > bound)
+			bound = json_integer_value(b);
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	s->al.known = true;
+	s->al.offset_ns = off[0];
+	s->al.mono0 = mono[0];
+	s->al.bound_ns = bound;
+	if (n == 2 && (mono[1] != mono[0] || real[1] != real[0])) {
+		double rate;
+
+		/* both mono >= 0: dm fits */
+		dm = mono[1] - mono[0];
+		if (__builtin_sub_overflow(real[1], real[0], &dr) || dm == 0 ||
+		    !((rate = (double)dr / (double)dm) >= 0.99 && rate <= 1.01) ||
+		    __builtin_sub_overflow(off[1], off[0], &doff) ||
+		    __builtin_add_overflow(bound, doff < 0 ? -doff : doff,
+					   &s->al.bound_ns))
+			return st_error_set(err, ST_EXIT_DATAERR, "%s: clock: "
+					    "real_ns %" PRId64 " to %" PRId64
+					    " over mono_ns %" PRId64 " to %"
+					    PRId64 ": not a rate within 1 %% "
+					    "of 1 s per s in 64-bit ns", path,
+					    real[0], real[1], mono[0], mono[1]);
+		s->al.slope = (double)doff / (double)dm;
+	}
+	if (__builtin_sub_overflow(s->al.offset_ns, s->al.bound_ns,
+				   &s->al.lo_ns) ||
+	    __builtin_add_overflow(s->al.offset_ns, s->al.bound_ns,
+				   &s->al.hi_ns))
+		return st_error_set(err, ST_EXIT_DATAERR, "%s: clock: the offset "
+				    "%" PRId64 " ns, give or take bound_ns %"
+				    PRId64 ", leaves 64-bit ns", path,
+				    s->al.offset_ns, s->al.bound_ns);
+	snprintf(s->al.method, sizeof(s->al.method), "trace record's direct "
+		 "CLOCK_MONOTONIC/CLOCK_REALTIME measurements (%zu, "
+		 "interpolated)", n);
+	return 0;
+}
+
 static int manifest_read(struct st_systrace *s, const char *path,
 			 st_error *err)
 {
 	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je), *clock, *e;
-	int64_t mono[2], off[2], bound = 0;
-	size_t n = 0, i;
+	json_t *j = json_load_file(path, 0, &je);
 	const char *host, *tz;
+	int rc;
 
-	if (!j || !json_is_object(j)) {
-		json_decref(j);
+	if (!j && je.line < 1)   /* not read at all: jansson gives no line */
+		return st_error_set(err, ST_EXIT_NOINPUT, "cannot read %s: %s",
+				    path, je.text);
+	if (!j)
 		return st_error_set(err, ST_EXIT_DATAERR, "%s:%d: not a trace "
 				    "record manifest (%s)", path, je.line,
-				    j ? "not an object" : je.text);
+				    je.text);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return st_error_set(err, ST_EXIT_DATAERR, "%s: not a trace "
+				    "record manifest (not a JSON object)",
+				    path);
 	}
 	if ((host = json_string_value(json_object_get(j, "host"))))
 		snprintf(s->host, sizeof(s->host), "%s", host);
@@ -775,38 +853,29 @@ static int manifest_read(struct st_systrace *s, const char *path,
 			s->tz = s->own_tz;
 	}
 	s->manifest_pid = json_integer_value(json_object_get(j, "pid"));
-	clock = json_object_get(j, "clock");
-	json_array_foreach(clock, i, e) {
-		json_t *m = json_object_get(e, "mono_ns"),
-		       *r = json_object_get(e, "real_ns"),
-		       *b = json_object_get(e, "bound_ns");
+	if (json_is_boolean(json_object_get(j, "complete"))) {
+		json_t *tr = json_object_get(j, "tracers"), *e;
+		size_t i;
 
-		if (!json_is_integer(m) || !json_is_integer(r) || n == 2)
-			continue;
-		mono[n] = json_integer_value(m);
-		off[n] = json_integer_value(r) - mono[n];
-		if (json_integer_value(b) > bound)
-			bound = json_integer_value(b);
-		n++;
+		s->rec.manifest = true;
+		s->rec.complete = json_is_true(json_object_get(j, "complete"));
+		/* the io and proc tracers share bpftrace's output: both
+		 * carry its counts, so the larger, not the sum */
+		json_array_foreach(tr, i, e) {
+			json_int_t l = json_integer_value(json_object_get(
+					   e, "lost_events")),
+				   b = json_integer_value(json_object_get(
+					   e, "bad_lines"));
+
+			if (l > 0 && (uint64_t)l > s->rec.lost_events)
+				s->rec.lost_events = (uint64_t)l;
+			if (b > 0 && (uint64_t)b > s->rec.bad_lines)
+				s->rec.bad_lines = (uint64_t)b;
+		}
 	}
+	rc = manifest_clock(s, path, json_object_get(j, "clock"), err);
 	json_decref(j);
-	if (n == 0)
-		return 0;
-	s->al.known = true;
-	s->al.offset_ns = off[0];
-	s->al.mono0 = mono[0];
-	s->al.bound_ns = bound;
-	if (n == 2 && mono[1] != mono[0]) {
-		s->al.slope = (double)(off[1] - off[0]) /
-			      (double)(mono[1] - mono[0]);
-		s->al.bound_ns += llabs(off[1] - off[0]);
-	}
-	s->al.lo_ns = s->al.offset_ns - s->al.bound_ns;
-	s->al.hi_ns = s->al.offset_ns + s->al.bound_ns;
-	snprintf(s->al.method, sizeof(s->al.method), "trace record's direct "
-		 "CLOCK_MONOTONIC/CLOCK_REALTIME measurements (%zu, "
-		 "interpolated)", n);
-	return 0;
+	return rc;
 }
 
 /* The date for times of day: --date, mpstat's header, pmon's Date. */
@@ -837,9 +906,19 @@ static int find_date(struct st_systrace *s, const struct st_systrace_opts *o,
 		for (int k = 0; k < 8 && (n = getline(&line, &cap, f)) >= 0; k++) {
 			st_sys_cpu_header h = { 0 };
 			st_sys_cpu_row r;
+			int rc = st_sys_cpu_parse(line, (size_t)n, &h, &r,
+						  &s->y, &s->m, &s->d);
 
-			if (st_sys_cpu_parse(line, (size_t)n, &h, &r, &s->y,
-					     &s->m, &s->d) == 3) {
+			if (rc == -2) {
+				st_error_set(err, ST_EXIT_DATAERR, "%s:%d: the "
+					     "date of mpstat's header, %04d-%02d-"
+					     "%02d, does not exist", cpu, k + 1,
+					     s->y, s->m, s->d);
+				free(line);
+				fclose(f);
+				return -1;
+			}
+			if (rc == 3) {
 				snprintf(s->date_src, sizeof(s->date_src),
 					 "the mpstat header of cpu.out");
 				break;
@@ -1035,7 +1114,8 @@ static int cpu_line(void *ctx, const char *line, size_t len, uint64_t no,
 		s->files[c->fi].lines++;
 	if (rc < 0) {
 		if (!c->w && !c->fn)
-			sys_bad(s, c->fi, no, "not an mpstat row");
+			sys_bad(s, c->fi, no, rc == -2 ? "a date that does not "
+				"exist in mpstat's header" : "not an mpstat row");
 		return 0;
 	}
 	if (rc == 3)
@@ -1373,12 +1453,106 @@ static int read_logs(struct st_systrace *s, st_error *err)
 	return make_phases(s, err);
 }
 
+/* trace record's unsplit bpftrace output (record.c's BT_RAW) */
+#define RECORD_RAW ".bpftrace.out"
+
+/* A record stopped before its end (killed, a full disk) leaves bpftrace's
+ * one output unsplit in DIR/.bpftrace.out and no trace_*.out files of its
+ * own.  Split it as trace record would (st_record_split), into a
+ * temporary directory of our own (the input directory is not ours to
+ * write), and read those files as the set's.  0 (nothing to recover, or
+ * done), -1 with ERR set: 74. */
+static int recover_raw(struct st_systrace *s, const char *dir, size_t *cap,
+		       st_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *raw = st_path_join(dir, RECORD_RAW), *tpl = NULL;
+	FILE *in = NULL, *out[ST_RF_COUNT] = { 0 };
+	struct stat sb;
+	int rc = -1, k;
+
+	if (!raw)
+		return OOM(err);
+	if (stat(raw, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		free(raw);
+		return 0;
+	}
+	for (size_t i = 0; i < s->nfiles; i++)
+		for (k = 0; k < ST_RF_COUNT; k++)
+			if (strcmp(base_of(s->files[i].path),
+				   st_record_file_names[k]) == 0) {
+				/* split already: the raw output is what a
+				 * kill between the split and its removal
+				 * left */
+				free(raw);
+				return 0;
+			}
+	if (!(in = fopen(raw, "r"))) {
+		st_error_set(err, ST_EXIT_NOINPUT, "cannot read %s: %s", raw,
+			     strerror(errno));
+		goto out;
+	}
+	if (!(tpl = st_path_join(tmp && *tmp ? tmp : "/tmp",
+				 "streamtime-recover.XXXXXX"))) {
+		OOM(err);
+		goto out;
+	}
+	if (!mkdtemp(tpl)) {
+		st_error_set(err, ST_EXIT_IOERR, "cannot create a directory "
+			     "to split %s into (%s): %s", raw, tpl,
+			     strerror(errno));
+		goto out;
+	}
+	s->recover_dir = tpl;
+	for (k = 0; k < ST_RF_COUNT; k++) {
+		st_sys_file_stat *f;
+
+		if (ST_GROW(s->files, s->nfiles, *cap, 16) < 0) {
+			OOM(err);
+			goto out;
+		}
+		f = &s->files[s->nfiles];
+		memset(f, 0, sizeof(*f));
+		if (!(f->path = st_path_join(tpl, st_record_file_names[k]))) {
+			OOM(err);
+			goto out;
+		}
+		f->kind = st_sys_classify(st_record_file_names[k]);
+		s->nfiles++;
+		if (!(out[k] = fopen(f->path, "w"))) {
+			st_error_set(err, ST_EXIT_IOERR, "cannot create %s: %s",
+				     f->path, strerror(errno));
+			goto out;
+		}
+	}
+	if (st_record_split(in, out, &s->rec.lost_events, &s->rec.bad_lines,
+			    err) < 0)
+		goto out;
+	rc = 0;
+out:
+	for (k = 0; k < ST_RF_COUNT; k++)
+		if (out[k] && fclose(out[k]) != 0 && rc == 0)
+			rc = st_error_set(err, ST_EXIT_IOERR, "cannot write a "
+					  "file in %s: %s", tpl,
+					  strerror(errno));
+	if (in)
+		fclose(in);
+	if (!s->recover_dir)
+		free(tpl);
+	free(raw);
+	if (rc == 0) {
+		s->rec.recovered = true;
+		qsort(s->files, s->nfiles, sizeof(*s->files), cmp_path);
+	}
+	return rc;
+}
+
 st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 			      st_error *err)
 {
 	struct st_systrace *s = calloc(1, sizeof(*s));
 	const char *cpu, *gpu, *talign, *wpath, *rpath, *p;
-	size_t fi;
+	size_t fi, fcap;
 	bool calls = false;
 
 	if (!s) {
@@ -1395,6 +1569,9 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 		goto fail;
 	}
 	if (list_dir(s, dir, err) < 0)
+		goto fail;
+	fcap = s->nfiles;
+	if (recover_raw(s, dir, &fcap, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < s->nfiles; i++) {
 		uint64_t bl;
@@ -1541,8 +1718,16 @@ void st_systrace_free(st_systrace *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nfiles; i++)
+	for (size_t i = 0; i < s->nfiles; i++) {
+		if (s->recover_dir &&
+		    strncmp(s->files[i].path, s->recover_dir,
+			    strlen(s->recover_dir)) == 0)
+			unlink(s->files[i].path);
 		free(s->files[i].path);
+	}
+	if (s->recover_dir)
+		rmdir(s->recover_dir);
+	free(s->recover_dir);
 	free(s->files);
 	for (size_t i = 0; i < s->nph; i++) {
 		free(s->ph[i].gpu_sm);
@@ -1572,6 +1757,11 @@ size_t st_systrace_event_files(const st_systrace *s, const char *const **v)
 {
 	*v = (const char *const *)s->events;
 	return s->nevents;
+}
+
+const st_sys_record *st_systrace_record(const st_systrace *s)
+{
+	return &s->rec;
 }
 
 const st_sys_align *st_systrace_align(const st_systrace *s)

@@ -58,13 +58,24 @@ struct callrd {
 	uint64_t lat_wrapped, path_cut, errors;
 };
 
-static int64_t utc_us(const struct st_systrace *s, int64_t mono)
+/* MONO (ns since boot, >= 0) as UTC µs into *US: 0, or -1 when the time
+ * does not fit in int64 ns (a TIMESTAMP near 2^63 with the manifest's
+ * offset added); never a wrapped time.  The manifest's slope is at most
+ * 1 % (manifest_read), so slope * (MONO - mono0) fits. */
+static int utc_us(const struct st_systrace *s, int64_t mono, int64_t *us)
 {
-	int64_t off = s->al.offset_ns;
+	int64_t off = s->al.offset_ns, ns, d;
 
-	if (s->al.slope != 0)
-		off += (int64_t)llround(s->al.slope * (double)(mono - s->al.mono0));
-	return st_floor_div(mono + off, 1000);
+	if (s->al.slope != 0 &&
+	    (__builtin_sub_overflow(mono, s->al.mono0, &d) ||
+	     __builtin_add_overflow(off, (int64_t)llround(s->al.slope *
+							    (double)d),
+				    &off)))
+		return -1;
+	if (__builtin_add_overflow(mono, off, &ns))
+		return -1;
+	*us = st_floor_div(ns, 1000);
+	return 0;
 }
 
 static int ids(struct callrd *c, st_pfw_reader *r, int k, st_pfw_event *ev)
@@ -127,7 +138,7 @@ static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 	st_sys_call k;
 	const char *why;
 	int kind, sec;
-	int64_t start;
+	int64_t start, end_us;
 
 	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
 		len--;
@@ -168,8 +179,11 @@ static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 	ev->pid = k.pid;
 	c->tid = k.tid >= 0 ? k.tid : k.pid;
 	ev->tid = c->tracks ? ST_SYS_TRACK_BASE + kind : c->tid;
-	ev->ts = utc_us(c->s, start);
-	ev->dur = utc_us(c->s, k.ts) - ev->ts;
+	if (utc_us(c->s, start, &ev->ts) < 0 || utc_us(c->s, k.ts, &end_us) < 0)
+		return st_pfw_mark_bad(r, "a timestamp that, with the clock "
+				       "offset, is out of range (64-bit ns: "
+				       "1677 to 2262)");
+	ev->dur = end_us - ev->ts;
 	ev->host = ST_PFW_NONE;
 	if (c->s->host[0]) {
 		if (c->host_id < 0)

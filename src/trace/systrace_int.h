@@ -53,6 +53,8 @@ struct st_systrace {
 	size_t nsc, sc_cap;
 	char host[256];
 	int64_t manifest_pid;
+	st_sys_record rec;
+	char *recover_dir;          /* .bpftrace.out split here, or NULL */
 	st_sys_bad *bad;
 	size_t nbad, max_bad;
 	size_t fi_align;

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "streamtime/systrace.h"
+#include "streamtime/time.h"
 
 #define MAX_PID 4194304      /* the kernel's PID_MAX_LIMIT */
 
@@ -390,7 +391,9 @@ int st_sys_align_parse(const char *line, size_t len, int64_t *ns, int *secs)
 
 /* ---- mpstat ---------------------------------------------------------- */
 
-/* A date in W[0..N): MM/DD/YY, MM/DD/YYYY or YYYY-MM-DD; 0 or -1. */
+/* A date in W[0..N): MM/DD/YY, MM/DD/YYYY or YYYY-MM-DD; 0, -1 not a
+ * date, -2 a date that does not exist (02/31/2026; *Y, *M, *D as
+ * written). */
 static int date_word(const char *w, size_t n, int *y, int *m, int *d)
 {
 	int64_t a, b, c;
@@ -409,7 +412,8 @@ static int date_word(const char *w, size_t n, int *y, int *m, int *d)
 	} else {
 		return -1;
 	}
-	return *m >= 1 && *m <= 12 && *d >= 1 && *d <= 31 ? 0 : -1;
+	return *m >= 1 && *m <= 12 && *d >= 1 &&
+	       *d <= (int)st_days_in_month(*y, (unsigned)*m) ? 0 : -2;
 }
 
 /* The time at the start of an mpstat line: seconds of the day, the words
@@ -447,9 +451,14 @@ int st_sys_cpu_parse(const char *line, size_t len, st_sys_cpu_header *h,
 	if ((n = word(&p, e, &w)) == 0)
 		return 0;
 	if (is_word(w, n, "Linux")) {
-		while ((n = word(&p, e, &w)) > 0)
-			if (date_word(w, n, y, m, d) == 0)
+		while ((n = word(&p, e, &w)) > 0) {
+			int rc = date_word(w, n, y, m, d);
+
+			if (rc == 0)
 				return 3;
+			if (rc == -2)
+				return -2;
+		}
 		return 0;
 	}
 	if (is_word(w, n, "Average:"))
@@ -575,7 +584,8 @@ int st_sys_gpu_parse(const char *line, size_t len, st_sys_gpu_header *h,
 			r->y = (int)(v / 10000);
 			r->m = (int)(v / 100 % 100);
 			r->d = (int)(v % 100);
-			if (r->m < 1 || r->m > 12 || r->d < 1 || r->d > 31)
+			if (r->m < 1 || r->m > 12 || r->d < 1 ||
+			    r->d > (int)st_days_in_month(r->y, (unsigned)r->m))
 				return -1;
 		} else if (k == h->time) {
 			if ((r->secs = hms(w, n)) < 0)
@@ -592,7 +602,11 @@ int st_sys_gpu_parse(const char *line, size_t len, st_sys_gpu_header *h,
 					return -1;
 				r->gpu = (int)v;
 			} else if (k == h->pid) {
+				if (v > MAX_PID)
+					return -1;
 				r->pid = v;
+			} else if ((k == h->sm || k == h->mem) && v > 100) {
+				return -1;   /* a share of the GPU, in % */
 			} else if (k == h->sm) {
 				r->sm = (double)v;
 			} else if (k == h->mem) {
@@ -644,10 +658,16 @@ int st_sys_mllog_parse(const char *line, size_t len, st_sys_mllog *m,
 	v = json_object_get(j, "time_ms");
 	et = json_string_value(json_object_get(j, "event_type"));
 	if (!json_is_number(v) || !et ||
-	    !json_is_string(json_object_get(j, "key")) ||
-	    !(json_number_value(v) > 0 && json_number_value(v) < 1e15)) {
+	    !json_is_string(json_object_get(j, "key"))) {
 		json_decref(j);
 		*why = "an MLLOG line without time_ms, key or event_type";
+		return -1;
+	}
+	/* in ns (and with the 1 ms the alignment adds) it fits in int64 */
+	if (!(json_number_value(v) > 0 &&
+	      json_number_value(v) < (double)(INT64_MAX / 1000000 - 1))) {
+		json_decref(j);
+		*why = "an MLLOG time_ms out of range (UNIX ms, 1970 to 2262)";
 		return -1;
 	}
 	m->time_ms = (int64_t)json_number_value(v);
@@ -760,8 +780,12 @@ int st_sys_strace_parse(const char *line, size_t len, st_sys_strace *s)
 
 			if (dot && num(lt + 1, (size_t)(dot - lt - 1), &a) == 0 &&
 			    num(dot + 1, (size_t)(e - 1 - dot - 1), &b) == 0 &&
-			    e - 1 - dot - 1 == 6)
+			    e - 1 - dot - 1 == 6) {
+				/* no longer than the times themselves */
+				if (a < 0 || a > INT64_C(10000000000) || b < 0)
+					return -1;
 				s->dur_us = a * 1000000 + b;
+			}
 		}
 	}
 	/* the last " = " of the line */

@@ -3,13 +3,15 @@
  * layouts of SPEC 5.11 and docs/systrace.md); every following line goes
  * through every parser, each in a buffer of its own exact size (so that a
  * read past the line is caught).  Beyond "no crash": what a parser
- * returns lies inside its line and within its stated ranges. */
+ * returns lies inside its line and within its stated ranges (times that
+ * fit in int64 ns, dates that exist, GPU shares within 100 %). */
 #include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "streamtime/systrace.h"
+#include "streamtime/time.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -56,15 +58,36 @@ static void one(const st_sys_header *h, const char *line, size_t len)
 		       inside(psr.cmd, psr.cmdlen, line, len));
 	if (st_sys_align_parse(line, len, &ns, &secs) == 1)
 		assert(ns > 0 && secs >= 0 && secs <= 86400);
-	if (st_sys_cpu_parse(line, len, &ch, &cr, &y, &mo, &d) == 1)
+	switch (st_sys_cpu_parse(line, len, &ch, &cr, &y, &mo, &d)) {
+	case 1:
 		assert(cr.secs >= 0 && cr.secs < 86401);
-	if (st_sys_gpu_parse(line, len, &gh, &gr) == 1)
+		break;
+	case 3:   /* a date that exists */
+		assert(mo >= 1 && mo <= 12 && d >= 1 &&
+		       d <= (int)st_days_in_month(y, (unsigned)mo));
+		break;
+	default:
+		break;
+	}
+	if (st_sys_gpu_parse(line, len, &gh, &gr) == 1) {
 		assert(gr.gpu >= 0 && inside(gr.cmd, gr.cmdlen, line, len));
+		/* shares of the GPU in %, -1 for '-' */
+		assert(gr.sm >= -1 && gr.sm <= 100);
+		assert(gr.mem >= -1 && gr.mem <= 100);
+		assert(gr.pid >= -1 && gr.pid <= 4194304);
+		assert(!gr.y || (gr.m >= 1 && gr.m <= 12 && gr.d >= 1 &&
+				 gr.d <= (int)st_days_in_month(gr.y,
+							       (unsigned)gr.m)));
+	}
+	/* time_ms as ns, and the alignment's 1 ms beyond it, fit in int64 */
 	if (st_sys_mllog_parse(line, len, &m, &why) == 1)
-		assert(m.time_ms > 0 && memchr(m.key, 0, sizeof(m.key)));
+		assert(m.time_ms > 0 && m.time_ms < INT64_MAX / 1000000 - 1 &&
+		       memchr(m.key, 0, sizeof(m.key)));
 	if (st_sys_strace_parse(line, len, &t) == 1 && !t.exited) {
 		assert(inside(t.name, t.nlen, line, len));
 		assert(!t.args || inside(t.args, t.alen, line, len));
+		assert(t.t_us >= 0 && t.dur_us >= -1 &&
+		       t.dur_us <= INT64_C(10000000000) * 1000000 + 999999);
 	}
 	if (st_sys_proc_parse(line, len, &p) == 1)
 		assert(inside(p.comm, p.clen, line, len) && p.pid >= 0);
