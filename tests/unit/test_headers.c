@@ -65,6 +65,7 @@
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
+#include "streamtime/traceset.h"
 #include "streamtime/tz.h"
 
 #include "streamtime/analysis.h"
@@ -120,6 +121,7 @@
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
+#include "streamtime/traceset.h"
 #include "streamtime/tz.h"
 
 static const char *const included[] = {
@@ -176,6 +178,7 @@ static const char *const included[] = {
 	"trace_compare.h",
 	"trace_events.h",
 	"trace_keys.h",
+	"traceset.h",
 	"tz.h",
 };
 
