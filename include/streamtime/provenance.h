@@ -30,10 +30,26 @@
 int st_sha256_file(const char *path, char hex[65], uint64_t *size,
 		   st_error *err);
 
+/* A live source a run asked (sacct, slurmrestd, PostgreSQL, the REST
+ * API): what it asked, of which server, and where the snapshot of its
+ * answer lies (SNAPSHOT, a file or directory; SHOWN: its name in OUT). */
+typedef struct st_provenance_live {
+	const char *key;        /* "inputs.slurm_jobs" */
+	const char *source;     /* "sacct", "slurmrestd", "postgresql", "api" */
+	const char *query;      /* what was asked, no secret in it */
+	const char *server;     /* where, no secret in it */
+	const char *snapshot;   /* the answer as written */
+	const char *shown;      /* SNAPSHOT's path under OUT */
+} st_provenance_live;
+
 /* Write the provenance of a run over S, started by the command line ARGV
- * (ARGC words), to PATH, atomically.  Errors: those of st_sha256_file for
- * an input, 73/74 writing. */
+ * (ARGC words), to PATH, atomically.  LIVE[0..NLIVE) are the live sources
+ * asked: each is listed in "inputs" with its query and server, and its
+ * snapshot's files with their sizes and SHA-256 (as SHOWN paths).  S's
+ * secret files (tokens, DSN files) are never read or listed.  Errors:
+ * those of st_sha256_file for an input, 73/74 writing. */
 int st_provenance_write(const char *path, const st_session *s, int argc,
-			char *const argv[], st_error *err);
+			char *const argv[], const st_provenance_live *live,
+			size_t nlive, st_error *err);
 
 #endif

@@ -51,6 +51,33 @@ typedef struct st_trace_input {
 	size_t npaths;
 } st_trace_input;
 
+/* Where the Slurm count jobs come from. */
+typedef enum st_slurm_source {
+	ST_SLURM_FILE,          /* slurm_jobs: a file (slurm jobs' output) */
+	ST_SLURM_SACCT,         /* sacct, run now */
+	ST_SLURM_REST,          /* slurmrestd, asked now */
+} st_slurm_source;
+
+/* Where Distiller's job table comes from. */
+typedef enum st_distiller_source {
+	ST_DISTILLER_FILES,     /* distiller: {N}_{N}.csv files */
+	ST_DISTILLER_PG,        /* its PostgreSQL database, asked now */
+	ST_DISTILLER_API,       /* its REST API, asked now */
+} st_distiller_source;
+
+/* A live query of a session: what `slurm jobs` or `distiller jobs` would
+ * be told.  Secrets are files, read when the query runs, never here. */
+typedef struct st_session_live {
+	char *since, *until;    /* sacct, slurmrestd: naive in slurm_tz */
+	char *user;             /* sacct --user, slurmrestd's user */
+	bool all_users;         /* sacct -a */
+	char *url;              /* slurmrestd, the REST API */
+	char *token_file;       /* their token (a secret) */
+	char *dsn_file;         /* PostgreSQL: a file holding the DSN */
+	char *service;          /* or a pg_service.conf service name */
+	char *job_type;         /* Distiller jobs of this type; NULL all */
+} st_session_live;
+
 typedef struct st_session {
 	char *file;             /* the session file; NULL: built in */
 	bool paper_layout;      /* the inputs are the paper's layout */
@@ -66,7 +93,11 @@ typedef struct st_session {
 	/* the inputs, resolved (relative to the working directory or
 	 * absolute); NULL when not given */
 	char *slurm_jobs;       /* a sacct dump (slurm jobs --input form) */
+	st_slurm_source slurm_source;
+	st_session_live slurm_live;
 	char *distiller;        /* {N}_{N}.csv files, or their directory */
+	st_distiller_source distiller_source;
+	st_session_live distiller_live;
 	char *write_times;      /* collect receivers */
 	char *created_times;    /* collect receivers --no-data */
 	char *save_times;       /* save_times.json */

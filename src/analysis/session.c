@@ -24,6 +24,18 @@ const char *st_trace_role_name(st_trace_role r)
 	       role_names[r] : "other";
 }
 
+static void live_release(st_session_live *l)
+{
+	free(l->since);
+	free(l->until);
+	free(l->user);
+	free(l->url);
+	free(l->token_file);
+	free(l->dsn_file);
+	free(l->service);
+	free(l->job_type);
+}
+
 void st_session_release(st_session *s)
 {
 	if (!s)
@@ -39,6 +51,8 @@ void st_session_release(st_session *s)
 	free(s->save_rules);
 	free(s->slurm_jobs);
 	free(s->distiller);
+	live_release(&s->slurm_live);
+	live_release(&s->distiller_live);
 	free(s->write_times);
 	free(s->created_times);
 	free(s->save_times);
@@ -335,6 +349,96 @@ static int read_traces(struct ctx *c, json_t *v, st_session *s)
 	return 0;
 }
 
+/* "slurm_jobs": a file, {"sacct": {...}} or {"slurmrestd": {...}}. */
+static int read_slurm(struct ctx *c, json_t *v, st_session *s)
+{
+	static const char *const kinds[] = { "sacct", "slurmrestd" };
+	static const char *const sacct_keys[] = { "since", "until", "user",
+						  "all_users" };
+	static const char *const rest_keys[] = { "url", "token_file", "since",
+						 "until", "user" };
+	st_session_live *l = &s->slurm_live;
+	json_t *q;
+	char where[64];
+	bool rest;
+
+	if (!v || json_is_string(v))
+		return get_path(c, v, "inputs.slurm_jobs", &s->slurm_jobs);
+	if (check_keys(c, v, kinds, 2, "inputs.slurm_jobs") < 0)
+		return -1;
+	if (json_object_size(v) != 1)
+		return bad(c, "inputs.slurm_jobs", "must be a file, or one of "
+			   "{\"sacct\": {...}} and {\"slurmrestd\": {...}}");
+	rest = json_object_get(v, "slurmrestd") != NULL;
+	q = json_object_get(v, rest ? "slurmrestd" : "sacct");
+	snprintf(where, sizeof(where), "inputs.slurm_jobs.%s",
+		 rest ? "slurmrestd" : "sacct");
+	if (rest ? check_keys(c, q, rest_keys, 5, where) < 0 :
+	    check_keys(c, q, sacct_keys, 4, where) < 0)
+		return -1;
+	s->slurm_source = rest ? ST_SLURM_REST : ST_SLURM_SACCT;
+	if (json_object_get(q, "all_users") &&
+	    !json_is_boolean(json_object_get(q, "all_users")))
+		return bad(c, "inputs.slurm_jobs.sacct.all_users", "must be true "
+			   "or false");
+	l->all_users = json_is_true(json_object_get(q, "all_users"));
+	if (rest && !json_object_get(q, "url"))
+		return bad(c, where, "needs \"url\" (slurmrestd's)");
+	return get_str(c, json_object_get(q, "since"), "since", NULL,
+		       &l->since) < 0 ||
+	       get_str(c, json_object_get(q, "until"), "until", NULL,
+		       &l->until) < 0 ||
+	       get_str(c, json_object_get(q, "user"), "user", NULL,
+		       &l->user) < 0 ||
+	       get_str(c, json_object_get(q, "url"), "url", NULL, &l->url) < 0 ||
+	       get_path(c, json_object_get(q, "token_file"), "token_file",
+			&l->token_file) < 0 ? -1 : 0;
+}
+
+/* "distiller": files, {"postgresql": {...}} or {"api": {...}}. */
+static int read_distiller(struct ctx *c, json_t *v, st_session *s)
+{
+	static const char *const kinds[] = { "postgresql", "api" };
+	static const char *const pg_keys[] = { "dsn_file", "service",
+					       "job_type" };
+	static const char *const api_keys[] = { "url", "token_file",
+						"job_type" };
+	st_session_live *l = &s->distiller_live;
+	json_t *q;
+	bool api;
+
+	if (!v || json_is_string(v))
+		return get_path(c, v, "inputs.distiller", &s->distiller);
+	if (check_keys(c, v, kinds, 2, "inputs.distiller") < 0)
+		return -1;
+	if (json_object_size(v) != 1)
+		return bad(c, "inputs.distiller", "must be files, or one of "
+			   "{\"postgresql\": {...}} and {\"api\": {...}}");
+	api = json_object_get(v, "api") != NULL;
+	q = json_object_get(v, api ? "api" : "postgresql");
+	if (api ? check_keys(c, q, api_keys, 3, "inputs.distiller.api") < 0 :
+	    check_keys(c, q, pg_keys, 3, "inputs.distiller.postgresql") < 0)
+		return -1;
+	s->distiller_source = api ? ST_DISTILLER_API : ST_DISTILLER_PG;
+	if (api && !json_object_get(q, "url"))
+		return bad(c, "inputs.distiller.api", "needs \"url\"");
+	if (!api && !json_object_get(q, "dsn_file") ==
+	    !json_object_get(q, "service"))
+		return bad(c, "inputs.distiller.postgresql", "needs \"dsn_file\" "
+			   "(a file holding the DSN) or \"service\" (a "
+			   "pg_service.conf name), one of them: never a DSN "
+			   "inline, it may hold a password");
+	return get_str(c, json_object_get(q, "url"), "url", NULL, &l->url) < 0 ||
+	       get_path(c, json_object_get(q, "token_file"), "token_file",
+			&l->token_file) < 0 ||
+	       get_path(c, json_object_get(q, "dsn_file"), "dsn_file",
+			&l->dsn_file) < 0 ||
+	       get_str(c, json_object_get(q, "service"), "service", NULL,
+		       &l->service) < 0 ||
+	       get_str(c, json_object_get(q, "job_type"), "job_type", NULL,
+		       &l->job_type) < 0 ? -1 : 0;
+}
+
 /* The experiments' H5 files: each experiment's own "h5" (relative to the
  * session file), else inputs.scan_times. */
 static int read_h5(struct ctx *c, json_t *in, st_session *s)
@@ -395,10 +499,8 @@ static int read_inputs(struct ctx *c, json_t *in, st_session *s)
 			"inputs.write_times", &s->write_times) < 0 ||
 	       get_path(c, json_object_get(in, "created_times"),
 			"inputs.created_times", &s->created_times) < 0 ||
-	       get_path(c, json_object_get(in, "slurm_jobs"),
-			"inputs.slurm_jobs", &s->slurm_jobs) < 0 ||
-	       get_path(c, json_object_get(in, "distiller"),
-			"inputs.distiller", &s->distiller) < 0 ||
+	       read_slurm(c, json_object_get(in, "slurm_jobs"), s) < 0 ||
+	       read_distiller(c, json_object_get(in, "distiller"), s) < 0 ||
 	       get_path(c, json_object_get(in, "save_times"),
 			"inputs.save_times", &s->save_times) < 0 ||
 	       get_path(c, json_object_get(in, "save_time_stats"),
@@ -632,8 +734,18 @@ static int need(const st_session *s, const char *key, const char *path,
 
 int st_session_check(const st_session *s, st_error *err)
 {
-	if (need(s, "inputs.slurm_jobs", s->slurm_jobs, false, err) < 0 ||
-	    need(s, "inputs.distiller", s->distiller, true, err) < 0 ||
+	const st_session_live *sl = &s->slurm_live, *dl = &s->distiller_live;
+
+	if ((s->slurm_source == ST_SLURM_FILE ?
+	     need(s, "inputs.slurm_jobs", s->slurm_jobs, false, err) < 0 :
+	     sl->token_file && need(s, "inputs.slurm_jobs.slurmrestd.token_file",
+				    sl->token_file, false, err) < 0) ||
+	    (s->distiller_source == ST_DISTILLER_FILES ?
+	     need(s, "inputs.distiller", s->distiller, true, err) < 0 :
+	     (dl->token_file && need(s, "inputs.distiller.api.token_file",
+				     dl->token_file, false, err) < 0) ||
+	     (dl->dsn_file && need(s, "inputs.distiller.postgresql.dsn_file",
+				   dl->dsn_file, false, err) < 0)) ||
 	    need(s, "inputs.write_times", s->write_times, false, err) < 0 ||
 	    need(s, "inputs.created_times", s->created_times, false, err) < 0)
 		return -1;

@@ -14,6 +14,7 @@
 #include "streamtime/provenance.h"
 #include "streamtime/report.h"
 #include "streamtime/timeline.h"
+#include "reproduce_sources.h"
 #include "reproduce_traces.h"
 
 static const struct st_cmd_desc reproduce_desc = {
@@ -217,7 +218,8 @@ out:
  * steps wrote (SHOWN: the paths under OUT).  0 or -1 with ERR set. */
 static int output_steps(const struct paths *p, const struct paths *shown,
 			const st_session *s, const char *save_stats,
-			st_log *log, st_error *err)
+			const struct st_reproduce_sources *src, st_log *log,
+			st_error *err)
 {
 	st_timeline_input tin = {
 		.merged = p->merged, .write_times = s->write_times,
@@ -250,7 +252,7 @@ static int output_steps(const struct paths *p, const struct paths *shown,
 	t = now_ms();
 	/* what this run read, and how it ran */
 	if (st_provenance_write(p->provenance, s, st_main_argc, st_main_argv,
-				err) < 0)
+				src->live, src->nlive, err) < 0)
 		return -1;
 	/* what this run wrote, published with it: the report links only
 	 * these, not what older runs left in OUT */
@@ -281,7 +283,7 @@ static int run(st_atomic_stage *stage, const struct paths *p,
 		.offsets = s->clock_offsets, .receiver_hosts = s->receiver_hosts,
 		.data_host = s->data_host, .nersc_host = s->nersc_host,
 	};
-	const st_analysis_paths ap = {
+	st_analysis_paths ap = {
 		.jobs = s->slurm_jobs, .db = s->distiller,
 		.write_times = s->write_times, .created = s->created_times,
 		.save_stats = s->save_stats, .save_times = s->save_times,
@@ -294,18 +296,26 @@ static int run(st_atomic_stage *stage, const struct paths *p,
 		.offload = p->offload, .per_scan = p->per_scan,
 	};
 	st_experiments *ex = &s->ex;
-	st_analysis_result res;
+	st_analysis_result res = { 0 };
+	struct st_reproduce_sources src;
 	st_log notes;
 	double t0 = now_ms(), t;
 	int rc = -1;
 
 	st_log_verbose(&notes);
+	/* the live sources first: their snapshots are the analysis' inputs */
+	if (st_reproduce_sources(s, p->out, &src, log, err) < 0)
+		goto out;
+	if (src.jobs && s->slurm_source != ST_SLURM_FILE)
+		ap.jobs = src.jobs;
+	if (src.db && s->distiller_source != ST_DISTILLER_FILES)
+		ap.db = src.db;
 	if (st_run_analysis(&ap, ex, &res, log, &notes, err) < 0) {
 		if (res.step_failed)
 			st_error_prefix(err, "reproduce");
-		return -1;
+		goto out;
 	}
-	if (output_steps(p, shown, s, res.save_stats, log, err) < 0)
+	if (output_steps(p, shown, s, res.save_stats, &src, log, err) < 0)
 		goto step_failed;
 	/* every step done: publish the whole set at once */
 	t = now_ms();
@@ -331,6 +341,7 @@ step_failed:
 	st_error_prefix(err, "reproduce");
 out:
 	free(res.rows);
+	st_reproduce_sources_release(&src);
 	return rc;
 }
 

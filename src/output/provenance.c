@@ -59,8 +59,11 @@ int st_sha256_file(const char *path, char hex[65], uint64_t *size,
 	return 0;
 }
 
-/* Append {key, path, size, sha256} of the file PATH to LIST. */
+/* Append {key, path, size, sha256} of the file PATH to LIST, named
+ * SHOWN (NULL: PATH), with LIVE's query and server when it is a live
+ * source's snapshot. */
 static int add_file(json_t *list, const char *key, const char *path,
+		    const char *shown, const st_provenance_live *live,
 		    st_error *err)
 {
 	char hex[65];
@@ -69,8 +72,15 @@ static int add_file(json_t *list, const char *key, const char *path,
 
 	if (st_sha256_file(path, hex, &size, err) < 0)
 		return -1;
-	o = json_pack("{s:s, s:s, s:I, s:s}", "key", key, "path", path,
-		      "size", (json_int_t)size, "sha256", hex);
+	o = json_pack("{s:s, s:s, s:I, s:s}", "key", key, "path",
+		      shown ? shown : path, "size", (json_int_t)size,
+		      "sha256", hex);
+	if (o && live && json_object_update_new(o, json_pack(
+		    "{s:s, s:s, s:s}", "source", live->source, "query",
+		    live->query, "server", live->server)) < 0) {
+		json_decref(o);
+		o = NULL;
+	}
 	if (!o || json_array_append_new(list, o) < 0)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	return 0;
@@ -84,8 +94,9 @@ static int cmp_str(const void *a, const void *b)
 /* Every regular file below the directory DIR, sorted by name at each
  * level, added as KEY.  Symbolic links are followed (stat), as the
  * readers follow them; hidden entries too: a reader would read them. */
-static int add_dir(json_t *list, const char *key, const char *dir, int depth,
-		   st_error *err)
+static int add_dir(json_t *list, const char *key, const char *dir,
+		   const char *shown, const st_provenance_live *live,
+		   int depth, st_error *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -125,12 +136,22 @@ static int add_dir(json_t *list, const char *key, const char *dir, int depth,
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
+		char *sub = shown ? st_path_join(shown, names[i] +
+						 strlen(dir) + 1) : NULL;
+		int r2;
 
-		if (stat(names[i], &st) < 0)
+		if (shown && !sub)
+			goto oom;
+		if (stat(names[i], &st) < 0) {
+			free(sub);
 			continue;       /* a dangling link: nothing to read */
-		if (S_ISDIR(st.st_mode) ?
-		    add_dir(list, key, names[i], depth + 1, err) < 0 :
-		    S_ISREG(st.st_mode) && add_file(list, key, names[i], err) < 0)
+		}
+		r2 = S_ISDIR(st.st_mode) ?
+		     add_dir(list, key, names[i], sub, live, depth + 1, err) :
+		     S_ISREG(st.st_mode) ?
+		     add_file(list, key, names[i], sub, live, err) : 0;
+		free(sub);
+		if (r2 < 0)
 			goto out;
 	}
 	rc = 0;
@@ -145,7 +166,9 @@ out:
 	return rc;
 }
 
-static int add_inputs(json_t *list, const st_session *s, st_error *err)
+static int add_inputs(json_t *list, const st_session *s,
+		      const st_provenance_live *live, size_t nlive,
+		      st_error *err)
 {
 	size_t n;
 	st_session_input *in = st_session_inputs(s, &n);
@@ -161,15 +184,32 @@ static int add_inputs(json_t *list, const st_session *s, st_error *err)
 					  "%s: %s", in[i].key, in[i].path,
 					  strerror(errno));
 		else if (S_ISDIR(st.st_mode))
-			rc = add_dir(list, in[i].key, in[i].path, 0, err);
+			rc = add_dir(list, in[i].key, in[i].path, NULL, NULL, 0,
+				     err);
 		else
-			rc = add_file(list, in[i].key, in[i].path, err);
+			rc = add_file(list, in[i].key, in[i].path, NULL, NULL,
+				      err);
 	}
 	free(in);
+	for (size_t i = 0; i < nlive && rc == 0; i++) {
+		struct stat st;
+
+		if (stat(live[i].snapshot, &st) < 0)
+			rc = st_error_set(err, ST_EXIT_IOERR, "%s: the snapshot "
+					  "%s is gone: %s", live[i].key,
+					  live[i].shown, strerror(errno));
+		else if (S_ISDIR(st.st_mode))
+			rc = add_dir(list, live[i].key, live[i].snapshot,
+				     live[i].shown, &live[i], 0, err);
+		else
+			rc = add_file(list, live[i].key, live[i].snapshot,
+				      live[i].shown, &live[i], err);
+	}
 	return rc;
 }
 
 static json_t *build(const st_session *s, int argc, char *const argv[],
+		     const st_provenance_live *live, size_t nlive,
 		     st_error *err)
 {
 	json_t *root, *feat = json_array(), *cmd = json_array();
@@ -206,7 +246,7 @@ static json_t *build(const st_session *s, int argc, char *const argv[],
 		st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		return NULL;
 	}
-	if (add_inputs(inputs, s, err) < 0) {
+	if (add_inputs(inputs, s, live, nlive, err) < 0) {
 		json_decref(root);
 		return NULL;
 	}
@@ -214,10 +254,11 @@ static json_t *build(const st_session *s, int argc, char *const argv[],
 }
 
 int st_provenance_write(const char *path, const st_session *s, int argc,
-			char *const argv[], st_error *err)
+			char *const argv[], const st_provenance_live *live,
+			size_t nlive, st_error *err)
 {
 	st_atomic_file af;
-	json_t *root = build(s, argc, argv, err);
+	json_t *root = build(s, argc, argv, live, nlive, err);
 	int rc = -1;
 
 	if (!root)

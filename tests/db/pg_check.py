@@ -19,6 +19,7 @@ checks:
 usage: pg_check.py STREAMTIME SOURCE_ROOT PAPER_DATA
 """
 import csv
+import hashlib
 import io
 import json
 import os
@@ -320,6 +321,94 @@ def test_paper(pg, tmp):
           "paper: both schemas byte-for-byte the same")
 
 
+def test_session(pg, tmp):
+    """session_distiller_live: a session whose Distiller input is the
+    database (a DSN file with a password): reproduce asks it, its answer is
+    a snapshot in OUT hashed in provenance.json, and the password appears
+    nowhere.  The paper's other files make the rest of the session."""
+    if not os.path.isdir(PAPER):
+        return
+    secret = "Sess-5ecret-walrus-41"
+    pg.psql("postgres", "CREATE ROLE bob LOGIN PASSWORD '%s';" % secret)
+    pg.psql("paper_current", "GRANT SELECT ON ALL TABLES IN SCHEMA public "
+            "TO bob;")
+    d = os.path.join(tmp, "session")
+    os.makedirs(d)
+    dsn_file = os.path.join(d, "distiller.dsn")
+    with open(dsn_file, "w") as f:
+        f.write(pg.dsn("paper_current", "bob", password=secret) + "\n")
+    os.chmod(dsn_file, 0o600)
+    ft = os.path.dirname(PAPER)
+    st = os.path.join(os.path.dirname(ft), "streaming")
+    exps = [(128, 4858, 4887, 2709, 3688), (256, 4828, 4857, 3813, 4226),
+            (512, 4798, 4827, 4227, 4644), (1024, 4768, 4797, 4653, 4698)]
+    sess = {"version": 1, "tz": "America/Los_Angeles", "slurm_tz": "UTC",
+            "experiments": [{"size": n, "offload": [a, b],
+                             "streaming": [c, e],
+                             "h5": os.path.join(st, "scan_times_%d_%d.csv"
+                                                % (c, e))}
+                            for n, a, b, c, e in exps],
+            "inputs": {
+                "write_times": os.path.join(ft, "write_times.csv"),
+                "created_times": os.path.join(st,
+                                              "ncem_file_created_times.csv"),
+                "slurm_jobs": os.path.join(ft, "slurm_job_info.csv"),
+                "save_time_stats": os.path.join(ft, "save_time_stats.csv"),
+                "distiller": {"postgresql": {"dsn_file": "distiller.dsn",
+                                             "job_type": "count"}}}}
+    path = os.path.join(d, "s.json")
+    with open(path, "w") as f:
+        json.dump(sess, f)
+    out = os.path.join(tmp, "session-out")
+    p = subprocess.run([BIN, "reproduce", "--session", path, "--out", out],
+                       capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, "session_distiller_live: %d %s"
+          % (p.returncode, p.stderr))
+    check("| 512 | 138.5 \u00b1 28.2 | 25.1 \u00b1 1.3 | 5.5 |" in p.stdout,
+          "session_distiller_live: the paper's table: " + p.stdout)
+    snap = os.path.join(out, "sources", "distiller_db")
+    for n in SIZES:
+        with open(os.path.join(PAPER, "%d_%d.csv" % (n, n)), "rb") as f:
+            want = f.read()
+        got = open(os.path.join(snap, "%d_%d.csv" % (n, n)), "rb").read() \
+            if os.path.isfile(os.path.join(snap, "%d_%d.csv" % (n, n))) \
+            else b""
+        check(got == want, "session_distiller_live: the snapshot %d_%d.csv "
+              "is the paper's export" % (n, n))
+    try:
+        prov = json.load(open(os.path.join(out, "provenance.json")))
+    except (OSError, ValueError) as e:
+        check(False, "session_distiller_live: provenance.json: %s" % e)
+        return
+    live = [i for i in prov["inputs"] if i["key"] == "inputs.distiller"]
+    check(len(live) == 4 and all(
+        i["source"] == "postgresql" and "distiller.dsn" in i["server"] and
+        i["path"] == "sources/distiller_db/%s" % os.path.basename(
+            i["path"]) and
+        i["sha256"] == hashlib.sha256(open(os.path.join(
+            snap, os.path.basename(i["path"])), "rb").read()).hexdigest()
+        for i in live), "session_distiller_live: provenance lists the "
+        "snapshot's files with their query, server and sha256: %s" % live)
+    everything = p.stdout + p.stderr
+    for root, _, names in os.walk(out):
+        for n in names:
+            everything += open(os.path.join(root, n), "rb").read().decode(
+                "utf-8", "replace")
+    check(secret not in everything and "distiller.dsn" in everything,
+          "session_distiller_live: the password is in an output")
+    check(not any(i["path"] == dsn_file for i in prov["inputs"]),
+          "session_distiller_live: the DSN file is hashed as an input")
+    # a DSN inline is refused (78) without being echoed
+    sess["inputs"]["distiller"] = {"postgresql": {"dsn": pg.dsn(
+        "paper_current", "bob", password=secret)}}
+    with open(path, "w") as f:
+        json.dump(sess, f)
+    p = subprocess.run([BIN, "reproduce", "--session", path, "--out", out],
+                       capture_output=True, text=True, timeout=300)
+    check(p.returncode == 78 and secret not in p.stderr,
+          "session_dsn_inline_78: %d %s" % (p.returncode, p.stderr))
+
+
 class Silent:
     """A TCP listener that accepts and never answers (connect_timeout), or
     answers an SSLRequest with 'N' (sslmode=require must then fail).  Not
@@ -557,6 +646,7 @@ def main():
                                   str(e))
             test_synthetic(pg, tmp)
             test_paper(pg, tmp)
+            test_session(pg, tmp)
             test_errors(pg, tmp)
         finally:
             pg.stop()
