@@ -663,6 +663,7 @@ int st_session_for_data(st_session *s, const char *data, const char *config,
 		free(auto_config);
 		return rc;
 	}
+	free(auto_config);
 	memset(s, 0, sizeof(*s));
 	s->instrument = strdup("4D Camera");
 	s->acquisition_site = strdup("NCEM");
