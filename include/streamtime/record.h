@@ -36,7 +36,10 @@ typedef struct st_record_opts {
 	char *const *argv;            /* COMMAND and its arguments, NULL-ended */
 	unsigned tracers;             /* bits 1 << enum st_record_tracer */
 	int interval_s;               /* mpstat and pmon interval, >= 1 */
-	const char *script_dir;       /* where io.bt and proc.bt are */
+	const char *script_dir;       /* where io.bt and proc.bt are; NULL:
+				       * st_record_script_dir(exe), looked up
+				       * once the tracers can run */
+	const char *exe;              /* this executable's path, or NULL */
 	const char *version;          /* streamtime's, for the manifest */
 	st_log *log;                  /* notes for people (may be NULL) */
 } st_record_opts;
@@ -53,7 +56,8 @@ typedef struct st_record_result {
  * *RES filled (COMMAND's status there, whatever it is), or -1 with ERR:
  * 69 a tracer that was asked for cannot run (not root, bpftrace or mpstat
  * missing, tracefs not mounted and not mountable; ERR names it and the
- * --tracers that would run), 73 DIR cannot be created or is not empty,
+ * --tracers that would run; checked before anything else), 66 the
+ * bpftrace scripts are not found, 73 DIR cannot be created or is not empty,
  * 74 an I/O error on DIR, 127/126 COMMAND not found / not executable.
  * SIGINT, SIGTERM and SIGHUP are ours while it runs: sent by a process,
  * they are passed on to COMMAND (a third one kills it); from the terminal

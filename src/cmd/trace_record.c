@@ -46,9 +46,10 @@ static const struct st_cmd_desc record_desc = {
 	"(it is passed on; a third one kills it), then every tracer, and DIR\n"
 	"is still complete, the signal in its manifest.\n"
 	"Exit status: COMMAND's (128+N when signal N ended it); 64 usage; 69 a\n"
-	"tracer asked for cannot run here (the message says which --tracers\n"
-	"would); 73 DIR cannot be created or is not empty; 74 an I/O error;\n"
-	"127 COMMAND not found, 126 not executable.\n",
+	"tracer asked for cannot run here (checked first; the message says\n"
+	"which --tracers would); 66 the bpftrace scripts are not found; 73 DIR\n"
+	"cannot be created or is not empty; 74 an I/O error; 127 COMMAND not\n"
+	"found, 126 not executable (or a directory); nothing starts then.\n",
 };
 
 /* --tracers io,proc,cpu,gpu: a bit set of enum st_record_tracer. */
@@ -139,14 +140,8 @@ int cmd_trace_record(int argc, char **argv)
 	o.interval_s = (int)interval;
 	o.version = ST_VERSION;
 	o.log = &log;
-	if ((tracers & (1u << ST_REC_IO | 1u << ST_REC_PROC)) &&
-	    !(o.script_dir = st_record_script_dir(n ? exe : NULL, &err)))
-		return st_msg_fail(&err);
-	if (o.script_dir)
-		st_msg_verbose("trace record: bpftrace scripts from %s",
-			       o.script_dir);
+	o.exe = n ? exe : NULL;
 	rc = st_trace_record_run(&o, &res, &err);
-	free((char *)o.script_dir);
 	if (rc < 0) {
 		st_error_prefix(&err, "trace record");
 		return st_msg_fail(&err);

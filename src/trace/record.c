@@ -203,7 +203,18 @@ struct rec {
 	int64_t startup_ns;
 	uint64_t lost, bad;
 	bool tracefs_mounted;
+	char *scripts;                /* o->script_dir, or found from o->exe */
 };
+
+/* Can PATH be executed: a regular file with execute permission?  (access()
+ * alone says yes to a directory: execve then fails with EACCES.) */
+static bool runnable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       access(path, X_OK) == 0;
+}
 
 /* PROG looked up in PATH as execvp does: a new string, or NULL. */
 static char *find_in_path(const char *prog)
@@ -211,7 +222,7 @@ static char *find_in_path(const char *prog)
 	const char *path = getenv("PATH"), *p, *e;
 
 	if (strchr(prog, '/'))
-		return access(prog, X_OK) == 0 ? strdup(prog) : NULL;
+		return runnable(prog) ? strdup(prog) : NULL;
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	for (p = path;; p = e + 1) {
@@ -221,13 +232,10 @@ static char *find_in_path(const char *prog)
 		e = strchr(p, ':');
 		n = e ? (size_t)(e - p) : strlen(p);
 		if (n && (full = malloc(n + strlen(prog) + 2))) {
-			struct stat st;
-
 			memcpy(full, p, n);
 			full[n] = '/';
 			strcpy(full + n + 1, prog);
-			if (stat(full, &st) == 0 && S_ISREG(st.st_mode) &&
-			    access(full, X_OK) == 0)
+			if (runnable(full))
 				return full;
 			free(full);
 		}
@@ -723,7 +731,7 @@ static int write_script(struct rec *r, const char *path, st_error *err)
 	if (st_atomic_open(&af, path, err) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		char *p = st_path_join(r->o->script_dir, names[i]), *text;
+		char *p = st_path_join(r->scripts, names[i]), *text;
 		size_t len;
 
 		text = p ? st_file_read(p, &len, err) : NULL;
@@ -1064,21 +1072,29 @@ static int open_in_dir(const char *dir, const char *name, st_error *err)
 	return fd;
 }
 
-/* COMMAND as given: found (127) and executable (126)? */
+/* COMMAND as given: found (127) and executable (126)?  Asked before any
+ * tracer starts, so that a COMMAND that cannot run starts none. */
 static int check_command(const st_record_opts *o, st_error *err)
 {
-	char *p = find_in_path(o->argv[0]);
+	const char *cmd = o->argv[0];
+	char *p = find_in_path(cmd);
+	struct stat st;
 
 	if (p) {
 		free(p);
 		return 0;
 	}
-	if (strchr(o->argv[0], '/') && access(o->argv[0], F_OK) == 0)
-		return st_error_set(err, 126, "cannot run '%s': %s",
-				    o->argv[0], strerror(EACCES));
-	return st_error_set(err, 127, "cannot run '%s': not found%s",
-			    o->argv[0], strchr(o->argv[0], '/') ? "" :
-			    " in PATH");
+	if (!strchr(cmd, '/'))
+		return st_error_set(err, 127, "cannot run '%s': not found in "
+				    "PATH", cmd);
+	if (stat(cmd, &st) != 0)
+		return st_error_set(err, errno == ENOENT ? 127 : 126,
+				    "cannot run '%s': %s", cmd,
+				    strerror(errno));
+	return st_error_set(err, 126, "cannot run '%s': %s", cmd,
+			    S_ISDIR(st.st_mode) ? "it is a directory" :
+			    S_ISREG(st.st_mode) ? strerror(EACCES) :
+			    "not a regular file");
 }
 
 int st_trace_record_run(const st_record_opts *o, st_record_result *res,
@@ -1098,8 +1114,18 @@ int st_trace_record_run(const st_record_opts *o, st_record_result *res,
 	r.bt.in = r.bt.out = r.bt.err = -1;
 	r.cpu = r.bt;
 	r.gpu = r.bt;
-	if (check_tracers(&r, err) < 0 || check_command(o, err) < 0 ||
-	    make_dir(o->dir, err) < 0)
+	/* what cannot run here first (69: not root, no bpftrace), then where
+	 * the scripts are (66), COMMAND (127, 126) and DIR (73) */
+	if (check_tracers(&r, err) < 0)
+		goto out;
+	if ((r.t[ST_REC_IO].wanted || r.t[ST_REC_PROC].wanted) &&
+	    !(r.scripts = o->script_dir ? strdup(o->script_dir)
+				       : st_record_script_dir(o->exe, err))) {
+		if (o->script_dir)
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	if (check_command(o, err) < 0 || make_dir(o->dir, err) < 0)
 		goto out;
 	if (uname(&u) == 0) {
 		snprintf(r.host, sizeof(r.host), "%s", u.nodename);
@@ -1206,6 +1232,7 @@ out:
 		close(r.out);
 	if (r.err >= 0)
 		close(r.err);
+	free(r.scripts);
 	free(r.bpftrace);
 	free(r.mpstat);
 	free(r.smi);

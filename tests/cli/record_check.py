@@ -476,6 +476,62 @@ def usage_errors(tmp):
                   "not root: 69 naming root and --tracers cpu: %d %r" %
                   (q.returncode, q.stderr))
         shutil.rmtree(nd, ignore_errors=True)
+        non_root_checked_before_scripts()
+    command_is_a_directory(tmp)
+
+
+def non_root_checked_before_scripts():
+    """non_root_said_scripts_missing (issue 24 item 12): a streamtime whose
+    bpftrace scripts are not where it looks (a checkout under /root that
+    nobody can read, here a copy of the binary alone), run by a user who is
+    not root, said 66 "the bpftrace scripts are not where this streamtime
+    looks"; that it needs root (69, --tracers cpu) is what helps."""
+    if not shutil.which("setpriv"):
+        print("non_root_said_scripts_missing: not checked (no setpriv)")
+        return
+    nd = tempfile.mkdtemp(prefix="rec-alone-")
+    try:
+        os.chmod(nd, 0o777)
+        exe = os.path.join(nd, "streamtime")
+        shutil.copy(BIN, exe)
+        os.chmod(exe, 0o755)
+        q = subprocess.run(["setpriv", "--reuid", "65534", "--regid",
+                            "65534", "--clear-groups", exe, "trace",
+                            "record", "--out", os.path.join(nd, "d"), "--",
+                            "true"], capture_output=True, text=True)
+        check(q.returncode == 69 and "needs root" in q.stderr and
+              "--tracers cpu" in q.stderr and "scripts" not in q.stderr,
+              "non_root_said_scripts_missing: not root and no scripts: 69 "
+              "naming root and --tracers cpu: %d %r" %
+              (q.returncode, q.stderr))
+        check(not os.path.exists(os.path.join(nd, "d")),
+              "non_root_said_scripts_missing: no DIR made")
+        # as root the missing scripts are what stops it: 66 naming them
+        q = subprocess.run([exe, "trace", "record", "--out",
+                            os.path.join(nd, "r"), "--tracers", "io",
+                            "--", "true"], capture_output=True, text=True)
+        if shutil.which("bpftrace"):
+            check(q.returncode == 66 and "bpftrace scripts" in q.stderr,
+                  "root, no scripts: 66 naming them: %d %r" %
+                  (q.returncode, q.stderr))
+    finally:
+        shutil.rmtree(nd, ignore_errors=True)
+
+
+def command_is_a_directory(tmp):
+    """directory_command_started_tracers (issue 24 item 14): `trace record
+    -- /tmp` passed the check of COMMAND (access(X_OK) is true of a
+    directory), started bpftrace and mpstat, then failed with 126 and a
+    spurious "mpstat failed".  A COMMAND that is a directory is 126 before
+    anything starts: no DIR, no tracer's word."""
+    d = os.path.join(tmp, "dircmd")
+    p = record(d, [tmp], tracers="cpu")
+    check(p.returncode == 126 and "directory" in p.stderr and
+          "mpstat" not in p.stderr,
+          "directory_command_started_tracers: 126 saying it is a directory, "
+          "nothing of mpstat: %d %r" % (p.returncode, p.stderr))
+    check(not os.path.exists(d),
+          "directory_command_started_tracers: no DIR made (no tracer ran)")
 
 
 RACE_WORKLOAD = """
