@@ -26,8 +26,11 @@ static const struct st_cmd_desc record_desc = {
 	"forks by pid (tracepoints only: no kernel headers needed), mpstat\n"
 	"samples the CPUs, `nvidia-smi pmon` the GPUs where nvidia-smi exists.\n"
 	"COMMAND starts once the probes are attached; its output is passed\n"
-	"through and saved.  A call is a line: TIMESTAMP (ns since boot, at\n"
-	"its return), PID, TID, FD, RET, LAT(ns), FILENAME (cut at 63 bytes).\n"
+	"through and saved.  The record ends when COMMAND ends (processes it\n"
+	"started that still run are named, and run on untraced), or with\n"
+	"--follow-children when the last of them ends.  A call is a line:\n"
+	"TIMESTAMP (ns since boot, at its return), PID, TID, FD, RET,\n"
+	"LAT(ns), FILENAME (cut at 63 bytes).\n"
 	"DIR holds:\n"
 	"  trace_read.out  read, pread64, readv calls (tracer io)\n"
 	"  trace_write.out  write, pwrite64, writev calls (io)\n"
@@ -92,6 +95,7 @@ int cmd_trace_record(int argc, char **argv)
 	const char *out = NULL;
 	unsigned tracers = (1u << ST_REC_NTRACERS) - 1;
 	int64_t interval = 1;
+	bool follow = false;
 	const struct st_option opts[] = {
 		{ ST_O("out", 'o', ST_OPT_PATH, &out, "DIR",
 		       "the trace directory: created, or an empty one",
@@ -102,6 +106,10 @@ int cmd_trace_record(int argc, char **argv)
 		       "exit), cpu (mpstat), gpu (nvidia-smi pmon, where it "
 		       "exists); default all", 0),
 		  .cb = parse_tracers, .choices = st_record_tracer_names },
+		{ ST_O("follow-children", 0, ST_OPT_FLAG, &follow, NULL,
+		       "record until the last process COMMAND started ends, "
+		       "not COMMAND itself (launchers that start workers and "
+		       "return; daemonised ones too)", 0) },
 		{ ST_O("interval", 0, ST_OPT_INT, &interval, "S",
 		       "seconds between mpstat and pmon samples, 1 to 3600 "
 		       "(default 1)", 0), .min = 1, .max = 3600 },
@@ -141,6 +149,7 @@ int cmd_trace_record(int argc, char **argv)
 	o.version = ST_VERSION;
 	o.log = &log;
 	o.exe = n ? exe : NULL;
+	o.follow_children = follow;
 	rc = st_trace_record_run(&o, &res, &err);
 	if (rc < 0) {
 		st_error_prefix(&err, "trace record");

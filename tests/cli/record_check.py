@@ -534,6 +534,115 @@ def command_is_a_directory(tmp):
           "directory_command_started_tracers: no DIR made (no tracer ran)")
 
 
+LAUNCHER = """
+import os, sys, time
+side, a, b = sys.argv[1], sys.argv[2], sys.argv[3]
+def work(path, n, delay, tag):
+    time.sleep(delay)
+    fd = os.open(path, os.O_RDONLY)
+    got = len(os.read(fd, n))
+    os.close(fd)
+    with open(side + "." + tag, "w") as f:
+        f.write("%d %d\\n" % (os.getpid(), got))
+if os.fork() == 0:                 # a worker, left running
+    work(a, 100, 1.0, "worker")
+    os._exit(0)
+mid = os.fork()
+if mid == 0:                       # a daemon: setsid, fork, the parent ends
+    os.setsid()
+    if os.fork() == 0:
+        work(b, 200, 1.3, "daemon")
+    os._exit(0)
+os.waitpid(mid, 0)
+print("launched")
+"""
+
+
+def follow_children(tmp):
+    """record_stopped_with_children_running (issue 24 item 15): a launcher
+    that starts a worker and a daemon (setsid, double fork) and returns
+    ended the record at once; the two then read their files untraced, and
+    nothing said so.  Without --follow-children the record still ends with
+    the launcher, but a warning names the two pids and the manifest counts
+    them (left_running 2); with it the record lasts until the last one
+    ends, and both reads (100 and 200 bytes, by the pids the processes
+    wrote themselves) are in trace_read.out."""
+    d = os.path.join(tmp, "follow")
+    os.makedirs(d)
+    a, b = os.path.join(d, "a.bin"), os.path.join(d, "b.bin")
+    for path in (a, b):
+        with open(path, "wb") as f:
+            f.write(os.urandom(4096))
+    script = os.path.join(d, "launcher.py")
+    with open(script, "w") as f:
+        f.write(LAUNCHER)
+
+    def truth(side):
+        """{tag: (pid, bytes)} as the processes wrote it, once both ended."""
+        until = time.time() + 10
+        got = {}
+        while time.time() < until and len(got) < 2:
+            for tag in ("worker", "daemon"):
+                try:
+                    with open(side + "." + tag) as f:
+                        pid, n = f.read().split()
+                    got[tag] = (int(pid), int(n))
+                except (OSError, ValueError):
+                    pass
+            time.sleep(0.05)
+        return got
+
+    for follow in (False, True):
+        out = os.path.join(d, "rec%d" % follow)
+        side = os.path.join(d, "side%d" % follow)
+        args = [BIN, "trace", "record", "--out", out, "--tracers", "io,proc"]
+        if follow:
+            args.append("--follow-children")
+        p = subprocess.run(args + ["--", sys.executable, script, side, a, b],
+                           capture_output=True, text=True, timeout=120)
+        what = "record_stopped_with_children_running (%s)" % (
+            "--follow-children" if follow else "default")
+        if not check(p.returncode == 0, "%s: exit %d %r" %
+                     (what, p.returncode, p.stderr)):
+            continue
+        t = truth(side)
+        if not check(len(t) == 2 and t["worker"][1] == 100 and
+                     t["daemon"][1] == 200, "%s: the workload ran: %r" %
+                     (what, t)):
+            continue
+        m = load_manifest(out, what)
+        reads, bad = parse_calls(os.path.join(out, "trace_read.out"), "read")
+        seen = {tag: [c for c in reads if c["pid"] == pid and
+                      c["path"] == path and c["ret"] == n]
+                for (tag, (pid, n)), path in zip(sorted(t.items()), (b, a))}
+        if follow:
+            check(all(len(v) == 1 for v in seen.values()),
+                  "%s: the worker's and the daemon's reads are traced: %r" %
+                  (what, seen))
+            check(m and m.get("left_running") == 0 and
+                  m.get("follow_children") is True,
+                  "%s: manifest left_running 0, follow_children true: %r" %
+                  (what, m and (m.get("left_running"),
+                                m.get("follow_children"))))
+            check(m and m["clock"][1]["mono_ns"] - m["clock"][0]["mono_ns"]
+                  >= 1.3e9, "%s: the record lasts until the daemon ends "
+                  "(>= 1.3 s)" % what)
+            check("still run" not in p.stderr, "%s: no warning: %r" %
+                  (what, p.stderr))
+        else:
+            pids = [str(v[0]) for v in t.values()]
+            check("still run" in p.stderr and "untraced" in p.stderr and
+                  all(x in p.stderr for x in pids) and
+                  "--follow-children" in p.stderr,
+                  "%s: a warning names the 2 processes left (%s) and "
+                  "--follow-children: %r" % (what, pids, p.stderr))
+            check(m and m.get("left_running") == 2,
+                  "%s: manifest left_running 2: %r" %
+                  (what, m and m.get("left_running")))
+            check(not any(seen.values()), "%s: their reads came after the "
+                  "record stopped: %r" % (what, seen))
+
+
 RACE_WORKLOAD = """
 import os, sys, threading
 def loop(names):
@@ -596,6 +705,7 @@ def main():
         killed_run(tmp)
         usage_errors(tmp)
         close_path_race(tmp)
+        follow_children(tmp)
     finally:
         if not FAILS:
             shutil.rmtree(tmp, ignore_errors=True)
