@@ -672,6 +672,42 @@ static int descendants_left(struct rec *r)
 	return count;
 }
 
+/* Does any of COMMAND's processes still run after it ended?  The cheap
+ * question of every FOLLOW_MS: our children (/proc/self/task/PID/children;
+ * we have one thread, which orphans are given to), the ended ones reaped;
+ * the whole of /proc where that file is missing. */
+static bool any_left(struct rec *r)
+{
+	char path[64], buf[4096];
+	int fd;
+	ssize_t n;
+	bool left = false;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children",
+		 (int)getpid());
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return descendants_left(r) > 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return descendants_left(r) > 0;
+	if (n == (ssize_t)sizeof(buf) - 1)
+		return true;            /* that many children: some run */
+	buf[n] = '\0';
+	for (char *w = buf, *end; *w; w = end) {
+		long p = strtol(w, &end, 10);
+
+		if (end == w)
+			break;
+		if (p <= 0 || p == r->bt.pid || p == r->cpu.pid ||
+		    p == r->gpu.pid || (p == r->pid && !r->exited))
+			continue;
+		if (waitpid((pid_t)p, NULL, WNOHANG) != (pid_t)p)
+			left = true;    /* running (not one that ended) */
+	}
+	return left;
+}
+
 /* Send SIG to COMMAND's processes that still run after it ended (those
  * descendants_left finds; SIGKILL to all). */
 static void signal_descendants(struct rec *r, int sig)
@@ -1166,8 +1202,7 @@ static void run_command(struct rec *r, int sigfd, int logs[2])
 
 		if (r->exited) {
 			p[1].fd = -1;
-			if (!deadline && r->o->follow_children &&
-			    descendants_left(r) > 0) {
+			if (!deadline && r->o->follow_children && any_left(r)) {
 				timeout = FOLLOW_MS;
 			} else {
 				int64_t left;
