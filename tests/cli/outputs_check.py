@@ -116,96 +116,68 @@ def wait_stopped(pid, timeout=60):
     return False
 
 
+def swept_in_window(name, where, d, args, is_kind, done):
+    """Run ARGS (writing into D) stopped in the window between making its
+    stage or temporary (WHERE: STREAMTIME_TEST_STOP) and locking it; age
+    what it made by an hour; run ARGS again beside it: what it made stays,
+    and once continued it completes (DONE() true), leaving no dot entry."""
+    env = dict(os.environ, STREAMTIME_TEST_STOP=where)
+    proc = subprocess.Popen([BIN] + args, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env)
+    try:
+        stopped = wait_stopped(proc.pid)
+        check(stopped, "%s: the run stops in the window "
+              "(STREAMTIME_TEST_STOP=%s)" % (name, where))
+        if not stopped:
+            return
+        mine = [x for x in dot_entries(d)
+                if (".%d" % proc.pid) in os.path.basename(x)]
+        check(len(mine) == 1 and is_kind(mine[0]),
+              "%s: one made: %s" % (name, mine))
+        old = time.time() - 3600
+        for x in mine:
+            os.utime(x, (old, old))
+        p = run(*args)
+        check(p.returncode == 0, "%s: a run beside the stopped one: %s" %
+              (name, p.stderr))
+        check(all(is_kind(x) for x in mine), "%s: what a live run made and "
+              "has not locked yet is not removed: %s" % (name, mine))
+    finally:
+        proc.send_signal(signal.SIGCONT)
+        _, err = proc.communicate(timeout=120)
+    check(proc.returncode == 0 and done(), "%s: the stopped run completes: "
+          "%d %s" % (name, proc.returncode, err))
+    check(dot_entries(d) == [], "%s: nothing left: %s" %
+          (name, dot_entries(d)))
+
+
 def test_stage_swept_before_locked(tmp):
     """stage_swept_before_locked (issue 24 item 16): a run's stage was made
     (mkdtemp) before it was locked (flock); a run stopped in between for
     longer than the sweep's grace (15 min: Ctrl-Z, a suspended laptop, a
     starved machine) had its stage removed by another run's sweep, which
-    takes an unlocked old stage for a dead run's.  The run stops itself
-    in that window here (STREAMTIME_TEST_STOP=stage), its stage is aged
-    by an hour, another reproduce completes beside it: the stage stays,
-    and the stopped run completes."""
+    takes an unlocked old stage for a dead run's, and then failed (73)."""
     out = os.path.join(tmp, "window")
     os.makedirs(out)
-    env = dict(os.environ, STREAMTIME_TEST_STOP="stage")
-    proc = subprocess.Popen([BIN, "reproduce", "--data", DATA, "--out", out,
-                             "-q"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, env=env)
-    try:
-        stopped = wait_stopped(proc.pid)
-        check(stopped, "stage_swept_before_locked: the run stops in the "
-              "window (STREAMTIME_TEST_STOP=stage)")
-        if not stopped:
-            return
-        mine = [x for x in dot_entries(out)
-                if (".%d" % proc.pid) in os.path.basename(x)]
-        check(len(mine) == 1 and os.path.isdir(mine[0]),
-              "stage_swept_before_locked: one stage made: %s" % mine)
-        old = time.time() - 3600
-        for x in mine:
-            os.utime(x, (old, old))
-        p = run("reproduce", "--data", DATA, "--out", out, "-q")
-        check(p.returncode == 0, "stage_swept_before_locked: a reproduce "
-              "beside the stopped run: %s" % p.stderr)
-        check(all(os.path.isdir(x) for x in mine),
-              "stage_swept_before_locked: the stage of a live run, made "
-              "and not yet locked, is not removed: %s" % mine)
-    finally:
-        proc.send_signal(signal.SIGCONT)
-        _, err = proc.communicate(timeout=120)
-    check(proc.returncode == 0, "stage_swept_before_locked: the stopped "
-          "run completes: %d %s" % (proc.returncode, err))
-    check(dot_entries(out) == [], "stage_swept_before_locked: nothing "
-          "left: %s" % dot_entries(out))
+    swept_in_window("stage_swept_before_locked", "stage", out,
+                    ["reproduce", "--data", DATA, "--out", out, "-q"],
+                    os.path.isdir, lambda: True)
 
 
 def test_temp_swept_before_locked(tmp):
     """temp_swept_before_locked (issue 24 item 16, the same window for a
     file): a temporary was made (mkstemp) before it was locked; a run
     stopped in between for longer than the grace lost it to the sweep of
-    the next run that wrote the same file, and then failed.  The run stops
-    itself there (STREAMTIME_TEST_STOP=temp), its temporary is aged by an
-    hour, another run writes the same file: the temporary stays, and the
-    stopped run completes with the file written."""
+    the next run that wrote the same file, and then failed (74)."""
     d = os.path.join(tmp, "tempwindow")
     os.makedirs(d)
     trace = os.path.join(d, "a.pfw")
     write(trace, '[\n{"id":1,"name":"read","cat":"POSIX","pid":1,"tid":1,'
           '"ts":1,"dur":2,"ph":"X","args":{"fname":"/x","size":4}}\n')
     target = os.path.join(d, "s.json")
-    env = dict(os.environ, STREAMTIME_TEST_STOP="temp")
-    proc = subprocess.Popen([BIN, "trace", "summary", trace, "--json",
-                             "--out", target], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, env=env)
-    try:
-        stopped = wait_stopped(proc.pid)
-        check(stopped, "temp_swept_before_locked: the run stops in the "
-              "window (STREAMTIME_TEST_STOP=temp)")
-        if not stopped:
-            return
-        mine = [x for x in dot_entries(d)
-                if (".%d" % proc.pid) in os.path.basename(x)]
-        check(len(mine) == 1 and os.path.isfile(mine[0]),
-              "temp_swept_before_locked: one temporary made: %s" % mine)
-        old = time.time() - 3600
-        for x in mine:
-            os.utime(x, (old, old))
-        p = run("trace", "summary", trace, "--json", "--out", target)
-        check(p.returncode == 0 and os.path.isfile(target),
-              "temp_swept_before_locked: a run beside the stopped one: %s"
-              % p.stderr)
-        check(all(os.path.isfile(x) for x in mine),
-              "temp_swept_before_locked: the temporary of a live run, made "
-              "and not yet locked, is not removed: %s" % mine)
-        os.unlink(target)
-    finally:
-        proc.send_signal(signal.SIGCONT)
-        _, err = proc.communicate(timeout=120)
-    check(proc.returncode == 0 and os.path.isfile(target),
-          "temp_swept_before_locked: the stopped run completes and writes "
-          "its file: %d %s" % (proc.returncode, err))
-    check(dot_entries(d) == [], "temp_swept_before_locked: nothing left: "
-          "%s" % dot_entries(d))
+    swept_in_window("temp_swept_before_locked", "temp", d,
+                    ["trace", "summary", trace, "--json", "--out", target],
+                    os.path.isfile, lambda: os.path.isfile(target))
 
 
 def test_stale_temporaries(tmp):
