@@ -46,7 +46,8 @@ static const struct st_cmd_desc record_desc = {
 	.epilogue =
 	"Needs root and bpftrace for io and proc, sysstat for cpu (tracefs is\n"
 	"mounted when it is not).  Ctrl-C, SIGINT or SIGTERM stops COMMAND\n"
-	"(it is passed on; a third one kills it), then every tracer, and DIR\n"
+	"(it is passed on, with --follow-children after COMMAND's end to the\n"
+	"processes left; a third one kills them), then every tracer, and DIR\n"
 	"is still complete, the signal in its manifest.\n"
 	"Exit status: COMMAND's (128+N when signal N ended it); 64 usage; 69 a\n"
 	"tracer asked for cannot run here (checked first; the message says\n"
