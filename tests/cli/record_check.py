@@ -641,6 +641,41 @@ def follow_children(tmp):
                   (what, m and m.get("left_running")))
             check(not any(seen.values()), "%s: their reads came after the "
                   "record stopped: %r" % (what, seen))
+    # following, signals go to the processes left; a third one kills them
+    # (a background job of sh ignores SIGINT)
+    out = os.path.join(d, "recsig")
+    proc = subprocess.Popen([BIN, "trace", "record", "--out", out,
+                             "--tracers", "cpu", "--follow-children", "--",
+                             "sh", "-c", "setsid sleep 60 & echo $!"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    line = proc.stdout.readline()
+    if not check(line.strip().isdigit(), "follow_children: the process "
+                 "left is started: %r" % line):
+        proc.kill()
+        proc.communicate()
+        return
+    left = int(line)
+    time.sleep(0.5)
+    for _ in range(3):
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+    try:
+        proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+    try:                                  # gone, or a zombie not yet reaped
+        with open("/proc/%d/stat" % left) as f:
+            gone = f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        gone = True
+    check(proc.returncode == 0 and gone, "follow_children: three SIGINTs "
+          "end the record and the process left (%d): exit %s, %s" %
+          (left, proc.returncode, "gone" if gone else "still there"))
+    m = load_manifest(out, "follow_children signals")
+    check(m and m.get("signal") == "SIGINT", "follow_children: the signal "
+          "in the manifest: %r" % (m and m.get("signal")))
 
 
 RACE_WORKLOAD = """
