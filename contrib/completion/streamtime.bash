@@ -41,7 +41,7 @@ _streamtime_opts() {   # the options of leaf command $1
 	"trace events") echo "--filter --format --keys --limit --out --date --tz --names --help --quiet --verbose" ;;
 	"trace merge") echo "--json --out --help --quiet --verbose" ;;
 	"trace plot") echo "--out-dir --format --filter --date --tz --names --help --quiet --verbose" ;;
-	"trace record") echo "--out --tracers --interval -o --help --quiet --verbose" ;;
+	"trace record") echo "--out --tracers --follow-children --interval -o --help --quiet --verbose" ;;
 	"trace summary") echo "--json --group-by --per --filter --io-cat --compute-cat --time-granularity --jobs --out --save-partial --date --tz --names -j --help --quiet --verbose" ;;
 	"trace timeline") echo "--out --max-events --clock-offsets --experiment --data --config --filter --jobs --date --tz --names -j --help --quiet --verbose" ;;
 	*) return 1 ;;

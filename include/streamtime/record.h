@@ -36,7 +36,12 @@ typedef struct st_record_opts {
 	char *const *argv;            /* COMMAND and its arguments, NULL-ended */
 	unsigned tracers;             /* bits 1 << enum st_record_tracer */
 	int interval_s;               /* mpstat and pmon interval, >= 1 */
-	const char *script_dir;       /* where io.bt and proc.bt are */
+	const char *script_dir;       /* where io.bt and proc.bt are; NULL:
+				       * st_record_script_dir(exe), looked up
+				       * once the tracers can run */
+	const char *exe;              /* this executable's path, or NULL */
+	bool follow_children;         /* record until COMMAND's last process
+				       * ends, not COMMAND itself */
 	const char *version;          /* streamtime's, for the manifest */
 	st_log *log;                  /* notes for people (may be NULL) */
 } st_record_opts;
@@ -47,14 +52,23 @@ typedef struct st_record_result {
 	int64_t startup_ns;           /* from the call to COMMAND's exec */
 	uint64_t lost_events;         /* bpftrace's "Lost N events" */
 	uint64_t bad_lines;           /* bpftrace lines of no known kind */
+	int left_running;             /* COMMAND's processes still running
+				       * when the record stopped (untraced
+				       * from then on), -1 not known */
 } st_record_result;
 
 /* Run O->argv under the tracers O asks for, into O->dir.  Returns 0 with
  * *RES filled (COMMAND's status there, whatever it is), or -1 with ERR:
  * 69 a tracer that was asked for cannot run (not root, bpftrace or mpstat
  * missing, tracefs not mounted and not mountable; ERR names it and the
- * --tracers that would run), 73 DIR cannot be created or is not empty,
+ * --tracers that would run; checked before anything else), 66 the
+ * bpftrace scripts are not found, 73 DIR cannot be created or is not empty,
  * 74 an I/O error on DIR, 127/126 COMMAND not found / not executable.
+ * The record ends when COMMAND ends; processes it started that still run
+ * then are counted (a warning names them) and run on untraced, unless
+ * O->follow_children: then it ends when the last of them does (we are
+ * their subreaper, PR_SET_CHILD_SUBREAPER, so daemonised ones stay in
+ * reach).
  * SIGINT, SIGTERM and SIGHUP are ours while it runs: sent by a process,
  * they are passed on to COMMAND (a third one kills it); from the terminal
  * COMMAND had its own.  Either way the tracers are stopped after COMMAND

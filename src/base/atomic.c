@@ -273,6 +273,52 @@ static int write_errno(const st_atomic_file *af, int e)
 	return s && s->err ? s->err : e ? e : EIO;
 }
 
+/* A temporary or a stage is made under its "unborn" name, .BASE.PID-.XXXXXX,
+ * locked (flock), and only then given its name .BASE.PID.XXXXXX.  So one
+ * under its name and unlocked is surely no live run's, while an unborn one
+ * may be a live run's between its creation and its lock, for any time
+ * (stopped, starved): it is swept only when its pid is gone (issue 24 item
+ * 16: a run stopped between mkdtemp and flock lost its stage to another
+ * run's sweep).  The '-' before the last ".XXXXXX" never ends a pid, so no
+ * unborn name is another target's temporary. */
+
+/* For tests: with STREAMTIME_TEST_STOP=WHERE ("stage" or "temp") the
+ * process stops itself (SIGSTOP) once that is made and before it is
+ * locked, so that a test can run a sweep in that window on purpose. */
+static void test_stop(const char *where)
+{
+	const char *e = getenv("STREAMTIME_TEST_STOP");
+
+	if (e && strcmp(e, where) == 0)
+		raise(SIGSTOP);
+}
+
+/* Give the locked UNBORN (a path ending "-.XXXXXX") its name: the path
+ * without that '-', a new string in *BORN.  -1 with errno. */
+static int take_name(const char *unborn, char **born)
+{
+	size_t len = strlen(unborn);
+	char *b = malloc(len);
+
+	*born = NULL;
+	if (!b)
+		return -1;
+	memcpy(b, unborn, len - 8);
+	memcpy(b + len - 8, unborn + len - 7, 8);
+	/* EINVAL: a file system without RENAME_NOREPLACE; the name carries
+	 * our pid, so only a dead run's could be there */
+	if (renameat2(AT_FDCWD, unborn, AT_FDCWD, b, RENAME_NOREPLACE) != 0 &&
+	    (errno != EINVAL || access(b, F_OK) == 0 || rename(unborn, b) != 0)) {
+		int e = errno == EINVAL ? EEXIST : errno;
+
+		free(b);
+		errno = e;
+		return -1;
+	}
+	*born = b;
+	return 0;
+}
+
 int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 {
 	char *dir = NULL, *base, *copy = NULL;
@@ -315,13 +361,10 @@ int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 	af->tmp = malloc(strlen(dir) + strlen(base) + 40);
 	if (!af->tmp)
 		goto oom;
-	sprintf(af->tmp, "%s/.%s.%ld.XXXXXX", dir, base, (long)getpid());
+	sprintf(af->tmp, "%s/.%s.%ld-.XXXXXX", dir, base, (long)getpid());
 	free(copy);
 	free(dir);
 	fd = mkostemp(af->tmp, O_CLOEXEC);
-	/* locked for as long as it is ours, so no later run takes it for stale */
-	while (fd >= 0 && flock(fd, LOCK_EX) != 0 && errno == EINTR)
-		;
 	if (fd < 0) {
 		int e = errno;
 
@@ -338,6 +381,36 @@ int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 		st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", path);
 		st_atomic_abort(af);
 		return -1;
+	}
+	test_stop("temp");
+	/* locked for as long as it is ours, and named only then, so that no
+	 * later run takes it for stale (see take_name) */
+	{
+		char *born = NULL;
+		int rc;
+
+		while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+			;
+		if (rc != 0 || take_name(af->tmp, &born) != 0) {
+			int e = errno;
+
+			close(fd);
+			st_error_set(err, ST_EXIT_CANTCREAT, "cannot create %s: %s",
+				     path, strerror(e));
+			st_atomic_abort(af);
+			return -1;
+		}
+		untrack(af->node);
+		free(af->tmp);
+		af->tmp = born;
+		af->node = track(af->tmp);
+		if (!af->node) {
+			close(fd);
+			st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory",
+				     path);
+			st_atomic_abort(af);
+			return -1;
+		}
 	}
 	/* mkstemp makes 0600; outputs are ordinary files */
 	{
@@ -426,9 +499,11 @@ int st_atomic_prepare(st_atomic_file *af, st_error *err)
  * before the pid was part of it). */
 #define STALE_GRACE_SEC (15 * 60)
 
-/* Is NAME ".BASE.PID.XXXXXX" (*PID set) or, as written before the pid was
- * part of it, ".BASE.XXXXXX" (*PID 0)?  XXXXXX: mkstemp's 6 characters. */
-static bool temp_name_of(const char *name, const char *base, long *pid)
+/* Is NAME ".BASE.PID.XXXXXX" (*PID set), the unborn ".BASE.PID-.XXXXXX"
+ * (*UNBORN true too), or, as written before the pid was part of it,
+ * ".BASE.XXXXXX" (*PID 0)?  XXXXXX: mkstemp's 6 characters. */
+static bool temp_name_of(const char *name, const char *base, long *pid,
+			 bool *unborn)
 {
 	size_t blen = strlen(base);
 	const char *r, *dot;
@@ -439,10 +514,15 @@ static bool temp_name_of(const char *name, const char *base, long *pid)
 	r = name + 2 + blen;
 	dot = strchr(r, '.');
 	*pid = 0;
+	*unborn = false;
 	if (dot) {
 		size_t n = (size_t)(dot - r);
 		char *end;
 
+		if (n > 1 && r[n - 1] == '-') {
+			*unborn = true;
+			n--;
+		}
 		if (n == 0 || n > 10 || strspn(r, "0123456789") != n)
 			return false;
 		*pid = strtol(r, &end, 10);
@@ -469,17 +549,19 @@ static void sweep_stale(const char *dir, const char *base, bool stages)
 	while ((de = readdir(dp)) != NULL) {
 		struct stat st, fst;
 		long pid;
-		bool dead;
+		bool dead, unborn;
 		int fd;
 
-		if (!temp_name_of(de->d_name, base, &pid) || (stages && pid == 0) ||
+		if (!temp_name_of(de->d_name, base, &pid, &unborn) ||
+		    (stages && pid == 0) ||
 		    fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    !(stages ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)) ||
 		    st.st_uid != geteuid())
 			continue;
 		dead = pid > 0 && pid != (long)getpid() &&
 		       kill((pid_t)pid, 0) != 0 && errno == ESRCH;
-		if (!dead && now - st.st_mtime < STALE_GRACE_SEC)
+		/* an unborn one may be a live run's however old: see take_name */
+		if (!dead && (unborn || now - st.st_mtime < STALE_GRACE_SEC))
 			continue;
 		fd = openat(dirfd(dp), de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
 			    (stages ? O_DIRECTORY : O_NONBLOCK));
@@ -679,8 +761,9 @@ void st_atomic_set_abort(st_atomic_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
-/* Staging directories are DIR/.streamtime-stage.PID.XXXXXX; those of runs
- * that died are swept like temporaries (sweep_stale). */
+/* Staging directories are DIR/.streamtime-stage.PID.XXXXXX, made unborn and
+ * named once locked (take_name); those of runs that died are swept like
+ * temporaries (sweep_stale). */
 #define STAGE_NAME "streamtime-stage"
 
 int st_atomic_stage_open(st_atomic_stage *sg, const char *dir, st_error *err)
@@ -691,7 +774,7 @@ int st_atomic_stage_open(st_atomic_stage *sg, const char *dir, st_error *err)
 	sg->fd = -1;
 	if (st_mkdir_p(dir, err) < 0)
 		return -1;
-	snprintf(name, sizeof(name), "." STAGE_NAME ".%ld.XXXXXX", (long)getpid());
+	snprintf(name, sizeof(name), "." STAGE_NAME ".%ld-.XXXXXX", (long)getpid());
 	sg->dir = strdup(dir);
 	sg->path = st_path_join(dir, name);
 	if (!sg->dir || !sg->path) {
@@ -706,11 +789,30 @@ int st_atomic_stage_open(st_atomic_stage *sg, const char *dir, st_error *err)
 		goto fail;
 	}
 	sg->node = track_as(sg->path, NODE_LIVE_DIR);
+	test_stop("stage");
 	sg->fd = open(sg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (!sg->node || sg->fd < 0 || flock(sg->fd, LOCK_EX) != 0) {
 		st_error_set(err, ST_EXIT_CANTCREAT, "cannot lock %s: %s", sg->path,
 			     sg->node ? strerror(errno) : "out of memory");
 		goto fail;
+	}
+	{
+		char *born;
+
+		if (take_name(sg->path, &born) != 0) {
+			st_error_set(err, ST_EXIT_CANTCREAT, "cannot name %s: %s",
+				     sg->path, strerror(errno));
+			goto fail;
+		}
+		untrack(sg->node);
+		free(sg->path);
+		sg->path = born;
+		sg->node = track_as(sg->path, NODE_LIVE_DIR);
+		if (!sg->node) {
+			st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory",
+				     dir);
+			goto fail;
+		}
 	}
 	return 0;
 fail:

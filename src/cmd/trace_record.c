@@ -26,8 +26,11 @@ static const struct st_cmd_desc record_desc = {
 	"forks by pid (tracepoints only: no kernel headers needed), mpstat\n"
 	"samples the CPUs, `nvidia-smi pmon` the GPUs where nvidia-smi exists.\n"
 	"COMMAND starts once the probes are attached; its output is passed\n"
-	"through and saved.  A call is a line: TIMESTAMP (ns since boot, at\n"
-	"its return), PID, TID, FD, RET, LAT(ns), FILENAME (cut at 63 bytes).\n"
+	"through and saved.  The record ends when COMMAND ends (processes it\n"
+	"started that still run are named, and run on untraced), or with\n"
+	"--follow-children when the last of them ends.  A call is a line:\n"
+	"TIMESTAMP (ns since boot, at its return), PID, TID, FD, RET,\n"
+	"LAT(ns), FILENAME (cut at 63 bytes).\n"
 	"DIR holds:\n"
 	"  trace_read.out  read, pread64, readv calls (tracer io)\n"
 	"  trace_write.out  write, pwrite64, writev calls (io)\n"
@@ -43,12 +46,14 @@ static const struct st_cmd_desc record_desc = {
 	.epilogue =
 	"Needs root and bpftrace for io and proc, sysstat for cpu (tracefs is\n"
 	"mounted when it is not).  Ctrl-C, SIGINT or SIGTERM stops COMMAND\n"
-	"(it is passed on; a third one kills it), then every tracer, and DIR\n"
+	"(it is passed on, with --follow-children after COMMAND's end to the\n"
+	"processes left; a third one kills them), then every tracer, and DIR\n"
 	"is still complete, the signal in its manifest.\n"
 	"Exit status: COMMAND's (128+N when signal N ended it); 64 usage; 69 a\n"
-	"tracer asked for cannot run here (the message says which --tracers\n"
-	"would); 73 DIR cannot be created or is not empty; 74 an I/O error;\n"
-	"127 COMMAND not found, 126 not executable.\n",
+	"tracer asked for cannot run here (checked first; the message says\n"
+	"which --tracers would); 66 the bpftrace scripts are not found; 73 DIR\n"
+	"cannot be created or is not empty; 74 an I/O error; 127 COMMAND not\n"
+	"found, 126 not executable (or a directory); nothing starts then.\n",
 };
 
 /* --tracers io,proc,cpu,gpu: a bit set of enum st_record_tracer. */
@@ -91,6 +96,7 @@ int cmd_trace_record(int argc, char **argv)
 	const char *out = NULL;
 	unsigned tracers = (1u << ST_REC_NTRACERS) - 1;
 	int64_t interval = 1;
+	bool follow = false;
 	const struct st_option opts[] = {
 		{ ST_O("out", 'o', ST_OPT_PATH, &out, "DIR",
 		       "the trace directory: created, or an empty one",
@@ -101,6 +107,10 @@ int cmd_trace_record(int argc, char **argv)
 		       "exit), cpu (mpstat), gpu (nvidia-smi pmon, where it "
 		       "exists); default all", 0),
 		  .cb = parse_tracers, .choices = st_record_tracer_names },
+		{ ST_O("follow-children", 0, ST_OPT_FLAG, &follow, NULL,
+		       "record until the last process COMMAND started ends, "
+		       "not COMMAND itself (launchers that start workers and "
+		       "return; daemonised ones too)", 0) },
 		{ ST_O("interval", 0, ST_OPT_INT, &interval, "S",
 		       "seconds between mpstat and pmon samples, 1 to 3600 "
 		       "(default 1)", 0), .min = 1, .max = 3600 },
@@ -139,14 +149,9 @@ int cmd_trace_record(int argc, char **argv)
 	o.interval_s = (int)interval;
 	o.version = ST_VERSION;
 	o.log = &log;
-	if ((tracers & (1u << ST_REC_IO | 1u << ST_REC_PROC)) &&
-	    !(o.script_dir = st_record_script_dir(n ? exe : NULL, &err)))
-		return st_msg_fail(&err);
-	if (o.script_dir)
-		st_msg_verbose("trace record: bpftrace scripts from %s",
-			       o.script_dir);
+	o.exe = n ? exe : NULL;
+	o.follow_children = follow;
 	rc = st_trace_record_run(&o, &res, &err);
-	free((char *)o.script_dir);
 	if (rc < 0) {
 		st_error_prefix(&err, "trace record");
 		return st_msg_fail(&err);

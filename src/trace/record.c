@@ -66,6 +66,7 @@ static const char file_tags[ST_RF_COUNT] = { 'R', 'W', 'O', 'C', 'P' };
 #define ATTACH_TIMEOUT_MS 120000
 #define STOP_GRACE_MS 15000
 #define DRAIN_MS 500
+#define FOLLOW_MS 50
 #define CLOCK_TRIES 1000
 
 static int64_t ts_ns(const struct timespec *t)
@@ -203,7 +204,22 @@ struct rec {
 	int64_t startup_ns;
 	uint64_t lost, bad;
 	bool tracefs_mounted;
+	char *scripts;                /* o->script_dir, or found from o->exe */
+	int subreaper;                /* PR_GET_CHILD_SUBREAPER before us */
+	int nleft;                    /* COMMAND's processes still running as
+				       * the record stopped (-1: not known) */
+	pid_t left[8];                /* the first of them */
 };
+
+/* Can PATH be executed: a regular file with execute permission?  (access()
+ * alone says yes to a directory: execve then fails with EACCES.) */
+static bool runnable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       access(path, X_OK) == 0;
+}
 
 /* PROG looked up in PATH as execvp does: a new string, or NULL. */
 static char *find_in_path(const char *prog)
@@ -211,7 +227,7 @@ static char *find_in_path(const char *prog)
 	const char *path = getenv("PATH"), *p, *e;
 
 	if (strchr(prog, '/'))
-		return access(prog, X_OK) == 0 ? strdup(prog) : NULL;
+		return runnable(prog) ? strdup(prog) : NULL;
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	for (p = path;; p = e + 1) {
@@ -221,13 +237,10 @@ static char *find_in_path(const char *prog)
 		e = strchr(p, ':');
 		n = e ? (size_t)(e - p) : strlen(p);
 		if (n && (full = malloc(n + strlen(prog) + 2))) {
-			struct stat st;
-
 			memcpy(full, p, n);
 			full[n] = '/';
 			strcpy(full + n + 1, prog);
-			if (stat(full, &st) == 0 && S_ISREG(st.st_mode) &&
-			    access(full, X_OK) == 0)
+			if (runnable(full))
 				return full;
 			free(full);
 		}
@@ -519,6 +532,10 @@ static int write_manifest(const struct rec *r, bool final, st_error *err)
 			    json_string(signal_name(r->signal)) : json_null());
 	json_object_set_new(m, "startup_ns", r->startup_ns ?
 			    json_integer(r->startup_ns) : json_null());
+	json_object_set_new(m, "follow_children",
+			    json_boolean(o->follow_children));
+	json_object_set_new(m, "left_running", final && r->nleft >= 0 ?
+			    json_integer(r->nleft) : json_null());
 	json_object_set_new(m, "tracers", tr);
 	json_object_set_new(m, "clock", clk);
 	if (!path) {
@@ -538,6 +555,175 @@ out:
 	free(path);
 	json_decref(m);
 	return rc;
+}
+
+/* ---- COMMAND's descendants ---------------------------------------------- */
+
+struct proc_ent {
+	pid_t pid, ppid;
+	char state;
+};
+
+/* Every process in /proc: a new array, *N of them; NULL when /proc cannot
+ * be read. */
+static struct proc_ent *proc_table(size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	struct proc_ent *v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		char path[64], buf[512], *rp;
+		long pid, ppid;
+		char state, *end;
+		ssize_t k;
+		int fd;
+
+		pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		/* "PID (COMM) STATE PPID ...": COMM may hold ") " */
+		if (!(rp = strrchr(buf, ')')) ||
+		    sscanf(rp + 1, " %c %ld", &state, &ppid) != 2)
+			continue;
+		if (*n == cap) {
+			size_t c = cap ? 2 * cap : 256;
+			struct proc_ent *nv = realloc(v, c * sizeof(*nv));
+
+			if (!nv)
+				break;
+			v = nv;
+			cap = c;
+		}
+		v[(*n)++] = (struct proc_ent){ (pid_t)pid, (pid_t)ppid, state };
+	}
+	closedir(d);
+	if (!v)
+		v = malloc(1);
+	return v;
+}
+
+/* COMMAND's processes still running once COMMAND ended.  We are their
+ * subreaper (PR_SET_CHILD_SUBREAPER), so a process whose parent ended is
+ * our child: COMMAND's processes are our children that are neither
+ * COMMAND nor a tracer, and their descendants.  Our ended such children
+ * are reaped here.  Returns how many run (the first in R->left), or -1
+ * when /proc cannot be read. */
+static int descendants_left(struct rec *r)
+{
+	size_t n, k;
+	struct proc_ent *t = proc_table(&n);
+	pid_t me = getpid();
+	bool *mark;
+	int count = 0;
+	bool grew = true;
+
+	if (!t)
+		return -1;
+	if (!(mark = calloc(n ? n : 1, sizeof(*mark)))) {
+		free(t);
+		return -1;
+	}
+	for (k = 0; k < n; k++) {
+		pid_t p = t[k].pid;
+
+		if (t[k].ppid != me || p == r->bt.pid || p == r->cpu.pid ||
+		    p == r->gpu.pid || (p == r->pid && !r->exited))
+			continue;
+		if (t[k].state == 'Z') {
+			waitpid(p, NULL, WNOHANG);
+			continue;
+		}
+		mark[k] = true;
+	}
+	/* their descendants: mark until nothing changes (the table is small) */
+	while (grew) {
+		grew = false;
+		for (k = 0; k < n; k++) {
+			if (mark[k] || t[k].state == 'Z')
+				continue;
+			for (size_t j = 0; j < n; j++)
+				if (mark[j] && t[j].pid == t[k].ppid) {
+					mark[k] = grew = true;
+					break;
+				}
+		}
+	}
+	for (k = 0; k < n; k++)
+		if (mark[k]) {
+			if (count < (int)(sizeof(r->left) / sizeof(r->left[0])))
+				r->left[count] = t[k].pid;
+			count++;
+		}
+	free(mark);
+	free(t);
+	return count;
+}
+
+/* Does any of COMMAND's processes still run after it ended?  The cheap
+ * question of every FOLLOW_MS: our children (/proc/self/task/PID/children;
+ * we have one thread, which orphans are given to), the ended ones reaped;
+ * the whole of /proc where that file is missing. */
+static bool any_left(struct rec *r)
+{
+	char path[64], buf[4096];
+	int fd;
+	ssize_t n;
+	bool left = false;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children",
+		 (int)getpid());
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return descendants_left(r) > 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return descendants_left(r) > 0;
+	if (n == (ssize_t)sizeof(buf) - 1)
+		return true;            /* that many children: some run */
+	buf[n] = '\0';
+	for (char *w = buf, *end; *w; w = end) {
+		long p = strtol(w, &end, 10);
+
+		if (end == w)
+			break;
+		if (p <= 0 || p == r->bt.pid || p == r->cpu.pid ||
+		    p == r->gpu.pid || (p == r->pid && !r->exited))
+			continue;
+		if (waitpid((pid_t)p, NULL, WNOHANG) != (pid_t)p)
+			left = true;    /* running (not one that ended) */
+	}
+	return left;
+}
+
+/* Send SIG to COMMAND's processes that still run after it ended (those
+ * descendants_left finds; SIGKILL to all). */
+static void signal_descendants(struct rec *r, int sig)
+{
+	size_t n, k;
+	struct proc_ent *t = proc_table(&n);
+	pid_t me = getpid();
+
+	if (!t)
+		return;
+	for (k = 0; k < n; k++)
+		if (t[k].ppid == me && t[k].pid != r->bt.pid &&
+		    t[k].pid != r->cpu.pid && t[k].pid != r->gpu.pid &&
+		    t[k].pid != r->pid && t[k].state != 'Z')
+			kill(t[k].pid, sig);
+	free(t);
 }
 
 /* ---- signals ------------------------------------------------------------ */
@@ -603,6 +789,14 @@ static void signals_handle(struct rec *r, int fd)
 	while (read(fd, b, 2) == 2) {
 		r->signal = b[0];
 		r->nsignals++;
+		if (r->pid > 0 && r->exited && r->o->follow_children) {
+			/* following COMMAND's processes after its end */
+			if (r->nsignals >= 3)
+				signal_descendants(r, SIGKILL);
+			else if (!b[1])
+				signal_descendants(r, b[0]);
+			continue;
+		}
 		if (r->pid <= 0 || r->exited)
 			continue;
 		if (r->nsignals >= 3)
@@ -723,7 +917,7 @@ static int write_script(struct rec *r, const char *path, st_error *err)
 	if (st_atomic_open(&af, path, err) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		char *p = st_path_join(r->o->script_dir, names[i]), *text;
+		char *p = st_path_join(r->scripts, names[i]), *text;
 		size_t len;
 
 		text = p ? st_file_read(p, &len, err) : NULL;
@@ -989,14 +1183,17 @@ out:
 /* ---- the run ------------------------------------------------------------ */
 
 /* Pass COMMAND's output through and save it, until it ends and its pipes
- * close (or DRAIN_MS after its end, when a descendant keeps them). */
+ * close (or DRAIN_MS after its end, when a descendant keeps them).  With
+ * --follow-children "its end" is the end of its last process: the ones
+ * whose parent ended are ours (PR_SET_CHILD_SUBREAPER), looked at every
+ * FOLLOW_MS. */
 static void run_command(struct rec *r, int sigfd, int logs[2])
 {
 	int *src[2] = { &r->out, &r->err }, dst[2] = { 1, 2 };
 	int64_t deadline = 0;
 	char buf[65536];
 
-	while (r->out >= 0 || r->err >= 0 || !r->exited) {
+	for (;;) {
 		struct pollfd p[4] = {
 			{ sigfd, POLLIN, 0 }, { r->pidfd, POLLIN, 0 },
 			{ r->out, POLLIN, 0 }, { r->err, POLLIN, 0 },
@@ -1004,12 +1201,20 @@ static void run_command(struct rec *r, int sigfd, int logs[2])
 		int timeout = -1;
 
 		if (r->exited) {
-			int64_t left = (deadline - mono_now()) / 1000000;
-
-			if (left <= 0)
-				break;
-			timeout = (int)left;
 			p[1].fd = -1;
+			if (!deadline && r->o->follow_children && any_left(r)) {
+				timeout = FOLLOW_MS;
+			} else {
+				int64_t left;
+
+				if (!deadline)
+					deadline = mono_now() +
+						   (int64_t)DRAIN_MS * 1000000;
+				left = (deadline - mono_now()) / 1000000;
+				if ((r->out < 0 && r->err < 0) || left <= 0)
+					break;
+				timeout = (int)left;
+			}
 		} else if (r->pidfd < 0) {
 			timeout = 50;          /* no pidfd: look now and then */
 		}
@@ -1040,14 +1245,28 @@ static void run_command(struct rec *r, int sigfd, int logs[2])
 				logs[i] = -1;
 			}
 		}
-		if (!r->exited && (r->pidfd < 0 || (p[1].revents & POLLIN))) {
+		if (!r->exited && (r->pidfd < 0 || (p[1].revents & POLLIN)))
 			command_reap(r, false);
-			if (r->exited)
-				deadline = mono_now() +
-					   (int64_t)DRAIN_MS * 1000000;
-		}
 	}
 	command_reap(r, true);
+	/* what runs on untraced from here */
+	r->nleft = descendants_left(r);
+	if (r->nleft > 0) {
+		char pids[128] = "";
+		int shown = r->nleft < 8 ? r->nleft : 8;
+
+		for (int i = 0; i < shown; i++) {
+			size_t k = strlen(pids);
+
+			snprintf(pids + k, sizeof(pids) - k, "%s%d", i ? ", " : "",
+				 (int)r->left[i]);
+		}
+		st_warn(r->o->log, "'%s' ended while %d of its processes still "
+			"run (pid %s%s): they run on untraced%s", r->o->argv[0],
+			r->nleft, pids, r->nleft > shown ? ", ..." : "",
+			r->o->follow_children ? "" : " (--follow-children "
+			"records until the last one ends)");
+	}
 }
 
 /* Open DIR/NAME for appending, or -1 with ERR (73). */
@@ -1064,21 +1283,29 @@ static int open_in_dir(const char *dir, const char *name, st_error *err)
 	return fd;
 }
 
-/* COMMAND as given: found (127) and executable (126)? */
+/* COMMAND as given: found (127) and executable (126)?  Asked before any
+ * tracer starts, so that a COMMAND that cannot run starts none. */
 static int check_command(const st_record_opts *o, st_error *err)
 {
-	char *p = find_in_path(o->argv[0]);
+	const char *cmd = o->argv[0];
+	char *p = find_in_path(cmd);
+	struct stat st;
 
 	if (p) {
 		free(p);
 		return 0;
 	}
-	if (strchr(o->argv[0], '/') && access(o->argv[0], F_OK) == 0)
-		return st_error_set(err, 126, "cannot run '%s': %s",
-				    o->argv[0], strerror(EACCES));
-	return st_error_set(err, 127, "cannot run '%s': not found%s",
-			    o->argv[0], strchr(o->argv[0], '/') ? "" :
-			    " in PATH");
+	if (!strchr(cmd, '/'))
+		return st_error_set(err, 127, "cannot run '%s': not found in "
+				    "PATH", cmd);
+	if (stat(cmd, &st) != 0)
+		return st_error_set(err, errno == ENOENT ? 127 : 126,
+				    "cannot run '%s': %s", cmd,
+				    strerror(errno));
+	return st_error_set(err, 126, "cannot run '%s': %s", cmd,
+			    S_ISDIR(st.st_mode) ? "it is a directory" :
+			    S_ISREG(st.st_mode) ? strerror(EACCES) :
+			    "not a regular file");
 }
 
 int st_trace_record_run(const st_record_opts *o, st_record_result *res,
@@ -1086,7 +1313,8 @@ int st_trace_record_run(const st_record_opts *o, st_record_result *res,
 {
 	int64_t t0 = mono_now();
 	struct rec r = { .o = o, .logfd = -1, .pid = -1, .pidfd = -1,
-			 .out = -1, .err = -1, .execfd = -1 };
+			 .out = -1, .err = -1, .execfd = -1, .subreaper = -1,
+			 .nleft = -1 };
 	struct sigsave ss;
 	struct utsname u;
 	int logs[2] = { -1, -1 }, rc = -1, got, exec_errno = 0;
@@ -1098,8 +1326,18 @@ int st_trace_record_run(const st_record_opts *o, st_record_result *res,
 	r.bt.in = r.bt.out = r.bt.err = -1;
 	r.cpu = r.bt;
 	r.gpu = r.bt;
-	if (check_tracers(&r, err) < 0 || check_command(o, err) < 0 ||
-	    make_dir(o->dir, err) < 0)
+	/* what cannot run here first (69: not root, no bpftrace), then where
+	 * the scripts are (66), COMMAND (127, 126) and DIR (73) */
+	if (check_tracers(&r, err) < 0)
+		goto out;
+	if ((r.t[ST_REC_IO].wanted || r.t[ST_REC_PROC].wanted) &&
+	    !(r.scripts = o->script_dir ? strdup(o->script_dir)
+				       : st_record_script_dir(o->exe, err))) {
+		if (o->script_dir)
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
+	}
+	if (check_command(o, err) < 0 || make_dir(o->dir, err) < 0)
 		goto out;
 	if (uname(&u) == 0) {
 		snprintf(r.host, sizeof(r.host), "%s", u.nodename);
@@ -1119,6 +1357,11 @@ int st_trace_record_run(const st_record_opts *o, st_record_result *res,
 	if (signals_take(&ss, err) < 0)
 		goto out;
 	have_signals = true;
+	/* COMMAND's processes whose parent ends become ours, not init's: we
+	 * can tell which still run when it ends, and follow them */
+	if (prctl(PR_GET_CHILD_SUBREAPER, &r.subreaper) != 0 ||
+	    prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+		r.subreaper = -1;
 	if (fork_command(&r, err) < 0)
 		goto out;
 	if (r.t[ST_REC_IO].wanted || r.t[ST_REC_PROC].wanted) {
@@ -1183,6 +1426,7 @@ int st_trace_record_run(const st_record_opts *o, st_record_result *res,
 	res->startup_ns = r.startup_ns;
 	res->lost_events = r.lost;
 	res->bad_lines = r.bad;
+	res->left_running = r.nleft;
 out:
 	if (rc < 0) {
 		if (r.pid > 0 && !r.exited) {
@@ -1191,6 +1435,8 @@ out:
 		}
 		stop_tracers(&r);
 	}
+	if (r.subreaper >= 0)
+		prctl(PR_SET_CHILD_SUBREAPER, r.subreaper);
 	if (have_signals)
 		signals_give(&ss);
 	for (int i = 0; i < 2; i++)
@@ -1206,6 +1452,7 @@ out:
 		close(r.out);
 	if (r.err >= 0)
 		close(r.err);
+	free(r.scripts);
 	free(r.bpftrace);
 	free(r.mpstat);
 	free(r.smi);

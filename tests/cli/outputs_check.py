@@ -101,6 +101,86 @@ def dead_pid():
     return p.pid
 
 
+def wait_stopped(pid, timeout=60):
+    """Wait until PID is stopped (state T in /proc/PID/stat): kill() only
+    sends SIGSTOP, the process may run on a little before it takes it."""
+    until = time.time() + timeout
+    while time.time() < until:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        if state in ("T", "t"):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def swept_in_window(name, where, d, args, is_kind, done):
+    """Run ARGS (writing into D) stopped in the window between making its
+    stage or temporary (WHERE: STREAMTIME_TEST_STOP) and locking it; age
+    what it made by an hour; run ARGS again beside it: what it made stays,
+    and once continued it completes (DONE() true), leaving no dot entry."""
+    env = dict(os.environ, STREAMTIME_TEST_STOP=where)
+    proc = subprocess.Popen([BIN] + args, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env)
+    try:
+        stopped = wait_stopped(proc.pid)
+        check(stopped, "%s: the run stops in the window "
+              "(STREAMTIME_TEST_STOP=%s)" % (name, where))
+        if not stopped:
+            return
+        mine = [x for x in dot_entries(d)
+                if (".%d" % proc.pid) in os.path.basename(x)]
+        check(len(mine) == 1 and is_kind(mine[0]),
+              "%s: one made: %s" % (name, mine))
+        old = time.time() - 3600
+        for x in mine:
+            os.utime(x, (old, old))
+        p = run(*args)
+        check(p.returncode == 0, "%s: a run beside the stopped one: %s" %
+              (name, p.stderr))
+        check(all(is_kind(x) for x in mine), "%s: what a live run made and "
+              "has not locked yet is not removed: %s" % (name, mine))
+    finally:
+        proc.send_signal(signal.SIGCONT)
+        _, err = proc.communicate(timeout=120)
+    check(proc.returncode == 0 and done(), "%s: the stopped run completes: "
+          "%d %s" % (name, proc.returncode, err))
+    check(dot_entries(d) == [], "%s: nothing left: %s" %
+          (name, dot_entries(d)))
+
+
+def test_stage_swept_before_locked(tmp):
+    """stage_swept_before_locked (issue 24 item 16): a run's stage was made
+    (mkdtemp) before it was locked (flock); a run stopped in between for
+    longer than the sweep's grace (15 min: Ctrl-Z, a suspended laptop, a
+    starved machine) had its stage removed by another run's sweep, which
+    takes an unlocked old stage for a dead run's, and then failed (73)."""
+    out = os.path.join(tmp, "window")
+    os.makedirs(out)
+    swept_in_window("stage_swept_before_locked", "stage", out,
+                    ["reproduce", "--data", DATA, "--out", out, "-q"],
+                    os.path.isdir, lambda: True)
+
+
+def test_temp_swept_before_locked(tmp):
+    """temp_swept_before_locked (issue 24 item 16, the same window for a
+    file): a temporary was made (mkstemp) before it was locked; a run
+    stopped in between for longer than the grace lost it to the sweep of
+    the next run that wrote the same file, and then failed (74)."""
+    d = os.path.join(tmp, "tempwindow")
+    os.makedirs(d)
+    trace = os.path.join(d, "a.pfw")
+    write(trace, '[\n{"id":1,"name":"read","cat":"POSIX","pid":1,"tid":1,'
+          '"ts":1,"dur":2,"ph":"X","args":{"fname":"/x","size":4}}\n')
+    target = os.path.join(d, "s.json")
+    swept_in_window("temp_swept_before_locked", "temp", d,
+                    ["trace", "summary", trace, "--json", "--out", target],
+                    os.path.isfile, lambda: os.path.isfile(target))
+
+
 def test_stale_temporaries(tmp):
     """bug: temporaries left by a SIGKILL were never removed by later runs."""
     out = os.path.join(tmp, "stale")
@@ -163,6 +243,7 @@ def test_stale_temporaries(tmp):
                     if mine in os.path.basename(x) and os.path.isfile(x)]
             if held:
                 proc.send_signal(signal.SIGSTOP)
+                check(wait_stopped(proc.pid), "the run stops")
                 stopped = proc
                 break
         if stopped:
@@ -416,6 +497,8 @@ def main():
         test_clock_foreign(tmp)
         test_empty_out_dir(tmp)
         test_stale_temporaries(tmp)
+        test_stage_swept_before_locked(tmp)
+        test_temp_swept_before_locked(tmp)
         test_reproduce_all_or_nothing(tmp)
         test_errors_name_file_and_errno(tmp)
     finally:

@@ -476,6 +476,206 @@ def usage_errors(tmp):
                   "not root: 69 naming root and --tracers cpu: %d %r" %
                   (q.returncode, q.stderr))
         shutil.rmtree(nd, ignore_errors=True)
+        non_root_checked_before_scripts()
+    command_is_a_directory(tmp)
+
+
+def non_root_checked_before_scripts():
+    """non_root_said_scripts_missing (issue 24 item 12): a streamtime whose
+    bpftrace scripts are not where it looks (a checkout under /root that
+    nobody can read, here a copy of the binary alone), run by a user who is
+    not root, said 66 "the bpftrace scripts are not where this streamtime
+    looks"; that it needs root (69, --tracers cpu) is what helps."""
+    if not shutil.which("setpriv"):
+        print("non_root_said_scripts_missing: not checked (no setpriv)")
+        return
+    nd = tempfile.mkdtemp(prefix="rec-alone-")
+    try:
+        os.chmod(nd, 0o777)
+        exe = os.path.join(nd, "streamtime")
+        shutil.copy(BIN, exe)
+        os.chmod(exe, 0o755)
+        q = subprocess.run(["setpriv", "--reuid", "65534", "--regid",
+                            "65534", "--clear-groups", exe, "trace",
+                            "record", "--out", os.path.join(nd, "d"), "--",
+                            "true"], capture_output=True, text=True)
+        check(q.returncode == 69 and "needs root" in q.stderr and
+              "--tracers cpu" in q.stderr and "scripts" not in q.stderr,
+              "non_root_said_scripts_missing: not root and no scripts: 69 "
+              "naming root and --tracers cpu: %d %r" %
+              (q.returncode, q.stderr))
+        check(not os.path.exists(os.path.join(nd, "d")),
+              "non_root_said_scripts_missing: no DIR made")
+        # as root the missing scripts are what stops it: 66 naming them
+        q = subprocess.run([exe, "trace", "record", "--out",
+                            os.path.join(nd, "r"), "--tracers", "io",
+                            "--", "true"], capture_output=True, text=True)
+        if shutil.which("bpftrace"):
+            check(q.returncode == 66 and "bpftrace scripts" in q.stderr,
+                  "root, no scripts: 66 naming them: %d %r" %
+                  (q.returncode, q.stderr))
+    finally:
+        shutil.rmtree(nd, ignore_errors=True)
+
+
+def command_is_a_directory(tmp):
+    """directory_command_started_tracers (issue 24 item 14): `trace record
+    -- /tmp` passed the check of COMMAND (access(X_OK) is true of a
+    directory), started bpftrace and mpstat, then failed with 126 and a
+    spurious "mpstat failed".  A COMMAND that is a directory is 126 before
+    anything starts: no DIR, no tracer's word."""
+    d = os.path.join(tmp, "dircmd")
+    p = record(d, [tmp], tracers="cpu")
+    check(p.returncode == 126 and "directory" in p.stderr and
+          "mpstat" not in p.stderr,
+          "directory_command_started_tracers: 126 saying it is a directory, "
+          "nothing of mpstat: %d %r" % (p.returncode, p.stderr))
+    check(not os.path.exists(d),
+          "directory_command_started_tracers: no DIR made (no tracer ran)")
+
+
+LAUNCHER = """
+import os, sys, time
+side, a, b = sys.argv[1], sys.argv[2], sys.argv[3]
+def work(path, n, delay, tag):
+    time.sleep(delay)
+    fd = os.open(path, os.O_RDONLY)
+    got = len(os.read(fd, n))
+    os.close(fd)
+    with open(side + "." + tag, "w") as f:
+        f.write("%d %d\\n" % (os.getpid(), got))
+if os.fork() == 0:                 # a worker, left running
+    work(a, 100, 1.0, "worker")
+    os._exit(0)
+mid = os.fork()
+if mid == 0:                       # a daemon: setsid, fork, the parent ends
+    os.setsid()
+    if os.fork() == 0:
+        work(b, 200, 1.3, "daemon")
+    os._exit(0)
+os.waitpid(mid, 0)
+print("launched")
+"""
+
+
+def follow_children(tmp):
+    """record_stopped_with_children_running (issue 24 item 15): a launcher
+    that starts a worker and a daemon (setsid, double fork) and returns
+    ended the record at once; the two then read their files untraced, and
+    nothing said so.  Without --follow-children the record still ends with
+    the launcher, but a warning names the two pids and the manifest counts
+    them (left_running 2); with it the record lasts until the last one
+    ends, and both reads (100 and 200 bytes, by the pids the processes
+    wrote themselves) are in trace_read.out."""
+    d = os.path.join(tmp, "follow")
+    os.makedirs(d)
+    a, b = os.path.join(d, "a.bin"), os.path.join(d, "b.bin")
+    for path in (a, b):
+        with open(path, "wb") as f:
+            f.write(os.urandom(4096))
+    script = os.path.join(d, "launcher.py")
+    with open(script, "w") as f:
+        f.write(LAUNCHER)
+
+    def truth(side):
+        """{tag: (pid, bytes)} as the processes wrote it, once both ended."""
+        until = time.time() + 10
+        got = {}
+        while time.time() < until and len(got) < 2:
+            for tag in ("worker", "daemon"):
+                try:
+                    with open(side + "." + tag) as f:
+                        pid, n = f.read().split()
+                    got[tag] = (int(pid), int(n))
+                except (OSError, ValueError):
+                    pass
+            time.sleep(0.05)
+        return got
+
+    for follow in (False, True):
+        out = os.path.join(d, "rec%d" % follow)
+        side = os.path.join(d, "side%d" % follow)
+        args = [BIN, "trace", "record", "--out", out, "--tracers", "io,proc"]
+        if follow:
+            args.append("--follow-children")
+        p = subprocess.run(args + ["--", sys.executable, script, side, a, b],
+                           capture_output=True, text=True, timeout=120)
+        what = "record_stopped_with_children_running (%s)" % (
+            "--follow-children" if follow else "default")
+        if not check(p.returncode == 0, "%s: exit %d %r" %
+                     (what, p.returncode, p.stderr)):
+            continue
+        t = truth(side)
+        if not check(len(t) == 2 and t["worker"][1] == 100 and
+                     t["daemon"][1] == 200, "%s: the workload ran: %r" %
+                     (what, t)):
+            continue
+        m = load_manifest(out, what)
+        reads, bad = parse_calls(os.path.join(out, "trace_read.out"), "read")
+        seen = {tag: [c for c in reads if c["pid"] == pid and
+                      c["path"] == path and c["ret"] == n]
+                for (tag, (pid, n)), path in zip(sorted(t.items()), (b, a))}
+        if follow:
+            check(all(len(v) == 1 for v in seen.values()),
+                  "%s: the worker's and the daemon's reads are traced: %r" %
+                  (what, seen))
+            check(m and m.get("left_running") == 0 and
+                  m.get("follow_children") is True,
+                  "%s: manifest left_running 0, follow_children true: %r" %
+                  (what, m and (m.get("left_running"),
+                                m.get("follow_children"))))
+            check(m and m["clock"][1]["mono_ns"] - m["clock"][0]["mono_ns"]
+                  >= 1.3e9, "%s: the record lasts until the daemon ends "
+                  "(>= 1.3 s)" % what)
+            check("still run" not in p.stderr, "%s: no warning: %r" %
+                  (what, p.stderr))
+        else:
+            pids = [str(v[0]) for v in t.values()]
+            check("still run" in p.stderr and "untraced" in p.stderr and
+                  all(x in p.stderr for x in pids) and
+                  "--follow-children" in p.stderr,
+                  "%s: a warning names the 2 processes left (%s) and "
+                  "--follow-children: %r" % (what, pids, p.stderr))
+            check(m and m.get("left_running") == 2,
+                  "%s: manifest left_running 2: %r" %
+                  (what, m and m.get("left_running")))
+            check(not any(seen.values()), "%s: their reads came after the "
+                  "record stopped: %r" % (what, seen))
+    # following, signals go to the processes left; a third one kills them
+    # (a background job of sh ignores SIGINT)
+    out = os.path.join(d, "recsig")
+    proc = subprocess.Popen([BIN, "trace", "record", "--out", out,
+                             "--tracers", "cpu", "--follow-children", "--",
+                             "sh", "-c", "setsid sleep 60 & echo $!"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    line = proc.stdout.readline()
+    if not check(line.strip().isdigit(), "follow_children: the process "
+                 "left is started: %r" % line):
+        proc.kill()
+        proc.communicate()
+        return
+    left = int(line)
+    time.sleep(0.5)
+    for _ in range(3):
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+    try:
+        proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+    try:                                  # gone, or a zombie not yet reaped
+        with open("/proc/%d/stat" % left) as f:
+            gone = f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        gone = True
+    check(proc.returncode == 0 and gone, "follow_children: three SIGINTs "
+          "end the record and the process left (%d): exit %s, %s" %
+          (left, proc.returncode, "gone" if gone else "still there"))
+    m = load_manifest(out, "follow_children signals")
+    check(m and m.get("signal") == "SIGINT", "follow_children: the signal "
+          "in the manifest: %r" % (m and m.get("signal")))
 
 
 RACE_WORKLOAD = """
@@ -540,6 +740,7 @@ def main():
         killed_run(tmp)
         usage_errors(tmp)
         close_path_race(tmp)
+        follow_children(tmp)
     finally:
         if not FAILS:
             shutil.rmtree(tmp, ignore_errors=True)

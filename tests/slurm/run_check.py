@@ -13,12 +13,13 @@ compare` as the job array of docs/slurm-array.md (array_check.py) and
 compares its result with one process; and stops it all.
 Needs root (daemons run as munge, mysql and slurm); otherwise skipped (77),
 but never under CI=true (tests/cli/setup_rule.py).  A Slurm that does not
-come up (a port taken, a daemon failing) is a failure, never a pass.
+come up (a daemon failing) is a failure, never a pass.
 """
 import csv
 import io
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -70,13 +71,44 @@ def setup(state):
                 script, p.returncode, p.stdout[-2000:], p.stderr[-4000:]))
 
 
+def hold_old_ports():
+    """slurmd_ports_fixed (issue 24 item 13): slurm_up.sh fixed slurmd's
+    ports at 17001-17004 and failed when another test run (a second
+    checkout) held them.  They are held here, by listeners of our own, for
+    the whole run: a Slurm that picks its ports free comes up anyway.  The
+    listeners (those ports that were free), to be closed at the end."""
+    held = []
+    for port in range(17001, 17005):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            s.bind(("0.0.0.0", port))
+            s.listen(1)
+            held.append(s)
+        except OSError:        # another run holds it: as good for the check
+            s.close()
+    return held
+
+
 def main():
     if os.geteuid() != 0:
         setup_rule.missing("slurm-real", "the Slurm daemons need root")
     state = tempfile.mkdtemp(prefix="st-slurm-")
     os.rmdir(state)     # slurm_up.sh wants a new or its own directory
+    held = hold_old_ports()
     try:
-        setup(state)
+        try:
+            setup(state)
+        except SetupFailed as e:
+            check(False, "slurmd_ports_fixed: slurm_up.sh and submit_jobs.sh succeed while ports "
+                  "17001-17004 are held by another process: %s" % e)
+            raise
+        with open(os.path.join(state, "etc", "slurm.conf")) as f:
+            ports = [int(w[5:]) for ln in f if ln.startswith("NodeName=")
+                     for w in ln.split() if w.startswith("Port=")]
+        check(len(ports) == 4 and len(set(ports)) == 4 and
+              not set(ports) & set(range(17001, 17005)),
+              "slurmd_ports_fixed: four slurmd ports of their own, none of "
+              "17001-17004: %s" % ports)
         checks(state)
         array_check.checks(state, read_env(os.path.join(state, "env")),
                            BIN, FIXTURES, check)
@@ -87,6 +119,8 @@ def main():
         subprocess.run([os.path.join(HERE, "slurm_down.sh"), state],
                        capture_output=True, timeout=120)
         shutil.rmtree(state, ignore_errors=True)
+        for s in held:
+            s.close()
     print("slurm: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
     sys.exit(1 if FAILS or not CHECKS[0] else 0)
 

@@ -6,7 +6,7 @@
 #
 # Starts, all under STATE_DIR: a private munged, MariaDB (unix socket only,
 # --skip-networking), slurmdbd, slurmctld, four slurmd (n1..n4 on 127.0.0.1,
-# ports 17001-17004), slurmrestd with rest_auth/jwt on 127.0.0.1:<free port>;
+# each on a free port), slurmrestd with rest_auth/jwt on 127.0.0.1:<free port>;
 # cluster "stcluster", account dstlr_acct, user root, QOS realtime_test granted.
 # Writes STATE_DIR/env (SLURM_CONF, SLURM_JWT, SLURM_REST_URL, ...) and
 # STATE_DIR/rest.url.  Returns once sinfo shows the four nodes idle, sacct
@@ -142,8 +142,11 @@ pick_port() {  # a free TCP port in 20000-59999 not handed out yet by this run
   done
 }
 picked=
-for p in 17001 17002 17003 17004; do
-  port_busy "$p" && fail slurmd "" "port $p (fixed by NodeName=n[1-4] Port=[17001-17004]) is in use: $(ss -Hltnp "sport = :$p" | tr -s ' ' | cut -c1-200)"
+# every port is picked free per run (slurmd's too: one NodeName line per
+# node), so that several STATE_DIRs (two checkouts' tests) run at once
+SLURMD_PORTS=
+for n in 1 2 3 4; do
+  p=$(pick_port); picked="$picked $p"; SLURMD_PORTS="$SLURMD_PORTS $p"
 done
 CTLD_PORT=$(pick_port); picked="$picked $CTLD_PORT"
 DBD_PORT=$(pick_port);  picked="$picked $DBD_PORT"
@@ -236,9 +239,13 @@ SelectType=select/cons_tres
 ReturnToService=2
 MpiDefault=none
 MailProg=/bin/true
-NodeName=n[1-4] NodeHostname=$host NodeAddr=127.0.0.1 Port=[17001-17004] CPUs=1 State=UNKNOWN
-PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP
 C
+n=0
+for p in $SLURMD_PORTS; do
+  n=$((n + 1))
+  echo "NodeName=n$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$p CPUs=1 State=UNKNOWN"
+done >>"$S/etc/slurm.conf"
+echo "PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP" >>"$S/etc/slurm.conf"
 for n in 1 2 3 4; do mkdir -p "$S/spool/n$n"; done
 chown -R slurm:slurm "$S/etc" "$S/log" "$S/run" "$S/state" "$S/spool"
 chmod 600 "$S/etc/jwt.key" "$S/etc/slurmdbd.conf"

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "streamtime/atomic.h"
@@ -570,6 +572,66 @@ static void test_commit_sweeps_dead_runs_temporaries_and_stages(void **state)
 	assert_true(exists(sub, "out.csv"));
 }
 
+static void age(const char *d, const char *name)
+{
+	char p[256];
+	struct timeval tv[2] = { { time(NULL) - 3600, 0 }, { time(NULL) - 3600, 0 } };
+
+	snprintf(p, sizeof(p), "%s/%s", d, name);
+	assert_int_equal(utimes(p, tv), 0);
+}
+
+/* unborn_swept_only_when_its_pid_is_gone (issue 24 item 16): a temporary or a
+ * stage is made under its unborn name (".BASE.PID-.XXXXXX") and named
+ * only once locked.  An unborn one of a live pid (here ours' parent, an
+ * hour old, unlocked) may be a run stopped between creation and lock: it
+ * stays however old; one of a dead pid goes.  A named one of a live pid,
+ * unlocked and old, is no live run's (a pid reused): it goes, as before. */
+static void test_unborn_swept_only_when_its_pid_is_gone(void **state)
+{
+	char sub[200], stage[300], path[256], live[64], name[128];
+	st_atomic_file af;
+	st_atomic_stage sg;
+	st_error err;
+
+	(void)state;
+	snprintf(sub, sizeof(sub), "%s/unborn", dir);
+	assert_int_equal(mkdir(sub, 0777), 0);
+	snprintf(live, sizeof(live), "%ld", (long)getppid());
+	snprintf(name, sizeof(name), ".out.csv.%s-.abcDE1", live);
+	touch(sub, name);
+	age(sub, name);
+	touch(sub, ".out.csv.2147483646-.abcDE2");
+	snprintf(name, sizeof(name), ".out.csv.%s.abcDE3", live);
+	touch(sub, name);
+	age(sub, name);
+	snprintf(stage, sizeof(stage), "%s/.streamtime-stage.%s-.q1w2e3", sub, live);
+	assert_int_equal(mkdir(stage, 0777), 0);
+	touch(stage, "inner.csv");
+	age(sub, stage + strlen(sub) + 1);
+	snprintf(stage, sizeof(stage), "%s/.streamtime-stage.2147483646-.q1w2e4", sub);
+	assert_int_equal(mkdir(stage, 0777), 0);
+
+	snprintf(path, sizeof(path), "%s/out.csv", sub);
+	assert_int_equal(st_atomic_open(&af, path, &err), 0);
+	/* ours is named (locked) by now: its name has no '-' */
+	assert_null(strstr(af.tmp + strlen(sub), "-."));
+	fputs("x\n", af.fp);
+	assert_int_equal(st_atomic_commit(&af, &err), 0);
+	snprintf(name, sizeof(name), ".out.csv.%s-.abcDE1", live);
+	assert_true(exists(sub, name));
+	assert_false(exists(sub, ".out.csv.2147483646-.abcDE2"));
+	snprintf(name, sizeof(name), ".out.csv.%s.abcDE3", live);
+	assert_false(exists(sub, name));
+
+	assert_int_equal(st_atomic_stage_open(&sg, sub, &err), 0);
+	assert_null(strstr(sg.path + strlen(sub), "-."));
+	assert_int_equal(st_atomic_stage_commit(&sg, &err), 0);
+	snprintf(name, sizeof(name), ".streamtime-stage.%s-.q1w2e3", live);
+	assert_true(exists(sub, name));
+	assert_false(exists(sub, ".streamtime-stage.2147483646-.q1w2e4"));
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -605,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_mkdir_p_empty_path),
 		cmocka_unit_test(test_append_foreign_last_line_is_not_torn),
 		cmocka_unit_test(test_commit_sweeps_dead_runs_temporaries_and_stages),
+		cmocka_unit_test(test_unborn_swept_only_when_its_pid_is_gone),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
