@@ -353,31 +353,6 @@ static json_t *stat_json(const st_trace_stat *st, bool bytes)
 
 /* A group: its stats, keys and per-unit maxima (max_process_dur_us as
  * well when the unit is the process, as before --per). */
-/* Name S[0..LEN) as a JSON string value (text.h): as it is when it is
- * UTF-8, else its escaped text; with HEX (may be NULL) its bytes in hex
- * appended to *HEX.  New reference; NULL out of memory. */
-static json_t *name_json(const char *s, size_t len, json_t *hex)
-{
-	bool utf8 = st_utf8_valid(s, len);
-	char *t = utf8 ? NULL : malloc(ST_TEXT_GROWTH * len + 1);
-	json_t *v;
-
-	if (!utf8 && !t)
-		return NULL;
-	v = utf8 ? json_stringn(s, len)
-		 : json_stringn(t, st_text_escape(t, s, len, 0));
-	if (v && hex) {
-		if (!t && !(t = malloc(2 * len + 1))) {
-			json_decref(v);
-			return NULL;
-		}
-		st_text_hex(t, s, len);
-		json_array_append_new(hex, json_string(t));
-	}
-	free(t);
-	return v;
-}
-
 /* A group: its stats, keys (and "keys_hex", every value's bytes, when a
  * value is not UTF-8) and per-unit maxima (max_process_dur_us as well
  * when the unit is the process, as before --per). */
@@ -392,7 +367,7 @@ static json_t *group_json(const st_trace_stat *st, bool per_pid)
 	if (!utf8)
 		h = json_array();
 	for (size_t i = 0; k && i < n; i++)
-		json_array_append_new(k, name_json(st->keys[i],
+		json_array_append_new(k, trace_name_json(st->keys[i],
 						   st->key_lens[i], h));
 	if (!o || !k || json_array_size(k) != n || (!utf8 && (!h ||
 	    json_array_size(h) != n))) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "streamtime/text.h"
 #include "streamtime/time.h"
 #include "trace_sys.h"
 
@@ -61,6 +62,52 @@ static double avg(double sum, uint64_t n)
 	return n ? sum / (double)n : NAN;
 }
 
+/* Name S as its escaped text (text.h): one line, UTF-8. */
+static void put_text(FILE *f, const char *s)
+{
+	char *t = st_text_escape_dup(s, strlen(s), 0);
+
+	fputs(t ? t : "?", f);
+	free(t);
+}
+
+json_t *trace_name_json(const char *s, size_t len, json_t *hex)
+{
+	bool utf8 = st_utf8_valid(s, len);
+	char *t = utf8 ? NULL : malloc(ST_TEXT_GROWTH * len + 1);
+	json_t *v;
+
+	if (!utf8 && !t)
+		return NULL;
+	v = utf8 ? json_stringn(s, len)
+		 : json_stringn(t, st_text_escape(t, s, len, 0));
+	if (v && hex) {
+		free(t);
+		if (!(t = malloc(2 * len + 1))) {
+			json_decref(v);
+			return NULL;
+		}
+		st_text_hex(t, s, len);
+		json_array_append_new(hex, json_string(t));
+	}
+	free(t);
+	return v;
+}
+
+void trace_name_set(json_t *o, const char *key, const char *s)
+{
+	json_t *h = json_array();
+	char k[64];
+
+	json_object_set_new(o, key, s ? trace_name_json(s, strlen(s), h)
+				      : json_null());
+	if (h && json_array_size(h) == 1 && s && !st_utf8_valid(s, strlen(s))) {
+		snprintf(k, sizeof(k), "%s_hex", key);
+		json_object_set(o, k, json_array_get(h, 0));
+	}
+	json_decref(h);
+}
+
 json_t *trace_sys_json(const st_systrace_list *l, const st_trace_summary *s,
 		       const int64_t *seg, size_t n)
 {
@@ -77,8 +124,8 @@ json_t *trace_sys_json(const st_systrace_list *l, const st_trace_summary *s,
 		const st_sys_instant *in;
 		size_t nf = st_systrace_file_stats(t, &f), np, ng, nph, ni;
 
-		json_object_set_new(o, "dir", json_string(st_systrace_dir(t)));
-		json_object_set_new(o, "host", json_string(st_systrace_host(t)));
+		trace_name_set(o, "dir", st_systrace_dir(t));
+		trace_name_set(o, "host", st_systrace_host(t));
 		json_object_set_new(o, "alignment",
 				    align_json(st_systrace_align(t)));
 		for (size_t k = 0; k < nf; k++)
@@ -93,13 +140,18 @@ json_t *trace_sys_json(const st_systrace_list *l, const st_trace_summary *s,
 				"paths_at_63_chars", (json_int_t)f[k].path_cut,
 				"errors", (json_int_t)f[k].errors));
 		np = st_systrace_names(t, &pn);
-		for (size_t k = 0; k < np; k++)
-			json_array_append_new(procs, json_pack(
-				"{s:I, s:s, s:o, s:s}", "pid",
-				(json_int_t)pn[k].pid, "name", pn[k].name,
+		for (size_t k = 0; k < np; k++) {
+			json_t *p = json_pack(
+				"{s:I, s:n, s:o, s:s}", "pid",
+				(json_int_t)pn[k].pid, "name",
 				"ppid", pn[k].ppid >= 0
 				? json_integer(pn[k].ppid) : json_null(),
-				"source", pn[k].source ? pn[k].source : ""));
+				"source", pn[k].source ? pn[k].source : "");
+
+			if (p)
+				trace_name_set(p, "name", pn[k].name);
+			json_array_append_new(procs, p);
+		}
 		nph = st_systrace_phases(t, &ph, &ng);
 		for (size_t k = 0; k < nph; k++) {
 			st_sys_phase_io io;
@@ -180,8 +232,8 @@ static void tree(FILE *f, const st_sys_proc_name *v, size_t n, int64_t ppid,
 			if (!orphan)
 				continue;
 		}
-		fprintf(f, "  %*s%-8" PRId64 " %s", 2 * depth, "", v[i].pid,
-			v[i].name);
+		fprintf(f, "  %*s%-8" PRId64 " ", 2 * depth, "", v[i].pid);
+		put_text(f, v[i].name);
 		if (v[i].ppid >= 0)
 			fprintf(f, "  (child of %" PRId64 ")", v[i].ppid);
 		fprintf(f, "  [%s]\n", v[i].source ? v[i].source : "");
@@ -209,9 +261,13 @@ void trace_sys_text(FILE *f, const st_systrace_list *l,
 		const st_sys_phase *ph;
 		size_t nf = st_systrace_file_stats(t, &fs), np, ng, nph;
 
-		fprintf(f, "\nsystem traces %s%s%s\n", st_systrace_dir(t),
-			*st_systrace_host(t) ? " on " : "",
-			st_systrace_host(t));
+		fputs("\nsystem traces ", f);
+		put_text(f, st_systrace_dir(t));
+		if (*st_systrace_host(t)) {
+			fputs(" on ", f);
+			put_text(f, st_systrace_host(t));
+		}
+		fputc('\n', f);
 		fprintf(f, "alignment   %s\n", a->method);
 		if (a->known && a->bound_ns >= 0)
 			fprintf(f, "            UTC = nsecs + %" PRId64 " ns, "

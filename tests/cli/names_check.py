@@ -254,6 +254,36 @@ def body(tmp):
     check_timeline(tmp, d, LATIN1, "test_timeline_non_utf8_valid_json")
     check_text(d, LATIN1, "test_summary_text_non_utf8_utf8")
 
+    # a process name that is not UTF-8 (ps -eo pid,ppid,args), and the
+    # directory's own name: kept, with their bytes
+    d = os.path.join(tmp, "ps\xe9".encode("latin-1").decode("utf-8",
+                                                            "surrogateescape"))
+    seed_read_trace(d, LATIN1[:1])
+    with open(os.path.join(d, "ps.out"), "wb") as f:
+        f.write(b"  PID  PPID COMMAND\n    7     1 tr\xe9in\x1b[31m --x\n")
+    out = os.path.join(tmp, "ps.json")
+    what = "test_summary_process_name_non_utf8_kept"
+    r = st("trace", "summary", d, "--json", "--out", out)
+    check(r.returncode == 0, "%s: exit %d" % (what, r.returncode))
+    docs = both_read(out, "doc", what)
+    if docs:
+        sysd = docs[0]["system"][0]
+        procs = sysd["processes"]
+        check([value_bytes(p, "name") for p in procs] ==
+              [b"tr\xe9in\x1b[31m --x"], "%s: processes %r" % (what, procs))
+        check("dir" in sysd and value_bytes(sysd, "dir") ==
+              os.fsencode(d), "%s: dir %r" % (what, sysd.get("dir")))
+    what = "test_summary_text_process_name_one_line"
+    r = st("trace", "summary", d)
+    text = r.stdout.decode("utf-8", "replace")
+    check(r.returncode == 0 and "\ufffd" not in text and
+          not any(ord(c) < 32 and c != "\n" for c in text),
+          "%s: %r" % (what, text[-200:]))
+    check(any(x.strip().startswith("7 ") and
+              unescape(x.split()[1]) == b"tr\xe9in\x1b[31m"
+              for x in text.splitlines()), "%s: %r" % (what, text[-200:]))
+    check_timeline(tmp, d, LATIN1[:1], "test_timeline_process_name_non_utf8")
+
     d = os.path.join(tmp, "nul")
     seed_read_trace(d, NUL)
     # issue 24 item 6: a backslash and a raw NUL; the key cut at the NUL
