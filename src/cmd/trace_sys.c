@@ -62,13 +62,16 @@ static double avg(double sum, uint64_t n)
 	return n ? sum / (double)n : NAN;
 }
 
-/* Name S as its escaped text (text.h): one line, UTF-8. */
-static void put_text(FILE *f, const char *s)
+/* Name S as its escaped text (text.h): one line, UTF-8.  Its length
+ * in bytes. */
+static size_t put_text(FILE *f, const char *s)
 {
 	char *t = st_text_escape_dup(s, strlen(s), 0);
+	size_t n = t ? strlen(t) : 1;
 
 	fputs(t ? t : "?", f);
 	free(t);
+	return n;
 }
 
 json_t *trace_name_json(const char *s, size_t len, json_t *hex)
@@ -128,17 +131,22 @@ json_t *trace_sys_json(const st_systrace_list *l, const st_trace_summary *s,
 		trace_name_set(o, "host", st_systrace_host(t));
 		json_object_set_new(o, "alignment",
 				    align_json(st_systrace_align(t)));
-		for (size_t k = 0; k < nf; k++)
-			json_array_append_new(files, json_pack(
-				"{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
-				"file", base_of(f[k].path),
+		for (size_t k = 0; k < nf; k++) {
+			json_t *fj = json_pack(
+				"{s:n, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+				"file",
 				"kind", kind_text(f[k].kind),
 				"lines", (json_int_t)f[k].lines,
 				"events", (json_int_t)f[k].events,
 				"bad_lines", (json_int_t)f[k].bad,
 				"latencies_wrapped", (json_int_t)f[k].lat_wrapped,
 				"paths_at_63_chars", (json_int_t)f[k].path_cut,
-				"errors", (json_int_t)f[k].errors));
+				"errors", (json_int_t)f[k].errors);
+
+			if (fj)
+				trace_name_set(fj, "file", base_of(f[k].path));
+			json_array_append_new(files, fj);
+		}
 		np = st_systrace_names(t, &pn);
 		for (size_t k = 0; k < np; k++) {
 			json_t *p = json_pack(
@@ -284,12 +292,16 @@ void trace_sys_text(FILE *f, const st_systrace_list *l,
 		fprintf(f, "\n%-24s %-20s %10s %10s %6s %8s %8s %7s\n", "file",
 			"kind", "lines", "events", "bad", "lat<0", "path63",
 			"errors");
-		for (size_t k = 0; k < nf; k++)
-			fprintf(f, "%-24s %-20s %10" PRIu64 " %10" PRIu64 " %6"
+		for (size_t k = 0; k < nf; k++) {
+			size_t w = put_text(f, base_of(fs[k].path));
+
+			fprintf(f, "%*s %-20s %10" PRIu64 " %10" PRIu64 " %6"
 				PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64
-				"\n", base_of(fs[k].path), kind_text(fs[k].kind),
+				"\n", w < 24 ? 24 - (int)w : 0, "",
+				kind_text(fs[k].kind),
 				fs[k].lines, fs[k].events, fs[k].bad,
 				fs[k].lat_wrapped, fs[k].path_cut, fs[k].errors);
+		}
 		np = st_systrace_names(t, &pn);
 		if (np) {
 			fprintf(f, "\nprocesses (children under their parents)\n");
@@ -308,6 +320,7 @@ void trace_sys_text(FILE *f, const st_systrace_list *l,
 		for (size_t k = 0; k < nph; k++) {
 			st_sys_phase_io io;
 			char t0[48], d[32], u[16], sy[16], w[16], id[16];
+			size_t nw;
 
 			st_systrace_phase_io(&ph[k], seg, n, s, &io);
 			st_time_format_utc(ph[k].s_ns, t0, sizeof(t0));
@@ -322,9 +335,10 @@ void trace_sys_text(FILE *f, const st_systrace_list *l,
 				ph[k].cpu_samples);
 			fmt_pct(id, sizeof(id), ph[k].cpu_idle,
 				ph[k].cpu_samples);
-			fprintf(f, "%-12s %-32s %10s %8" PRIu64 " %12.6f %14"
+			nw = put_text(f, ph[k].name);
+			fprintf(f, "%*s %-32s %10s %8" PRIu64 " %12.6f %14"
 				PRId64 " %14" PRId64 " %6s %6s %6s %6s",
-				ph[k].name, t0, d, io.events,
+				nw < 12 ? 12 - (int)nw : 0, "", t0, d, io.events,
 				(double)io.io_us / 1e6, io.read_bytes,
 				io.write_bytes, u, sy, w, id);
 			for (size_t g = 0; g < ng; g++) {

@@ -284,6 +284,36 @@ def body(tmp):
               for x in text.splitlines()), "%s: %r" % (what, text[-200:]))
     check_timeline(tmp, d, LATIN1[:1], "test_timeline_process_name_non_utf8")
 
+    # an application log named in Latin-1, an MLLOG key holding an ESC
+    # (SPEC 5.11: ":::MLLOG {json}", keys time_ms, event_type, key)
+    d = os.path.join(tmp, "log")
+    seed_read_trace(d, LATIN1[:1])
+    with open(os.path.join(os.fsencode(d), b"app\xe9.log"), "w") as f:
+        for t, ev in ((1700000000000, "INTERVAL_START"),
+                      (1700000001000, "INTERVAL_END")):
+            f.write(":::MLLOG " + json.dumps(
+                {"namespace": "", "time_ms": t, "event_type": ev,
+                 "key": "epoch\x1b[1m_" + ("start" if "START" in ev
+                                            else "stop"),
+                 "value": None, "metadata": {"epoch_num": 1}}) + "\n")
+    out = os.path.join(tmp, "log.json")
+    what = "test_summary_log_file_name_non_utf8_kept"
+    r = st("trace", "summary", d, "--json", "--out", out)
+    docs = both_read(out, "doc", what)
+    if docs:
+        files = sorted(value_bytes(x, "file")
+                       for x in docs[0]["system"][0]["files"])
+        check(files == [b"app\xe9.log", b"trace_read.out"],
+              "%s: files %r" % (what, files))
+    what = "test_summary_text_phase_and_file_one_line"
+    r = st("trace", "summary", d)
+    text = r.stdout.decode("utf-8", "replace")
+    check(r.returncode == 0 and "\ufffd" not in text and
+          not any(ord(c) < 32 and c != "\n" for c in text),
+          "%s: %r" % (what, text[-300:]))
+    check(any(x.startswith("app\\xe9.log ") for x in text.splitlines()),
+          "%s: no app\\xe9.log row: %r" % (what, text[-300:]))
+
     d = os.path.join(tmp, "nul")
     seed_read_trace(d, NUL)
     # issue 24 item 6: a backslash and a raw NUL; the key cut at the NUL
