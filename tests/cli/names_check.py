@@ -204,9 +204,9 @@ def check_events(tmp, d, names, what):
           "%s: CSV files %r" % (what, [x["file"] for x in rows]))
 
 
-def check_timeline(tmp, d, names, what):
+def check_timeline(tmp, d, names, what, *extra):
     out = os.path.join(tmp, what + ".timeline.json")
-    r = st("trace", "timeline", d, "--out", out)
+    r = st("trace", "timeline", d, "--out", out, *extra)
     check(r.returncode == 0, "%s: exit %d %s" % (what, r.returncode,
                                                   r.stderr))
     docs = both_read(out, "doc", what + " timeline")
@@ -254,16 +254,17 @@ def body(tmp):
     check_timeline(tmp, d, LATIN1, "test_timeline_non_utf8_valid_json")
     check_text(d, LATIN1, "test_summary_text_non_utf8_utf8")
 
-    # a process name that is not UTF-8 (ps -eo pid,ppid,args), and the
-    # directory's own name: kept, with their bytes
+    # a process name that is not UTF-8 (--names, "PID NAME" a line), and
+    # the directory's own name: kept, with their bytes
     d = os.path.join(tmp, "ps\xe9".encode("latin-1").decode("utf-8",
                                                             "surrogateescape"))
     seed_read_trace(d, LATIN1[:1])
-    with open(os.path.join(d, "ps.out"), "wb") as f:
-        f.write(b"  PID  PPID COMMAND\n    7     1 tr\xe9in\x1b[31m --x\n")
+    names = os.path.join(tmp, "names.txt")
+    with open(names, "wb") as f:
+        f.write(b"7 tr\xe9in\x1b[31m --x\n")
     out = os.path.join(tmp, "ps.json")
     what = "test_summary_process_name_non_utf8_kept"
-    r = st("trace", "summary", d, "--json", "--out", out)
+    r = st("trace", "summary", d, "--names", names, "--json", "--out", out)
     check(r.returncode == 0, "%s: exit %d" % (what, r.returncode))
     docs = both_read(out, "doc", what)
     if docs:
@@ -274,7 +275,7 @@ def body(tmp):
         check("dir" in sysd and value_bytes(sysd, "dir") ==
               os.fsencode(d), "%s: dir %r" % (what, sysd.get("dir")))
     what = "test_summary_text_process_name_one_line"
-    r = st("trace", "summary", d)
+    r = st("trace", "summary", d, "--names", names)
     text = r.stdout.decode("utf-8", "replace")
     check(r.returncode == 0 and "\ufffd" not in text and
           not any(ord(c) < 32 and c != "\n" for c in text),
@@ -282,7 +283,8 @@ def body(tmp):
     check(any(x.strip().startswith("7 ") and
               unescape(x.split()[1]) == b"tr\xe9in\x1b[31m"
               for x in text.splitlines()), "%s: %r" % (what, text[-200:]))
-    check_timeline(tmp, d, LATIN1[:1], "test_timeline_process_name_non_utf8")
+    check_timeline(tmp, d, LATIN1[:1], "test_timeline_process_name_non_utf8",
+                   "--names", names)
 
     # an application log named in Latin-1, an MLLOG key holding an ESC
     # (SPEC 5.11: ":::MLLOG {json}", keys time_ms, event_type, key)
