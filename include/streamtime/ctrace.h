@@ -55,6 +55,8 @@ void st_ctrace_counter(st_ctrace *w, const char *name, size_t nlen,
 void st_ctrace_instant(st_ctrace *w, const char *name, size_t nlen,
 		       const char *cat, size_t clen, int64_t pid, int64_t tid,
 		       int64_t ts);
+/* Arg KEY, S[0..LEN) as a string; when S is not UTF-8, its escaped text
+ * and KEY_hex with its bytes (text.h). */
 void st_ctrace_arg_str(st_ctrace *w, const char *key, const char *s,
 		       size_t len);
 void st_ctrace_arg_int(st_ctrace *w, const char *key, int64_t v);

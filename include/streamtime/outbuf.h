@@ -29,7 +29,8 @@ void st_outbuf_flush(st_outbuf *o);
 void st_outbuf_put_slow(st_outbuf *o, const char *s, size_t len);
 
 /* S as a JSON string literal: quotes, backslashes and control characters
- * escaped, other bytes (valid UTF-8 expected) as they are. */
+ * escaped, other bytes as they are; S not UTF-8: its escaped text
+ * (text.h), so that the output is valid JSON whatever S holds. */
 void st_outbuf_json(st_outbuf *o, const char *s, size_t len);
 
 static inline void st_outbuf_put(st_outbuf *o, const char *s, size_t len)

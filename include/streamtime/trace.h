@@ -194,7 +194,8 @@ typedef struct st_trace_opts {
 #define ST_TRACE_MAX_BINS 1000000
 
 typedef struct st_trace_stat {
-	const char *key;        /* borrowed from the summary */
+	const char *key;        /* borrowed from the summary; as shown: the
+				 * escaped text of the name (text.h) */
 	uint64_t count;
 	int64_t dur_us, bytes;
 	/* groups only: */
@@ -207,7 +208,9 @@ typedef struct st_trace_stat {
 				   * (strcmp) on ties; max_bytes_key NULL
 				   * when no event of the group has bytes */
 	const char *const *keys;  /* the group's key values, one per key of
-				   * --group-by (key is them joined by ',') */
+				   * --group-by (key is their escaped texts,
+				   * text.h, joined by ',') */
+	const size_t *key_lens;   /* their lengths (a value may hold NULs) */
 	uint64_t sized;           /* events with bytes */
 	double q1, median, q3;    /* their bytes' quartiles, interpolated
 				   * linearly at (n-1)p of the sorted values
@@ -275,6 +278,7 @@ typedef struct st_trace_summary {
 	st_trace_stat *by_cat, *by_name, *groups;  /* sorted by key */
 	size_t n_cat, n_name, n_groups;
 	const char **group_keys;            /* owned: the groups' keys */
+	size_t *group_key_lens;             /* owned: their lengths */
 	st_trace_bin *bins;
 	size_t n_bins;
 	st_trace_seg *segs;                 /* nseg - 1 of them */

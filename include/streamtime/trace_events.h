@@ -17,12 +17,12 @@
  *
  * CSV (RFC 4180, st_csv_write_row): a header row, then a row per event;
  * a cell is quoted when it holds a comma, a quote, or begins or ends
- * with a blank.  Every row is one line: in text cells a control
- * character (U+0000-U+001F, U+007F-U+009F) is written "\u00XX" and a
- * backslash "\\", so the exact text comes back by undoing those two
- * escapes.  JSON lines: an object per event, the same escapes (JSON's
- * own; quotes as \").  Names are valid UTF-8 (the reader takes no
- * other), and stay as they are otherwise.
+ * with a blank.  Every row is one line: text cells hold the escaped
+ * text of the name (text.h: a control character "\u00XX", a backslash
+ * "\\", a byte outside UTF-8 "\xHH"), so the exact bytes come back by
+ * undoing those escapes.  JSON lines: an object per event, a text column
+ * the name itself (JSON's escapes, NUL as \u0000) when it is UTF-8, else
+ * its escaped text and a member COLUMN_hex ("file_hex") with its bytes.
  *
  * Rows come in the order of the paths, each file's in its order; the
  * files are read one after the other, once, in memory bounded by the

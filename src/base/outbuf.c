@@ -1,5 +1,6 @@
 /* outbuf.c - the out-of-line parts of the output buffer. */
 #include "streamtime/outbuf.h"
+#include "streamtime/text.h"
 
 void st_outbuf_init(st_outbuf *o, FILE *f)
 {
@@ -27,10 +28,40 @@ void st_outbuf_put_slow(st_outbuf *o, const char *s, size_t len)
 	o->n = len;
 }
 
+/* S[0..LEN), not UTF-8, as the JSON string of its escaped text
+ * (text.h), in pieces that never cut a UTF-8 sequence. */
+static void json_escaped(st_outbuf *o, const char *s, size_t len)
+{
+	char t[ST_TEXT_GROWTH * 64];
+
+	st_outbuf_put(o, "\"", 1);
+	for (size_t i = 0; i < len;) {
+		size_t k = len - i < 64 ? len - i : 64, n, run = 0;
+
+		for (int b = 0; b < 3 && i + k < len &&
+		     ((unsigned char)s[i + k] & 0xc0) == 0x80; b++)
+			k--;
+		n = st_text_escape(t, s + i, k, 0);
+		for (size_t j = 0; j < n; j++)
+			if (t[j] == '\\' || t[j] == '"') {
+				st_outbuf_put(o, t + run, j - run);
+				st_outbuf_put(o, "\\", 1);
+				run = j;
+			}
+		st_outbuf_put(o, t + run, n - run);
+		i += k;
+	}
+	st_outbuf_put(o, "\"", 1);
+}
+
 void st_outbuf_json(st_outbuf *o, const char *s, size_t len)
 {
 	size_t run = 0;
 
+	if (!st_utf8_valid(s, len)) {
+		json_escaped(o, s, len);
+		return;
+	}
 	st_outbuf_put(o, "\"", 1);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];

@@ -22,6 +22,7 @@
 #include "streamtime/systrace.h"
 #include "trace_inputs.h"
 #include "streamtime/time.h"
+#include "streamtime/text.h"
 #include "streamtime/trace.h"
 #include "trace_sys.h"
 
@@ -352,18 +353,32 @@ static json_t *stat_json(const st_trace_stat *st, bool bytes)
 
 /* A group: its stats, keys and per-unit maxima (max_process_dur_us as
  * well when the unit is the process, as before --per). */
+/* A group: its stats, keys (and "keys_hex", every value's bytes, when a
+ * value is not UTF-8) and per-unit maxima (max_process_dur_us as well
+ * when the unit is the process, as before --per). */
 static json_t *group_json(const st_trace_stat *st, bool per_pid)
 {
-	json_t *o = stat_json(st, true), *k = json_array();
+	json_t *o = stat_json(st, true), *k = json_array(), *h = NULL;
+	bool utf8 = true;
+	size_t n = 0;
 
-	for (size_t i = 0; k && st->keys[i]; i++)
-		json_array_append_new(k, json_string(st->keys[i]));
-	if (!o || !k) {
+	for (; st->keys[n]; n++)
+		utf8 = utf8 && st_utf8_valid(st->keys[n], st->key_lens[n]);
+	if (!utf8)
+		h = json_array();
+	for (size_t i = 0; k && i < n; i++)
+		json_array_append_new(k, trace_name_json(st->keys[i],
+						   st->key_lens[i], h));
+	if (!o || !k || json_array_size(k) != n || (!utf8 && (!h ||
+	    json_array_size(h) != n))) {
 		json_decref(o);
 		json_decref(k);
+		json_decref(h);
 		return NULL;
 	}
 	json_object_set_new(o, "keys", k);
+	if (h)
+		json_object_set_new(o, "keys_hex", h);
 	if (per_pid)
 		json_object_set_new(o, "max_process_dur_us",
 				    json_integer(st->max_proc_dur_us));

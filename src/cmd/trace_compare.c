@@ -15,6 +15,7 @@
 #include "streamtime/atomic.h"
 #include "streamtime/file.h"
 #include "streamtime/systrace.h"
+#include "streamtime/text.h"
 #include "streamtime/trace_compare.h"
 
 #define MAX_CASES 256
@@ -217,33 +218,45 @@ static int each_row(const st_metrics *m, const st_compare_case *cs, size_t n,
 		const char **keys;
 		ssize_t nk;
 
+		/* the name's escaped text (text.h): one line, whatever it
+		 * holds (a newline or an ESC would break the table) */
+		char *name = st_text_escape_dup(m->v[i].name,
+						strlen(m->v[i].name), 0);
+
+		if (!name)
+			return -1;
 		if (!m->v[i].by.n) {
 			for (size_t c = 0; c < n; c++)
 				r[c] = &cs[c].res[i];
-			fn(arg, m->v[i].name, i, r);
+			fn(arg, name, i, r);
+			free(name);
 			continue;
 		}
-		if ((nk = union_keys(cs, n, i, &keys)) < 0)
+		if ((nk = union_keys(cs, n, i, &keys)) < 0) {
+			free(name);
 			return -1;
+		}
 		for (size_t c = 0; !nk && c < n; c++)
 			r[c] = NULL;
 		if (!nk)
-			fn(arg, m->v[i].name, i, r);
+			fn(arg, name, i, r);
 		for (ssize_t k = 0; k < nk; k++) {
-			size_t len = strlen(m->v[i].name) + strlen(keys[k]) + 3;
+			size_t len = strlen(name) + strlen(keys[k]) + 3;
 			char *label = malloc(len);
 
 			if (!label) {
 				free(keys);
+				free(name);
 				return -1;
 			}
-			snprintf(label, len, "%s[%s]", m->v[i].name, keys[k]);
+			snprintf(label, len, "%s[%s]", name, keys[k]);
 			for (size_t c = 0; c < n; c++)
 				r[c] = row_of(&cs[c].res[i], keys[k]);
 			fn(arg, label, i, r);
 			free(label);
 		}
 		free(keys);
+		free(name);
 	}
 	return 0;
 }
@@ -279,20 +292,50 @@ static void text_each(void *arg, const char *label, size_t i,
 	}
 }
 
+/* The names of CS[0..N) as shown (text.h: escaped text), a new array
+ * of new strings (case_names_free); NULL out of memory. */
+static char **case_names(const st_compare_case *cs, size_t n)
+{
+	char **v = calloc(n + 1, sizeof(*v));
+
+	for (size_t c = 0; v && c < n; c++)
+		if (!(v[c] = st_text_escape_dup(cs[c].name,
+						strlen(cs[c].name), 0))) {
+			while (c--)
+				free(v[c]);
+			free(v);
+			return NULL;
+		}
+	return v;
+}
+
+static void case_names_free(char **v, size_t n)
+{
+	for (size_t c = 0; v && c < n; c++)
+		free(v[c]);
+	free(v);
+}
+
 static int write_text(FILE *f, const st_metrics *m, const st_compare_case *cs,
 		      size_t n)
 {
 	struct text_pass t = { .f = f, .m = m, .n = n, .wname = 6,
 			       .measure = true };
+	char **name = case_names(cs, n);
 
-	for (size_t c = 0; c < n; c++)
-		t.wcell[c] = (int)strlen(cs[c].name);
-	if (each_row(m, cs, n, text_each, &t) < 0)
+	if (!name)
 		return -1;
+	for (size_t c = 0; c < n; c++)
+		t.wcell[c] = (int)strlen(name[c]);
+	if (each_row(m, cs, n, text_each, &t) < 0) {
+		case_names_free(name, n);
+		return -1;
+	}
 	fprintf(f, "%-*s  %-5s", t.wname, "metric", "unit");
 	for (size_t c = 0; c < n; c++)
-		fprintf(f, "  %*s", t.wcell[c], cs[c].name);
+		fprintf(f, "  %*s", t.wcell[c], name[c]);
 	fputc('\n', f);
+	case_names_free(name, n);
 	t.measure = false;
 	if (each_row(m, cs, n, text_each, &t) < 0)
 		return -1;
@@ -342,20 +385,21 @@ static int write_json(FILE *f, const st_metrics *m, const st_compare_case *cs,
 {
 	json_t *root = json_object(), *cases = json_array(),
 	       *metrics = json_array();
+	char **name = case_names(cs, n);
 	int bad;
 
 	json_object_set_new(root, "cases", cases);
 	json_object_set_new(root, "metrics", metrics);
-	for (size_t c = 0; c < n; c++)
-		json_array_append_new(cases, json_string(cs[c].name));
+	for (size_t c = 0; name && c < n; c++)
+		json_array_append_new(cases, json_string(name[c]));
 	for (size_t i = 0; i < m->n; i++) {
 		json_t *o = json_object(), *vals = json_object();
 
 		json_object_set_new(o, "name", json_string(m->v[i].name));
 		if (m->v[i].by.n)
 			json_object_set_new(o, "by", keys_json(&m->v[i].by));
-		for (size_t c = 0; c < n; c++)
-			json_object_set_new(vals, cs[c].name, m->v[i].by.n ?
+		for (size_t c = 0; name && c < n; c++)
+			json_object_set_new(vals, name[c], m->v[i].by.n ?
 					    rows_json(&cs[c].res[i], &m->v[i]) :
 					    value_json(&cs[c].res[i],
 						       m->v[i].reduce,
@@ -363,10 +407,11 @@ static int write_json(FILE *f, const st_metrics *m, const st_compare_case *cs,
 		json_object_set_new(o, "values", vals);
 		json_array_append_new(metrics, o);
 	}
-	bad = !root || !cases || !metrics ||
+	bad = !root || !cases || !metrics || !name ||
 	      json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15) |
 			 JSON_PRESERVE_ORDER) < 0 || fputc('\n', f) == EOF;
 	json_decref(root);
+	case_names_free(name, n);
 	return bad ? -1 : 0;
 }
 

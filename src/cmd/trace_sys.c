@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "streamtime/text.h"
 #include "streamtime/time.h"
 #include "trace_sys.h"
 
@@ -61,6 +62,55 @@ static double avg(double sum, uint64_t n)
 	return n ? sum / (double)n : NAN;
 }
 
+/* Name S as its escaped text (text.h): one line, UTF-8.  Its length
+ * in bytes. */
+static size_t put_text(FILE *f, const char *s)
+{
+	char *t = st_text_escape_dup(s, strlen(s), 0);
+	size_t n = t ? strlen(t) : 1;
+
+	fputs(t ? t : "?", f);
+	free(t);
+	return n;
+}
+
+json_t *trace_name_json(const char *s, size_t len, json_t *hex)
+{
+	bool utf8 = st_utf8_valid(s, len);
+	char *t = utf8 ? NULL : malloc(ST_TEXT_GROWTH * len + 1);
+	json_t *v;
+
+	if (!utf8 && !t)
+		return NULL;
+	v = utf8 ? json_stringn(s, len)
+		 : json_stringn(t, st_text_escape(t, s, len, 0));
+	if (v && hex) {
+		free(t);
+		if (!(t = malloc(2 * len + 1))) {
+			json_decref(v);
+			return NULL;
+		}
+		st_text_hex(t, s, len);
+		json_array_append_new(hex, json_string(t));
+	}
+	free(t);
+	return v;
+}
+
+void trace_name_set(json_t *o, const char *key, const char *s)
+{
+	json_t *h = json_array();
+	char k[64];
+
+	json_object_set_new(o, key, s ? trace_name_json(s, strlen(s), h)
+				      : json_null());
+	if (h && json_array_size(h) == 1 && s && !st_utf8_valid(s, strlen(s))) {
+		snprintf(k, sizeof(k), "%s_hex", key);
+		json_object_set(o, k, json_array_get(h, 0));
+	}
+	json_decref(h);
+}
+
 json_t *trace_sys_json(const st_systrace_list *l, const st_trace_summary *s,
 		       const int64_t *seg, size_t n)
 {
@@ -77,29 +127,39 @@ json_t *trace_sys_json(const st_systrace_list *l, const st_trace_summary *s,
 		const st_sys_instant *in;
 		size_t nf = st_systrace_file_stats(t, &f), np, ng, nph, ni;
 
-		json_object_set_new(o, "dir", json_string(st_systrace_dir(t)));
-		json_object_set_new(o, "host", json_string(st_systrace_host(t)));
+		trace_name_set(o, "dir", st_systrace_dir(t));
+		trace_name_set(o, "host", st_systrace_host(t));
 		json_object_set_new(o, "alignment",
 				    align_json(st_systrace_align(t)));
-		for (size_t k = 0; k < nf; k++)
-			json_array_append_new(files, json_pack(
-				"{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
-				"file", base_of(f[k].path),
+		for (size_t k = 0; k < nf; k++) {
+			json_t *fj = json_pack(
+				"{s:n, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+				"file",
 				"kind", kind_text(f[k].kind),
 				"lines", (json_int_t)f[k].lines,
 				"events", (json_int_t)f[k].events,
 				"bad_lines", (json_int_t)f[k].bad,
 				"latencies_wrapped", (json_int_t)f[k].lat_wrapped,
 				"paths_at_63_chars", (json_int_t)f[k].path_cut,
-				"errors", (json_int_t)f[k].errors));
+				"errors", (json_int_t)f[k].errors);
+
+			if (fj)
+				trace_name_set(fj, "file", base_of(f[k].path));
+			json_array_append_new(files, fj);
+		}
 		np = st_systrace_names(t, &pn);
-		for (size_t k = 0; k < np; k++)
-			json_array_append_new(procs, json_pack(
-				"{s:I, s:s, s:o, s:s}", "pid",
-				(json_int_t)pn[k].pid, "name", pn[k].name,
+		for (size_t k = 0; k < np; k++) {
+			json_t *p = json_pack(
+				"{s:I, s:n, s:o, s:s}", "pid",
+				(json_int_t)pn[k].pid, "name",
 				"ppid", pn[k].ppid >= 0
 				? json_integer(pn[k].ppid) : json_null(),
-				"source", pn[k].source ? pn[k].source : ""));
+				"source", pn[k].source ? pn[k].source : "");
+
+			if (p)
+				trace_name_set(p, "name", pn[k].name);
+			json_array_append_new(procs, p);
+		}
 		nph = st_systrace_phases(t, &ph, &ng);
 		for (size_t k = 0; k < nph; k++) {
 			st_sys_phase_io io;
@@ -180,8 +240,8 @@ static void tree(FILE *f, const st_sys_proc_name *v, size_t n, int64_t ppid,
 			if (!orphan)
 				continue;
 		}
-		fprintf(f, "  %*s%-8" PRId64 " %s", 2 * depth, "", v[i].pid,
-			v[i].name);
+		fprintf(f, "  %*s%-8" PRId64 " ", 2 * depth, "", v[i].pid);
+		put_text(f, v[i].name);
 		if (v[i].ppid >= 0)
 			fprintf(f, "  (child of %" PRId64 ")", v[i].ppid);
 		fprintf(f, "  [%s]\n", v[i].source ? v[i].source : "");
@@ -209,9 +269,13 @@ void trace_sys_text(FILE *f, const st_systrace_list *l,
 		const st_sys_phase *ph;
 		size_t nf = st_systrace_file_stats(t, &fs), np, ng, nph;
 
-		fprintf(f, "\nsystem traces %s%s%s\n", st_systrace_dir(t),
-			*st_systrace_host(t) ? " on " : "",
-			st_systrace_host(t));
+		fputs("\nsystem traces ", f);
+		put_text(f, st_systrace_dir(t));
+		if (*st_systrace_host(t)) {
+			fputs(" on ", f);
+			put_text(f, st_systrace_host(t));
+		}
+		fputc('\n', f);
 		fprintf(f, "alignment   %s\n", a->method);
 		if (a->known && a->bound_ns >= 0)
 			fprintf(f, "            UTC = nsecs + %" PRId64 " ns, "
@@ -228,12 +292,16 @@ void trace_sys_text(FILE *f, const st_systrace_list *l,
 		fprintf(f, "\n%-24s %-20s %10s %10s %6s %8s %8s %7s\n", "file",
 			"kind", "lines", "events", "bad", "lat<0", "path63",
 			"errors");
-		for (size_t k = 0; k < nf; k++)
-			fprintf(f, "%-24s %-20s %10" PRIu64 " %10" PRIu64 " %6"
+		for (size_t k = 0; k < nf; k++) {
+			size_t w = put_text(f, base_of(fs[k].path));
+
+			fprintf(f, "%*s %-20s %10" PRIu64 " %10" PRIu64 " %6"
 				PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64
-				"\n", base_of(fs[k].path), kind_text(fs[k].kind),
+				"\n", w < 24 ? 24 - (int)w : 0, "",
+				kind_text(fs[k].kind),
 				fs[k].lines, fs[k].events, fs[k].bad,
 				fs[k].lat_wrapped, fs[k].path_cut, fs[k].errors);
+		}
 		np = st_systrace_names(t, &pn);
 		if (np) {
 			fprintf(f, "\nprocesses (children under their parents)\n");
@@ -252,6 +320,7 @@ void trace_sys_text(FILE *f, const st_systrace_list *l,
 		for (size_t k = 0; k < nph; k++) {
 			st_sys_phase_io io;
 			char t0[48], d[32], u[16], sy[16], w[16], id[16];
+			size_t nw;
 
 			st_systrace_phase_io(&ph[k], seg, n, s, &io);
 			st_time_format_utc(ph[k].s_ns, t0, sizeof(t0));
@@ -266,9 +335,10 @@ void trace_sys_text(FILE *f, const st_systrace_list *l,
 				ph[k].cpu_samples);
 			fmt_pct(id, sizeof(id), ph[k].cpu_idle,
 				ph[k].cpu_samples);
-			fprintf(f, "%-12s %-32s %10s %8" PRIu64 " %12.6f %14"
+			nw = put_text(f, ph[k].name);
+			fprintf(f, "%*s %-32s %10s %8" PRIu64 " %12.6f %14"
 				PRId64 " %14" PRId64 " %6s %6s %6s %6s",
-				ph[k].name, t0, d, io.events,
+				nw < 12 ? 12 - (int)nw : 0, "", t0, d, io.events,
 				(double)io.io_us / 1e6, io.read_bytes,
 				io.write_bytes, u, sy, w, id);
 			for (size_t g = 0; g < ng; g++) {

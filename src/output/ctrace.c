@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "streamtime/ctrace.h"
+#include "streamtime/text.h"
 
 void st_ctrace_init(st_ctrace *w, FILE *f)
 {
@@ -120,8 +121,23 @@ static void arg_key(st_ctrace *w, const char *key)
 void st_ctrace_arg_str(st_ctrace *w, const char *key, const char *s,
 		       size_t len)
 {
+	char hex[2 * 64 + 1];
+
 	arg_key(w, key);
 	st_outbuf_json(&w->ob, s, len);
+	if (st_utf8_valid(s, len))
+		return;
+	/* not UTF-8: the bytes as well, in hex (text.h) */
+	st_outbuf_str(&w->ob, ",\"");
+	st_outbuf_str(&w->ob, key);
+	st_outbuf_str(&w->ob, "_hex\":\"");
+	for (size_t i = 0; i < len; i += 64) {
+		size_t k = len - i < 64 ? len - i : 64;
+
+		st_text_hex(hex, s + i, k);
+		st_outbuf_put(&w->ob, hex, 2 * k);
+	}
+	st_outbuf_put(&w->ob, "\"", 1);
 }
 
 void st_ctrace_arg_int(st_ctrace *w, const char *key, int64_t v)

@@ -13,6 +13,7 @@
 
 #include "streamtime/file.h"
 #include "streamtime/suggest.h"
+#include "streamtime/text.h"
 #include "streamtime/trace_compare.h"
 
 #include "partial_io.h"
@@ -840,18 +841,15 @@ static void pass_release(struct pass *p)
 	st_strtab_release(&p->tab);
 }
 
-/* Append S[0..LEN) to *B (*N bytes of *CAP), a ',' and '\\' in it
- * escaped when ESC.  0, -1 out of memory. */
+/* Append S[0..LEN) to *B (*N bytes of *CAP) as its escaped text
+ * (text.h; FLAGS).  0, -1 out of memory. */
 static int show_put(char **b, size_t *n, size_t *cap, const char *s,
-		    size_t len, bool esc)
+		    size_t len, unsigned flags)
 {
-	if (st_grow(b, cap, *n + 2 * len + 1, 1, 64) < 0)
+	if (len > (SIZE_MAX - *n - 1) / ST_TEXT_GROWTH ||
+	    st_grow(b, cap, *n + ST_TEXT_GROWTH * len + 1, 1, 64) < 0)
 		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (esc && (s[i] == ',' || s[i] == '\\'))
-			(*b)[(*n)++] = '\\';
-		(*b)[(*n)++] = s[i];
-	}
+	*n += st_text_escape(*b + *n, s, len, flags);
 	(*b)[*n] = 0;
 	return 0;
 }
@@ -862,10 +860,10 @@ static int show_key(const struct pass *p, size_t i, const uint64_t *k,
 		    char **out)
 {
 	const st_trace_keys *by = &p->m->v[i].by;
-	bool esc = by->n > 1;
+	unsigned esc = by->n > 1 ? ST_TEXT_COMMA : 0;
 	char *b = NULL, num[48];
 	size_t n = 0, cap = 0, c = 0;
-	int rc = show_put(&b, &n, &cap, "", 0, false);
+	int rc = show_put(&b, &n, &cap, "", 0, 0);
 
 	for (size_t j = 0; rc == 0 && j < by->n; j++) {
 		enum st_trace_key_kind kind = by->v[j].kind;
@@ -873,7 +871,7 @@ static int show_key(const struct pass *p, size_t i, const uint64_t *k,
 		size_t len = 6;
 
 		if (j)
-			rc = show_put(&b, &n, &cap, ",", 1, false);
+			rc = show_put(&b, &n, &cap, ",", 1, 0);
 		if (kind == ST_TRACE_KEY_PID || kind == ST_TRACE_KEY_THREAD) {
 			str = "?";
 			len = 1;
@@ -894,7 +892,7 @@ static int show_key(const struct pass *p, size_t i, const uint64_t *k,
 			continue;
 		c += kind == ST_TRACE_KEY_THREAD ? 2 : 1;
 		if (rc == 0)
-			rc = show_put(&b, &n, &cap, num, len, false);
+			rc = show_put(&b, &n, &cap, num, len, 0);
 	}
 	if (rc < 0) {
 		free(b);

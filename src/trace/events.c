@@ -9,6 +9,7 @@
 #include "streamtime/csv.h"
 #include "streamtime/grow.h"
 #include "streamtime/outbuf.h"
+#include "streamtime/text.h"
 #include "streamtime/time.h"
 #include "streamtime/trace_events.h"
 #include "trace_int.h"
@@ -175,44 +176,67 @@ static int cell_time(struct writer *w, size_t col, struct tcache *c,
 	return cell_end(w);
 }
 
-/* Text S[0..LEN) with the escapes of trace_events.h: control characters
- * as \u00XX, a backslash doubled, and for JSON a quote as \". */
+/* Text S[0..LEN) as trace_events.h says: for CSV its escaped text
+ * (text.h); for JSON its JSON string's inside when it is UTF-8, else
+ * the JSON string's inside of its escaped text, a NUL and its bytes in
+ * hex (the row writes them as the column's _hex member). */
 static int cell_text(struct writer *w, size_t col, const char *s, size_t len,
 		     bool json)
 {
-	size_t run = 0;
+	size_t run = 0, n;
+	char *t;
 
-	if (row_room(w, len + 1) < 0)
+	if (len > (SIZE_MAX - 1) / (2 * ST_TEXT_GROWTH) ||
+	    row_room(w, 2 * ST_TEXT_GROWTH * len + 1) < 0)
 		return -1;
 	cell_begin(w, col);
+	if (!json || !st_utf8_valid(s, len)) {
+		/* the escaped text; for JSON its backslashes and quotes
+		 * escaped again, from its end down (it sits at the start of
+		 * the room, which has twice its length) */
+		t = w->row + w->rn;
+		n = st_text_escape(t, s, len, 0);
+		if (json) {
+			size_t m = n;
+
+			for (size_t i = 0; i < n; i++)
+				m += t[i] == '\\' || t[i] == '"';
+			for (size_t i = n, k = m; i-- > 0;) {
+				t[--k] = t[i];
+				if (t[i] == '\\' || t[i] == '"')
+					t[--k] = '\\';
+			}
+			n = m;
+		}
+		w->rn += n;
+		if (json) {
+			if (row_room(w, 2 * len + 2) < 0)
+				return -1;
+			w->row[w->rn++] = 0;
+			st_text_hex(w->row + w->rn, s, len);
+			w->rn += 2 * len;
+		}
+		return cell_end(w);
+	}
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
-		unsigned code;
 		size_t skip = 1;
 
-		if (c == '\\' || (json && c == '"')) {
-			code = 0;
-		} else if (c < 0x20 || c == 0x7f) {
-			code = c;
-		} else if (c == 0xc2 && i + 1 < len &&
-			   (unsigned char)s[i + 1] >= 0x80 &&
-			   (unsigned char)s[i + 1] <= 0x9f) {
-			code = (unsigned char)s[i + 1];
+		if (c == 0xc2 && i + 1 < len &&
+		    (unsigned char)s[i + 1] <= 0x9f) {
+			c = (unsigned char)s[i + 1];    /* U+0080-U+009F */
 			skip = 2;
-		} else {
+		} else if (c >= 0x20 && c != 0x7f && c != '\\' && c != '"') {
 			continue;
 		}
-		if (row_room(w, (i - run) + 6 + (len - i) + 1) < 0)
-			return -1;
 		memcpy(w->row + w->rn, s + run, i - run);
 		w->rn += i - run;
-		if (code)
-			w->rn += (size_t)snprintf(w->row + w->rn, 7, "\\u%04x",
-						  code);
-		else {
-			w->row[w->rn++] = '\\';
+		w->row[w->rn++] = '\\';
+		if (c < 0x20 || c >= 0x7f)
+			w->rn += (size_t)snprintf(w->row + w->rn, 6, "u%04x",
+						  c);
+		else
 			w->row[w->rn++] = (char)c;
-		}
 		i += skip - 1;
 		run = i + 1;
 	}
@@ -513,9 +537,21 @@ int st_trace_rows_put(struct st_trace_rows *w, const st_pfw_reader *r,
 			if (!p) {
 				st_outbuf_put(ob, "null", 4);
 			} else if (text[i] || quoted[i]) {
+				const char *hex = text[i] ? memchr(p, 0, len)
+							  : NULL;
+				size_t tl = hex ? (size_t)(hex - p) : len;
+
 				st_outbuf_put(ob, "\"", 1);
-				st_outbuf_put(ob, p, len);
+				st_outbuf_put(ob, p, tl);
 				st_outbuf_put(ob, "\"", 1);
+				if (hex) {
+					st_outbuf_put(ob, ",\"", 2);
+					st_outbuf_str(ob, name);
+					st_outbuf_put(ob, "_hex\":\"", 7);
+					st_outbuf_put(ob, hex + 1,
+						      len - tl - 1);
+					st_outbuf_put(ob, "\"", 1);
+				}
 			} else {
 				st_outbuf_put(ob, p, len);
 			}

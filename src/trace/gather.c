@@ -152,6 +152,27 @@ static int ib_put(struct agg *g, size_t *pos, const char *s, size_t len)
 	return 0;
 }
 
+/* Value S[0..LEN) of a key of several appended to the joined key *POS
+ * of G->ib, its NULs (the separator) and 0x01s escaped as 0x01 0x01 and
+ * 0x01 0x02 (summary.c key_next undoes it).  0, -1 OOM. */
+static int ib_put_value(struct agg *g, size_t *pos, const char *s,
+			size_t len)
+{
+	size_t run = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char e[2] = { 1, (char)(s[i] + 1) };
+
+		if (s[i] != 0 && s[i] != 1)
+			continue;
+		if (ib_put(g, pos, s + run, i - run) < 0 ||
+		    ib_put(g, pos, e, 2) < 0)
+			return -1;
+		run = i + 1;
+	}
+	return ib_put(g, pos, s + run, len - run);
+}
+
 /* The keys K of event X joined by NUL into G->ib, interned in table D.
  * A key the event has no value of is "(none)", host "". */
 static int64_t key_intern(struct agg *g, const st_trace_keys *k, int d,
@@ -182,7 +203,8 @@ static int64_t key_intern(struct agg *g, const st_trace_keys *k, int d,
 			if (k->v[j].kind != ST_TRACE_KEY_HOST &&
 			    ib_put(g, &pos, "(none)", 6) < 0)
 				return -1;
-		} else if (ib_put(g, &pos, g->kb, n) < 0) {
+		} else if ((k->n > 1 ? ib_put_value(g, &pos, g->kb, n)
+				     : ib_put(g, &pos, g->kb, n)) < 0) {
 			return -1;
 		}
 	}

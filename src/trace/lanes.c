@@ -19,6 +19,118 @@ int trace_cmp_lrec(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+static bool lrec_less(const struct lrec *a, const struct lrec *b)
+{
+	if (a->track != b->track)
+		return a->track < b->track;
+	if (a->s != b->s)
+		return a->s < b->s;
+	if (a->e != b->e)
+		return a->e > b->e;
+	return a->seq < b->seq;
+}
+
+/* Move V[I] down the max heap V[0..N). */
+static void lrec_sift(struct lrec *v, size_t i, size_t n)
+{
+	struct lrec x = v[i];
+
+	for (size_t c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && lrec_less(&v[c], &v[c + 1]))
+			c++;
+		if (!lrec_less(&x, &v[c]))
+			break;
+		v[i] = v[c];
+	}
+	v[i] = x;
+}
+
+/* Heapsort of V[0..N): the introsort's way out of a bad pivot run. */
+static void lrec_heapsort(struct lrec *v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		lrec_sift(v, i, n);
+	for (size_t i = n; i-- > 1;) {
+		struct lrec x = v[0];
+
+		v[0] = v[i];
+		v[i] = x;
+		lrec_sift(v, 0, i);
+	}
+}
+
+static void lrec_swap(struct lrec *a, struct lrec *b)
+{
+	struct lrec x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
+/* Introsort of V[0..N): quicksort on the median of three, insertion sort
+ * below 16, heapsort past DEPTH levels; the smaller side recursed. */
+static void lrec_intro(struct lrec *v, size_t n, int depth)
+{
+	while (n > 16) {
+		struct lrec *m = v + n / 2, *hi = v + n - 1, p;
+		size_t i = 0, j = n - 1;
+
+		if (depth-- == 0) {
+			lrec_heapsort(v, n);
+			return;
+		}
+		if (lrec_less(m, v))
+			lrec_swap(m, v);
+		if (lrec_less(hi, m)) {
+			lrec_swap(hi, m);
+			if (lrec_less(m, v))
+				lrec_swap(m, v);
+		}
+		p = *m;
+		/* Hoare's partition: v[0] <= p <= v[n-1] stop the scans */
+		for (;;) {
+			while (lrec_less(&v[i], &p))
+				i++;
+			while (lrec_less(&p, &v[j]))
+				j--;
+			if (i >= j)
+				break;
+			lrec_swap(&v[i++], &v[j--]);
+		}
+		/* [0, j] <= p <= [j + 1, n) */
+		if (j + 1 < n - j - 1) {
+			lrec_intro(v, j + 1, depth);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			lrec_intro(v + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct lrec x = v[i];
+		size_t k = i;
+
+		for (; k > 0 && lrec_less(&x, &v[k - 1]); k--)
+			v[k] = v[k - 1];
+		v[k] = x;
+	}
+}
+
+void trace_lrec_sort(struct lrec *v, size_t n)
+{
+	size_t i = 1;
+	int depth = 0;
+
+	while (i < n && !lrec_less(&v[i], &v[i - 1]))
+		i++;
+	if (i >= n)
+		return;           /* sorted already: one track, in time order */
+	for (size_t k = n; k > 1; k /= 2)
+		depth += 2;
+	lrec_intro(v, n, depth);
+}
+
 static void laner_set(struct laner *L, size_t lane, int64_t room)
 {
 	size_t i = L->leaves + lane;

@@ -9,6 +9,8 @@
 
 #include <jansson.h>
 
+#include "streamtime/text.h"
+
 #include "trace_int.h"
 
 /* ---- the summary ----------------------------------------------------- */
@@ -19,6 +21,19 @@ static const char *keep(st_trace_summary *s, const st_strtab *t, uint32_t id)
 	const char *str = st_strtab_str(t, id, &len);
 	int64_t k = st_strtab_intern(&s->strings, str, len, NULL);
 
+	return k < 0 ? NULL : st_strtab_str(&s->strings, (uint32_t)k, NULL);
+}
+
+/* String ID of T as shown: its escaped text (text.h), interned in S. */
+static const char *keep_shown(st_trace_summary *s, const st_strtab *t,
+			      uint32_t id)
+{
+	size_t len;
+	const char *str = st_strtab_str(t, id, &len);
+	char *e = st_text_escape_dup(str, len, 0);
+	int64_t k = e ? st_strtab_intern(&s->strings, e, strlen(e), NULL) : -1;
+
+	free(e);
 	return k < 0 ? NULL : st_strtab_str(&s->strings, (uint32_t)k, NULL);
 }
 
@@ -34,8 +49,13 @@ static int cmp_group(const void *x, const void *y)
 	const st_trace_stat *a = x, *b = y;
 	int c = strcmp(a->key, b->key);
 
-	for (size_t i = 0; !c && a->keys[i] && b->keys[i]; i++)
-		c = strcmp(a->keys[i], b->keys[i]);
+	for (size_t i = 0; !c && a->keys[i] && b->keys[i]; i++) {
+		size_t la = a->key_lens[i], lb = b->key_lens[i];
+
+		c = memcmp(a->keys[i], b->keys[i], la < lb ? la : lb);
+		if (!c)
+			c = la < lb ? -1 : la > lb;
+	}
 	return c;
 }
 
@@ -58,7 +78,7 @@ static int stats_of(st_trace_summary *s, struct agg *g, int d,
 	if (!v)
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
-		v[i].key = keep(s, &g->tab[d], i);
+		v[i].key = keep_shown(s, &g->tab[d], i);
 		if (!v[i].key) {
 			free(v);
 			return -1;
@@ -227,29 +247,50 @@ static int cmp_proc(const void *x, const void *y)
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
-/* Joined key ID of table D as shown: its NULs as ','; interned in S.
- * With several values, a ',' or a backslash inside one is escaped with a
- * backslash, so that two groups never show the same key (they name the
- * members of the JSON object "groups"). */
-static const char *shown(st_trace_summary *s, struct agg *g, int d,
-			 uint32_t id)
+/* The next value of joined key STR[0..LEN) of NK keys from *AT on
+ * (trace_key_join), unescaped into *BUF (room for LEN bytes); its
+ * length, and *AT past it. */
+static size_t key_next(const char *str, size_t len, size_t nk, size_t *at,
+		       char *buf)
 {
-	size_t len, n = 0;
+	size_t n = 0, i = *at;
+
+	if (nk <= 1) {
+		memcpy(buf, str, len);
+		*at = len + 1;
+		return len;
+	}
+	for (; i < len && str[i]; i++)
+		buf[n++] = str[i] == 1 && i + 1 < len ? (char)(str[++i] - 1)
+						       : str[i];
+	*at = i + 1;
+	return n;
+}
+
+/* Joined key ID of table D (of NK keys) as shown: each value's escaped
+ * text (text.h; with several, a ',' inside escaped too), joined by ',';
+ * interned in S.  Two groups never show the same key (they name the
+ * members of the JSON object "groups"), and it is valid UTF-8 on one
+ * line whatever the values' bytes. */
+static const char *shown(st_trace_summary *s, struct agg *g, int d,
+			 uint32_t id, size_t nk)
+{
+	size_t len, n = 0, at = 0;
 	const char *str = st_strtab_str(&g->tab[d], id, &len);
-	bool several = memchr(str, '\0', len) != NULL;
-	char *t = malloc(2 * len + 1);
+	char *t = malloc((ST_TEXT_GROWTH + 1) * len + 2), *v = t ?
+		  t + ST_TEXT_GROWTH * len + 1 : NULL;
 	int64_t k;
 
 	if (!t)
 		return NULL;
-	for (size_t i = 0; i < len; i++) {
-		if (!str[i]) {
+	for (bool first = true; at <= len; first = false) {
+		size_t vn = key_next(str, len, nk, &at, v);
+
+		if (!first)
 			t[n++] = ',';
-			continue;
-		}
-		if (several && (str[i] == ',' || str[i] == '\\'))
-			t[n++] = '\\';
-		t[n++] = str[i];
+		n += st_text_escape(t + n, v, vn, nk > 1 ? ST_TEXT_COMMA : 0);
+		if (nk <= 1)
+			break;
 	}
 	k = st_strtab_intern(&s->strings, t, n, NULL);
 	free(t);
@@ -284,33 +325,38 @@ static int groups_of(st_trace_summary *s, struct agg *g)
 	if (!sh || !best || stats_of(s, g, D_GROUP, &s->groups,
 				     &s->n_groups) < 0 ||
 	    !(s->group_keys = calloc(n * (nk + 1) + 1,
-						  sizeof(*s->group_keys))))
+				     sizeof(*s->group_keys))) ||
+	    !(s->group_key_lens = calloc(n * (nk + 1) + 1,
+					 sizeof(*s->group_key_lens))))
 		goto out;
 	for (uint32_t i = 0; i < np; i++)
-		if (!(sh[i] = shown(s, g, D_PER, i)))
+		if (!(sh[i] = shown(s, g, D_PER, i, g->per.n)))
 			goto out;
 	for (uint32_t i = 0; i < n; i++) {
 		size_t len, k = 0, at = 0;
 		const char *str = st_strtab_str(&g->tab[D_GROUP], i, &len);
 		st_trace_stat *st = &s->groups[i];
+		char *v = malloc(len + 1);
 
-		if (!(st->key = shown(s, g, D_GROUP, i)))
+		if (!v || !(st->key = shown(s, g, D_GROUP, i, nk))) {
+			free(v);
 			goto out;
-		for (size_t c = 0; c <= len; c++) {
-			int64_t id;
-
-			if (c < len && str[c])
-				continue;
-			if ((id = st_strtab_intern(&s->strings, str + at,
-						   c - at, NULL)) < 0)
-				goto out;
-			if (k < nk)
-				s->group_keys[i * (nk + 1) + k++] =
-					st_strtab_str(&s->strings, (uint32_t)id,
-						      NULL);
-			at = c + 1;
 		}
+		while (at <= len && k < nk) {
+			size_t vn = key_next(str, len, nk, &at, v);
+			int64_t id = st_strtab_intern(&s->strings, v, vn, NULL);
+
+			if (id < 0) {
+				free(v);
+				goto out;
+			}
+			s->group_keys[i * (nk + 1) + k] =
+				st_strtab_str(&s->strings, (uint32_t)id, NULL);
+			s->group_key_lens[i * (nk + 1) + k++] = vn;
+		}
+		free(v);
 		st->keys = s->group_keys + i * (nk + 1);
+		st->key_lens = s->group_key_lens + i * (nk + 1);
 	}
 	for (size_t i = 0; i < g->gper.cap; i++) {
 		const st_pairmap_entry *e = &g->gper.e[i];
@@ -612,6 +658,7 @@ void st_trace_summary_release(st_trace_summary *s)
 	free(s->by_name);
 	free(s->groups);
 	free(s->group_keys);
+	free(s->group_key_lens);
 	free(s->bins);
 	free(s->segs);
 	for (size_t i = 0; i < s->n_procs; i++)

@@ -270,8 +270,7 @@ static int tl_lanes(struct tl *t, st_error *err)
 	size_t first = 0, start = 0;
 	int rc = -1;
 
-	if (t->nrec)
-		qsort(t->rec, t->nrec, sizeof(*t->rec), trace_cmp_lrec);
+	trace_lrec_sort(t->rec, t->nrec);
 	if (!(t->slot = malloc((t->nrec + 1) * sizeof(*t->slot))))
 		return OOM(err);
 	/* the tracks are numbered densely in the order they appeared and
@@ -486,6 +485,16 @@ int st_trace_timeline_write(const char *const *paths, size_t n,
 	st_ctrace_init(&t->w, out);
 	if (tl_setup(t, err) < 0)
 		goto out;
+	/* the slices kept are at most the events that pass the filter, and
+	 * --max-events of them: room for that many at once, no slack */
+	t->rec_cap = o->max_events && o->max_events < s->events
+		     ? o->max_events : s->events;
+	if (t->rec_cap > UINT32_MAX)
+		t->rec_cap = UINT32_MAX;
+	if (t->rec_cap && !(t->rec = malloc(t->rec_cap * sizeof(*t->rec)))) {
+		OOM(err);
+		goto out;
+	}
 	/* pass 2: the slices' tracks and times, for the lanes */
 	for (size_t i = 0; i < n; i++)
 		if (tl_file(t, paths[i], c, err) < 0)

@@ -298,6 +298,10 @@ struct laner {
 /* By track, start, the longer first (so that an equal start nests), then
  * the order of writing (qsort). */
 int trace_cmp_lrec(const void *x, const void *y);
+/* V[0..N) into trace_cmp_lrec's order, in place: introsort, no memory
+ * beyond V (qsort's merge sort takes a copy, 24 bytes a slice more, at
+ * the timeline's peak). */
+void trace_lrec_sort(struct lrec *v, size_t n);
 /* The lane of [S, E), the slices coming in trace_cmp_lrec's order; -1
  * when memory runs out. */
 int64_t trace_laner_place(struct laner *L, int64_t s, int64_t e);

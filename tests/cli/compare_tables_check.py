@@ -84,7 +84,8 @@ def compare(mpath, cases, *extra):
 
 
 # a ',' and a '\\' in a file name, an event without a file, one without
-# a host: shown escaped when there are several by keys, "(none)", "?"
+# a host: shown as escaped text (a backslash doubled; a ',' escaped when
+# there are several by keys), "(none)", "?"
 ODD = [
     '{"name":"write","cat":"POSIX","pid":1,"tid":2,"ts":1,"dur":3,"ph":"X",'
     '"args":{"hostname":"h","fname":"/a,b\\\\c","ret":5}}',
@@ -103,7 +104,7 @@ ODD_METRICS = [
 ODD_ANSWERS = {
     "file_pid": {"/a\\,b\\\\c,h:1": 3e-6, "(none),h:1": 4e-6,
                  "/a\\,b\\\\c,?:4": 6e-6},
-    "file": {"/a,b\\c": 12, "(none)": 0},
+    "file": {"/a,b\\\\c": 12, "(none)": 0},
     "thread": {"h:1:2": 2, "?:4:4": 1},
 }
 

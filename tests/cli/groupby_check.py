@@ -74,12 +74,12 @@ def shown(e, key):
 
 
 def join(values):
-    """Several values as the tool joins them: ',' between, a ',' or a
-    backslash inside a value escaped with a backslash; one value as is."""
+    """Several values as the tool joins them: ',' between, each value's
+    escaped text (text.h) with a ',' inside escaped too; one value as its
+    escaped text."""
     if len(values) == 1:
-        return values[0]
-    return ",".join(v.replace("\\", "\\\\").replace(",", "\\,")
-                    for v in values)
+        return ref.escaped(values[0])
+    return ",".join(ref.escaped(v, True) for v in values)
 
 
 def expect(evs, group, per, terms=()):

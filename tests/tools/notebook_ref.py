@@ -450,19 +450,32 @@ def keys_of(v):
     return v.split(",") if isinstance(v, str) else list(v)
 
 
+def escaped(t, comma=False):
+    """T's escaped text (include/streamtime/text.h): a backslash doubled,
+    a control character (U+0000-U+001F, U+007F-U+009F) as \\u00XX, with
+    COMMA a ',' as \\, too.  (A str holds no byte outside UTF-8.)"""
+    out = []
+    for c in t:
+        if c == "\\" or (comma and c == ","):
+            out.append("\\" + c)
+        elif ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f:
+            out.append("\\u%04x" % ord(c))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
 def shown(values, keys):
     """A by key as trace compare shows a row: each value as text (pid and
-    thread HOST:PID[:TID], no value "(none)"), joined by ',' with ',' and
-    '\\' escaped by '\\' when there are several."""
+    thread HOST:PID[:TID], no value "(none)") in its escaped text, joined
+    by ',' with ',' escaped too when there are several."""
     out = []
     for v, k in zip(values, keys):
         if k in ("pid", "thread"):
             t = key_text(v)
         else:
             t = "(none)" if v is None else v
-        if len(keys) > 1:
-            t = t.replace("\\", "\\\\").replace(",", "\\,")
-        out.append(t)
+        out.append(escaped(t, len(keys) > 1))
     return ",".join(out)
 
 

@@ -59,6 +59,7 @@
 #include "streamtime/sum_partial.h"
 #include "streamtime/sysplot.h"
 #include "streamtime/systrace.h"
+#include "streamtime/text.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
@@ -115,6 +116,7 @@
 #include "streamtime/sum_partial.h"
 #include "streamtime/sysplot.h"
 #include "streamtime/systrace.h"
+#include "streamtime/text.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
@@ -172,6 +174,7 @@ static const char *const included[] = {
 	"sum_partial.h",
 	"sysplot.h",
 	"systrace.h",
+	"text.h",
 	"time.h",
 	"timeline.h",
 	"trace.h",

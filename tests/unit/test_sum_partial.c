@@ -253,7 +253,8 @@ static void test_limits_round_trip(void **state)
 	assert_true(m.saturated);
 	assert_int_equal(m.first_us, -9007199254740000);
 	assert_int_equal(m.by_name[0].bytes, INT64_MAX);
-	assert_string_equal(m.by_name[0].key, "q\"\\\x01\xc3\xa9");
+	/* as shown (text.h): the backslash doubled, U+0001 escaped */
+	assert_string_equal(m.by_name[0].key, "q\"\\\\\\u0001\xc3\xa9");
 	assert_int_equal(m.by_name[1].bytes, INT64_MAX);
 	st_trace_summary_release(&m);
 }
