@@ -225,6 +225,80 @@ def checks(state):
           "a bad token: %d %s" % (p.returncode, p.stderr))
     print("sacct: %d rows %s; REST: %d rows" % (len(got), sorted(got),
                                                len(rest_ids)))
+    env.pop("SLURM_JWT")
+    session_live(state, env, win, tz, tok, tokfile, jobs)
+
+
+def session_live(state, env, win, tz, tok, tokfile, jobs):
+    """session_slurm_live: a session whose Slurm jobs are asked of sacct,
+    then of slurmrestd, when reproduce runs: the snapshot in OUT is what
+    `slurm jobs` writes with the same window and the default filters, and
+    provenance.json names the query and hashes the snapshot.  The rest of
+    the session is the shipped sample's files."""
+    import hashlib
+    import json
+    data = os.path.join(HERE, "..", "..", "data")
+    exps = json.load(open(os.path.join(data, "experiments.json")))
+    for e in exps["experiments"]:
+        e["h5"] = os.path.abspath(os.path.join(data, "streaming", e["h5"]))
+    ft = os.path.abspath(os.path.join(data, "file_transfer"))
+    st = os.path.abspath(os.path.join(data, "streaming"))
+    p, want = jobs("--qos-contains", "realtime_")
+    want_text = "\n".join(",".join(r) for r in want)
+    for kind, query in (
+            ("sacct", {"since": win["since"], "until": win["until"]}),
+            ("slurmrestd", {"url": env["SLURM_REST_URL"], "user": "root",
+                            "token_file": tokfile, "since": win["since"],
+                            "until": win["until"]})):
+        sess = {"version": 1, "synthetic": True, "tz": exps["tz"],
+                "slurm_tz": tz, "experiments": exps["experiments"],
+                "inputs": {
+                    "write_times": os.path.join(ft, "write_times.csv"),
+                    "created_times": os.path.join(
+                        st, "ncem_file_created_times.csv"),
+                    "slurm_jobs": {kind: query},
+                    "distiller": os.path.join(ft, "distiller_db"),
+                    "save_times": os.path.join(ft, "save_times.json")}}
+        path = os.path.join(state, "session-%s.json" % kind)
+        with open(path, "w") as f:
+            json.dump(sess, f)
+        out = os.path.join(state, "session-out-" + kind)
+        r = subprocess.run([BIN, "reproduce", "--session", path, "--out",
+                            out], capture_output=True, text=True,
+                           timeout=300, env=env)
+        check(r.returncode == 0, "session_slurm_live %s: %d %s"
+              % (kind, r.returncode, r.stderr))
+        snap = os.path.join(out, "sources", "slurm_job_info.csv")
+        got = open(snap).read() if os.path.isfile(snap) else ""
+        got_rows = list(csv.reader(io.StringIO(got)))
+        check(p.returncode == 0 and len(want) > 1 and
+              sorted(got_rows[1:]) == sorted(want[1:]) and
+              got_rows[:1] == want[:1],
+              "session_slurm_live %s: the snapshot is slurm jobs' rows:\n"
+              "%s\nwant\n%s" % (kind, got, want_text))
+        try:
+            prov = json.load(open(os.path.join(out, "provenance.json")))
+        except (OSError, ValueError) as e:
+            check(False, "session_slurm_live %s: provenance.json: %s"
+                  % (kind, e))
+            continue
+        live = [i for i in prov["inputs"] if i["key"] == "inputs.slurm_jobs"]
+        check(len(live) == 1 and live[0]["source"] == kind and
+              win["since"] in live[0]["query"] and
+              live[0]["path"] == "sources/slurm_job_info.csv" and
+              live[0]["sha256"] == hashlib.sha256(got.encode()).hexdigest(),
+              "session_slurm_live %s: provenance: %s" % (kind, live))
+        if kind == "slurmrestd":
+            check(live and live[0]["server"] == env["SLURM_REST_URL"],
+                  "session_slurm_live: the server is slurmrestd's URL")
+            everything = r.stdout + r.stderr
+            for root, _, names in os.walk(out):
+                for n in names:
+                    everything += open(os.path.join(root, n), "rb").read() \
+                        .decode("utf-8", "replace")
+            check(tok not in everything and not any(
+                i["path"] == tokfile for i in prov["inputs"]),
+                "session_slurm_live: the token is in an output")
 
 
 if __name__ == "__main__":
