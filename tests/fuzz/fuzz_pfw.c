@@ -34,7 +34,11 @@ static void agree(const char *line, size_t len)
 	if (wide == -2)
 		abort();
 	if (json == 0) {
-		if (wide != 0 || !st_pfw_raw_equal(&w, &b))
+		/* jansson also passes over a raw NUL byte between tokens,
+		 * which JSON (and Python) refuse; such lines never reach the
+		 * wide scanner */
+		if ((wide != 0 && !memchr(line, '\0', len)) ||
+		    (wide == 0 && !st_pfw_raw_equal(&w, &b)))
 			abort();
 		st_pfw_raw_release(&b);
 	} else if (wide == 0 && !strstr(why, "too big") &&
