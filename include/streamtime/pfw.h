@@ -72,6 +72,10 @@ enum st_pfw_kind {
 	ST_PFW_REAL,      /* a JSON real: .r */
 	ST_PFW_STRING,    /* a JSON string: .s, .n (no NUL inside) */
 	ST_PFW_OTHER,     /* true, false, null, an object or an array */
+	ST_PFW_RANGE,     /* valid JSON the reader cannot hold (only from
+			   * st_pfw_scan_wide): an integer beyond 64 bits,
+			   * its digits in .s, .n; or a string holding
+			   * U+0000 or a lone surrogate, .s NULL */
 };
 
 typedef struct st_pfw_val {
@@ -91,6 +95,7 @@ typedef struct st_pfw_raw {
 	st_pfw_val hostname, fname, hhash, fhash, size, ret, image_size;
 	st_pfw_val aname, avalue;  /* args.name, args.value (M events) */
 	void *owner;      /* the jansson value the strings live in, or NULL */
+	char *buf;        /* st_pfw_scan_wide's decoded strings, or NULL */
 } st_pfw_raw;
 
 /* The fast scanner: 1 when LINE[0..LEN) is a JSON object it read in full
@@ -105,6 +110,14 @@ int st_pfw_scan_json(const char *line, size_t len, st_pfw_raw *raw,
 		     char *why, size_t whysize);
 
 void st_pfw_raw_release(st_pfw_raw *raw);
+
+/* What jansson refuses although it is valid JSON (RFC 8259, as Python's
+ * json reads it): integers beyond 64 bits, reals beyond a double (inf),
+ * "\u0000" and lone surrogates.  0 with RAW filled as st_pfw_scan_json
+ * does (a used field that cannot be held is ST_PFW_RANGE; release RAW
+ * with st_pfw_raw_release), -1 when LINE is not a valid JSON object, -2
+ * when memory ran out. */
+int st_pfw_scan_wide(const char *line, size_t len, st_pfw_raw *raw);
 
 /* Do A and B hold the same fields (kinds, values, string bytes)? */
 bool st_pfw_raw_equal(const st_pfw_raw *a, const st_pfw_raw *b);

@@ -79,6 +79,7 @@ typedef struct st_trace_term {
 	char *value;      /* owned */
 	int64_t num;      /* the number of a numeric field */
 	void *re;         /* regex_t of =~ (owned) */
+	char *text;       /* the term as written, for messages (owned; =~) */
 } st_trace_term;
 
 /* All terms must hold (AND). */
@@ -96,16 +97,20 @@ typedef struct st_trace_filter {
  * '!' before the operator negates (name!~x, dur!=0).  Error 64 naming
  * the term: an unknown field (with a suggestion), an operator the field
  * does not take, a value that is not an integer, a bad regular
- * expression, and "==" (a value starting with '=': "cat==POSIX" is not a
- * silent no-match). */
+ * expression or one with a back-reference (\1: glibc may take
+ * exponential time on it), and "==" (a value starting with '=':
+ * "cat==POSIX" is not a silent no-match).  A regular expression is
+ * searched in time linear in the text (filter.c, regex_anchored). */
 int st_trace_filter_parse(st_trace_filter *f, const char *expr, st_error *err);
 void st_trace_filter_release(st_trace_filter *f);
 
 /* Do the terms on FIELD (name, cat, host or file; file also answers for
  * basename and pattern) hold for S[0..LEN) (S NULL: the event has none of
- * FIELD, which no positive term matches)? */
-bool st_trace_filter_field(const st_trace_filter *f, enum st_trace_field field,
-			   const char *s, size_t len);
+ * FIELD, which no positive term matches)?  1, 0, or -1 with ERR naming
+ * the term when a regular expression failed (74 out of memory, 65 any
+ * other error; never with S NULL). */
+int st_trace_filter_field(const st_trace_filter *f, enum st_trace_field field,
+			  const char *s, size_t len, st_error *err);
 
 /* Do the terms on an event's numbers hold (pid, tid, dur, bytes, ts;
  * BYTES < 0: none)? */

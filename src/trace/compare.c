@@ -1034,7 +1034,9 @@ static int pass_event(struct pass *p, const st_compare_case *c,
 	for (size_t f = 0; f < p->nfs; f++) {
 		uint64_t b;
 
-		if (st_trace_fset_eval(&p->fs[f], r, ev, &b) < 0)
+		/* a regular expression's failure stops the pass as
+		 * memory running out does (74) */
+		if (st_trace_fset_eval(&p->fs[f], r, ev, &b, NULL) < 0)
 			return -1;
 		for (; b; b &= b - 1) {
 			const uint64_t *of = p->m_of + (f * ST_TRACE_FSET_MAX +

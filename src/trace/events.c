@@ -610,8 +610,8 @@ static int read_one(struct writer *w, const st_trace_events_opts *o,
 			continue;
 		}
 		res->events++;
-		if (fs.n && st_trace_fset_eval(&fs, r, &ev, &keep) < 0) {
-			ret = OOM(err);
+		if (fs.n && st_trace_fset_eval(&fs, r, &ev, &keep, err) < 0) {
+			ret = -1;
 			break;
 		}
 		if (!keep)

@@ -423,7 +423,7 @@ void trace_rmap_init(struct rmap *m, const st_trace_filter *f)
 	for (int d = 0; d < 4; d++) {
 		m->filter_dim[d] = trace_filter_has(f, (enum st_trace_field)d);
 		m->none_ok[d] = st_trace_filter_field(f, (enum st_trace_field)d,
-						      NULL, 0) ? 1 : -1;
+						      NULL, 0, NULL) > 0 ? 1 : -1;
 	}
 }
 
@@ -464,7 +464,8 @@ static int rmap_fit(struct rmap *m, uint32_t id)
 
 /* Does the filter let the event through? */
 int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
-		     const st_trace_filter *f, const st_pfw_event *ev)
+		     const st_trace_filter *f, const st_pfw_event *ev,
+		     st_error *err)
 {
 	const uint32_t ids[4] = { ev->name, ev->cat, ev->host, ev->file };
 
@@ -480,11 +481,16 @@ int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
 			continue;
 		}
 		if (rmap_fit(m, ids[d]) < 0)
-			return -1;
+			return OOM(err);
 		if (!m->ok[d][ids[d]]) {
+			int k;
+
 			s = st_pfw_str(r, ids[d], &len);
-			m->ok[d][ids[d]] = st_trace_filter_field(
-				f, (enum st_trace_field)d, s, len) ? 1 : -1;
+			k = st_trace_filter_field(f, (enum st_trace_field)d, s,
+						  len, err);
+			if (k < 0)
+				return trace_filter_failed(r, err);
+			m->ok[d][ids[d]] = k ? 1 : -1;
 		}
 		if (m->ok[d][ids[d]] < 0)
 			return 0;
@@ -600,9 +606,11 @@ static int read_file(struct worker *w, size_t fi)
 			tf->end_us = ev.ts + ev.dur;
 		any = true;
 		if (o->filter) {
-			int pass = trace_rmap_pass(&m, r, o->filter, &ev);
+			int pass = trace_rmap_pass(&m, r, o->filter, &ev,
+						   &w->err);
 
 			if (pass < 0) {
+				w->failed = true;
 				ret = -1;
 				break;
 			}

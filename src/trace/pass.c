@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pass.h"
+#include "trace_int.h"
 
 /* ---- many filters at once ------------------------------------------- */
 
@@ -40,7 +41,8 @@ int st_trace_fset_add(struct st_trace_fset *s, const st_trace_filter *f)
 	}
 	for (int k = 0; k < 4; k++)
 		if (!(s->has[k] & bit) ||
-		    st_trace_filter_field(f, (enum st_trace_field)k, NULL, 0))
+		    st_trace_filter_field(f, (enum st_trace_field)k, NULL, 0,
+					  NULL) > 0)
 			s->none_ok[k] |= bit;
 	for (int k = 0; k < 4; k++)
 		if (s->ok[k])
@@ -81,26 +83,30 @@ static int fset_room(struct st_trace_fset *s, uint32_t id)
 	return 0;
 }
 
-/* The answers of the filters on field K for string ID of R. */
-static uint64_t fset_field(const struct st_trace_fset *s,
-			   const st_pfw_reader *r, int k, uint32_t id)
+/* The answers of the filters on field K for string ID of R into *A.  0,
+ * or -1 with ERR when a filter failed. */
+static int fset_field(const struct st_trace_fset *s, const st_pfw_reader *r,
+		      int k, uint32_t id, uint64_t *a, st_error *err)
 {
-	uint64_t a = (s->all & ~s->has[k]) | FSET_KNOWN;
 	size_t len;
 	const char *str = st_pfw_str(r, id, &len);
 
+	*a = (s->all & ~s->has[k]) | FSET_KNOWN;
 	for (uint64_t b = s->has[k]; b; b &= b - 1) {
 		int j = __builtin_ctzll(b);
+		int m = st_trace_filter_field(s->f[j], (enum st_trace_field)k,
+					      str, len, err);
 
-		if (st_trace_filter_field(s->f[j], (enum st_trace_field)k, str,
-					  len))
-			a |= UINT64_C(1) << j;
+		if (m < 0)
+			return trace_filter_failed(r, err);
+		if (m)
+			*a |= UINT64_C(1) << j;
 	}
-	return a;
+	return 0;
 }
 
 int st_trace_fset_eval(struct st_trace_fset *s, const st_pfw_reader *r,
-		       const st_pfw_event *ev, uint64_t *mask)
+		       const st_pfw_event *ev, uint64_t *mask, st_error *err)
 {
 	const uint32_t ids[4] = { ev->name, ev->cat, ev->host, ev->file };
 	uint64_t m = s->all;
@@ -116,9 +122,12 @@ int st_trace_fset_eval(struct st_trace_fset *s, const st_pfw_reader *r,
 			continue;
 		}
 		if (id >= s->cap && fset_room(s, id) < 0)
-			return -1;
-		if (!(a = s->ok[k][id]))
-			a = s->ok[k][id] = fset_field(s, r, k, id);
+			return OOM(err);
+		if (!(a = s->ok[k][id])) {
+			if (fset_field(s, r, k, id, &a, err) < 0)
+				return -1;
+			s->ok[k][id] = a;
+		}
 		m &= a;
 	}
 	for (uint64_t b = m & s->nums; b; b &= b - 1) {

@@ -45,9 +45,10 @@ int st_trace_fset_add(struct st_trace_fset *s, const st_trace_filter *f);
 void st_trace_fset_reader(struct st_trace_fset *s);
 void st_trace_fset_release(struct st_trace_fset *s);
 /* The answers of every filter of S for EV, an event of R, into *MASK.
- * 0, or -1 when memory runs out. */
+ * 0, or -1 with ERR (may be NULL): memory ran out, or a filter failed
+ * (trace_filter_failed). */
 int st_trace_fset_eval(struct st_trace_fset *s, const st_pfw_reader *r,
-		       const st_pfw_event *ev, uint64_t *mask);
+		       const st_pfw_event *ev, uint64_t *mask, st_error *err);
 
 /* Open PATH as input record TF (through SRC's opener when it has one,
  * else st_pfw_open).  The reader, or NULL when it cannot be opened: then

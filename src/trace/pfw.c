@@ -607,6 +607,340 @@ int st_pfw_scan_fast(const char *line, size_t len, st_pfw_raw *raw)
 	return skip_ws(p, e) == e;
 }
 
+/* ---- what jansson refuses ------------------------------------------- */
+
+/* The whole of JSON (RFC 8259) for the lines jansson refuses although
+ * they are valid, as Python's json reads them: integers beyond 64 bits
+ * (DFTracer's 64-bit hashes), reals beyond a double (1e400), "\u0000"
+ * and lone surrogates ("\ud800").  A field the reader does not use may
+ * hold anything valid; a used one that cannot be held becomes
+ * ST_PFW_RANGE, which interpret() counts as a corrupt line saying why.
+ * Strings with escapes are decoded into W->buf (as long as the line). */
+#define WIDE_DEPTH 2048   /* jansson's JSON_PARSER_MAX_DEPTH */
+
+struct wide {
+	const char *e;
+	char *out;         /* where the next decoded string goes */
+};
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' :
+	       c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The 4 hex digits at P: the code unit, or -1. */
+static long hex4(const char *p, const char *e)
+{
+	long u = 0;
+
+	if (e - p < 4)
+		return -1;
+	for (int k = 0; k < 4; k++) {
+		int h = hexval(p[k]);
+
+		if (h < 0)
+			return -1;
+		u = u * 16 + h;
+	}
+	return u;
+}
+
+/* The length of the UTF-8 sequence at P (1..4), or 0 when it is not one
+ * (overlong, a surrogate, above U+10FFFF, cut): jansson's and Python's
+ * rule. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *e)
+{
+	unsigned c = p[0];
+	size_t n;
+	unsigned long u;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		u = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		u = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		u = c & 0x07;
+	} else {
+		return 0;
+	}
+	if ((size_t)(e - p) < n)
+		return 0;
+	for (size_t k = 1; k < n; k++) {
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+		u = u << 6 | (p[k] & 0x3f);
+	}
+	if ((n == 3 && (u < 0x800 || (u >= 0xd800 && u <= 0xdfff))) ||
+	    (n == 4 && (u < 0x10000 || u > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+static char *put_utf8(char *o, unsigned long u)
+{
+	if (u < 0x80) {
+		*o++ = (char)u;
+	} else if (u < 0x800) {
+		*o++ = (char)(0xc0 | u >> 6);
+		*o++ = (char)(0x80 | (u & 0x3f));
+	} else if (u < 0x10000) {
+		*o++ = (char)(0xe0 | u >> 12);
+		*o++ = (char)(0x80 | ((u >> 6) & 0x3f));
+		*o++ = (char)(0x80 | (u & 0x3f));
+	} else {
+		*o++ = (char)(0xf0 | u >> 18);
+		*o++ = (char)(0x80 | ((u >> 12) & 0x3f));
+		*o++ = (char)(0x80 | ((u >> 6) & 0x3f));
+		*o++ = (char)(0x80 | (u & 0x3f));
+	}
+	return o;
+}
+
+/* A string at P (its opening quote), checked; decoded into V when V is not
+ * NULL (ST_PFW_RANGE when it holds U+0000 or a lone surrogate).  The byte
+ * after it, or NULL.  A decoded string is never longer than its JSON. */
+static const char *wide_string(struct wide *w, const char *p, st_pfw_val *v)
+{
+	const char *e = w->e;
+	char *o = w->out;
+	bool odd = false;
+
+	for (p++; p < e && *p != '"';) {
+		unsigned char c = (unsigned char)*p;
+		size_t n;
+		long u;
+
+		if (c < 0x20)
+			return NULL;
+		if (c != '\\') {
+			if (!(n = utf8_len((const unsigned char *)p,
+					   (const unsigned char *)e)))
+				return NULL;
+			memcpy(o, p, n);
+			o += n;
+			p += n;
+			continue;
+		}
+		if (++p >= e)
+			return NULL;
+		switch (*p) {
+		case '"': case '\\': case '/':
+			*o++ = *p++;
+			continue;
+		case 'b': *o++ = '\b'; p++; continue;
+		case 'f': *o++ = '\f'; p++; continue;
+		case 'n': *o++ = '\n'; p++; continue;
+		case 'r': *o++ = '\r'; p++; continue;
+		case 't': *o++ = '\t'; p++; continue;
+		case 'u':
+			break;
+		default:
+			return NULL;
+		}
+		if ((u = hex4(p + 1, e)) < 0)
+			return NULL;
+		p += 5;
+		if (u >= 0xd800 && u <= 0xdbff && e - p >= 6 && p[0] == '\\' &&
+		    p[1] == 'u') {
+			long lo = hex4(p + 2, e);
+
+			if (lo >= 0xdc00 && lo <= 0xdfff) {
+				u = 0x10000 + ((u - 0xd800) << 10) +
+				    (lo - 0xdc00);
+				p += 6;
+			}
+		}
+		if (u == 0 || (u >= 0xd800 && u <= 0xdfff))
+			odd = true;
+		else
+			o = put_utf8(o, (unsigned long)u);
+	}
+	if (p >= e)
+		return NULL;
+	if (v) {
+		memset(v, 0, sizeof(*v));
+		v->kind = odd ? ST_PFW_RANGE : ST_PFW_STRING;
+		if (!odd) {
+			v->s = w->out;
+			v->n = (size_t)(o - w->out);
+			w->out = o;
+		}
+	}
+	return p + 1;
+}
+
+/* A number at P, checked; into V when V is not NULL: an integer of 64
+ * bits, a real (inf beyond a double), or ST_PFW_RANGE with the digits of
+ * a longer integer in .s, .n (a hash keeps them). */
+static const char *wide_number(struct wide *w, const char *p, st_pfw_val *v)
+{
+	const char *e = w->e, *s = p, *d;
+	bool real = false;
+	size_t n;
+	char *end;
+
+	if (p < e && *p == '-')
+		p++;
+	d = p;
+	if (p < e && *p == '0')
+		p++;
+	else
+		while (p < e && (unsigned)(*p - '0') < 10)
+			p++;
+	if (p == d)
+		return NULL;
+	if (p < e && *p == '.') {
+		real = true;
+		d = ++p;
+		while (p < e && (unsigned)(*p - '0') < 10)
+			p++;
+		if (p == d)
+			return NULL;
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		real = true;
+		if (++p < e && (*p == '+' || *p == '-'))
+			p++;
+		d = p;
+		while (p < e && (unsigned)(*p - '0') < 10)
+			p++;
+		if (p == d)
+			return NULL;
+	}
+	if (!v)
+		return p;
+	/* a copy with its NUL for strtoll and strtod, where the next
+	 * decoded string goes (the room left is at least the rest of the
+	 * line and its NUL) */
+	n = (size_t)(p - s);
+	memcpy(w->out, s, n);
+	w->out[n] = '\0';
+	memset(v, 0, sizeof(*v));
+	errno = 0;
+	if (real) {
+		v->kind = ST_PFW_REAL;
+		v->r = strtod(w->out, &end);
+		return p;
+	}
+	v->i = strtoll(w->out, &end, 10);
+	v->kind = ST_PFW_INT;
+	if (errno == ERANGE) {
+		v->kind = ST_PFW_RANGE;
+		v->i = 0;
+		v->s = s;
+		v->n = n;
+	}
+	return p;
+}
+
+static const char *wide_value(struct wide *w, const char *p, st_pfw_val *v,
+			      int depth);
+
+/* An object or array at P (its '{' or '['), checked; the members of the
+ * event (TOP) or of its args (ARGS) that the reader uses go into RAW. */
+static const char *wide_nested(struct wide *w, const char *p, st_pfw_raw *raw,
+			       bool top, bool args, int depth)
+{
+	const char *e = w->e;
+	bool object = *p == '{';
+	char close = object ? '}' : ']';
+
+	if (depth >= WIDE_DEPTH)
+		return NULL;
+	p = skip_ws(p + 1, e);
+	if (p < e && *p == close)
+		return p + 1;
+	for (;;) {
+		int what = KEY_SKIP;
+
+		if (object) {
+			st_pfw_val key;
+			char *mark = w->out;
+
+			if (p >= e || *p != '"' ||
+			    !(p = wide_string(w, p, &key)))
+				return NULL;
+			if ((top || args) && key.kind == ST_PFW_STRING)
+				what = key_what(top, key.s, key.n);
+			w->out = mark;   /* the key's bytes are not kept */
+			p = skip_ws(p, e);
+			if (p >= e || *p != ':')
+				return NULL;
+			p = skip_ws(p + 1, e);
+		}
+		if (what == KEY_ARGS) {
+			/* the last "args" wins (jansson's rule) */
+			memset(&raw->hostname, 0,
+			       (size_t)((char *)&raw->owner -
+					(char *)&raw->hostname));
+			raw->args = p < e && *p == '{';
+			p = raw->args ? wide_nested(w, p, raw, false, true,
+						    depth + 1)
+				      : wide_value(w, p, NULL, depth + 1);
+		} else {
+			p = wide_value(w, p, what >= 0 ? (st_pfw_val *)(void *)
+				       ((char *)raw + what) : NULL, depth + 1);
+		}
+		if (!p)
+			return NULL;
+		p = skip_ws(p, e);
+		if (p >= e)
+			return NULL;
+		if (*p == close)
+			return p + 1;
+		if (*p != ',')
+			return NULL;
+		p = skip_ws(p + 1, e);
+	}
+}
+
+/* Any value at P, checked; into V (may be NULL): strings and numbers as
+ * they are, anything else as ST_PFW_OTHER. */
+static const char *wide_value(struct wide *w, const char *p, st_pfw_val *v,
+			      int depth)
+{
+	const char *e = w->e;
+
+	if (p >= e)
+		return NULL;
+	if (*p == '"')
+		return wide_string(w, p, v);
+	if (*p == '-' || (unsigned)(*p - '0') < 10)
+		return wide_number(w, p, v);
+	if (v) {
+		memset(v, 0, sizeof(*v));
+		v->kind = ST_PFW_OTHER;
+	}
+	if (*p == '{' || *p == '[')
+		return wide_nested(w, p, NULL, false, false, depth);
+	return fast_literal(p, e);
+}
+
+int st_pfw_scan_wide(const char *line, size_t len, st_pfw_raw *raw)
+{
+	struct wide w = { .e = line + len };
+	const char *p = skip_ws(line, w.e);
+
+	memset(raw, 0, sizeof(*raw));
+	if (p >= w.e || *p != '{')
+		return -1;
+	if (!(raw->buf = w.out = malloc(len + 1)))
+		return -2;
+	if (!(p = wide_nested(&w, p, raw, true, false, 0)) ||
+	    skip_ws(p, w.e) != w.e) {
+		st_pfw_raw_release(raw);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- jansson --------------------------------------------------------- */
 
 static void json_val(json_t *j, st_pfw_val *v)
@@ -683,6 +1017,10 @@ void st_pfw_raw_release(st_pfw_raw *raw)
 		json_decref(raw->owner);
 		raw->owner = NULL;
 	}
+	if (raw) {
+		free(raw->buf);
+		raw->buf = NULL;
+	}
 }
 
 static bool val_equal(const st_pfw_val *a, const st_pfw_val *b)
@@ -695,7 +1033,8 @@ static bool val_equal(const st_pfw_val *a, const st_pfw_val *b)
 	case ST_PFW_REAL:
 		return a->r == b->r || (isnan(a->r) && isnan(b->r));
 	case ST_PFW_STRING:
-		return a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
+	case ST_PFW_RANGE:
+		return a->n == b->n && (!a->n || memcmp(a->s, b->s, a->n) == 0);
 	default:
 		return true;
 	}
@@ -744,8 +1083,9 @@ int st_pfw_line_trim(const char **line, size_t *len)
 
 /* ---- interpretation -------------------------------------------------- */
 
-/* An integer field: 1 with *OUT, 0 absent, -1 not an integer.  Strings
- * hold an optional '-' and 1 to 19 digits; reals are rounded. */
+/* An integer field: 1 with *OUT, 0 absent, -1 not an integer, -2 beyond
+ * 64 bits.  Strings hold an optional '-' and 1 to 19 digits; reals are
+ * rounded. */
 static int val_int(const st_pfw_val *v, int64_t *out)
 {
 	switch (v->kind) {
@@ -754,9 +1094,13 @@ static int val_int(const st_pfw_val *v, int64_t *out)
 	case ST_PFW_INT:
 		*out = v->i;
 		return 1;
+	case ST_PFW_RANGE:
+		return v->s ? -2 : -1;
 	case ST_PFW_REAL:
-		if (!(v->r > -9.2e18 && v->r < 9.2e18))
+		if (isnan(v->r))
 			return -1;
+		if (!(v->r > -9.2e18 && v->r < 9.2e18))
+			return -2;
 		*out = llround(v->r);
 		return 1;
 	case ST_PFW_STRING: {
@@ -1001,7 +1345,14 @@ static int64_t intern_cached(st_pfw_reader *r, struct str_cache *c,
 	return id;
 }
 
-/* "HH:" + the hash's text: a string as it is, an integer in decimal.  The
+/* An integer beyond 64 bits (st_pfw_scan_wide), its digits as written. */
+static bool is_big(const st_pfw_val *v)
+{
+	return v->kind == ST_PFW_RANGE && v->s;
+}
+
+/* "HH:" + the hash's text: a string as it is, an integer in decimal (one
+ * beyond 64 bits: its digits as written, which JSON keeps canonical).  The
  * key's length, or 0 when the value cannot be a hash (or memory ran out). */
 static size_t map_key(st_pfw_reader *r, int map, const st_pfw_val *v)
 {
@@ -1009,7 +1360,7 @@ static size_t map_key(st_pfw_reader *r, int map, const st_pfw_val *v)
 
 	if (v->kind == ST_PFW_INT) {
 		n = 40;
-	} else if (v->kind == ST_PFW_STRING) {
+	} else if (v->kind == ST_PFW_STRING || is_big(v)) {
 		n = v->n + 4;
 	} else {
 		return 0;
@@ -1124,20 +1475,38 @@ static int64_t resolve(st_pfw_reader *r, int map, const st_pfw_val *v,
 #define OOM(r) bad(r, "out of memory%s", "")
 #define TS_MAX (INT64_C(1) << 53)
 
+/* Why string field V (named FIELD) makes the line corrupt: not a string,
+ * missing (unless OPTIONAL), or a string the reader cannot hold.  NULL
+ * when it is a string, or absent and OPTIONAL. */
+static const char *str_bad(const st_pfw_val *v, bool optional)
+{
+	switch (v->kind) {
+	case ST_PFW_STRING:
+		return NULL;
+	case ST_PFW_ABSENT:
+		return optional ? NULL : "missing '%s'";
+	case ST_PFW_RANGE:
+		return v->s ? "'%s' is not a string" :
+		       "'%s' holds \\u0000 or a lone surrogate";
+	default:
+		return "'%s' is not a string";
+	}
+}
+
 /* Raw fields -> an event, or the reason the line is corrupt. */
 static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 {
+	const char *why;
+
 	static const char *const need[] = { "pid", "tid", "ts", "dur" };
 	const st_pfw_val *nv[] = { &raw->pid, &raw->tid, &raw->ts, &raw->dur };
 	int64_t *out[] = { &ev->pid, &ev->tid, &ev->ts, &ev->dur };
 	int64_t id;
 
-	if (raw->ph.kind != ST_PFW_STRING)
-		return bad(r, raw->ph.kind ? "'%s' is not a string" :
-			   "missing '%s'", "ph");
-	if (raw->name.kind != ST_PFW_STRING)
-		return bad(r, raw->name.kind ? "'%s' is not a string" :
-			   "missing '%s'", "name");
+	if ((why = str_bad(&raw->ph, false)))
+		return bad(r, why, "ph");
+	if ((why = str_bad(&raw->name, false)))
+		return bad(r, why, "name");
 	if (raw->ph.n != 1 || (raw->ph.s[0] != 'X' && raw->ph.s[0] != 'M')) {
 		r->st.other++;
 		return ST_PFW_EOF;
@@ -1149,12 +1518,15 @@ static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 			if (KEY_IS(raw->name.s, raw->name.n, map_names[map]))
 				break;
 		if (map < MAP_N) {
-			if (raw->aname.kind != ST_PFW_STRING)
-				return bad(r, raw->aname.kind ?
-					   "'%s' is not a string" :
-					   "missing '%s'", "args.name");
+			if ((why = str_bad(&raw->aname, false)))
+				return bad(r, why, "args.name");
+			if (raw->avalue.kind == ST_PFW_RANGE &&
+			    !raw->avalue.s)
+				return bad(r, str_bad(&raw->avalue, false),
+					   "args.value");
 			if (raw->avalue.kind != ST_PFW_INT &&
-			    raw->avalue.kind != ST_PFW_STRING)
+			    raw->avalue.kind != ST_PFW_STRING &&
+			    !is_big(&raw->avalue))
 				return bad(r, raw->avalue.kind ?
 					   "'%s' is not a hash value" :
 					   "missing '%s'", "args.value");
@@ -1164,14 +1536,24 @@ static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 		r->st.meta++;
 		return ST_PFW_EOF;
 	}
-	if (raw->cat.kind != ST_PFW_STRING)
-		return bad(r, raw->cat.kind ? "'%s' is not a string" :
-			   "missing '%s'", "cat");
+	if ((why = str_bad(&raw->cat, false)))
+		return bad(r, why, "cat");
+	/* a host or file name the reader cannot hold is not skipped */
+	if (raw->hostname.kind == ST_PFW_RANGE && !raw->hostname.s)
+		return bad(r, str_bad(&raw->hostname, true), "args.hostname");
+	if (raw->fname.kind == ST_PFW_RANGE && !raw->fname.s)
+		return bad(r, str_bad(&raw->fname, true), "args.fname");
+	if (raw->hhash.kind == ST_PFW_RANGE && !raw->hhash.s)
+		return bad(r, str_bad(&raw->hhash, true), "args.hhash");
+	if (raw->fhash.kind == ST_PFW_RANGE && !raw->fhash.s)
+		return bad(r, str_bad(&raw->fhash, true), "args.fhash");
 	for (size_t i = 0; i < 4; i++) {
 		int rc = val_int(nv[i], out[i]);
 
 		if (rc == 0)
 			return bad(r, "missing '%s'", need[i]);
+		if (rc == -2)
+			return bad(r, "'%s' out of range", need[i]);
 		if (rc < 0)
 			return bad(r, "'%s' is not an integer", need[i]);
 	}
@@ -1197,7 +1579,7 @@ static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 			return OOM(r);
 		ev->host = (uint32_t)id;
 	} else if (raw->hhash.kind == ST_PFW_INT ||
-		   raw->hhash.kind == ST_PFW_STRING) {
+		   raw->hhash.kind == ST_PFW_STRING || is_big(&raw->hhash)) {
 		if ((id = resolve(r, MAP_HOST, &raw->hhash, &r->h_host)) < 0)
 			return OOM(r);
 		ev->host = (uint32_t)id;
@@ -1208,7 +1590,7 @@ static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 			return OOM(r);
 		ev->file = (uint32_t)id;
 	} else if (raw->fhash.kind == ST_PFW_INT ||
-		   raw->fhash.kind == ST_PFW_STRING) {
+		   raw->fhash.kind == ST_PFW_STRING || is_big(&raw->fhash)) {
 		if ((id = resolve(r, MAP_FILE, &raw->fhash, &r->h_file)) < 0)
 			return OOM(r);
 		ev->file = (uint32_t)id;
@@ -1253,9 +1635,17 @@ int st_pfw_feed(st_pfw_reader *r, const char *line, size_t len,
 		return interpret(r, &raw, ev);
 	}
 	if (st_pfw_scan_json(line, len, &raw, r->why, sizeof(r->why)) < 0) {
-		r->bad_lineno = r->lineno;
-		r->st.bad++;
-		return ST_PFW_BAD;
+		/* valid JSON that jansson cannot hold (64-bit hashes, 1e400,
+		 * \u0000): what the reader uses decides */
+		int w = st_pfw_scan_wide(line, len, &raw);
+
+		if (w == -2)
+			return OOM(r);
+		if (w < 0) {
+			r->bad_lineno = r->lineno;
+			r->st.bad++;
+			return ST_PFW_BAD;
+		}
 	}
 	rc = interpret(r, &raw, ev);
 	st_pfw_raw_release(&raw);

@@ -198,12 +198,10 @@ static int read_calls(struct plot *p, bool pass2, st_error *err)
 				if (p->o->filter) {
 					int pass = trace_rmap_pass(&m, r,
 								   p->o->filter,
-								   &ev);
+								   &ev, err);
 
 					if (pass < 0) {
 						rc = -1;
-						st_error_set(err, ST_EXIT_IOERR,
-							     "out of memory");
 						break;
 					}
 					if (!pass)

@@ -122,10 +122,10 @@ static int tl_keep(struct tl *t, struct tl_read *fr, const st_pfw_event *ev,
 	bool keep = true;
 
 	if (o->filter) {
-		int pass = trace_rmap_pass(&fr->m, fr->r, o->filter, ev);
+		int pass = trace_rmap_pass(&fr->m, fr->r, o->filter, ev, err);
 
 		if (pass < 0)
-			return OOM(err);
+			return -1;
 		if (!pass)
 			return 0;
 	}

@@ -242,9 +242,14 @@ int trace_ivs_union(struct agg *g, size_t p, unsigned kinds,
 void *trace_worker_main(void *arg);
 void trace_rmap_init(struct rmap *m, const st_trace_filter *f);
 void trace_rmap_release(struct rmap *m);
-/* Does filter F let EV of R through?  1, 0, or -1 out of memory. */
+/* Does filter F let EV of R through?  1, 0, or -1 with ERR: out of
+ * memory, or the filter failed (trace_filter_failed). */
 int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
-		    const st_trace_filter *f, const st_pfw_event *ev);
+		    const st_trace_filter *f, const st_pfw_event *ev,
+		    st_error *err);
+/* ERR, from a filter that failed on R's current line, prefixed with the
+ * file and line ("PATH:LINE: --filter: ...").  Returns -1. */
+int trace_filter_failed(const st_pfw_reader *r, st_error *err);
 /* Tell P (may be NULL) of R's bytes read past *SEEN and of *EVENTS (may
  * be NULL: the events are told when the input is closed). */
 void trace_progress_add(st_trace_progress *p, uint64_t *seen,

@@ -1,6 +1,8 @@
 /* libFuzzer target: DFTracer trace lines (SPEC 5.10).  Beyond "no crash",
  * the fast scanner must agree with jansson on every line it takes: jansson
- * accepts it, as an object, with the same fields.  The input is also fed
+ * accepts it, as an object, with the same fields.  The wide scanner
+ * (st_pfw_scan_wide) must read every line jansson reads, the same, and
+ * beyond it only lines jansson refuses for its limits.  The input is also fed
  * line by line through the reader's interpretation (hash maps, trimming,
  * corrupt lines). */
 #include <stdint.h>
@@ -13,7 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void agree(const char *line, size_t len)
 {
-	st_pfw_raw a, b;
+	st_pfw_raw a, b, w;
+	char why[256];
+	int json, wide;
 
 	if (st_pfw_scan_fast(line, len, &a)) {
 		if (st_pfw_scan_json(line, len, &b, NULL, 0) < 0)
@@ -22,6 +26,28 @@ static void agree(const char *line, size_t len)
 			abort();   /* ... or read other fields */
 		st_pfw_raw_release(&b);
 	}
+	/* the wide scanner: what jansson reads, the same fields; beyond it
+	 * only what jansson refuses for its limits (numbers, U+0000, lone
+	 * surrogates, "NUL byte in object key"), never a syntax error */
+	json = st_pfw_scan_json(line, len, &b, why, sizeof(why));
+	wide = st_pfw_scan_wide(line, len, &w);
+	if (wide == -2)
+		abort();
+	if (json == 0) {
+		/* jansson also passes over a raw NUL byte between tokens,
+		 * which JSON (and Python) refuse; such lines never reach the
+		 * wide scanner */
+		if ((wide != 0 && !memchr(line, '\0', len)) ||
+		    (wide == 0 && !st_pfw_raw_equal(&w, &b)))
+			abort();
+		st_pfw_raw_release(&b);
+	} else if (wide == 0 && !strstr(why, "too big") &&
+		   !strstr(why, "overflow") && !strstr(why, "\\u0000") &&
+		   !strstr(why, "Unicode") && !strstr(why, "NUL byte")) {
+		abort();
+	}
+	if (wide == 0)
+		st_pfw_raw_release(&w);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -80,36 +80,16 @@ LIM = 2 ** 53
 
 # ---- reading ---------------------------------------------------------------
 
-def _int64(text):
-    v = int(text)
-    if not -INT64 <= v < INT64:
-        raise ValueError("integer overflow")
-    return v
-
-
-def _real(text):
-    v = float(text)
-    if math.isinf(v):
-        raise ValueError("real overflow")
-    return v
-
-
 def _constant(name):
+    """NaN and Infinity are not JSON (Python's json takes them)."""
     raise ValueError(name)
 
 
-def _clean(v):
-    """jansson refuses a string holding NUL or a lone surrogate."""
-    if isinstance(v, str):
-        if "\x00" in v or any(0xD800 <= ord(c) <= 0xDFFF for c in v):
-            raise ValueError("bad string")
-    elif isinstance(v, dict):
-        for k, x in v.items():
-            _clean(k)
-            _clean(x)
-    elif isinstance(v, list):
-        for x in v:
-            _clean(x)
+def _odd(v):
+    """A string the reader cannot hold: NUL or a lone surrogate (issue 24
+    item 9: the line is corrupt only when a field it uses holds one)."""
+    return isinstance(v, str) and (
+        "\x00" in v or any(0xD800 <= ord(c) <= 0xDFFF for c in v))
 
 
 def _is_int(v):
@@ -121,6 +101,8 @@ def _num(v):
     if v is None:
         return None
     if _is_int(v):
+        if not -INT64 <= v < INT64:
+            raise ValueError(v)
         return v
     if isinstance(v, float):
         if not -9.2e18 < v < 9.2e18:
@@ -211,15 +193,17 @@ def read_trace(path):
         if line in (b"", b"[", b"]"):
             continue
         try:
-            e = json.loads(line.decode("utf-8"), parse_int=_int64,
-                           parse_float=_real,
+            # every valid JSON line, numbers of any size (a real
+            # beyond a double is inf) and strings with NUL or lone
+            # surrogates included; only the fields used decide
+            e = json.loads(line.decode("utf-8"),
                            parse_constant=_constant)
-            _clean(e)
         except (ValueError, UnicodeDecodeError, RecursionError):
             bad.append(no)
             continue
         if not isinstance(e, dict) or not isinstance(e.get("ph"), str) \
-                or not isinstance(e.get("name"), str):
+                or not isinstance(e.get("name"), str) or \
+                _odd(e["ph"]) or _odd(e["name"]):
             bad.append(no)
             continue
         ph, name = e["ph"], e["name"]
@@ -227,14 +211,17 @@ def read_trace(path):
         if ph == "M":
             if name in ("HH", "FH", "SH"):
                 k = _hash_key(args.get("value"))
-                if not isinstance(args.get("name"), str) or k is None:
+                if not isinstance(args.get("name"), str) or k is None \
+                        or _odd(args["name"]) or _odd(args["value"]):
                     bad.append(no)
                     continue
                 maps[(name, k)] = args["name"]
             continue
         if ph != "X":
             continue
-        if not isinstance(e.get("cat"), str):
+        if not isinstance(e.get("cat"), str) or _odd(e["cat"]) or \
+                any(_odd(args.get(k))
+                    for k in ("hostname", "fname", "hhash", "fhash")):
             bad.append(no)
             continue
         try:

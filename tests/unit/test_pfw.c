@@ -160,6 +160,29 @@ static void test_scan_agree(void **state)
 		}
 		if (fast)
 			assert_true(st_pfw_raw_equal(&a, &b));
+		/* the wide scanner reads what jansson reads, the same */
+		{
+			st_pfw_raw w;
+			int wide = st_pfw_scan_wide(c->line, len, &w);
+
+			if (json == 0) {
+				assert_int_equal(wide, 0);
+				assert_true(st_pfw_raw_equal(&w, &b));
+			}
+			/* and beyond jansson only the valid JSON it refuses:
+			 * a lone surrogate, NUL, too big, overflow */
+			if (json < 0 && wide == 0 &&
+			    !strstr(c->line, "\\ud800") &&
+			    !strstr(c->line, "\\u0000") &&
+			    !strstr(c->line, "99999999999999999999") &&
+			    !strstr(c->line, "1e999")) {
+				print_error("case %zu: %s: wide took it\n", i,
+					    c->line);
+				fail();
+			}
+			if (wide == 0)
+				st_pfw_raw_release(&w);
+		}
 		if (json == 0)
 			st_pfw_raw_release(&b);
 	}
@@ -687,11 +710,94 @@ static void test_long_line(void **state)
 	free(p);
 }
 
+/* Issue 24 item 9: valid JSON that jansson refuses is read by
+ * st_pfw_scan_wide; what the reader uses decides.  Each line's verdict
+ * is the one Python's json gives with the reader's rules
+ * (tests/tools/notebook_ref.py); worked out by hand here. */
+static void test_valid_json_not_corrupt(void **state)
+{
+	static const struct {
+		const char *line;
+		int rc;             /* ST_PFW_EVENT, ST_PFW_BAD, ST_PFW_EOF */
+		const char *file;   /* the event's, or the corrupt line's why */
+		int64_t ts, bytes;
+	} c[] = {
+		{ "{\"name\":\"read\",\"cat\":\"POSIX\",\"ph\":\"X\",\"pid\":1,"
+		  "\"tid\":1,\"ts\":10,\"dur\":5,\"args\":{\"fname\":\"/a\","
+		  "\"ret\":4,\"inode\":18446744073709551615}}",
+		  ST_PFW_EVENT, "/a", 10, 4 },
+		{ "{\"name\":\"read\",\"x\":1e400,\"cat\":\"POSIX\",\"ph\":\"X\","
+		  "\"pid\":1,\"tid\":1,\"ts\":11,\"dur\":5,\"args\":{\"y\":"
+		  "\"a\\u0000\\ud800\",\"fname\":\"/\\u00e9\\ud83d\\ude00\","
+		  "\"ret\":-99999999999999999999}}",
+		  ST_PFW_EVENT, "/\xc3\xa9\xf0\x9f\x98\x80", 11, -1 },
+		{ "{\"name\":\"FH\",\"cat\":\"dftracer\",\"ph\":\"M\",\"pid\":1,"
+		  "\"tid\":1,\"args\":{\"name\":\"/big\",\"value\":"
+		  "18446744073709551615}}", ST_PFW_EOF, NULL, 0, 0 },
+		{ "{\"name\":\"write\",\"cat\":\"POSIX\",\"ph\":\"X\",\"pid\":1,"
+		  "\"tid\":1,\"ts\":12,\"dur\":5,\"args\":{\"fhash\":"
+		  "18446744073709551615,\"ret\":8}}", ST_PFW_EVENT, "/big", 12, 8 },
+		{ "{\"name\":\"write\",\"cat\":\"POSIX\",\"ph\":\"X\",\"pid\":1,"
+		  "\"tid\":1,\"ts\":13,\"dur\":5,\"args\":{\"fhash\":"
+		  "-18446744073709551615,\"ret\":8}}",
+		  ST_PFW_EVENT, "fhash:-18446744073709551615", 13, 8 },
+		{ "{\"name\":\"read\",\"cat\":\"POSIX\",\"ph\":\"X\",\"pid\":1,"
+		  "\"tid\":1,\"ts\":18446744073709551615,\"dur\":5}",
+		  ST_PFW_BAD, "'ts' out of range", 0, 0 },
+		{ "{\"name\":\"read\",\"cat\":\"POSIX\",\"ph\":\"X\",\"pid\":1,"
+		  "\"tid\":1,\"ts\":1,\"dur\":-1e400}",
+		  ST_PFW_BAD, "'dur' out of range", 0, 0 },
+		{ "{\"name\":\"re\\u0000ad\",\"cat\":\"POSIX\",\"ph\":\"X\","
+		  "\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"z\":1e400}",
+		  ST_PFW_BAD, "'name' holds \\u0000 or a lone surrogate", 0, 0 },
+		{ "{\"name\":\"read\",\"cat\":\"\\udc00\",\"ph\":\"X\","
+		  "\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"z\":1e400}",
+		  ST_PFW_BAD, "'cat' holds \\u0000 or a lone surrogate", 0, 0 },
+		{ "{\"name\":\"read\",\"cat\":\"POSIX\",\"ph\":\"X\",\"pid\":1,"
+		  "\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{\"hostname\":"
+		  "\"h\\u0000\"}}",
+		  ST_PFW_BAD, "'args.hostname' holds \\u0000 or a lone surrogate",
+		  0, 0 },
+		/* still invalid: jansson's verdict stands */
+		{ "{\"name\":\"read\",\"x\":1e400,\"y\":NaN}", ST_PFW_BAD,
+		  "invalid JSON", 0, 0 },
+		{ "{\"name\":\"read\",\"x\":\"\\ud80\"}", ST_PFW_BAD,
+		  "invalid JSON", 0, 0 },
+		{ "{\"name\":\"read\",\"x\":\"\xed\xa0\x80\"}", ST_PFW_BAD,
+		  "invalid JSON", 0, 0 },
+	};
+	st_pfw_reader *r = st_pfw_reader_mem();
+	st_pfw_event ev;
+
+	(void)state;
+	assert_non_null(r);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int rc = feed(r, c[i].line, &ev);
+		const char *why;
+
+		if (rc != c[i].rc) {
+			print_error("case %zu: %s: %d, want %d\n", i, c[i].line,
+				    rc, c[i].rc);
+			fail();
+		}
+		if (rc == ST_PFW_BAD) {
+			(void)st_pfw_bad_line(r, &why);
+			assert_non_null(strstr(why, c[i].file));
+		} else if (rc == ST_PFW_EVENT) {
+			assert_string_equal(str(r, ev.file), c[i].file);
+			assert_int_equal(ev.ts, c[i].ts);
+			assert_int_equal(ev.bytes, c[i].bytes);
+		}
+	}
+	st_pfw_close(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strtab),
 		cmocka_unit_test(test_scan_agree),
+		cmocka_unit_test(test_valid_json_not_corrupt),
 		cmocka_unit_test(test_scan_ints),
 		cmocka_unit_test(test_scan_memo),
 		cmocka_unit_test(test_scan_fields),
