@@ -22,6 +22,7 @@
 #endif
 
 #include "streamtime/pfw.h"
+#include "streamtime/text.h"
 #include "zin.h"
 
 /* ---- st_strtab ------------------------------------------------------- */
@@ -647,42 +648,6 @@ static long hex4(const char *p, const char *e)
 	return u;
 }
 
-/* The length of the UTF-8 sequence at P (1..4), or 0 when it is not one
- * (overlong, a surrogate, above U+10FFFF, cut): jansson's and Python's
- * rule. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *e)
-{
-	unsigned c = p[0];
-	size_t n;
-	unsigned long u;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		u = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		u = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		u = c & 0x07;
-	} else {
-		return 0;
-	}
-	if ((size_t)(e - p) < n)
-		return 0;
-	for (size_t k = 1; k < n; k++) {
-		if ((p[k] & 0xc0) != 0x80)
-			return 0;
-		u = u << 6 | (p[k] & 0x3f);
-	}
-	if ((n == 3 && (u < 0x800 || (u >= 0xd800 && u <= 0xdfff))) ||
-	    (n == 4 && (u < 0x10000 || u > 0x10ffff)))
-		return 0;
-	return n;
-}
-
 static char *put_utf8(char *o, unsigned long u)
 {
 	if (u < 0x80) {
@@ -720,8 +685,7 @@ static const char *wide_string(struct wide *w, const char *p, st_pfw_val *v)
 		if (c < 0x20)
 			return NULL;
 		if (c != '\\') {
-			if (!(n = utf8_len((const unsigned char *)p,
-					   (const unsigned char *)e)))
+			if (!(n = st_utf8_seq(p, (size_t)(e - p))))
 				return NULL;
 			memcpy(o, p, n);
 			o += n;
