@@ -71,11 +71,15 @@ typedef struct st_sys_header {
 } st_sys_header;
 
 /* 1 with H filled when LINE is a header (its first word TIMESTAMP and it
- * names PID), else 0. */
+ * names PID, or TID as the seed's scripts did before they printed the
+ * PID), else 0; -1 for a header of more than ST_SYS_MAXCOL columns.  The
+ * seed's write layout (BUFFER ADDR ... LAT(ns), no name) gets the
+ * FILENAME its lines carry last. */
 int st_sys_header_parse(const char *line, size_t len, st_sys_header *h);
 
 /* One call (or bio request) as written: values absent from the layout
- * are -1 (LAT 0), strings empty. */
+ * are -1 (LAT 0), strings empty; PID is TID's value under a header
+ * without PID.  FILE is openat's FULLPATH where the layout has one. */
 typedef struct st_sys_call {
 	int64_t ts, pid, tid, fd, ret, req, off, lat, bytes;
 	const char *file, *comm;     /* borrowed from the line */

@@ -1223,7 +1223,8 @@ static int cmp_path(const void *x, const void *y)
 }
 
 /* The first line of PATH that is not blank or "Attaching ...", and its
- * number; whether a header line (TIMESTAMP ...) comes within 64 lines. */
+ * number; whether a header line (TIMESTAMP ...) comes within 64 lines:
+ * 1, 0 none, -1 one of more columns than are read (*BAD_LINE its line). */
 static int calls_kind_ok(const char *path, uint64_t *bad_line)
 {
 	FILE *f = fopen(path, "r");
@@ -1231,7 +1232,7 @@ static int calls_kind_ok(const char *path, uint64_t *bad_line)
 	size_t cap = 0;
 	ssize_t n;
 	uint64_t no = 0;
-	int ok = -1;
+	int hdr = 0;
 
 	*bad_line = 0;
 	if (!f)
@@ -1246,18 +1247,20 @@ static int calls_kind_ok(const char *path, uint64_t *bad_line)
 		if (n == 0 || strncmp(line, "Attaching ", 10) == 0 ||
 		    (n > 3 && strcmp(line + n - 3, "():") == 0))
 			continue;
-		if (st_sys_header_parse(line, (size_t)n, &h)) {
-			ok = 1;
+		if ((hdr = st_sys_header_parse(line, (size_t)n, &h)) != 0) {
+			if (hdr < 0)
+				*bad_line = no;
 			break;
 		}
 		if (!*bad_line)
 			*bad_line = no;
 	}
-	if (ok < 0 && !*bad_line)
-		ok = 1;   /* empty: bpftrace stopped before its header */
 	free(line);
 	fclose(f);
-	return ok > 0 ? 1 : 0;
+	if (hdr)
+		return hdr;
+	return *bad_line ? 0 : 1;   /* empty: bpftrace stopped before its
+				     * header */
 }
 
 bool st_systrace_is_set(const char *dir)
@@ -1380,6 +1383,7 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 	const char *cpu, *gpu, *talign, *wpath, *rpath, *p;
 	size_t fi;
 	bool calls = false;
+	int ok;
 
 	if (!s) {
 		OOM(err);
@@ -1402,7 +1406,14 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 		if (!st_sys_is_calls(s->files[i].kind))
 			continue;
 		calls = true;
-		if (!calls_kind_ok(s->files[i].path, &bl)) {
+		if ((ok = calls_kind_ok(s->files[i].path, &bl)) < 0) {
+			st_error_set(err, ST_EXIT_DATAERR, "%s:%" PRIu64 ": a "
+				     "header of more than %d columns (a bpftrace "
+				     "trace has at most %d)", s->files[i].path,
+				     bl, ST_SYS_MAXCOL, ST_SYS_MAXCOL);
+			goto fail;
+		}
+		if (!ok) {
 			st_error_set(err, ST_EXIT_DATAERR, "%s:%" PRIu64 ": not "
 				     "a bpftrace trace: no header line "
 				     "(TIMESTAMP PID ...) before it",
@@ -1511,6 +1522,9 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 			goto fail;
 		}
 	}
+	if (calls && (p = path_of(s, ST_SYS_OPENAT, NULL)) &&
+	    sys_opens_read(s, p, err) < 0)
+		goto fail;
 	/* the event files: bpftrace's calls, else strace's */
 	for (size_t i = 0; i < s->nfiles; i++) {
 		enum st_sys_file k = s->files[i].kind;
@@ -1559,6 +1573,8 @@ void st_systrace_free(st_systrace *s)
 		free(s->logs[i].ends);
 	free(s->logs);
 	free(s->events);
+	free(s->opens);
+	free(s->open_paths);
 	free(s->bad);
 	free(s->dir);
 	st_tz_free(s->own_tz);

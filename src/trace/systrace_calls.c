@@ -179,6 +179,18 @@ static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 			ev->host = (uint32_t)c->host_id;
 	}
 	ev->file = ST_PFW_NONE;
+	if (k.flen && (kind == K_READ || kind == K_WRITE || kind == K_CLOSE) &&
+	    k.fd >= 0 && !memchr(k.file, '/', k.flen)) {
+		/* a dentry's name: the path its openat gave, if any */
+		size_t n;
+		const char *path = sys_open_path(c->s, k.pid, k.fd, k.ts,
+						 k.file, k.flen, &n);
+
+		if (path) {
+			k.file = path;
+			k.flen = n;
+		}
+	}
 	if (k.flen) {
 		int64_t f = st_pfw_intern(r, k.file, k.flen);
 

@@ -173,7 +173,7 @@ int st_sys_header_parse(const char *line, size_t len, st_sys_header *h)
 			enum st_sys_col c = col_of(prev, plen);
 
 			if (h->ncol == ST_SYS_MAXCOL)
-				return 0;
+				return -1;
 			if (c != ST_SC_OTHER && h->pos[c] < 0)
 				h->pos[c] = (int8_t)h->ncol;
 			h->col[h->ncol++] = (uint8_t)c;
@@ -188,11 +188,72 @@ int st_sys_header_parse(const char *line, size_t len, st_sys_header *h)
 		prev = w;
 		plen = n;
 	}
-	if (h->pos[ST_SC_PID] < 0)
+	/* the seed's scripts before 44fc0ff print TID where PID is now */
+	if (h->pos[ST_SC_PID] < 0 && h->pos[ST_SC_TID] < 0)
 		return 0;
+	/* the seed's trace_write.bt names 8 columns, ending with LAT(ns),
+	 * and prints the file's name after them: a FILENAME not named */
+	if (h->pos[ST_SC_BUF] >= 0 && h->col[h->ncol - 1] == ST_SC_LAT &&
+	    h->pos[ST_SC_FILENAME] < 0 && h->pos[ST_SC_FULLPATH] < 0) {
+		if (h->ncol == ST_SYS_MAXCOL)
+			return -1;
+		h->pos[ST_SC_FILENAME] = (int8_t)h->ncol;
+		h->col[h->ncol++] = ST_SC_FILENAME;
+	}
 	h->free_last = h->col[h->ncol - 1] == ST_SC_FILENAME ||
 		       h->col[h->ncol - 1] == ST_SC_FULLPATH;
 	return 1;
+}
+
+/* A return value printed unsigned (the seed's trace_read.bt: "%lu" of
+ * args->ret): 2^64 - errno for an error, as -errno in *V; 0, or -1 for
+ * anything else. */
+static int unsigned_errno(const char *w, size_t n, int64_t *v)
+{
+	uint64_t x = 0;
+
+	if (n != 20)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(w[i] - '0');
+
+		if (d > 9 || x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	if (x < UINT64_MAX - 4094)
+		return -1;
+	*v = -(int64_t)(UINT64_MAX - x) - 1;
+	return 0;
+}
+
+/* The length of FULLPATH in "FULLPATH FILENAME" [S, E) (trace_openat.bt:
+ * "%s %s", the path as passed, then its dentry's name; either may hold
+ * spaces, the name is empty when the open failed): the first split whose
+ * right side is the left side's last component; with none, all of it
+ * when it holds no blank, else its first word. */
+static size_t path_of_pair(const char *s, const char *e)
+{
+	const char *w, *q = s;
+
+	for (const char *b = s; b < e; b++) {
+		const char *pe, *ns, *base;
+
+		if (!sp(*b))
+			continue;
+		pe = rtrim(s, b);
+		ns = b;
+		while (ns < e && sp(*ns))
+			ns++;
+		if (pe == s || ns == e)
+			continue;
+		for (base = pe; base > s && base[-1] != '/'; base--)
+			;
+		if ((size_t)(pe - base) == (size_t)(e - ns) &&
+		    memcmp(base, ns, (size_t)(e - ns)) == 0)
+			return (size_t)(pe - s);
+	}
+	return word(&q, e, &w);
 }
 
 /* Does word W[0..N) look like a second TIMESTAMP (as many digits as TS's
@@ -210,7 +271,10 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 		      st_sys_call *c, const char **why)
 {
 	const char *p = line, *e = line + len, *w;
-	size_t nfix = h->free_last ? (size_t)h->ncol - 1 : h->ncol, n,
+	bool pair = h->free_last && h->ncol >= 2 &&
+		    h->col[h->ncol - 1] == ST_SC_FILENAME &&
+		    h->col[h->ncol - 2] == ST_SC_FULLPATH;
+	size_t nfix = h->free_last ? (size_t)h->ncol - 1 - pair : h->ncol, n,
 	       tsn = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -258,7 +322,8 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 		default:
 			break;
 		}
-		if (num(w, n, &v) < 0) {
+		if (num(w, n, &v) < 0 &&
+		    (col != ST_SC_RET || unsigned_errno(w, n, &v) < 0)) {
 			*why = "a field that is not a number";
 			return -1;
 		}
@@ -313,6 +378,8 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 			break;
 		}
 	}
+	if (h->pos[ST_SC_PID] < 0)
+		c->pid = c->tid;   /* the seed's older TID column */
 	if (c->ts < 0 || c->pid < 0) {
 		*why = "no timestamp or pid";
 		return -1;
@@ -334,7 +401,10 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 				return -1;
 			}
 		s = p;
-		if (h->col[h->ncol - 1] == ST_SC_FILENAME &&
+		if (pair) {
+			c->file = s;
+			c->flen = path_of_pair(s, e);
+		} else if (h->col[h->ncol - 1] == ST_SC_FILENAME &&
 		    h->pos[ST_SC_FULLPATH] >= 0 && c->flen &&
 		    *c->file == '/') {
 			/* FULLPATH FILENAME: the path is the name */
