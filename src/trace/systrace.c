@@ -642,7 +642,9 @@ static bool is_end(const struct ml_log *L, uint64_t off)
 }
 
 /* Hold the writes V[0..N) (one stream, by start) against log L: when
- * their bytes end the log exactly, each at a line's end, every MLLOG line
+ * their bytes end the log exactly, each at a line's end (or followed by
+ * the writes that finish its line: a write's start is then its first
+ * one's, its end its last one's), every MLLOG line
  * they carry bounds the offset from below (the line's time_ms was taken
  * before its write began; 0.5 ms for time_ms rounded rather than cut),
  * and, the log being written in order by one thread, the first line of a
@@ -668,11 +670,17 @@ static uint64_t match_stream(const struct st_systrace *s, size_t log,
 	pos = L->size - total;
 	while (k < s->nml && (s->ml[k].log != log || s->ml[k].off < pos))
 		k++;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t end = pos + (uint64_t)v[i].ret;
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t end = pos;
 		int64_t tms = INT64_MIN, first = INT64_MIN;
 		bool relayed = false;
 
+		/* a line written in parts (print(..., flush=True) writes the
+		 * text, then "\n"): the writes up to a line's end as one */
+		j = i;
+		do
+			end += (uint64_t)v[j++].ret;
+		while (j < n && !is_end(L, end));
 		if (!is_end(L, end))
 			return 0;
 		for (; k < s->nml && s->ml[k].off < end; k++)
@@ -695,7 +703,7 @@ static uint64_t match_stream(const struct st_systrace *s, size_t log,
 				if (b < top)
 					top = b;
 			}
-			prev_end = relayed ? -1 : v[i].end;
+			prev_end = relayed ? -1 : v[j - 1].end;
 			used++;
 		} else {
 			prev_end = -1;   /* another line between: no pair */
