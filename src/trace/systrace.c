@@ -1416,9 +1416,9 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 		calls = true;
 		if ((ok = calls_kind_ok(s->files[i].path, &bl)) < 0) {
 			st_error_set(err, ST_EXIT_DATAERR, "%s:%" PRIu64 ": a "
-				     "header of more than %d columns (a bpftrace "
-				     "trace has at most %d)", s->files[i].path,
-				     bl, ST_SYS_MAXCOL, ST_SYS_MAXCOL);
+				     "header of more than %d columns (streamtime "
+				     "reads at most %d)", s->files[i].path, bl,
+				     ST_SYS_MAXCOL, ST_SYS_MAXCOL);
 			goto fail;
 		}
 		if (!ok) {

@@ -234,24 +234,23 @@ static int unsigned_errno(const char *w, size_t n, int64_t *v)
  * when it holds no blank, else its first word. */
 static size_t path_of_pair(const char *s, const char *e)
 {
-	const char *w, *q = s;
+	const char *w, *q = s, *base = s;   /* base: after the last '/' */
 
 	for (const char *b = s; b < e; b++) {
-		const char *pe, *ns, *base;
+		const char *pe = b, *ns;
 
-		if (!sp(*b))
+		if (*b == '/')
+			base = b + 1;
+		if (!sp(*b) || b == s)
 			continue;
-		pe = rtrim(s, b);
-		ns = b;
-		while (ns < e && sp(*ns))
-			ns++;
-		if (pe == s || ns == e)
-			continue;
-		for (base = pe; base > s && base[-1] != '/'; base--)
+		for (ns = b; ns < e && sp(*ns); ns++)
 			;
-		if ((size_t)(pe - base) == (size_t)(e - ns) &&
+		/* the blanks from b to ns: one split, the left side is
+		 * [s, pe) (no '/' among the blanks) */
+		if (ns < e && (size_t)(pe - base) == (size_t)(e - ns) &&
 		    memcmp(base, ns, (size_t)(e - ns)) == 0)
 			return (size_t)(pe - s);
+		b = ns - 1;
 	}
 	return word(&q, e, &w);
 }

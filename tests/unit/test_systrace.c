@@ -804,6 +804,14 @@ static void test_seed_write_filename_9th_field(void **state)
 	assert_int_equal(call(&h, "10671385042392 8188 -2 25000 no/such.npz ",
 			      &c, &why), 0);
 	assert_int_equal(c.flen, strlen("no/such.npz"));
+	assert_int_equal(call(&h, "10671385042392 8188 6 25000 my  d/x y   "
+			      "x y", &c, &why), 0);
+	assert_int_equal(c.flen, strlen("my  d/x y"));
+	assert_memory_equal(c.file, "my  d/x y", c.flen);
+	/* a symlink: the dentry's name is the target's; the first word */
+	assert_int_equal(call(&h, "10671385042392 8188 6 25000 /d/link.npz "
+			      "target.npz", &c, &why), 0);
+	assert_int_equal(c.flen, strlen("/d/link.npz"));
 }
 
 /* A header of more columns than are read: -1, not "no header". */
