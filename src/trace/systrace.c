@@ -1583,6 +1583,7 @@ void st_systrace_free(st_systrace *s)
 	free(s->events);
 	free(s->opens);
 	free(s->open_paths);
+	st_pairmap_release(&s->open_run);
 	free(s->bad);
 	free(s->dir);
 	st_tz_free(s->own_tz);

@@ -71,6 +71,7 @@ struct st_systrace {
 	struct sys_open *opens;     /* by (pid, fd, ts) */
 	size_t nopens;
 	char *open_paths;
+	st_pairmap open_run;        /* (pid, fd) -> start << 32 | count */
 };
 
 /* Name PID NAME[0..LEN) from SOURCE of priority PRIO (a higher one wins;

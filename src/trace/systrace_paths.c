@@ -52,6 +52,19 @@ int sys_opens_read(struct st_systrace *s, const char *path, st_error *err)
 		return -1;
 	if (s->nopens)
 		qsort(s->opens, s->nopens, sizeof(*s->opens), cmp_open);
+	/* each (pid, fd) -> its run of opens: the start << 32 | the count */
+	for (size_t i = 0, j; i < s->nopens && s->nopens < UINT32_MAX; i = j) {
+		uint64_t *v = st_pairmap_get(&s->open_run,
+					     (uint64_t)s->opens[i].pid,
+					     (uint64_t)s->opens[i].fd, NULL);
+
+		if (!v)
+			return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		for (j = i + 1; j < s->nopens && s->opens[j].pid ==
+		     s->opens[i].pid && s->opens[j].fd == s->opens[i].fd; j++)
+			;
+		*v = (uint64_t)i << 32 | (uint64_t)(j - i);
+	}
 	return 0;
 }
 
@@ -59,30 +72,30 @@ const char *sys_open_path(const struct st_systrace *s, int64_t pid,
 			  int64_t fd, int64_t ts, const char *name,
 			  size_t nlen, size_t *len)
 {
-	size_t lo = 0, hi = s->nopens;
+	const uint64_t *run = st_pairmap_find(&s->open_run, (uint64_t)pid,
+					      (uint64_t)fd);
+	size_t lo, hi, first;
 	const struct sys_open *o;
 	const char *p;
 
-	/* the first open after (pid, fd, ts); the one before it is the last
+	if (!run)
+		return NULL;
+	first = lo = (size_t)(*run >> 32);
+	hi = lo + (size_t)(*run & UINT32_MAX);
+	/* the first open of the run after ts; the one before it is the last
 	 * at or before ts */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct sys_open *m = &s->opens[mid];
-		int c = ST_CMP(m->pid, pid);
 
-		if (!c)
-			c = ST_CMP(m->fd, fd);
-		if (!c)
-			c = ST_CMP(m->ts, ts);
-		if (c <= 0)
+		if (s->opens[mid].ts <= ts)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0)
+	if (lo == first)
 		return NULL;
 	o = &s->opens[lo - 1];
-	if (o->pid != pid || o->fd != fd || o->len <= nlen)
+	if (o->len <= nlen)
 		return NULL;
 	p = s->open_paths + o->off;
 	if (p[o->len - nlen - 1] != '/' ||
