@@ -143,7 +143,8 @@ static enum st_sys_col col_of(const char *w, size_t n)
 		{ "LAT(ns)", ST_SC_LAT }, { "FULLPATH", ST_SC_FULLPATH },
 		{ "FILENAME", ST_SC_FILENAME }, { "DONEPID", ST_SC_DONEPID },
 		{ "DONECOMM", ST_SC_DONECOMM }, { "DISK", ST_SC_DISK },
-		{ "T(R/W)", ST_SC_RW }, { "BYTES", ST_SC_BYTES },
+		{ "T(R/W)", ST_SC_RW }, { "T", ST_SC_RW },
+		{ "BYTES", ST_SC_BYTES },
 		{ "LEN", ST_SC_BYTES }, { "SIZE", ST_SC_BYTES },
 		{ "SECTOR", ST_SC_SECTOR },
 	};
@@ -164,18 +165,23 @@ int st_sys_header_parse(const char *line, size_t len, st_sys_header *h)
 	if ((n = word(&p, e, &w)) == 0 || !is_word(w, n, "TIMESTAMP"))
 		return 0;
 	p = line;
-	/* words; "(B)" and "ADDR" after "BUFFER" belong to the word before */
+	/* words; "(B)", "ADDR" after "BUFFER" and "PID" after "CALLING" (the
+	 * seed's bio layout of d3a55ad) belong to the word before */
 	for (;;) {
 		n = word(&p, e, &w);
 		if (prev && (n == 0 || !(*w == '(' ||
 				(is_word(w, n, "ADDR") &&
-				 plen == 6 && memcmp(prev, "BUFFER", 6) == 0)))) {
+				 plen == 6 && memcmp(prev, "BUFFER", 6) == 0) ||
+				(is_word(w, n, "PID") &&
+				 plen == 7 && memcmp(prev, "CALLING", 7) == 0)))) {
 			enum st_sys_col c = col_of(prev, plen);
 
 			if (h->ncol == ST_SYS_MAXCOL)
 				return -1;
 			if (c != ST_SC_OTHER && h->pos[c] < 0)
 				h->pos[c] = (int8_t)h->ncol;
+			else
+				c = ST_SC_OTHER;   /* a name again: the first */
 			h->col[h->ncol++] = (uint8_t)c;
 			prev = NULL;
 		}
@@ -309,8 +315,13 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 			}
 			continue;
 		case ST_SC_RW:
-			c->rw = memchr(w, 'W', n) ? 'W'
-				: memchr(w, 'R', n) ? 'R' : 0;
+			/* rwbs letters, or the request's op as a number (the
+			 * seed's bio of d3a55ad: REQ_OP_READ 0, _WRITE 1) */
+			if (num(w, n, &v) == 0)
+				c->rw = v == 0 ? 'R' : v == 1 ? 'W' : 0;
+			else
+				c->rw = memchr(w, 'W', n) ? 'W'
+					: memchr(w, 'R', n) ? 'R' : 0;
 			continue;
 		case ST_SC_BUF:
 			if (hexnum(w, n) < 0) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """`streamtime trace events|summary DIR` on trace directories written with
-the seed's own printf formats (issue 24 items 1, 3, 11, 14b).
+the seed's own printf formats (issue 24 items 1, 3, 11, 14b; and its
+trace_bio.bt's forms).
 
 The seed (github.com/jovonho/mlperf-traces) prints, at HEAD (7e778f0,
 840ae83):
@@ -271,12 +272,63 @@ def check_header_too_many_columns(tmp):
           "%d %r" % (path, rc, err.strip()))
 
 
+# trace_bio.bt's forms: HEAD (a735291), with SECTOR (7e778f0), and the
+# first (d3a55ad: "CALLING PID", T the request's op as a number)
+BIO = {
+    "head": (("%-17s %-8s %-14s %-8s %-14s ", ("TIMESTAMP", "PID", "COMM",
+                                               "DONEPID", "DONECOMM")),
+             ("%-4s %-1s %-12s %s\n", ("DISK", "T", "BYTES", "LAT(ns)")),
+             "%-17d %-8d %-14s %-8d %-14s %-4s ", "%-1s %-12d %d\n"),
+    "sector": (("%-17s %-8s %-14s %-8s %-14s ", ("TIMESTAMP", "PID", "COMM",
+                                                 "DONEPID", "DONECOMM")),
+               ("%-4s %-1s %-16s %-12s %s\n", ("DISK", "T", "SECTOR",
+                                               "BYTES", "LAT(ns)")),
+               "%-17d %-8d %-14s %-8d %-14s %-4s ", "%-1s %-16d %-12d %d\n"),
+    "d3a55ad": (("%-18s %-16s %-8s %-16s %-8s %-8s ",
+                 ("TIMESTAMP", "COMM", "PID", "CALLER?", "CALLING PID",
+                  "DISK")),
+                ("%-1s %-12s %-8s %7s\n", ("T", "SECTOR", "BYTES",
+                                           "LAT(ns)")),
+                "%d %s %d %s %d %s ", "%d %d %d %d\n"),
+}
+
+
+def check_seed_bio_layouts(tmp):
+    """The seed's bio column T (never T(R/W)); its first form's "CALLING
+    PID" (one column) and T as REQ_OP (0 read, 1 write)."""
+    reqs = [(5000001000000, 4242, "W", 4096, 120000),
+            (5000002000000, 4242, "R", 65536, 98000),
+            (5000003000000, 4243, "R", 8192, 50000)]
+    for form, (h1, h2, l1, l2) in BIO.items():
+        d = os.path.join(tmp, "bio_" + form)
+        os.mkdir(d)
+        text = "Attaching 3 probes...\n" + h1[0] % h1[1] + h2[0] % h2[1]
+        for ts, pid, rw, size, lat in reqs:
+            if form == "d3a55ad":
+                text += l1 % (ts, "python", pid, "swapper/0", 0, "xvda")
+                text += l2 % (1 if rw == "W" else 0, 123456, size, lat)
+            else:
+                text += l1 % (ts, pid, "python", 0, "swapper/0", "xvda")
+                text += (l2 % (rw, size, lat) if form == "head" else
+                         l2 % (rw, 123456, size, lat))
+        put(d, "trace_bio.out", text)
+        rc, rows, err = events(d)
+        got = sorted((r["ts"] + r["dur"], r["pid"], r["name"], r["bytes"])
+                     for r in rows)
+        want = sorted((ts // 1000, pid, "bio_write" if rw == "W" else
+                       "bio_read", size) for ts, pid, rw, size, lat in reqs)
+        check(rc == 0 and got == want and "skipped" not in err,
+              "seed_bio_layouts: %s: (end µs, pid, name, bytes) %r, not %r "
+              "(%d %s)" % (form, want, got, rc, err.strip()))
+
+
 def body(tmp):
     check_seed_write_filename_9th_field(tmp)
     check_seed_tid_column_layout(tmp)
     check_ps_kind_has_text(tmp)
     check_proc_tree_parent_cycle(tmp)
     check_header_too_many_columns(tmp)
+    check_seed_bio_layouts(tmp)
 
 
 if __name__ == "__main__":
