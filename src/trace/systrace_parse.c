@@ -146,7 +146,7 @@ static enum st_sys_col col_of(const char *w, size_t n)
 		{ "T(R/W)", ST_SC_RW }, { "T", ST_SC_RW },
 		{ "BYTES", ST_SC_BYTES },
 		{ "LEN", ST_SC_BYTES }, { "SIZE", ST_SC_BYTES },
-		{ "SECTOR", ST_SC_SECTOR },
+		{ "SECTOR", ST_SC_SECTOR }, { "FUNCTION", ST_SC_FUNC },
 	};
 
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
@@ -285,7 +285,7 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 	memset(c, 0, sizeof(*c));
 	c->ts = c->pid = c->tid = c->fd = c->ret = c->req = c->off = -1;
 	c->bytes = -1;
-	c->file = c->comm = "";
+	c->file = c->comm = c->func = "";
 	e = rtrim(p, e);
 	for (size_t i = 0; i < nfix; i++) {
 		int64_t v = 0;
@@ -300,6 +300,10 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 		case ST_SC_COMM:
 			c->comm = w;
 			c->clen = n;
+			continue;
+		case ST_SC_FUNC:
+			c->func = w;
+			c->fnlen = n;
 			continue;
 		case ST_SC_DONECOMM: case ST_SC_DISK: case ST_SC_OTHER:
 			if (col == ST_SC_DISK) {

@@ -322,6 +322,68 @@ def check_seed_bio_layouts(tmp):
               "(%d %s)" % (form, want, got, rc, err.strip()))
 
 
+def check_seed_sections_mixed(tmp):
+    """trace_mmap.bt and trace_create_del.bt (HEAD) print every section's
+    line and header in BEGIN, then the calls of all sections mixed: each
+    call read under its own section's header (create_del's by its
+    FUNCTION column)."""
+    d = os.path.join(tmp, "sections")
+    os.mkdir(d)
+    mm = ("Attaching 5 probes...\nmmap():\n" +
+          "%-17s %-6s %-4s %-13s %-8s %s\n" % ("TIMESTAMP", "PID", "FD",
+                                               "ADDRESS", "LAT(ns)",
+                                               "FILENAME") +
+          "munmap():\n" +
+          "%-17s %-6s %-13s %-8s %-8s\n" % ("TIMESTAMP", "PID", "ADDRESS",
+                                            "LEN", "LAT(ns)"))
+    cd = ("Attaching 7 probes...\nmkdir():\n" +
+          "%-17s %-6s %-10s %-8s %-8s %s\n" % ("TIMESTAMP", "PID",
+                                               "FUNCTION", "MODE",
+                                               "LAT(ns)", "FILENAME") +
+          "rmdir():\n" +
+          "%-17s %-6s %-10s %-8s %s\n" % ("TIMESTAMP", "PID", "FUNCTION",
+                                          "LAT(ns)", "FILENAME") +
+          "unlink():\n" +
+          "%-15s %-6s %-10s %-8s %s %s\n" % ("TIMESTAMP", "PID",
+                                             "FUNCTION", "LAT(ns)",
+                                             "FILENAME", "FULLPATH"))
+    want = []
+    t = T0
+    for i in range(3):
+        t += 1000000
+        mm += "%-17d %-6d %-4d 0x%x %-8d %s\n" % (t, PID, 5, 0x7f0000001000,
+                                                 3000, "sample_%d.npz" % i)
+        want.append((t // 1000, "mmap", "sample_%d.npz" % i, None))
+        t += 1000000
+        mm += "%-17d %-6d %-4d 0x%x %-8d %s\n" % (t, PID, -1, 0x7f0000002000,
+                                                 2000, "")   # anonymous
+        want.append((t // 1000, "mmap", None, None))
+        t += 1000000
+        mm += "%-17d %-6d 0x%x %-8d %-8d\n" % (t, PID, 0x7f0000001000,
+                                              8192 * (i + 1), 1500)
+        want.append((t // 1000, "munmap", None, 8192 * (i + 1)))
+        t += 1000000
+        cd += "%-17d %-6d %-10s %-8d %-8d %s\n" % (t, PID, "mkdir()", 511,
+                                                   4000, "ckpt/e%d" % i)
+        want.append((t // 1000, "mkdir", "ckpt/e%d" % i, None))
+        t += 1000000
+        cd += "%-17d %-6d %-10s %-8d %s %s\n" % (t, PID, "unlink()", 5000,
+                                                 "m.pt", "ckpt/e%d/m.pt" % i)
+        want.append((t // 1000, "unlink", "ckpt/e%d/m.pt" % i, None))
+        t += 1000000
+        cd += "%-17d %-6d %-10s %-8d %s\n" % (t, PID, "rmdir()", 6000,
+                                              "ckpt/e%d" % i)
+        want.append((t // 1000, "rmdir", "ckpt/e%d" % i, None))
+    put(d, "trace_mmap.out", mm)
+    put(d, "trace_create_del.out", cd)
+    rc, rows, err = events(d)
+    got = sorted((r["ts"] + r["dur"], r["name"], r["file"], r["bytes"])
+                 for r in rows)
+    check(rc == 0 and got == sorted(want) and "skipped" not in err,
+          "seed_sections_mixed: (end µs, name, file, bytes) %r, not %r "
+          "(%d %s)" % (sorted(want), got, rc, err.strip()[:300]))
+
+
 def body(tmp):
     check_seed_write_filename_9th_field(tmp)
     check_seed_tid_column_layout(tmp)
@@ -329,6 +391,7 @@ def body(tmp):
     check_proc_tree_parent_cycle(tmp)
     check_header_too_many_columns(tmp)
     check_seed_bio_layouts(tmp)
+    check_seed_sections_mixed(tmp)
 
 
 if __name__ == "__main__":
