@@ -22,6 +22,9 @@ static const char *const headers[] = {
 	/* the seed's trace_write.bt: no FILENAME named; before 44fc0ff TID */
 	"TIMESTAMP PID FD BUFFER ADDR OFFSET REQ (B) RET (B) LAT(ns)",
 	"TIMESTAMP TID FD RET (B) LAT(ns) FILENAME",
+	/* its create_del's unlink, its first bio */
+	"TIMESTAMP PID FUNCTION LAT(ns) FILENAME FULLPATH",
+	"TIMESTAMP COMM PID CALLER? CALLING PID DISK T SECTOR BYTES LAT(ns)",
 };
 #define NH (sizeof(headers) / sizeof(headers[0]))
 
@@ -52,6 +55,7 @@ static void one(const st_sys_header *h, const char *line, size_t len)
 		assert(c.lat >= 0 && c.lat <= c.ts);
 		assert(inside(c.file, c.flen, line, len));
 		assert(inside(c.comm, c.clen, line, len));
+		assert(inside(c.func, c.fnlen, line, len));
 	} else {
 		assert(why && *why);
 	}
