@@ -643,8 +643,9 @@ static bool is_end(const struct ml_log *L, uint64_t off)
 
 /* Hold the writes V[0..N) (one stream, by start) against log L: when
  * their bytes end the log exactly, each at a line's end (or followed by
- * the writes that finish its line: a write's start is then its first
- * one's, its end its last one's), every MLLOG line
+ * the writes that finish its line, the last its newline alone: a write's
+ * start is then its first one's, its end its last one's), every MLLOG
+ * line
  * they carry bounds the offset from below (the line's time_ms was taken
  * before its write began; 0.5 ms for time_ms rounded rather than cut),
  * and, the log being written in order by one thread, the first line of a
@@ -675,13 +676,14 @@ static uint64_t match_stream(const struct st_systrace *s, size_t log,
 		int64_t tms = INT64_MIN, first = INT64_MIN;
 		bool relayed = false;
 
-		/* a line written in parts (print(..., flush=True) writes the
-		 * text, then "\n"): the writes up to a line's end as one */
+		/* a line written in parts (an unbuffered print() writes the
+		 * text, then "\n"): the writes up to a line's end as one,
+		 * the last of them its newline alone */
 		j = i;
 		do
 			end += (uint64_t)v[j++].ret;
 		while (j < n && !is_end(L, end));
-		if (!is_end(L, end))
+		if (!is_end(L, end) || (j - i > 1 && v[j - 1].ret != 1))
 			return 0;
 		for (; k < s->nml && s->ml[k].off < end; k++)
 			if (s->ml[k].log == log) {
