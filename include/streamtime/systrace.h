@@ -55,7 +55,7 @@ enum st_sys_col {
 	ST_SC_TS, ST_SC_PID, ST_SC_TID, ST_SC_COMM, ST_SC_FD, ST_SC_RET,
 	ST_SC_REQ, ST_SC_OFFSET, ST_SC_BUF, ST_SC_LAT, ST_SC_FULLPATH,
 	ST_SC_FILENAME, ST_SC_DONEPID, ST_SC_DONECOMM, ST_SC_DISK, ST_SC_RW,
-	ST_SC_BYTES, ST_SC_SECTOR, ST_SC_OTHER, ST_SC_N
+	ST_SC_BYTES, ST_SC_SECTOR, ST_SC_FUNC, ST_SC_OTHER, ST_SC_N
 };
 
 #define ST_SYS_MAXCOL 24
@@ -71,15 +71,20 @@ typedef struct st_sys_header {
 } st_sys_header;
 
 /* 1 with H filled when LINE is a header (its first word TIMESTAMP and it
- * names PID), else 0. */
+ * names PID, or TID as the seed's scripts did before they printed the
+ * PID), else 0; -1 for a header of more than ST_SYS_MAXCOL columns.  The
+ * seed's write layout (BUFFER ADDR ... LAT(ns), no name) gets the
+ * FILENAME its lines carry last. */
 int st_sys_header_parse(const char *line, size_t len, st_sys_header *h);
 
 /* One call (or bio request) as written: values absent from the layout
- * are -1 (LAT 0), strings empty. */
+ * are -1 (LAT 0), strings empty; PID is TID's value under a header
+ * without PID.  FILE is openat's FULLPATH where the layout has one. */
 typedef struct st_sys_call {
 	int64_t ts, pid, tid, fd, ret, req, off, lat, bytes;
 	const char *file, *comm;     /* borrowed from the line */
-	size_t flen, clen;
+	const char *func;            /* FUNCTION ("mkdir()"), borrowed */
+	size_t flen, clen, fnlen;
 	char rw;                     /* bio: 'R', 'W' or 0 */
 	bool lat_wrapped;            /* LAT was negative: 2^32 added */
 	bool path_cut;               /* the name is 63 bytes: bpftrace's

@@ -2,6 +2,7 @@
  * (SPEC 5.11). */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -11,14 +12,19 @@
 
 static const char *kind_text(enum st_sys_file k)
 {
-	static const char *const t[] = {
-		"read calls", "write calls", "openat calls", "close calls",
-		"block I/O", "mmap calls", "create/delete calls",
-		"time-align", "process life", "mpstat", "nvidia-smi pmon",
-		"application log", "strace", "manifest",
+	static const char *const t[ST_SYS_NONE] = {
+		[ST_SYS_READ] = "read calls", [ST_SYS_WRITE] = "write calls",
+		[ST_SYS_OPENAT] = "openat calls", [ST_SYS_CLOSE] = "close calls",
+		[ST_SYS_BIO] = "block I/O", [ST_SYS_MMAP] = "mmap calls",
+		[ST_SYS_CREATE_DEL] = "create/delete calls",
+		[ST_SYS_TIME_ALIGN] = "time-align",
+		[ST_SYS_PROC] = "process life", [ST_SYS_CPU] = "mpstat",
+		[ST_SYS_GPU] = "nvidia-smi pmon",
+		[ST_SYS_LOG] = "application log", [ST_SYS_STRACE] = "strace",
+		[ST_SYS_MANIFEST] = "manifest", [ST_SYS_PS] = "ps snapshot",
 	};
 
-	return k < ST_SYS_NONE ? t[k] : "?";
+	return k < ST_SYS_NONE && t[k] ? t[k] : "?";
 }
 
 static const char *base_of(const char *p)
@@ -220,14 +226,20 @@ json_t *trace_sys_json(const st_systrace_list *l, const st_trace_summary *s,
 	return arr;
 }
 
-/* The processes of T whose parent is PPID (-1: those without a known
- * parent), indented by DEPTH, then their children. */
-static void tree(FILE *f, const st_sys_proc_name *v, size_t n, int64_t ppid,
-		 int depth)
+static void tree_one(FILE *f, const st_sys_proc_name *v, size_t n,
+		     bool *done, size_t i, int depth);
+
+/* The processes of V[0..N) not yet DONE whose parent is PPID (-1: those
+ * without a known parent), indented by DEPTH, then their children; each
+ * once. */
+static void tree(FILE *f, const st_sys_proc_name *v, size_t n, bool *done,
+		 int64_t ppid, int depth)
 {
 	for (size_t i = 0; i < n; i++) {
 		bool top = v[i].ppid < 0;
 
+		if (done[i])
+			continue;
 		if (ppid >= 0 ? v[i].ppid != ppid : !top) {
 			/* a parent never seen counts as none */
 			bool orphan = true;
@@ -240,14 +252,38 @@ static void tree(FILE *f, const st_sys_proc_name *v, size_t n, int64_t ppid,
 			if (!orphan)
 				continue;
 		}
-		fprintf(f, "  %*s%-8" PRId64 " ", 2 * depth, "", v[i].pid);
-		put_text(f, v[i].name);
-		if (v[i].ppid >= 0)
-			fprintf(f, "  (child of %" PRId64 ")", v[i].ppid);
-		fprintf(f, "  [%s]\n", v[i].source ? v[i].source : "");
-		if (depth < 16)
-			tree(f, v, n, v[i].pid, depth + 1);
+		tree_one(f, v, n, done, i, depth);
 	}
+}
+
+/* V[I] at DEPTH, then its children. */
+static void tree_one(FILE *f, const st_sys_proc_name *v, size_t n,
+		     bool *done, size_t i, int depth)
+{
+	done[i] = true;
+	fprintf(f, "  %*s%-8" PRId64 " ", 2 * depth, "", v[i].pid);
+	put_text(f, v[i].name);
+	if (v[i].ppid >= 0)
+		fprintf(f, "  (child of %" PRId64 ")", v[i].ppid);
+	fprintf(f, "  [%s]\n", v[i].source ? v[i].source : "");
+	if (depth < 16)
+		tree(f, v, n, done, v[i].pid, depth + 1);
+}
+
+/* Every process of V[0..N): the trees from those without a known parent,
+ * then what a parent cycle (a pid reused) left out, each cycle from its
+ * first process. */
+static void tree_all(FILE *f, const st_sys_proc_name *v, size_t n)
+{
+	bool *done = calloc(n, sizeof(*done));
+
+	if (!done)
+		return;
+	tree(f, v, n, done, -1, 0);
+	for (size_t i = 0; i < n; i++)
+		if (!done[i])
+			tree_one(f, v, n, done, i, 0);
+	free(done);
 }
 
 static void fmt_pct(char *b, size_t size, double sum, uint64_t n)
@@ -305,7 +341,7 @@ void trace_sys_text(FILE *f, const st_systrace_list *l,
 		np = st_systrace_names(t, &pn);
 		if (np) {
 			fprintf(f, "\nprocesses (children under their parents)\n");
-			tree(f, pn, np, -1, 0);
+			tree_all(f, pn, np);
 		}
 		nph = st_systrace_phases(t, &ph, &ng);
 		if (!nph)

@@ -644,7 +644,10 @@ static bool is_end(const struct ml_log *L, uint64_t off)
 }
 
 /* Hold the writes V[0..N) (one stream, by start) against log L: when
- * their bytes end the log exactly, each at a line's end, every MLLOG line
+ * their bytes end the log exactly, each at a line's end (or followed by
+ * the writes that finish its line, the last its newline alone: a write's
+ * start is then its first one's, its end its last one's), every MLLOG
+ * line
  * they carry bounds the offset from below (the line's time_ms was taken
  * before its write began; 0.5 ms for time_ms rounded rather than cut),
  * and, the log being written in order by one thread, the first line of a
@@ -670,12 +673,19 @@ static uint64_t match_stream(const struct st_systrace *s, size_t log,
 	pos = L->size - total;
 	while (k < s->nml && (s->ml[k].log != log || s->ml[k].off < pos))
 		k++;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t end = pos + (uint64_t)v[i].ret;
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t end = pos;
 		int64_t tms = INT64_MIN, first = INT64_MIN;
 		bool relayed = false;
 
-		if (!is_end(L, end))
+		/* a line written in parts (an unbuffered print() writes the
+		 * text, then "\n"): the writes up to a line's end as one,
+		 * the last of them its newline alone */
+		j = i;
+		do
+			end += (uint64_t)v[j++].ret;
+		while (j < n && !is_end(L, end));
+		if (!is_end(L, end) || (j - i > 1 && v[j - 1].ret != 1))
 			return 0;
 		for (; k < s->nml && s->ml[k].off < end; k++)
 			if (s->ml[k].log == log) {
@@ -697,7 +707,7 @@ static uint64_t match_stream(const struct st_systrace *s, size_t log,
 				if (b < top)
 					top = b;
 			}
-			prev_end = relayed ? -1 : v[i].end;
+			prev_end = relayed ? -1 : v[j - 1].end;
 			used++;
 		} else {
 			prev_end = -1;   /* another line between: no pair */
@@ -1303,7 +1313,8 @@ static int cmp_path(const void *x, const void *y)
 }
 
 /* The first line of PATH that is not blank or "Attaching ...", and its
- * number; whether a header line (TIMESTAMP ...) comes within 64 lines. */
+ * number; whether a header line (TIMESTAMP ...) comes within 64 lines:
+ * 1, 0 none, -1 one of more columns than are read (*BAD_LINE its line). */
 static int calls_kind_ok(const char *path, uint64_t *bad_line)
 {
 	FILE *f = fopen(path, "r");
@@ -1311,7 +1322,7 @@ static int calls_kind_ok(const char *path, uint64_t *bad_line)
 	size_t cap = 0;
 	ssize_t n;
 	uint64_t no = 0;
-	int ok = -1;
+	int hdr = 0;
 
 	*bad_line = 0;
 	if (!f)
@@ -1326,18 +1337,20 @@ static int calls_kind_ok(const char *path, uint64_t *bad_line)
 		if (n == 0 || strncmp(line, "Attaching ", 10) == 0 ||
 		    (n > 3 && strcmp(line + n - 3, "():") == 0))
 			continue;
-		if (st_sys_header_parse(line, (size_t)n, &h)) {
-			ok = 1;
+		if ((hdr = st_sys_header_parse(line, (size_t)n, &h)) != 0) {
+			if (hdr < 0)
+				*bad_line = no;
 			break;
 		}
 		if (!*bad_line)
 			*bad_line = no;
 	}
-	if (ok < 0 && !*bad_line)
-		ok = 1;   /* empty: bpftrace stopped before its header */
 	free(line);
 	fclose(f);
-	return ok > 0 ? 1 : 0;
+	if (hdr)
+		return hdr;
+	return *bad_line ? 0 : 1;   /* empty: bpftrace stopped before its
+				     * header */
 }
 
 bool st_systrace_is_set(const char *dir)
@@ -1554,6 +1567,7 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 	const char *cpu, *gpu, *talign, *wpath, *rpath, *p;
 	size_t fi, fcap;
 	bool calls = false;
+	int ok;
 
 	if (!s) {
 		OOM(err);
@@ -1579,7 +1593,14 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 		if (!st_sys_is_calls(s->files[i].kind))
 			continue;
 		calls = true;
-		if (!calls_kind_ok(s->files[i].path, &bl)) {
+		if ((ok = calls_kind_ok(s->files[i].path, &bl)) < 0) {
+			st_error_set(err, ST_EXIT_DATAERR, "%s:%" PRIu64 ": a "
+				     "header of more than %d columns (streamtime "
+				     "reads at most %d)", s->files[i].path, bl,
+				     ST_SYS_MAXCOL, ST_SYS_MAXCOL);
+			goto fail;
+		}
+		if (!ok) {
 			st_error_set(err, ST_EXIT_DATAERR, "%s:%" PRIu64 ": not "
 				     "a bpftrace trace: no header line "
 				     "(TIMESTAMP PID ...) before it",
@@ -1688,6 +1709,9 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 			goto fail;
 		}
 	}
+	if (calls && (p = path_of(s, ST_SYS_OPENAT, NULL)) &&
+	    sys_opens_read(s, p, err) < 0)
+		goto fail;
 	/* the event files: bpftrace's calls, else strace's */
 	for (size_t i = 0; i < s->nfiles; i++) {
 		enum st_sys_file k = s->files[i].kind;
@@ -1744,6 +1768,9 @@ void st_systrace_free(st_systrace *s)
 		free(s->logs[i].ends);
 	free(s->logs);
 	free(s->events);
+	free(s->opens);
+	free(s->open_paths);
+	st_pairmap_release(&s->open_run);
 	free(s->bad);
 	free(s->dir);
 	st_tz_free(s->own_tz);

@@ -44,6 +44,12 @@ struct callrd {
 	st_sys_header h;
 	bool have_h;
 	int section;              /* mmap / create_del: K_MMAP ... */
+	bool in_section;          /* a section line came */
+	/* the seed's mmap and create_del scripts print every section's
+	 * line and header first, then the calls of all sections mixed */
+	st_sys_header sh[K_N];
+	bool has_sh[K_N];
+	int nsh;
 	int64_t name_id[K_N], cat_id[3], host_id;
 	/* the last event's details, for the timeline's args */
 	int64_t fd, tid, lat, ret;
@@ -131,6 +137,31 @@ static int section_of(const char *line, size_t len)
 	return len > 3 && memcmp(line + len - 3, "():", 3) == 0 ? K_OTHER : -1;
 }
 
+/* The section of C whose header reads LINE (into *K): the current one
+ * first (sections that each hold their calls), then the others; where
+ * the header has a FUNCTION column, only the one it names ("mkdir()").
+ * -1 when none does. */
+static int section_fit(const struct callrd *c, const char *line,
+		       size_t len, st_sys_call *k)
+{
+	for (int i = -1; i < K_N; i++) {
+		int s = i < 0 ? c->section : i;
+		const char *why;
+		size_t n = strlen(kind_name[s]);
+
+		if (i == c->section)
+			continue;
+		if (!c->has_sh[s] ||
+		    st_sys_call_parse(&c->sh[s], line, len, k, &why) < 0)
+			continue;
+		if (c->sh[s].pos[ST_SC_FUNC] < 0 || s == K_OTHER ||
+		    (k->fnlen == n + 2 && memcmp(k->func, kind_name[s], n) == 0 &&
+		     memcmp(k->func + n, "()", 2) == 0))
+			return s;
+	}
+	return -1;
+}
+
 static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 		     size_t len, st_pfw_event *ev)
 {
@@ -146,17 +177,29 @@ static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 		return ST_PFW_EOF;
 	if (line[len - 1] == ':' && (sec = section_of(line, len)) >= 0) {
 		c->section = sec;
+		c->in_section = true;
 		c->have_h = false;
 		return ST_PFW_EOF;
 	}
 	if (len >= 9 && memcmp(line, "TIMESTAMP", 9) == 0) {
 		c->have_h = st_sys_header_parse(line, len, &c->h) == 1;
+		if (c->have_h && c->in_section) {
+			c->nsh += !c->has_sh[c->section];
+			c->has_sh[c->section] = true;
+			c->sh[c->section] = c->h;
+		}
 		return ST_PFW_EOF;
 	}
 	if (!c->have_h)
 		return st_pfw_mark_bad(r, "a line before the header");
-	if (st_sys_call_parse(&c->h, line, len, &k, &why) < 0)
+	sec = c->section;
+	if (c->nsh > 1) {
+		if ((sec = section_fit(c, line, len, &k)) < 0)
+			return st_pfw_mark_bad(r, "a line that fits none of "
+					       "the sections' headers");
+	} else if (st_sys_call_parse(&c->h, line, len, &k, &why) < 0) {
 		return st_pfw_mark_bad(r, why);
+	}
 	c->lat_wrapped += k.lat_wrapped;
 	c->path_cut += k.path_cut;
 	if (k.clen && comm_keep(c, k.pid, k.comm, k.clen) < 0)
@@ -170,7 +213,7 @@ static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 		kind = k.rw == 'R' ? K_BIO_R : k.rw == 'W' ? K_BIO_W : K_BIO;
 		break;
 	default:
-		kind = c->section;
+		kind = sec;
 		break;
 	}
 	if (ids(c, r, kind, ev) < 0)
@@ -193,6 +236,18 @@ static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 			ev->host = (uint32_t)c->host_id;
 	}
 	ev->file = ST_PFW_NONE;
+	if (k.flen && (kind == K_READ || kind == K_WRITE || kind == K_CLOSE) &&
+	    k.fd >= 0 && !memchr(k.file, '/', k.flen)) {
+		/* a dentry's name: the path its openat gave, if any */
+		size_t n;
+		const char *path = sys_open_path(c->s, k.pid, k.fd, k.ts,
+						 k.file, k.flen, &n);
+
+		if (path) {
+			k.file = path;
+			k.flen = n;
+		}
+	}
 	if (k.flen) {
 		int64_t f = st_pfw_intern(r, k.file, k.flen);
 

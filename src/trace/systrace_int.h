@@ -31,6 +31,12 @@ struct sys_scall {
 	bool unfinished;            /* its return came on another line */
 };
 
+/* An open of trace_openat.out: its path, open_paths[off..off+len). */
+struct sys_open {
+	int64_t pid, fd, ts;
+	size_t off, len;
+};
+
 struct st_systrace {
 	char *dir;
 	st_sys_file_stat *files;    /* sorted by path */
@@ -64,6 +70,10 @@ struct st_systrace {
 	st_tz *own_tz;
 	bool tz_given;
 	pthread_mutex_t mu;         /* files[] stats from reader threads */
+	struct sys_open *opens;     /* by (pid, fd, ts) */
+	size_t nopens;
+	char *open_paths;
+	st_pairmap open_run;        /* (pid, fd) -> start << 32 | count */
 };
 
 /* Name PID NAME[0..LEN) from SOURCE of priority PRIO (a higher one wins;
@@ -102,6 +112,16 @@ int sys_each_call(const char *path,
 		  bool (*pre)(const st_sys_header *h, const char *line,
 			      size_t len),
 		  sys_call_fn fn, void *ctx, uint64_t *bad, st_error *err);
+
+/* The opens of the bpftrace openat file PATH into s->opens: 0, or -1
+ * with ERR set. */
+int sys_opens_read(struct st_systrace *s, const char *path, st_error *err);
+
+/* The path (borrowed, *LEN bytes) of the last open of (PID, FD) at or
+ * before TS when it ends in "/NAME"; NULL when there is none. */
+const char *sys_open_path(const struct st_systrace *s, int64_t pid,
+			  int64_t fd, int64_t ts, const char *name,
+			  size_t nlen, size_t *len);
 
 /* Count a bad line of file FI, the first max_bad kept by number. */
 void sys_bad(struct st_systrace *s, size_t fi, uint64_t line,

@@ -144,9 +144,10 @@ static enum st_sys_col col_of(const char *w, size_t n)
 		{ "LAT(ns)", ST_SC_LAT }, { "FULLPATH", ST_SC_FULLPATH },
 		{ "FILENAME", ST_SC_FILENAME }, { "DONEPID", ST_SC_DONEPID },
 		{ "DONECOMM", ST_SC_DONECOMM }, { "DISK", ST_SC_DISK },
-		{ "T(R/W)", ST_SC_RW }, { "BYTES", ST_SC_BYTES },
+		{ "T(R/W)", ST_SC_RW }, { "T", ST_SC_RW },
+		{ "BYTES", ST_SC_BYTES },
 		{ "LEN", ST_SC_BYTES }, { "SIZE", ST_SC_BYTES },
-		{ "SECTOR", ST_SC_SECTOR },
+		{ "SECTOR", ST_SC_SECTOR }, { "FUNCTION", ST_SC_FUNC },
 	};
 
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
@@ -165,18 +166,23 @@ int st_sys_header_parse(const char *line, size_t len, st_sys_header *h)
 	if ((n = word(&p, e, &w)) == 0 || !is_word(w, n, "TIMESTAMP"))
 		return 0;
 	p = line;
-	/* words; "(B)" and "ADDR" after "BUFFER" belong to the word before */
+	/* words; "(B)", "ADDR" after "BUFFER" and "PID" after "CALLING" (the
+	 * seed's bio layout of d3a55ad) belong to the word before */
 	for (;;) {
 		n = word(&p, e, &w);
 		if (prev && (n == 0 || !(*w == '(' ||
 				(is_word(w, n, "ADDR") &&
-				 plen == 6 && memcmp(prev, "BUFFER", 6) == 0)))) {
+				 plen == 6 && memcmp(prev, "BUFFER", 6) == 0) ||
+				(is_word(w, n, "PID") &&
+				 plen == 7 && memcmp(prev, "CALLING", 7) == 0)))) {
 			enum st_sys_col c = col_of(prev, plen);
 
 			if (h->ncol == ST_SYS_MAXCOL)
-				return 0;
+				return -1;
 			if (c != ST_SC_OTHER && h->pos[c] < 0)
 				h->pos[c] = (int8_t)h->ncol;
+			else
+				c = ST_SC_OTHER;   /* a name again: the first */
 			h->col[h->ncol++] = (uint8_t)c;
 			prev = NULL;
 		}
@@ -189,11 +195,71 @@ int st_sys_header_parse(const char *line, size_t len, st_sys_header *h)
 		prev = w;
 		plen = n;
 	}
-	if (h->pos[ST_SC_PID] < 0)
+	/* the seed's scripts before 44fc0ff print TID where PID is now */
+	if (h->pos[ST_SC_PID] < 0 && h->pos[ST_SC_TID] < 0)
 		return 0;
+	/* the seed's trace_write.bt names 8 columns, ending with LAT(ns),
+	 * and prints the file's name after them: a FILENAME not named */
+	if (h->pos[ST_SC_BUF] >= 0 && h->col[h->ncol - 1] == ST_SC_LAT &&
+	    h->pos[ST_SC_FILENAME] < 0 && h->pos[ST_SC_FULLPATH] < 0) {
+		if (h->ncol == ST_SYS_MAXCOL)
+			return -1;
+		h->pos[ST_SC_FILENAME] = (int8_t)h->ncol;
+		h->col[h->ncol++] = ST_SC_FILENAME;
+	}
 	h->free_last = h->col[h->ncol - 1] == ST_SC_FILENAME ||
 		       h->col[h->ncol - 1] == ST_SC_FULLPATH;
 	return 1;
+}
+
+/* A return value printed unsigned (the seed's trace_read.bt: "%lu" of
+ * args->ret): 2^64 - errno for an error, as -errno in *V; 0, or -1 for
+ * anything else. */
+static int unsigned_errno(const char *w, size_t n, int64_t *v)
+{
+	uint64_t x = 0;
+
+	if (n != 20)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(w[i] - '0');
+
+		if (d > 9 || x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	if (x < UINT64_MAX - 4094)
+		return -1;
+	*v = -(int64_t)(UINT64_MAX - x) - 1;
+	return 0;
+}
+
+/* The length of FULLPATH in "FULLPATH FILENAME" [S, E) (trace_openat.bt:
+ * "%s %s", the path as passed, then its dentry's name; either may hold
+ * spaces, the name is empty when the open failed): the first split whose
+ * right side is the left side's last component; with none, all of it
+ * when it holds no blank, else its first word. */
+static size_t path_of_pair(const char *s, const char *e)
+{
+	const char *w, *q = s, *base = s;   /* base: after the last '/' */
+
+	for (const char *b = s; b < e; b++) {
+		const char *pe = b, *ns;
+
+		if (*b == '/')
+			base = b + 1;
+		if (!sp(*b) || b == s)
+			continue;
+		for (ns = b; ns < e && sp(*ns); ns++)
+			;
+		/* the blanks from b to ns: one split, the left side is
+		 * [s, pe) (no '/' among the blanks) */
+		if (ns < e && (size_t)(pe - base) == (size_t)(e - ns) &&
+		    memcmp(base, ns, (size_t)(e - ns)) == 0)
+			return (size_t)(pe - s);
+		b = ns - 1;
+	}
+	return word(&q, e, &w);
 }
 
 /* Does word W[0..N) look like a second TIMESTAMP (as many digits as TS's
@@ -211,13 +277,16 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 		      st_sys_call *c, const char **why)
 {
 	const char *p = line, *e = line + len, *w;
-	size_t nfix = h->free_last ? (size_t)h->ncol - 1 : h->ncol, n,
+	bool pair = h->free_last && h->ncol >= 2 &&
+		    h->col[h->ncol - 1] == ST_SC_FILENAME &&
+		    h->col[h->ncol - 2] == ST_SC_FULLPATH;
+	size_t nfix = h->free_last ? (size_t)h->ncol - 1 - pair : h->ncol, n,
 	       tsn = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->ts = c->pid = c->tid = c->fd = c->ret = c->req = c->off = -1;
 	c->bytes = -1;
-	c->file = c->comm = "";
+	c->file = c->comm = c->func = "";
 	e = rtrim(p, e);
 	for (size_t i = 0; i < nfix; i++) {
 		int64_t v = 0;
@@ -233,6 +302,10 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 			c->comm = w;
 			c->clen = n;
 			continue;
+		case ST_SC_FUNC:
+			c->func = w;
+			c->fnlen = n;
+			continue;
 		case ST_SC_DONECOMM: case ST_SC_DISK: case ST_SC_OTHER:
 			if (col == ST_SC_DISK) {
 				c->file = w;
@@ -247,8 +320,13 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 			}
 			continue;
 		case ST_SC_RW:
-			c->rw = memchr(w, 'W', n) ? 'W'
-				: memchr(w, 'R', n) ? 'R' : 0;
+			/* rwbs letters, or the request's op as a number (the
+			 * seed's bio of d3a55ad: REQ_OP_READ 0, _WRITE 1) */
+			if (num(w, n, &v) == 0)
+				c->rw = v == 0 ? 'R' : v == 1 ? 'W' : 0;
+			else
+				c->rw = memchr(w, 'W', n) ? 'W'
+					: memchr(w, 'R', n) ? 'R' : 0;
 			continue;
 		case ST_SC_BUF:
 			if (hexnum(w, n) < 0) {
@@ -259,7 +337,8 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 		default:
 			break;
 		}
-		if (num(w, n, &v) < 0) {
+		if (num(w, n, &v) < 0 &&
+		    (col != ST_SC_RET || unsigned_errno(w, n, &v) < 0)) {
 			*why = "a field that is not a number";
 			return -1;
 		}
@@ -314,6 +393,8 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 			break;
 		}
 	}
+	if (h->pos[ST_SC_PID] < 0)
+		c->pid = c->tid;   /* the seed's older TID column */
 	if (c->ts < 0 || c->pid < 0) {
 		*why = "no timestamp or pid";
 		return -1;
@@ -335,7 +416,10 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 				return -1;
 			}
 		s = p;
-		if (h->col[h->ncol - 1] == ST_SC_FILENAME &&
+		if (pair) {
+			c->file = s;
+			c->flen = path_of_pair(s, e);
+		} else if (h->col[h->ncol - 1] == ST_SC_FILENAME &&
 		    h->pos[ST_SC_FULLPATH] >= 0 && c->flen &&
 		    *c->file == '/') {
 			/* FULLPATH FILENAME: the path is the name */

@@ -115,14 +115,16 @@ def stop_all():
             p.wait()
 
 
-def record(tdir, data, truth):
-    """The seed layout in TDIR around the workload; returns its exit."""
+def record(tdir, data, truth, extra=()):
+    """The seed layout in TDIR around the workload (EXTRA: more of its
+    options); returns its exit."""
     env = dict(os.environ, TZ=ZONE, LC_ALL="C")
     procs, outs = STARTED, {}
     link_dir = os.path.join(os.path.dirname(tdir), "bin")
     os.makedirs(link_dir, exist_ok=True)
     stwl = os.path.join(link_dir, "stwl")
-    os.symlink(os.path.realpath(sys.executable), stwl)
+    if not os.path.lexists(stwl):
+        os.symlink(os.path.realpath(sys.executable), stwl)
     for name in ("read", "write", "openat", "close", "time_align"):
         out = os.path.join(tdir, "trace_%s.out" % name)
         p = subprocess.Popen(
@@ -141,7 +143,8 @@ def record(tdir, data, truth):
         rc = subprocess.run(
             ["strace", "-ttt", "-f", "-o", os.path.join(tdir, "strace.out"),
              stwl, WORKLOAD, "--dir", data, "--truth", truth,
-             "--epochs", "2", "--files", "4", "--sleep", "1.1"],
+             "--epochs", "2", "--files", "4", "--sleep", "1.1"] +
+            list(extra),
             stdout=log, stderr=subprocess.PIPE, text=True, timeout=300)
     time.sleep(1.2)
     stop_all()
@@ -337,7 +340,51 @@ def load_truth(path):
     return calls, ml
 
 
+def true_offset(calls):
+    """REALTIME - MONOTONIC as the workload saw it (the median)."""
+    offs = sorted(c["real0_ns"] - c["mono0_ns"] for c in calls)
+    return offs[len(offs) // 2]
+
+
+def run_split(top):
+    """mllog_split_writes: the workload's MLLOG lines written in two parts
+    (--split-mllog: text, then newline); the calls, their MLLOG log and
+    mpstat's date only (no strace, no time-align trace), so the MLLOG
+    writes alone align: every line matched, a finite bound that holds."""
+    tdir = os.path.join(top, "split")
+    data = os.path.join(top, "d2")
+    truth = os.path.join(top, "truth2.jsonl")
+    os.makedirs(tdir)
+    record(tdir, data, truth, ["--split-mllog"])
+    calls, ml = load_truth(truth)
+    only = os.path.join(top, "split-mllog-only")
+    os.makedirs(only)
+    for f in ("trace_read.out", "trace_write.out", "trace_openat.out",
+              "trace_close.out", "app.log", "cpu.out"):
+        shutil.copy(os.path.join(tdir, f), only)
+    r = st("trace", "summary", only, "--json", "--tz", ZONE)
+    check(r.returncode == 0, "mllog_split_writes: trace summary: %d %s" %
+          (r.returncode, r.stderr[-500:]))
+    if r.returncode != 0:
+        return
+    al = json.loads(r.stdout).get("system", [{}])[0].get("alignment", {})
+    true_off = true_offset(calls)
+    bound = al.get("bound_ns")
+    # every line but the first closes a pair with the one before it
+    check(al.get("mllog_writes") == len(ml) and isinstance(bound, int),
+          "mllog_split_writes: %d MLLOG lines matched with a finite bound: "
+          "%s" % (len(ml), al))
+    if al.get("known") and isinstance(bound, int):
+        err = abs(al.get("offset_ns", 0) - true_off)
+        print("%s: split MLLOG writes: offset off by %.3f ms, stated bound "
+              "%.3f ms" % (TEST, err / 1e6, bound / 1e6))
+        check(err <= bound + 100000, "mllog_split_writes: the bound holds: "
+              "offset %s, true %d, bound %d" % (al.get("offset_ns"),
+                                                true_off, bound))
+
+
 def run(top):
+    run_split(top)
     tdir = os.path.join(top, "trace")
     data = os.path.join(top, "d")
     truth = os.path.join(top, "truth.jsonl")
@@ -358,8 +405,7 @@ def run(top):
     check(al.get("known") and isinstance(al.get("bound_ns"), int),
           "the alignment states a method and a finite bound: %s" % al)
     # the true offset, from the workload's own clock pairs
-    offs = sorted(c["real0_ns"] - c["mono0_ns"] for c in calls)
-    true_off = offs[len(offs) // 2]
+    true_off = true_offset(calls)
     bound = al.get("bound_ns") or 0
     check(abs(al.get("offset_ns", 0) - true_off) <= bound + 100000,
           "the stated bound holds: offset %s, true %d, bound %s" %
@@ -395,6 +441,22 @@ def run(top):
                   got.get("bytes", 0) <= b,
                   "%s of %s by pid %d: %d calls (%d lines bad); streamtime:"
                   " %s" % (op, os.path.basename(path), pid, n, lost, got))
+
+    # seed_write_filename_9th_field: trace_write.bt's header names no
+    # FILENAME, its lines carry one; losing a few lines to interleaving is
+    # the most a file may lose, not every write
+    wr = [(k, v) for k, v in want.items() if k[2] == "write"]
+    r = st("trace", "summary", tdir, "--json", "--tz", ZONE, "--filter",
+           "name=write", "--group-by", "file")
+    groups = json.loads(r.stdout).get("groups", {}) if r.returncode == 0 \
+        else {}
+    for (pid, path, op), (n, b) in wr:
+        got = groups.get(path, {}).get("count", 0)
+        check(got >= n - badf.get("trace_write.out", 0) and got > 0,
+              "seed_write_filename_9th_field: writes to %s read with "
+              "their file: %d of %d" % (os.path.basename(path), got, n))
+    check(len(wr) > 0, "seed_write_filename_9th_field: the workload "
+          "wrote files: %d" % len(wr))
 
     # phases: init, run, epoch 1..2, eval 1..2
     names = [p["name"] for p in sysj.get("phases", [])]

@@ -7,7 +7,10 @@ loader thread and a forked worker process, prints MLPerf `:::MLLOG` lines
 read/write call it made: the truth the tests hold streamtime against.
 
   workload.py --dir DIR --truth FILE [--epochs N] [--files N] [--size B]
-              [--chunk B] [--sleep S]
+              [--chunk B] [--sleep S] [--split-mllog]
+
+--split-mllog writes each MLLOG line in two write(2) calls, its text and
+then its newline, as print(..., flush=True) does.
 
 The truth file (JSON lines, written at the end) has one object per call:
   {"op": "read"|"write", "path": ABS, "bytes": N, "fd": FD, "pid": P,
@@ -28,6 +31,7 @@ REAL = time.CLOCK_REALTIME
 MONO = time.CLOCK_MONOTONIC
 lock = threading.Lock()
 truth = []
+SPLIT = [False]   # --split-mllog
 
 
 def stamp():
@@ -48,8 +52,13 @@ def mllog(key, event_type, value=None, metadata=None):
     obj = {"namespace": "", "time_ms": ms, "event_type": event_type,
            "key": key, "value": value, "metadata": metadata or {}}
     line = ":::MLLOG " + json.dumps(obj) + "\n"
-    # one write(2) on fd 1, so the traced write carries time_ms
-    os.write(1, line.encode())
+    if SPLIT[0]:
+        # as print(..., flush=True) does: the text, then the newline
+        os.write(1, line[:-1].encode())
+        os.write(1, b"\n")
+    else:
+        # one write(2) on fd 1, so the traced write carries time_ms
+        os.write(1, line.encode())
     with lock:
         truth.append({"op": "mllog", "key": key, "event_type": event_type,
                       "time_ms": ms, "pid": os.getpid()})
@@ -89,7 +98,9 @@ def main():
     ap.add_argument("--size", type=int, default=3 * 65536 + 123)
     ap.add_argument("--chunk", type=int, default=65536)
     ap.add_argument("--sleep", type=float, default=0.02)
+    ap.add_argument("--split-mllog", action="store_true")
     a = ap.parse_args()
+    SPLIT[0] = a.split_mllog
     os.makedirs(a.dir, exist_ok=True)
     mllog("init_start", "INTERVAL_START")
     names = [os.path.join(a.dir, "sample_%03d.npz" % i) for i in range(a.files)]

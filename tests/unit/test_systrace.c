@@ -609,8 +609,19 @@ static void test_set_record(void **state)
  * .005 (each PREFIX first) written by traced writes on fd 1 starting at
  * M + 2.0003 s and M + 2.0052 s (100 µs each).  Returns the directory;
  * *E and *M the wall and mono origins. */
+static char *seed_dir_as(const char *name, const char *prefix, bool split,
+			 int64_t *e, int64_t *m);
+
 static char *seed_dir(const char *name, const char *prefix, int64_t *e,
 		      int64_t *m)
+{
+	return seed_dir_as(name, prefix, false, e, m);
+}
+
+/* The same, SPLIT: each line written as print(..., flush=True) does, its
+ * text (100 µs) and then its "\n" (10 µs, 10 µs later). */
+static char *seed_dir_as(const char *name, const char *prefix, bool split,
+			 int64_t *e, int64_t *m)
 {
 	char *d = subdir(name);
 	const int64_t E = (st_days_from_civil(2026, 1, 15) * 86400 + 36000) *
@@ -633,12 +644,24 @@ static char *seed_dir(const char *name, const char *prefix, int64_t *e,
 		      prefix, (long long)(E / 1000000 + 2005));
 	snprintf(text, sizeof(text), "%s%s", l1, l2);
 	put(d, "app.log", text);
-	snprintf(text, sizeof(text), "Attaching 6 probes...\n"
-		 "TIMESTAMP PID FD BUFFER ADDR OFFSET REQ (B) RET (B) LAT(ns) "
-		 "FILENAME\n%lld 42 1 0x7f00 0 %d %d 100000 \n"
-		 "%lld 42 1 0x7f00 0 %d %d 100000 \n",
-		 (long long)(M + 2000400000), n1, n1,
-		 (long long)(M + 2005300000), n2, n2);
+	if (split)
+		snprintf(text, sizeof(text), "Attaching 6 probes...\n"
+			 "TIMESTAMP PID FD BUFFER ADDR OFFSET REQ (B) RET (B) "
+			 "LAT(ns) FILENAME\n%lld 42 1 0x7f00 0 %d %d 100000 \n"
+			 "%lld 42 1 0x7f00 0 1 1 10000 \n"
+			 "%lld 42 1 0x7f00 0 %d %d 100000 \n"
+			 "%lld 42 1 0x7f00 0 1 1 10000 \n",
+			 (long long)(M + 2000400000), n1 - 1, n1 - 1,
+			 (long long)(M + 2000420000),
+			 (long long)(M + 2005300000), n2 - 1, n2 - 1,
+			 (long long)(M + 2005320000));
+	else
+		snprintf(text, sizeof(text), "Attaching 6 probes...\n"
+			 "TIMESTAMP PID FD BUFFER ADDR OFFSET REQ (B) RET (B) "
+			 "LAT(ns) FILENAME\n%lld 42 1 0x7f00 0 %d %d 100000 \n"
+			 "%lld 42 1 0x7f00 0 %d %d 100000 \n",
+			 (long long)(M + 2000400000), n1, n1,
+			 (long long)(M + 2005300000), n2, n2);
 	put(d, "trace_write.out", text);
 	*e = E;
 	*m = M;
@@ -685,6 +708,124 @@ static void test_set_seed_alignment(void **state)
 	assert_int_equal(err.code, ST_EXIT_USAGE);
 	assert_non_null(strstr(err.text, "--date"));
 	assert_non_null(strstr(err.text, "--tz"));
+}
+
+/* MLLOG lines written in two parts (print(..., flush=True): the text,
+ * then "\n") bound the offset as whole lines do: from below by the second
+ * line's time_ms against the start of its text (E + 2.005 s - 0.5 ms -
+ * (M + 2.0052 s): OFF - 0.7 ms), from above by it against the end of the
+ * first line's "\n" (E + 2.006 s - (M + 2.00042 s): OFF + 5.58 ms). */
+static void test_set_seed_mllog_split_writes(void **state)
+{
+	st_systrace_opts o = { .date = "2026-01-15", .max_bad = 10 };
+	int64_t E, M, OFF;
+	char *d = seed_dir_as("split", "", true, &E, &M);
+	st_systrace *s;
+	st_error err;
+	const st_sys_align *a;
+
+	(void)state;
+	OFF = E - M;
+	assert_non_null(s = st_systrace_open(d, &o, &err));
+	a = st_systrace_align(s);
+	assert_true(a->known);
+	assert_int_equal(a->mllog_writes, 2);
+	assert_int_equal(a->lo_ns, OFF - 700000);
+	assert_int_equal(a->hi_ns, OFF + 5580000);
+	assert_int_equal(a->bound_ns, 3140000);
+	st_systrace_free(s);
+}
+
+/* The seed's trace_write.bt names 8 columns (no FILENAME) and prints the
+ * file's name as a 9th field; before 44fc0ff its scripts printed TID
+ * where PID is now; its trace_read.bt prints RET with %lu (an error as
+ * 2^64 - errno).  The headers and lines as its printf formats write
+ * them ("%-17s %-6s %-4s " "%-13s %-8s %-10s %-10s %-8s\n"; "%-17lu
+ * %-6d %-4d 0x%-13lx %-8d %-10d " "%-10d %-10d %s\n"). */
+static void test_seed_write_filename_9th_field(void **state)
+{
+	st_sys_header h;
+	st_sys_call c;
+	const char *why;
+	char hl[160], line[200];
+
+	(void)state;
+	snprintf(hl, sizeof(hl), "%-17s %-6s %-4s %-13s %-8s %-10s %-10s %-8s",
+		 "TIMESTAMP", "PID", "FD", "BUFFER ADDR", "OFFSET", "REQ (B)",
+		 "RET (B)", "LAT(ns)");
+	assert_int_equal(header(hl, &h), 1);
+	assert_int_equal(h.ncol, 9);
+	assert_int_equal(h.pos[ST_SC_FILENAME], 8);
+	assert_true(h.free_last);
+	snprintf(line, sizeof(line), "%-17llu %-6d %-4d 0x%-13lx %-8d %-10d "
+		 "%-10d %-10d %s", 10671385042392ULL, 8188, 7, 0x7f0a9065a270UL,
+		 0, 4096, 4096, 47811, "model epoch 1.pt");
+	assert_int_equal(call(&h, line, &c, &why), 0);
+	assert_int_equal(c.pid, 8188);
+	assert_int_equal(c.fd, 7);
+	assert_int_equal(c.ret, 4096);
+	assert_int_equal(c.lat, 47811);
+	assert_int_equal(c.flen, strlen("model epoch 1.pt"));
+	assert_memory_equal(c.file, "model epoch 1.pt", c.flen);
+	/* no name: the line ends after LAT(ns) */
+	snprintf(line, sizeof(line), "%-17llu %-6d %-4d 0x%-13lx %-8d %-10d "
+		 "%-10d %-10d %s", 10671385042392ULL, 8188, 2, 0x7f0aUL, 0, 80,
+		 80, 9000, "");
+	assert_int_equal(call(&h, line, &c, &why), 0);
+	assert_int_equal(c.flen, 0);
+	assert_int_equal(c.ret, 80);
+	/* the TID form: the TID stands for the process */
+	snprintf(hl, sizeof(hl), "%-17s %-6s %-4s %-10s %-10s %s", "TIMESTAMP",
+		 "TID", "FD", "RET (B)", "LAT(ns)", "FILENAME");
+	assert_int_equal(header(hl, &h), 1);
+	assert_int_equal(h.pos[ST_SC_PID], -1);
+	assert_int_equal(call(&h, "10671385042392 8190 3 10 100 a.npz", &c,
+			      &why), 0);
+	assert_int_equal(c.pid, 8190);
+	assert_int_equal(c.tid, 8190);
+	/* RET printed %lu: 2^64 - 11 is -EAGAIN; 2^64 - 4096 no errno */
+	header("TIMESTAMP PID FD RET (B) LAT(ns) FILENAME", &h);
+	assert_int_equal(call(&h, "10671385042392 8188 3 18446744073709551605 "
+			      "5000 speed", &c, &why), 0);
+	assert_int_equal(c.ret, -11);
+	assert_int_equal(call(&h, "10671385042392 8188 3 18446744073709547520 "
+			      "5000 speed", &c, &why), -1);
+	assert_int_equal(call(&h, "10671385042392 8188 3 18446744073709551616 "
+			      "5000 speed", &c, &why), -1);
+	/* openat: FULLPATH (spaces kept) and then the dentry's name */
+	header("TIMESTAMP PID FD LAT(ns) FULLPATH FILENAME", &h);
+	assert_int_equal(call(&h, "10671385042392 8188 6 25000 /ckpt/model "
+			      "epoch 1.pt model epoch 1.pt", &c, &why), 0);
+	assert_int_equal(c.flen, strlen("/ckpt/model epoch 1.pt"));
+	assert_memory_equal(c.file, "/ckpt/model epoch 1.pt", c.flen);
+	assert_int_equal(call(&h, "10671385042392 8188 6 25000 data/a.npz "
+			      "a.npz", &c, &why), 0);
+	assert_int_equal(c.flen, strlen("data/a.npz"));
+	assert_int_equal(call(&h, "10671385042392 8188 -2 25000 no/such.npz ",
+			      &c, &why), 0);
+	assert_int_equal(c.flen, strlen("no/such.npz"));
+	assert_int_equal(call(&h, "10671385042392 8188 6 25000 my  d/x y   "
+			      "x y", &c, &why), 0);
+	assert_int_equal(c.flen, strlen("my  d/x y"));
+	assert_memory_equal(c.file, "my  d/x y", c.flen);
+	/* a symlink: the dentry's name is the target's; the first word */
+	assert_int_equal(call(&h, "10671385042392 8188 6 25000 /d/link.npz "
+			      "target.npz", &c, &why), 0);
+	assert_int_equal(c.flen, strlen("/d/link.npz"));
+}
+
+/* A header of more columns than are read: -1, not "no header". */
+static void test_header_too_many_columns(void **state)
+{
+	char hl[4000];
+	size_t k;
+	st_sys_header h;
+
+	(void)state;
+	k = (size_t)snprintf(hl, sizeof(hl), "TIMESTAMP PID");
+	for (int i = 0; i < 298; i++)
+		k += (size_t)snprintf(hl + k, sizeof(hl) - k, " C%d", i);
+	assert_int_equal(header(hl, &h), -1);
 }
 
 /* Prefixed MLLOG lines ("0: ", a launcher's) may be another process's
@@ -959,6 +1100,9 @@ int main(void)
 		cmocka_unit_test(test_set_record),
 		cmocka_unit_test(test_set_seed_alignment),
 		cmocka_unit_test(test_set_seed_relayed_lines_bound_below_only),
+		cmocka_unit_test(test_set_seed_mllog_split_writes),
+		cmocka_unit_test(test_seed_write_filename_9th_field),
+		cmocka_unit_test(test_header_too_many_columns),
 		cmocka_unit_test(test_sections),
 		cmocka_unit_test(test_set_time_align_dst),
 		cmocka_unit_test(test_set_strace_bounds),
