@@ -21,6 +21,11 @@ int st_num_parse_double(const char *s, double *out);
  * back exactly.  BUF needs 32 bytes. */
 size_t st_num_format(double v, char *buf, size_t size);
 
+/* V as a CSV cell: st_num_format's text, or the empty cell for NaN (a
+ * statistic a group does not define, as pandas writes it).  Returns BUF,
+ * which needs 32 bytes. */
+const char *st_num_format_cell(double v, char *buf, size_t size);
+
 /* A / B rounded toward minus infinity (B != 0): -7 / 2 is -4, not C's -3;
  * what bucketing signed times and calendar eras need. */
 static inline int64_t st_floor_div(int64_t a, int64_t b)

@@ -47,11 +47,7 @@ static int write_file(st_atomic_set *set, const char *outdir, const char *name,
  * one with no value, std with one): an empty cell, as pandas writes it. */
 static const char *fmt(double v, char buf[32])
 {
-	if (isnan(v))
-		buf[0] = '\0';
-	else
-		st_num_format(v, buf, 32);
-	return buf;
+	return st_num_format_cell(v, buf, 32);
 }
 
 /* ---- medians and intervals beside the paper's numbers ----------------- */

@@ -620,48 +620,64 @@ static int select_sizes(const st_analysis_paths *p, st_experiments *ex,
 			struct exp_inputs *in, st_analysis_result *res,
 			st_log *log, st_error *err)
 {
-	size_t kept = 0;
+	/* what each size lacks, found before anything is freed or moved:
+	 * a read that fails leaves EX and IN as they were */
+	const char **part = calloc(ex->n + 1, sizeof(*part));
 	char *path = st_path_join(p->out_stats, "sizes_left_out.csv");
+	size_t kept = 0;
 	st_atomic_file af;
+	int rc = -1;
 
-	if (!path)
-		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	if (st_atomic_open(&af, path, err) < 0) {
-		free(path);
-		return -1;
+	if (!part || !path) {
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		goto out;
 	}
-	free(path);
-	fputs("size,part,first,last,file\n", af.fp);
 	for (size_t i = 0; i < ex->n; i++) {
-		st_experiment *e = &ex->v[i];
 		size_t noff, nstr;
-		const char *part = NULL, *file = NULL;
-		const st_range *r = NULL;
 
-		if (scans_in_range(p->write_times, &e->offload, &noff, err) < 0 ||
-		    scans_in_range(in->h5paths[i], &e->streaming, &nstr, err) < 0) {
-			st_atomic_abort(&af);
-			return -1;
-		}
-		if (!noff) {
-			part = "offload", r = &e->offload, file = p->write_times;
-		} else if (!nstr) {
-			part = "streaming", r = &e->streaming, file = in->h5paths[i];
-		}
-		if (part) {
+		if (scans_in_range(p->write_times, &ex->v[i].offload, &noff,
+				   err) < 0 ||
+		    scans_in_range(in->h5paths[i], &ex->v[i].streaming, &nstr,
+				   err) < 0)
+			goto out;
+		part[i] = !noff ? "offload" : !nstr ? "streaming" : NULL;
+		kept += part[i] == NULL;
+	}
+	for (size_t i = 0; i < ex->n; i++) {
+		const st_experiment *e = &ex->v[i];
+		bool off = part[i] && !strcmp(part[i], "offload");
+		const st_range *r = off ? &e->offload : &e->streaming;
+
+		if (part[i])
 			st_warn(log, "size %" PRId64 ": the %s range %" PRId64 "-%"
 				PRId64 " selects no scan of %s: the size is left "
 				"out of the statistics and the report", e->size,
-				part, r->first, r->last, file);
-			{
-				char a[24], b[24], c[24];
-				const char *row[5] = { a, part, b, c, file };
+				part[i], r->first, r->last, off ? p->write_times :
+				in->h5paths[i]);
+	}
+	if (!kept) {
+		st_error_set(err, ST_EXIT_DATAERR, "no scan size has scans in "
+			     "its ranges (said above): nothing to compare");
+		goto out;
+	}
+	if (st_atomic_open(&af, path, err) < 0)
+		goto out;
+	fputs("size,part,first,last,file\n", af.fp);
+	kept = 0;
+	for (size_t i = 0; i < ex->n; i++) {
+		st_experiment *e = &ex->v[i];
 
-				snprintf(a, sizeof(a), "%" PRId64, e->size);
-				snprintf(b, sizeof(b), "%" PRId64, r->first);
-				snprintf(c, sizeof(c), "%" PRId64, r->last);
-				st_csv_write_row(af.fp, 5, row);
-			}
+		if (part[i]) {
+			bool off = !strcmp(part[i], "offload");
+			const st_range *r = off ? &e->offload : &e->streaming;
+			const char *file = off ? p->write_times : in->h5paths[i];
+			char a[24], b[24], c[24];
+			const char *row[5] = { a, part[i], b, c, file };
+
+			snprintf(a, sizeof(a), "%" PRId64, e->size);
+			snprintf(b, sizeof(b), "%" PRId64, r->first);
+			snprintf(c, sizeof(c), "%" PRId64, r->last);
+			st_csv_write_row(af.fp, 5, row);
 			res->left_out++;
 			free(e->h5);
 			free(in->h5paths[i]);
@@ -675,12 +691,11 @@ static int select_sizes(const st_analysis_paths *p, st_experiments *ex,
 		kept++;
 	}
 	ex->n = in->n = kept;
-	if (!kept) {
-		st_atomic_abort(&af);
-		return st_error_set(err, ST_EXIT_DATAERR, "no scan size has scans "
-				    "in its ranges: nothing to compare");
-	}
-	return st_atomic_commit(&af, err);
+	rc = st_atomic_commit(&af, err);
+out:
+	free(part);
+	free(path);
+	return rc;
 }
 
 int st_run_analysis(const st_analysis_paths *p, st_experiments *ex,

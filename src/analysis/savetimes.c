@@ -183,11 +183,7 @@ static int read_records(json_t *root, const char *path,
 /* V as a CSV cell: empty for NaN (a std of one value), as pandas. */
 static const char *cell(double v, char buf[32])
 {
-	if (isnan(v))
-		buf[0] = '\0';
-	else
-		st_num_format(v, buf, 32);
-	return buf;
+	return st_num_format_cell(v, buf, 32);
 }
 
 static int write_stats(FILE *out, const struct groups *gs)

@@ -106,6 +106,17 @@ size_t st_num_format(double v, char *buf, size_t size)
 	return len < 0 ? 0 : (size_t)len;
 }
 
+const char *st_num_format_cell(double v, char *buf, size_t size)
+{
+	if (isnan(v)) {
+		if (size)
+			buf[0] = '\0';
+	} else {
+		st_num_format(v, buf, size);
+	}
+	return buf;
+}
+
 int st_cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

@@ -1136,9 +1136,6 @@ static void write_summary(struct rep *r)
 	put(r, "</p>\n");
 }
 
-/* The headline: per size, how many times faster streaming was by the
- * ratio of the medians, with its 95 % interval, next to the paper's ratio
- * of means; the method under the table. */
 /* The sizes the run left out (sizes_left_out.csv), as a list. */
 static void write_left_out(struct rep *r)
 {
@@ -1166,6 +1163,9 @@ static void write_left_out(struct rep *r)
 	put(r, "</ul>\n");
 }
 
+/* The headline: per size, how many times faster streaming was by the
+ * ratio of the medians, with its 95 % interval, next to the paper's ratio
+ * of means; the method under the table. */
 static void write_headline(struct rep *r)
 {
 	put(r, "<h2 id=\"headline\">Headline: how much faster streaming is"

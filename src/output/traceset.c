@@ -18,10 +18,7 @@ struct row {
 
 static void num_cell(char *buf, size_t size, double v)
 {
-	if (isnan(v))
-		buf[0] = '\0';
-	else
-		st_num_format(v, buf, size);
+	st_num_format_cell(v, buf, size);
 }
 
 static void int_cell(char *buf, size_t size, int64_t v)

@@ -597,6 +597,23 @@ def bad_input():
               "range_selects_no_scan: exit %d, sizes %s: %s"
               % (p.returncode, sizes, p.stderr))
 
+        # select_sizes_double_free: a size left out, then a later size's
+        # H5 file of the wrong kind: 65 naming it, nothing freed twice
+        # (ASan aborted here)
+        wrong = os.path.join(tmp, "wrong_h5.csv")
+        with open(wrong, "w") as f:
+            f.write("foo,bar\n1,2\n")
+
+        def left_then_bad(s):
+            s["experiments"][0]["offload"] = [1, 2]
+            s["experiments"].append({"size": 256, "offload": [2517, 2524],
+                                     "streaming": [2101, 2112], "h5": wrong})
+        p, path2, left = attempt("leftbad", left_then_bad)
+        check(p.returncode == 65 and "wrong_h5.csv" in p.stderr and
+              "scan_number" in p.stderr and left == [],
+              "select_sizes_double_free: exit %d, left %s: %s"
+              % (p.returncode, left, p.stderr))
+
         def all_empty(s):
             s["experiments"][0]["streaming"] = [1, 2]
         p, path2, left = attempt("allempty", all_empty)
