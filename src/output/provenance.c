@@ -15,6 +15,7 @@
 #include "streamtime/features.h"
 #include "streamtime/file.h"
 #include "streamtime/provenance.h"
+#include "streamtime/text.h"
 #include "streamtime/time.h"
 
 int st_sha256_file(const char *path, char hex[65], uint64_t *size,
@@ -59,6 +60,33 @@ int st_sha256_file(const char *path, char hex[65], uint64_t *size,
 	return 0;
 }
 
+/* Set O's member NAME to the string S: S itself when it is UTF-8, else
+ * its escaped text and, beside it, NAME_hex with its bytes (the README's
+ * "Names whatever their bytes").  0, or -1 when memory runs out. */
+static int set_name(json_t *o, const char *name, const char *s)
+{
+	size_t len = strlen(s);
+	char *esc, *hex, key[64];
+	int rc;
+
+	if (st_utf8_valid(s, len))
+		return json_object_set_new(o, name, json_string(s));
+	esc = st_text_escape_dup(s, len, 0);
+	hex = malloc(2 * len + 1);
+	if (!esc || !hex) {
+		free(esc);
+		free(hex);
+		return -1;
+	}
+	st_text_hex(hex, s, len);
+	snprintf(key, sizeof(key), "%s_hex", name);
+	rc = json_object_set_new(o, name, json_string(esc)) < 0 ||
+	     json_object_set_new(o, key, json_string(hex)) < 0 ? -1 : 0;
+	free(esc);
+	free(hex);
+	return rc;
+}
+
 /* Append {key, path, size, sha256} of the file PATH to LIST, named
  * SHOWN (NULL: PATH), with LIVE's query and server when it is a live
  * source's snapshot. */
@@ -72,9 +100,14 @@ static int add_file(json_t *list, const char *key, const char *path,
 
 	if (st_sha256_file(path, hex, &size, err) < 0)
 		return -1;
-	o = json_pack("{s:s, s:s, s:I, s:s}", "key", key, "path",
-		      shown ? shown : path, "size", (json_int_t)size,
-		      "sha256", hex);
+	o = json_pack("{s:s}", "key", key);
+	if (o && (set_name(o, "path", shown ? shown : path) < 0 ||
+		  json_object_set_new(o, "size", json_integer(
+			  (json_int_t)size)) < 0 ||
+		  json_object_set_new(o, "sha256", json_string(hex)) < 0)) {
+		json_decref(o);
+		o = NULL;
+	}
 	if (o && live && json_object_update_new(o, json_pack(
 		    "{s:s, s:s, s:s}", "source", live->source, "query",
 		    live->query, "server", live->server)) < 0) {
@@ -213,7 +246,7 @@ static json_t *build(const st_session *s, int argc, char *const argv[],
 		     st_error *err)
 {
 	json_t *root, *feat = json_array(), *cmd = json_array();
-	json_t *inputs = json_array();
+	json_t *inputs = json_array(), *sess;
 	char host[256] = "", *cwd = getcwd(NULL, 0), when[64];
 	struct timespec ts;
 	st_instant now = 0;
@@ -225,21 +258,45 @@ static json_t *build(const st_session *s, int argc, char *const argv[],
 			 st_feature_name(i));
 		json_array_append_new(feat, json_string(f));
 	}
-	for (int i = 0; cmd && i < argc; i++)
-		json_array_append_new(cmd, json_string(argv[i]));
+	/* the words of the command line, each as set_name writes a name:
+	 * {"arg": text} when it is not UTF-8, so that none goes missing */
+	for (int i = 0; cmd && i < argc; i++) {
+		json_t *w = NULL;
+
+		if (st_utf8_valid(argv[i], strlen(argv[i]))) {
+			w = json_string(argv[i]);
+		} else if ((w = json_object()) && set_name(w, "arg", argv[i]) < 0) {
+			json_decref(w);
+			w = NULL;
+		}
+		if (!w || json_array_append_new(cmd, w) < 0) {
+			json_decref(cmd);
+			cmd = NULL;
+		}
+	}
 	gethostname(host, sizeof(host) - 1);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	st_instant_from_timespec(ts.tv_sec, ts.tv_nsec, &now);
 	st_time_format_utc(now, when, sizeof(when));
-	root = json_pack("{s:{s:s, s:o}, s:o, s:s?, s:s, s:s, "
-			 "s:{s:s?, s:b, s:{s:s, s:s, s:s}}}",
-			 "streamtime", "version", ST_VERSION, "features", feat,
-			 "command", cmd, "working_directory", cwd,
-			 "host", host, "time", when,
-			 "session", "file", s->file, "synthetic", s->synthetic,
+	/* the names come from the session's JSON: UTF-8 already */
+	sess = json_pack("{s:b, s:{s:s, s:s, s:s}}", "synthetic", s->synthetic,
 			 "names", "instrument", s->instrument,
 			 "acquisition_site", s->acquisition_site,
 			 "compute_site", s->compute_site);
+	root = json_pack("{s:{s:s, s:o}, s:o, s:s}",
+			 "streamtime", "version", ST_VERSION, "features", feat,
+			 "command", cmd, "time", when);
+	if (root && sess &&
+	    (set_name(root, "working_directory", cwd ? cwd : "") < 0 ||
+	     set_name(root, "host", host) < 0 ||
+	     (s->file ? set_name(sess, "file", s->file) :
+	      json_object_set_new(sess, "file", json_null())) < 0 ||
+	     json_object_set_new(root, "session", sess) < 0)) {
+		json_decref(root);
+		root = NULL;
+	} else if (!root) {
+		json_decref(sess);
+	}
 	free(cwd);
 	if (!root || !inputs || json_object_set_new(root, "inputs", inputs) < 0) {
 		json_decref(root);

@@ -756,7 +756,38 @@ def session_traces():
                                                              p.stderr))
 
 
+def provenance_names():
+    """provenance_non_utf8_path: a file whose name is not UTF-8 below an
+    input directory is listed (escaped text and its bytes in path_hex),
+    never a failure ('out of memory' once)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "db")
+        shutil.copytree(os.path.join(ROOT, "data", "file_transfer",
+                                     "distiller_db"), db)
+        odd = os.path.join(db.encode(), b"caf\xe9 notes.txt")
+        with open(odd, "wb") as f:
+            f.write(b"not read\n")
+        sess = sample_session({"distiller": db})
+        path = os.path.join(tmp, "s.json")
+        json.dump(sess, open(path, "w"))
+        p = run("reproduce", "--session", path, "--out", tmp + "/o")
+        check(p.returncode == 0, "provenance_non_utf8_path: exit %d: %s"
+              % (p.returncode, p.stderr))
+        try:
+            prov = json.load(open(tmp + "/o/provenance.json",
+                                  encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            check(False, "provenance_non_utf8_path: %s" % e)
+            return
+        hits = [i for i in prov["inputs"] if "path_hex" in i]
+        check(len(hits) == 1 and bytes.fromhex(hits[0]["path_hex"]) == odd
+              and hits[0]["sha256"] == hashlib.sha256(b"not read\n")
+              .hexdigest() and "\\xe9" in hits[0]["path"],
+              "provenance_non_utf8_path: %s" % hits)
+
+
 CHECKS = {
+    "names_bytes": provenance_names,
     "traces": session_traces,
     "guide": guide_chain, "paper_session": paper_session,
     "save_stats": paper_save_stats_made, "headline": median_ratio,
