@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "streamtime/atomic.h"
+#include "streamtime/http.h"
 #include "streamtime/session.h"
 
 static const char *const role_names[] = {
@@ -86,7 +87,7 @@ struct ctx {
 
 static int oom(struct ctx *c)
 {
-	return st_error_set(c->err, ST_EXIT_CONFIG, "out of memory");
+	return st_error_set(c->err, ST_EXIT_IOERR, "out of memory");
 }
 
 static int bad(struct ctx *c, const char *key, const char *what)
@@ -320,6 +321,7 @@ static int read_trace(struct ctx *c, json_t *o, const char *where,
 	if (!t->paths)
 		return oom(c);
 	for (size_t i = 0; i < json_array_size(paths); i++) {
+		snprintf(key, sizeof(key), "%s.paths[%zu]", where, i);
 		if (get_path(c, json_array_get(paths, i), key,
 			     &t->paths[i]) < 0)
 			return -1;
@@ -346,6 +348,43 @@ static int read_traces(struct ctx *c, json_t *v, st_session *s)
 			       &s->traces[i]) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* Member KEY of the live query Q (WHERE names it) as a string or a path
+ * resolved against the session; messages name WHERE.KEY. */
+static int live_str(struct ctx *c, json_t *q, const char *where,
+		    const char *key, char **out)
+{
+	char k[96];
+
+	snprintf(k, sizeof(k), "%s.%s", where, key);
+	return get_str(c, json_object_get(q, key), k, NULL, out);
+}
+
+static int live_path(struct ctx *c, json_t *q, const char *where,
+		     const char *key, char **out)
+{
+	char k[96];
+
+	snprintf(k, sizeof(k), "%s.%s", where, key);
+	return get_path(c, json_object_get(q, key), k, out);
+}
+
+/* The query's "url": no password in it (provenance.json shows the
+ * server; a password goes in token_file). */
+static int live_url(struct ctx *c, json_t *q, const char *where, char **out)
+{
+	char k[96];
+	size_t off, len;
+
+	snprintf(k, sizeof(k), "%s.url", where);
+	if (get_str(c, json_object_get(q, "url"), k, NULL, out) < 0)
+		return -1;
+	if (*out && st_http_url_password(*out, &off, &len))
+		return bad(c, k, "holds a password: give the token in "
+			   "token_file instead (the URL is written in "
+			   "provenance.json)");
 	return 0;
 }
 
@@ -384,15 +423,11 @@ static int read_slurm(struct ctx *c, json_t *v, st_session *s)
 	l->all_users = json_is_true(json_object_get(q, "all_users"));
 	if (rest && !json_object_get(q, "url"))
 		return bad(c, where, "needs \"url\" (slurmrestd's)");
-	return get_str(c, json_object_get(q, "since"), "since", NULL,
-		       &l->since) < 0 ||
-	       get_str(c, json_object_get(q, "until"), "until", NULL,
-		       &l->until) < 0 ||
-	       get_str(c, json_object_get(q, "user"), "user", NULL,
-		       &l->user) < 0 ||
-	       get_str(c, json_object_get(q, "url"), "url", NULL, &l->url) < 0 ||
-	       get_path(c, json_object_get(q, "token_file"), "token_file",
-			&l->token_file) < 0 ? -1 : 0;
+	return live_str(c, q, where, "since", &l->since) < 0 ||
+	       live_str(c, q, where, "until", &l->until) < 0 ||
+	       live_str(c, q, where, "user", &l->user) < 0 ||
+	       live_url(c, q, where, &l->url) < 0 ||
+	       live_path(c, q, where, "token_file", &l->token_file) < 0 ? -1 : 0;
 }
 
 /* "distiller": files, {"postgresql": {...}} or {"api": {...}}. */
@@ -405,6 +440,7 @@ static int read_distiller(struct ctx *c, json_t *v, st_session *s)
 						"job_type" };
 	st_session_live *l = &s->distiller_live;
 	json_t *q;
+	char where[64];
 	bool api;
 
 	if (!v || json_is_string(v))
@@ -416,6 +452,8 @@ static int read_distiller(struct ctx *c, json_t *v, st_session *s)
 			   "{\"postgresql\": {...}} and {\"api\": {...}}");
 	api = json_object_get(v, "api") != NULL;
 	q = json_object_get(v, api ? "api" : "postgresql");
+	snprintf(where, sizeof(where), "inputs.distiller.%s",
+		 api ? "api" : "postgresql");
 	if (api ? check_keys(c, q, api_keys, 3, "inputs.distiller.api") < 0 :
 	    check_keys(c, q, pg_keys, 3, "inputs.distiller.postgresql") < 0)
 		return -1;
@@ -428,15 +466,21 @@ static int read_distiller(struct ctx *c, json_t *v, st_session *s)
 			   "(a file holding the DSN) or \"service\" (a "
 			   "pg_service.conf name), one of them: never a DSN "
 			   "inline, it may hold a password");
-	return get_str(c, json_object_get(q, "url"), "url", NULL, &l->url) < 0 ||
-	       get_path(c, json_object_get(q, "token_file"), "token_file",
-			&l->token_file) < 0 ||
-	       get_path(c, json_object_get(q, "dsn_file"), "dsn_file",
-			&l->dsn_file) < 0 ||
-	       get_str(c, json_object_get(q, "service"), "service", NULL,
-		       &l->service) < 0 ||
-	       get_str(c, json_object_get(q, "job_type"), "job_type", NULL,
-		       &l->job_type) < 0 ? -1 : 0;
+	if (live_url(c, q, where, &l->url) < 0 ||
+	    live_path(c, q, where, "token_file", &l->token_file) < 0 ||
+	    live_path(c, q, where, "dsn_file", &l->dsn_file) < 0 ||
+	    live_str(c, q, where, "service", &l->service) < 0 ||
+	    live_str(c, q, where, "job_type", &l->job_type) < 0)
+		return -1;
+	/* a service is a name in pg_service.conf: a conninfo in its place
+	 * ("x password=...") would be a DSN inline */
+	if (l->service && strspn(l->service, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "abcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+	    strlen(l->service))
+		return bad(c, "inputs.distiller.postgresql.service", "must be a "
+			   "pg_service.conf name (letters, digits, '_', '.', "
+			   "'-'), not a connection string");
+	return 0;
 }
 
 /* The experiments' H5 files: each experiment's own "h5" (relative to the
@@ -628,6 +672,15 @@ static int load(st_session *s, const char *path, const char *data,
 	if (read_names(&c, root, s) < 0 || read_save_map(&c, root, s) < 0 ||
 	    st_experiments_from_json(&s->ex, root, path, in != NULL, err) < 0)
 		goto out;
+	if (in && data) {
+		/* --data DIR takes DIR's files: a file that names its own
+		 * would have them silently ignored */
+		st_error_set(err, ST_EXIT_CONFIG, "%s: 'inputs' names the "
+			     "session's own files: run reproduce --session %s "
+			     "(--data and --config take a dataset in the paper's "
+			     "layout)", path, path);
+		goto out;
+	}
 	if (in ? read_inputs(&c, in, s) < 0 :
 	    paper_inputs(s, data ? data : c.dir, err) < 0)
 		goto out;

@@ -73,7 +73,8 @@ static int slurm_live(const st_session *s, struct st_reproduce_sources *r,
 	jo.rest.token = token;
 	gethostname(host, sizeof(host) - 1);
 	r->text[r->nlive][0] = rest ?
-		fmt("GET /slurmdb/v0.0.XX/jobs from %s to %s (naive in %s), "
+		fmt("GET /slurmdb/VERSION/jobs (the version slurmrestd offers, "
+		    "v0.0.38 to v0.0.41) from %s to %s (naive in %s), "
 		    "user %s; filters: name contains distiller-count, 4 nodes, "
 		    "QOS realtime_, exit 0:0, started", l->since ? l->since :
 		    "30 days before", l->until ? l->until : "now",
@@ -152,18 +153,34 @@ static int distiller_live(const st_session *s, struct st_reproduce_sources *r,
 	} else {
 		jo.pg.dsn = secret;
 	}
-	r->text[r->nlive][0] = fmt("the %s jobs of scans of sizes %" PRId64
-				   "%s (distiller jobs)", l->job_type ?
-				   l->job_type : "Distiller", sizes[0],
-				   s->ex.n > 1 ? " and the session's others" :
-				   "");
+	{
+		char list[512] = "";
+		size_t len = 0;
+
+		for (size_t i = 0; i < s->ex.n && len < sizeof(list) - 24; i++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len,
+						"%s%" PRId64, i ? ", " : "",
+						sizes[i]);
+		r->text[r->nlive][0] = fmt("distiller jobs: the %s%sjobs of the "
+					   "scans of sizes %s (both dimensions)",
+					   l->job_type ? l->job_type : "",
+					   l->job_type ? " " : "", list);
+	}
 	r->text[r->nlive][1] = api ? strdup(l->url) : l->service ?
 		fmt("PostgreSQL, service %s", l->service) :
 		fmt("PostgreSQL, the DSN in %s", l->dsn_file);
 	if (!r->text[r->nlive][0] || !r->text[r->nlive][1])
 		goto oom;
 	if (st_distiller_jobs_run(&jo, &res, log, err) < 0) {
-		st_error_prefix(err, "inputs.distiller");
+		if (err->code == ST_EXIT_USAGE)
+			/* libpq could not parse the DSN: the file is wrong,
+			 * and what it holds is never shown */
+			st_error_set(err, ST_EXIT_CONFIG, "inputs.distiller."
+				     "postgresql: %s does not hold a libpq "
+				     "conninfo or URI", l->dsn_file ?
+				     l->dsn_file : l->service);
+		else
+			st_error_prefix(err, "inputs.distiller");
 		goto out;
 	}
 	r->live[r->nlive] = (st_provenance_live){

@@ -271,6 +271,22 @@ static void test_session_bad(void **state)
 		  "\"streaming\": [1, 1]}], \"inputs\": {}}",
 		  "has no \"h5\" and there is no inputs.scan_times" },
 		{ "{\"a\": 1, \"a\": 2}", "duplicate" },
+		{ "{\"experiments\": [{\"size\": 1, \"offload\": [1, 1], "
+		  "\"streaming\": [1, 1]}], \"inputs\": {\"distiller\": "
+		  "{\"postgresql\": {\"service\": \"x password=pw\"}}}}",
+		  "service must be a pg_service.conf name" },
+		{ "{\"experiments\": [{\"size\": 1, \"offload\": [1, 1], "
+		  "\"streaming\": [1, 1]}], \"inputs\": {\"slurm_jobs\": "
+		  "{\"slurmrestd\": {\"url\": \"http://u:pw@h:1\"}}}}",
+		  "slurmrestd.url holds a password" },
+		{ "{\"experiments\": [{\"size\": 1, \"offload\": [1, 1], "
+		  "\"streaming\": [1, 1]}], \"inputs\": {\"slurm_jobs\": "
+		  "{\"sacct\": {\"since\": 5}}}}",
+		  "inputs.slurm_jobs.sacct.since must be" },
+		{ "{\"experiments\": [{\"size\": 1, \"offload\": [1, 1], "
+		  "\"streaming\": [1, 1]}], \"inputs\": {\"distiller\": "
+		  "{\"postgresql\": {\"dsn\": \"host=h password=pw\"}}}}",
+		  "unknown key 'dsn' in inputs.distiller.postgresql" },
 	};
 
 	(void)state;
@@ -281,6 +297,8 @@ static void test_session_bad(void **state)
 
 		assert_int_equal(st_session_load(&s, path, &err), -1);
 		assert_int_equal(err.code, ST_EXIT_CONFIG);
+		/* a password is never echoed */
+		assert_null(strstr(err.text, "pw"));
 		if (!strstr(err.text, cases[i].says))
 			fail_msg("case %zu: '%s' lacks '%s'", i, err.text,
 				 cases[i].says);
