@@ -49,6 +49,10 @@ typedef struct st_timeline_input {
 				    * streaming); a size's missing file is
 				    * an empty size */
 	const st_experiments *ex;  /* sizes, offload ranges, slurm_tz */
+	const struct st_clock_fix *fix; /* NULL, or the receivers' and the
+				    * data host's clocks, corrected as the
+				    * merges do (the streaming files are
+				    * corrected already) */
 } st_timeline_input;
 
 typedef struct st_timeline_counts {

@@ -172,35 +172,62 @@ out:
 	return rc;
 }
 
+/* The session's clocks for the timeline: its offsets, and which host
+ * stamped which time (as the merges correct them). */
+struct clocks {
+	st_table t;
+	st_clock_offsets o;
+	st_clock_fix fix;
+	char *hosts;
+	bool on;
+};
+
+static void clocks_release(struct clocks *c)
+{
+	st_clock_offsets_release(&c->o);
+	st_table_release(&c->t);
+	free(c->hosts);
+}
+
+static int clocks_load(struct clocks *c, const st_session *s, st_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	st_table_init(&c->t);
+	if (!s->clock_offsets)
+		return 0;
+	if (!(c->hosts = strdup(s->receiver_hosts)))
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	if (st_table_read(&c->t, s->clock_offsets, err) < 0 ||
+	    st_clock_offsets_load(&c->o, &c->t, err) < 0 ||
+	    st_clock_fix_parse_hosts(&c->fix, c->hosts, err) < 0)
+		return -1;
+	c->fix.offsets = &c->o;
+	c->fix.data_host = s->data_host;
+	c->fix.nersc_host = s->nersc_host;
+	c->on = true;
+	return 0;
+}
+
 /* The session's trace sets: their rows for the report, then one
  * timeline of their events and the experiment's stages (TIN), clocks
- * corrected with the session's offsets. */
+ * corrected with the session's offsets (CLK). */
 static int timeline_with_traces(const struct paths *p, const st_session *s,
-				const st_timeline_input *tin, st_log *log,
+				const st_timeline_input *tin,
+				const struct clocks *clk, st_log *log,
 				st_error *err)
 {
 	st_trace_timeline_counts c;
-	st_clock_offsets offs = { 0 };
-	st_table t;
 	char *dir = st_path_join(p->out, "traces");
 	double t0 = now_ms();
 	int rc = -1;
 
-	st_table_init(&t);
-	if (!dir) {
-		st_error_set(err, ST_EXIT_IOERR, "out of memory");
-		goto out;
-	}
+	if (!dir)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	if (st_mkdir_p(dir, err) < 0 ||
-	    st_reproduce_trace_rows(s, p->trace_sets, err) < 0)
-		goto out;
-	if (s->clock_offsets &&
-	    (st_table_read(&t, s->clock_offsets, err) < 0 ||
-	     st_clock_offsets_load(&offs, &t, err) < 0))
-		goto out;
-	if (st_reproduce_trace_timeline(s, p->timeline, tin,
-					s->clock_offsets ? &offs : NULL, &c,
-					log, err) < 0)
+	    st_reproduce_trace_rows(s, p->trace_sets, err) < 0 ||
+	    st_reproduce_trace_timeline(s, p->timeline, tin,
+					clk->on ? &clk->o : NULL, &c, log,
+					err) < 0)
 		goto out;
 	st_msg_verbose("timeline: %" PRIu64 " trace slices of %zu sets, %"
 		       PRIu64 " of the experiment (%.1f ms)", c.written,
@@ -208,8 +235,6 @@ static int timeline_with_traces(const struct paths *p, const st_session *s,
 	rc = 0;
 out:
 	free(dir);
-	st_clock_offsets_release(&offs);
-	st_table_release(&t);
 	return rc;
 }
 
@@ -231,18 +256,25 @@ static int output_steps(const struct paths *p, const struct paths *shown,
 	st_timeline_counts tc;
 	st_report_info ri;
 	st_atomic_file af;
+	struct clocks clk;
 	size_t nfig;
 	double t = now_ms();
+	int rc;
 
-	if (s->ntraces) {
-		if (timeline_with_traces(p, s, &tin, log, err) < 0)
-			return -1;
-	} else {
-		if (st_timeline_write_file(&tin, p->timeline, &tc, log, err) < 0)
-			return -1;
+	/* the receivers' times corrected as the merges corrected them, so
+	 * that every stage and trace event is on the reference clock */
+	rc = clocks_load(&clk, s, err);
+	tin.fix = clk.on ? &clk.fix : NULL;
+	if (rc == 0)
+		rc = s->ntraces ?
+		     timeline_with_traces(p, s, &tin, &clk, log, err) :
+		     st_timeline_write_file(&tin, p->timeline, &tc, log, err);
+	clocks_release(&clk);
+	if (rc < 0)
+		return -1;
+	if (!s->ntraces)
 		st_msg_verbose("timeline: %zu events (%.1f ms)", tc.events,
 			       now_ms() - t);
-	}
 	t = now_ms();
 	if (st_mkdir_p(p->figures, err) < 0 ||
 	    st_figures_run(&fin, p->figures, ST_PLOT_PNG | ST_PLOT_SVG, &nfig,

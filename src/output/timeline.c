@@ -13,6 +13,7 @@
 
 
 #include "streamtime/atomic.h"
+#include "streamtime/clockfix.h"
 #include "streamtime/csv.h"
 #include "streamtime/merge.h"
 #include "streamtime/receivers.h"
@@ -83,16 +84,20 @@ static int read_table(st_table *t, const char *path,
  * of them.  -1 with ERR set on a bad time or when memory runs out. */
 static int receiver_slices(const st_table *t, size_t r, const int *rc,
 			   int nrec, int64_t size, int64_t scan,
-			   bool streaming, st_instant *first,
-			   struct slices *s, st_error *err)
+			   bool streaming, const st_clock_fix *fix,
+			   st_instant *first, struct slices *s, st_error *err)
 {
 	for (int k = 0; k < nrec; k++) {
 		struct slice *sl;
 		st_instant at;
+		st_duration bound = 0;
 
 		if (!*st_table_get(t, r, rc[k]))
 			continue;       /* a receiver that said nothing */
 		if (st_table_get_time(t, r, rc[k], NULL, &at, err) < 0 ||
+		    (fix && (size_t)k < fix->nreceivers &&
+		     st_clock_fix_time(fix, fix->receiver[k], &at, &bound,
+				       err) < 0) ||
 		    !(sl = slice_new(s, err)))
 			return -1;
 		sl->stage = ST_STAGE_RECEIVERS;
@@ -161,8 +166,15 @@ static int add_offload(const st_timeline_input *in, struct slices *s,
 			continue;
 		if (st_table_get_time(&t, r, idx[1], NULL, &last, err) < 0)
 			goto out;
+		if (in->fix && in->fix->data_host) {
+			st_duration bound = 0;
+
+			if (st_clock_fix_time(in->fix, in->fix->data_host, &last,
+					      &bound, err) < 0)
+				goto out;
+		}
 		if (receiver_slices(&t, r, rc, nrec, e->size, scan, false,
-				    &first, s, err) < 0)
+				    in->fix, &first, s, err) < 0)
 			goto out;
 		if (first != INT64_MAX) {
 			struct slice *sl = slice_new(s, err);
@@ -393,7 +405,7 @@ static int add_created(const st_timeline_input *in, struct slices *s,
 				  cmp_joined)))
 			continue;
 		if (receiver_slices(&t, r, rc, nrec, j->size, scan, true,
-				    &first, s, err) < 0)
+				    in->fix, &first, s, err) < 0)
 			goto out;
 	}
 	ret = 0;

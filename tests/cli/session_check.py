@@ -283,6 +283,25 @@ def guide_chain():
                   ("<td>%.1f</td>" % b) in h2,
                   "guide_one_offset_moves_the_report: the report's headline "
                   "streaming median of %d: %.6f then %.6f" % (s, a, b))
+        # timeline_receivers_corrected: the receivers' and offload slices
+        # move with the offsets too (the streaming ones come corrected
+        # from the merge): every stage on the reference clock
+        def stage_ts(res_dir, stage):
+            ev = json.load(open(os.path.join(res_dir, "timeline.json")))[
+                "traceEvents"]
+            pid = [e["pid"] for e in ev if e.get("ph") == "M" and
+                   e.get("name") == "process_name" and
+                   e["args"]["name"] == stage]
+            return sorted(e["ts"] for e in ev
+                          if e.get("ph") == "X" and pid and
+                          e["pid"] == pid[0])
+        for stage in ("receivers", "NCEM offload", "streaming"):
+            a, b = stage_ts(res, stage), stage_ts(res2, stage)
+            check(len(a) > 10 and len(a) == len(b) and
+                  all(abs(y - x + 1500000) <= 1 for x, y in zip(a, b)),
+                  "timeline_receivers_corrected: %s slices moved by %s us, "
+                  "not -1500000" % (stage, sorted({y - x for x, y in
+                                                   zip(a, b)})[:5]))
         del before
 
 
