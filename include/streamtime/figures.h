@@ -26,6 +26,8 @@ typedef struct st_figures_input {
 	const char *data;             /* the dataset (for save_time_stats.csv) */
 	const st_experiments *ex;     /* sizes and slurm_tz (borrowed) */
 	const char *save_stats;       /* that file elsewhere; NULL: DATA's */
+	const char *acq, *compute;    /* the sites' names in the labels;
+				       * NULL: NCEM, NERSC */
 } st_figures_input;
 
 typedef struct st_figures st_figures;

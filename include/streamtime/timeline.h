@@ -49,6 +49,8 @@ typedef struct st_timeline_input {
 				    * streaming); a size's missing file is
 				    * an empty size */
 	const st_experiments *ex;  /* sizes, offload ranges, slurm_tz */
+	const char *acq, *compute; /* the sites' names for the offload and
+				    * write processes; NULL: NCEM, NERSC */
 	const struct st_clock_fix *fix; /* NULL, or the receivers' and the
 				    * data host's clocks, corrected as the
 				    * merges do (the streaming files are

@@ -249,10 +249,13 @@ static int output_steps(const struct paths *p, const struct paths *shown,
 	st_timeline_input tin = {
 		.merged = p->merged, .write_times = s->write_times,
 		.created = s->created_times, .streaming_dir = p->out_st,
-		.ex = &s->ex,
+		.ex = &s->ex, .acq = s->acquisition_site,
+		.compute = s->compute_site,
 	};
 	st_figures_input fin = { .results = p->out, .ex = &s->ex,
-				 .save_stats = save_stats };
+				 .save_stats = save_stats,
+				 .acq = s->acquisition_site,
+				 .compute = s->compute_site };
 	st_timeline_counts tc;
 	st_report_info ri;
 	st_atomic_file af;

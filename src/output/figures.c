@@ -65,6 +65,7 @@ struct data {
 	const st_tz *tz;              /* slurm_tz */
 	const char *tzname;
 	const st_tz *stz;             /* tz: naive streaming times */
+	const char *acq, *compute;    /* the sites' names */
 };
 
 static void data_release(struct data *d)
@@ -661,8 +662,12 @@ static st_plot_fig *fig_streaming_box(const struct data *d)
 	int cols = d->nsizes ? (int)d->nsizes : 1;
 	st_plot_fig *fig = st_plot_fig_new(fmax(600, 200 * cols), 420);
 
-	st_plot_fig_title(fig, "Streaming latency per scan size: |NERSC write "
-			  "\xe2\x88\x92 NCEM created| (whiskers at 1.5 IQR)");
+	char title[256];
+
+	snprintf(title, sizeof(title), "Streaming latency per scan size: |%s "
+		 "write \xe2\x88\x92 %s created| (whiskers at 1.5 IQR)",
+		 d->compute, d->acq);
+	st_plot_fig_title(fig, title);
 	for (size_t i = 0; i < d->nsizes; i++) {
 		const struct size_data *sd = &d->sizes[i];
 		st_plot_axes *ax = st_plot_fig_grid(fig, 1, cols, 0, (int)i);
@@ -782,7 +787,7 @@ static int timeline_streaming(st_plot_axes *ax, const struct data *d,
 	size_t n = 0, k = 0;
 	struct scan_ref *s;
 	double *x0, *x1, *y;
-	char label[200], a[40], b[40];
+	char label[200], xlab[160], a[40], b[40];
 
 	for (size_t i = 0; i < d->nsizes; i++)
 		n += d->sizes[i].nst;
@@ -802,11 +807,13 @@ static int timeline_streaming(st_plot_axes *ax, const struct data *d,
 			s[k++] = (struct scan_ref){ d->sizes[i].created[j],
 						    d->sizes[i].written[j], i };
 	qsort(s, n, sizeof(*s), cmp_scan);
-	snprintf(label, sizeof(label), "Streaming: one bar per scan, NCEM "
-		 "created \xe2\x86\x92 NERSC write (%zu %s; note the scale: "
-		 "seconds)", n, plural(n, "scan", "scans"));
-	timeline_axes(ax, label, "seconds since the scan was created at NCEM",
-		      "scan (by size, then creation)", left, right);
+	snprintf(label, sizeof(label), "Streaming: one bar per scan, %s "
+		 "created \xe2\x86\x92 %s write (%zu %s; note the scale: "
+		 "seconds)", d->acq, d->compute, n, plural(n, "scan", "scans"));
+	snprintf(xlab, sizeof(xlab), "seconds since the scan was created at %s",
+		 d->acq);
+	timeline_axes(ax, label, xlab, "scan (by size, then creation)", left,
+		      right);
 	if (n) {
 		st_instant first, last;
 
@@ -815,7 +822,7 @@ static int timeline_streaming(st_plot_axes *ax, const struct data *d,
 		format_utc(first, a);
 		format_utc(last, b);
 		snprintf(label, sizeof(label), "seconds since the scan was created "
-			 "at NCEM (scans of %.16s to %.16s UTC)", a, b);
+			 "at %s (scans of %.16s to %.16s UTC)", d->acq, a, b);
 		st_plot_axes_labels(ax, label, "scan (by size, then creation)");
 		for (size_t i = 0; i < d->nsizes; i++) {
 			size_t m = 0;
@@ -1019,6 +1026,8 @@ st_figures *st_figures_build(const st_figures_input *in, st_error *err)
 	}
 	d.tzname = tzname;
 	d.stz = stz;
+	d.acq = in->acq ? in->acq : "NCEM";
+	d.compute = in->compute ? in->compute : "NERSC";
 	if (load(in, tz, &d, err) < 0)
 		goto out;
 	max = d.nsizes + 6;

@@ -571,8 +571,9 @@ static void slice_event(st_ctrace *w, const struct slice *sl, int pid_base,
 
 /* The metadata and slices of S as events of the traceEvents array W is
  * writing, processes PID_BASE + 1..6. */
-static int emit_events(st_ctrace *w, struct slices *s, int pid_base,
-		       st_timeline_counts *c, st_error *err)
+static int emit_events(const st_timeline_input *in, st_ctrace *w,
+		       struct slices *s, int pid_base, st_timeline_counts *c,
+		       st_error *err)
 {
 	struct lane_key *keys = NULL;
 	long nkeys;
@@ -582,8 +583,18 @@ static int emit_events(st_ctrace *w, struct slices *s, int pid_base,
 	if ((nkeys = assign_lanes(s, &keys, err)) < 0)
 		return -1;
 	for (int p = 0; p < ST_STAGE_N; p++) {
+		/* the sites' own names on the processes; the categories stay
+		 * the stages' names (what a query of the trace asks for) */
+		char label[96];
+
+		if (p == ST_STAGE_OFFLOAD && in->acq)
+			snprintf(label, sizeof(label), "%s offload", in->acq);
+		else if (p == ST_STAGE_NERSC_WRITE && in->compute)
+			snprintf(label, sizeof(label), "%s write", in->compute);
+		else
+			snprintf(label, sizeof(label), "%s", stage_names[p]);
 		st_ctrace_meta(w, "process_name", pid_base + p + 1, -1, "name",
-			       stage_names[p], 0);
+			       label, 0);
 		st_ctrace_meta(w, "process_sort_index", pid_base + p + 1, -1,
 			       "sort_index", NULL, pid_base + p + 1);
 	}
@@ -646,7 +657,7 @@ int st_timeline_append(const st_timeline_input *in, st_ctrace *w,
 	int rc = -1;
 
 	if (gather(in, &s, &c, log, err) < 0 ||
-	    emit_events(w, &s, pid_base, &c, err) < 0)
+	    emit_events(in, w, &s, pid_base, &c, err) < 0)
 		goto out;
 	c.events = (size_t)(w->n - before);
 	if (counts)

@@ -524,6 +524,13 @@ def names_reach_the_report():
               in html and "NCEM" not in html.split("<main>")[1]
               .split('id="method"')[0],
               "session_names_in_report: the title and prose use the names")
+        ev = json.load(open(tmp + "/o/timeline.json"))["traceEvents"]
+        procs = {e["args"]["name"] for e in ev if e.get("ph") == "M" and
+                 e.get("name") == "process_name"}
+        check({"SLAC offload", "OLCF write"} <= procs and
+              not {"NCEM offload", "NERSC write"} & procs,
+              "session_names_in_report: the timeline's processes: %s"
+              % sorted(procs))
 
 
 # ---- bad input ------------------------------------------------------------

@@ -476,7 +476,7 @@ static void test_figures_empty_results(void **state)
 			   "ncem_created_time,time_difference_seconds\n");
 	}
 	assert_int_equal(st_experiments_default(&ex, &err), 0);
-	set = st_figures_build(&(st_figures_input){ res, data, &ex, NULL }, &err);
+	set = st_figures_build(&(st_figures_input){ res, data, &ex, NULL, NULL, NULL }, &err);
 	if (!set)
 		fail_msg("st_figures_build: %s", err.text);
 	assert_int_equal(st_figures_count(set), 10);
@@ -495,7 +495,7 @@ static void test_figures_empty_results(void **state)
 		unlink(p);
 		free(p);
 	}
-	assert_null(st_figures_build(&(st_figures_input){ res, data, &ex, NULL }, &err));
+	assert_null(st_figures_build(&(st_figures_input){ res, data, &ex, NULL, NULL, NULL }, &err));
 	assert_int_equal(err.code, ST_EXIT_NOINPUT);
 	assert_non_null(strstr(err.text, "streaming_times_512.csv"));
 	st_experiments_release(&ex);
