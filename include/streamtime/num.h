@@ -26,6 +26,14 @@ size_t st_num_format(double v, char *buf, size_t size);
  * which needs 32 bytes. */
 const char *st_num_format_cell(double v, char *buf, size_t size);
 
+/* As st_num_format_cell for a number of seconds derived from nanosecond
+ * stamps (a duration, a mean, a quantile, a difference of them): rounded
+ * to the nanosecond first, so that no floating-point noise of the
+ * arithmetic is written ("46.5", not "46.50000000000001"; at most 9
+ * decimals).  Beyond 9e6 s (where a double holds no nanoseconds) as
+ * st_num_format_cell.  Returns BUF (32 bytes). */
+const char *st_num_format_seconds(double v, char *buf, size_t size);
+
 /* A / B rounded toward minus infinity (B != 0): -7 / 2 is -4, not C's -3;
  * what bucketing signed times and calendar eras need. */
 static inline int64_t st_floor_div(int64_t a, int64_t b)

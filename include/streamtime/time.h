@@ -81,8 +81,14 @@ int st_duration_parse(const char *s, st_duration *out, st_error *err);
 size_t st_duration_format_hms(st_duration d, char *buf, size_t size);
 
 /* D in seconds as a double. */
+/* D in seconds: the double nearest to the decimal D / 10^9 while D is
+ * exact in a double (|D| < 2^53 ns, 104 days), so that "3.527639" reads
+ * back as written, not 3.5276389999999997; beyond, whole seconds plus the
+ * fraction. */
 static inline double st_duration_seconds(st_duration d)
 {
+	if (d > -(INT64_C(1) << 53) && d < (INT64_C(1) << 53))
+		return (double)d / 1e9;
 	return (double)(d / ST_NS_PER_SEC) + (double)(d % ST_NS_PER_SEC) / 1e9;
 }
 

@@ -50,6 +50,23 @@ static const char *fmt(double v, char buf[32])
 	return st_num_format_cell(v, buf, 32);
 }
 
+/* A number of seconds as a CSV cell, rounded to the nanosecond (the
+ * inputs' resolution): no noise of the arithmetic. */
+static const char *secs(double v, char buf[32])
+{
+	return st_num_format_seconds(v, buf, 32);
+}
+
+/* NS: V derives from time stamps alone (secs); else it mixes in other
+ * measurements (the file-transfer times hold the save times' floats)
+ * and is written in its shortest exact form (fmt).  An IQR is written by
+ * secs always: the difference of two times of one size, in which the
+ * size's save-time constant cancels. */
+static const char *tcell(double v, bool ns, char buf[32])
+{
+	return ns ? secs(v, buf) : fmt(v, buf);
+}
+
 /* ---- medians and intervals beside the paper's numbers ----------------- */
 
 /* The step of the times in column COL of T: 1 s when most cells have no
@@ -99,7 +116,7 @@ static double coarser(double a, double b)
 
 /* One row of ST_MEDIANS_HEADER; SIZE 0 leaves the size cell empty. */
 static int medians_row(FILE *f, const char *group, int64_t size,
-		       const st_robust *r)
+		       const st_robust *r, bool ns)
 {
 	char b[8][32], sz[24] = "";
 	double share = r->n ? (double)r->dropped / (double)r->n : NAN;
@@ -107,10 +124,10 @@ static int medians_row(FILE *f, const char *group, int64_t size,
 	if (size)
 		snprintf(sz, sizeof(sz), "%" PRId64, size);
 	return fprintf(f, "%s,%s,%zu,%s,%s,%s,%s,order statistics,%s,%s,%s,%zu,"
-		       "%s\n", group, sz, r->n, fmt(r->ci.median, b[0]),
-		       fmt(r->ci.lo, b[1]), fmt(r->ci.hi, b[2]),
+		       "%s\n", group, sz, r->n, tcell(r->ci.median, ns, b[0]),
+		       tcell(r->ci.lo, ns, b[1]), tcell(r->ci.hi, ns, b[2]),
 		       fmt(r->ci.level, b[3]), fmt(r->resolution, b[4]),
-		       fmt(r->clock_bound, b[5]), fmt(r->iqr, b[6]), r->dropped,
+		       secs(r->clock_bound, b[5]), secs(r->iqr, b[6]), r->dropped,
 		       fmt(share, b[7])) < 0 ? -1 : 0;
 }
 
@@ -155,7 +172,7 @@ static int write_queue_median(FILE *f, const void *data)
 
 	if (fputs(ST_MEDIANS_HEADER, f) < 0)
 		return -1;
-	return medians_row(f, "queue", 0, r);
+	return medians_row(f, "queue", 0, r, true);
 }
 
 /* ---- stats queue ------------------------------------------------------ */
@@ -207,9 +224,9 @@ static int summary_row(FILE *f, const char *label, const st_summary *s)
 	char b[8][32];
 
 	return fprintf(f, "%s,%zu,%s,%s,%s,%s,%s,%s,%s\n", label, s->n,
-		       fmt(s->mean, b[0]), fmt(s->median, b[1]),
-		       fmt(s->std, b[2]), fmt(s->min, b[3]), fmt(s->max, b[4]),
-		       fmt(s->q25, b[5]), fmt(s->q75, b[6])) < 0 ? -1 : 0;
+		       secs(s->mean, b[0]), secs(s->median, b[1]),
+		       secs(s->std, b[2]), secs(s->min, b[3]), secs(s->max, b[4]),
+		       secs(s->q25, b[5]), secs(s->q75, b[6])) < 0 ? -1 : 0;
 }
 
 static int write_queue_stats(FILE *f, const void *data)
@@ -236,7 +253,7 @@ static int write_ranked(FILE *f, const void *data)
 	for (size_t i = 0; i < q->ndays; i++)
 		if ((q->by_month && fprintf(f, "%.7s,", q->days[i].date) < 0) ||
 		    fprintf(f, "%s,%s\n", q->days[i].date,
-			    fmt(q->days[i].mean, b)) < 0)
+			    secs(q->days[i].mean, b)) < 0)
 			return -1;
 	return 0;
 }
@@ -375,15 +392,16 @@ static const char *const stat_cols =
 	"75th percentile\n";
 
 static int stats_row(FILE *f, int64_t size, const char *what,
-		     const st_summary *s)
+		     const st_summary *s, bool ns)
 {
 	char b[8][32];
 
 	return fprintf(f, "Statistics for %" PRId64 "x%" PRId64 " %s,%" PRId64
 		       ",%zu,%s,%s,%s,%s,%s,%s,%s\n", size, size, what, size,
-		       s->n, fmt(s->mean, b[0]), fmt(s->median, b[1]),
-		       fmt(s->std, b[2]), fmt(s->min, b[3]), fmt(s->max, b[4]),
-		       fmt(s->q25, b[5]), fmt(s->q75, b[6])) < 0 ? -1 : 0;
+		       s->n, tcell(s->mean, ns, b[0]), tcell(s->median, ns, b[1]),
+		       tcell(s->std, ns, b[2]), tcell(s->min, ns, b[3]),
+		       tcell(s->max, ns, b[4]), tcell(s->q25, ns, b[5]),
+		       tcell(s->q75, ns, b[6])) < 0 ? -1 : 0;
 }
 
 static int write_medians(FILE *f, const void *data)
@@ -393,9 +411,10 @@ static int write_medians(FILE *f, const void *data)
 	if (fputs(ST_MEDIANS_HEADER, f) < 0)
 		return -1;
 	for (const struct size_stats *const *s = ss; *s; s++)
-		if (medians_row(f, "streaming", (*s)->size, &(*s)->s_rob) < 0 ||
+		if (medians_row(f, "streaming", (*s)->size, &(*s)->s_rob,
+				true) < 0 ||
 		    medians_row(f, "file_transfer", (*s)->size,
-				&(*s)->o_rob) < 0)
+				&(*s)->o_rob, false) < 0)
 			return -1;
 	return 0;
 }
@@ -436,11 +455,11 @@ static int write_median_ratio(FILE *f, const void *data)
 		st_median_ratio(o, t, &mr);
 		if (fprintf(f, "%" PRId64 ",%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
 			    (*s)->size, fmt(o->ci.median, b[0]),
-			    fmt(t->ci.median, b[1]), fmt(mr.ratio, b[2]),
+			    secs(t->ci.median, b[1]), fmt(mr.ratio, b[2]),
 			    fmt(mr.lo, b[3]), fmt(mr.hi, b[4]),
 			    fmt(mr.level, b[5]), fmt(o->ci975.lo, b[6]),
-			    fmt(o->ci975.hi, b[7]), fmt(t->ci975.lo, b[8]),
-			    fmt(t->ci975.hi, b[9]),
+			    fmt(o->ci975.hi, b[7]), secs(t->ci975.lo, b[8]),
+			    secs(t->ci975.hi, b[9]),
 			    fmt((*s)->o_without.mean / (*s)->s_without.mean,
 				b[10])) < 0)
 			return -1;
@@ -453,10 +472,14 @@ static int write_size_stats(FILE *f, const void *data)
 	const struct size_stats *s = data;
 
 	if (fputs(stat_cols, f) < 0 ||
-	    stats_row(f, s->size, "Streaming with Outliers", &s->s_with) < 0 ||
-	    stats_row(f, s->size, "Streaming without Outliers", &s->s_without) < 0 ||
-	    stats_row(f, s->size, "Original with Outliers", &s->o_with) < 0 ||
-	    stats_row(f, s->size, "Original without Outliers", &s->o_without) < 0)
+	    stats_row(f, s->size, "Streaming with Outliers", &s->s_with,
+		      true) < 0 ||
+	    stats_row(f, s->size, "Streaming without Outliers", &s->s_without,
+		      true) < 0 ||
+	    stats_row(f, s->size, "Original with Outliers", &s->o_with,
+		      false) < 0 ||
+	    stats_row(f, s->size, "Original without Outliers", &s->o_without,
+		      false) < 0)
 		return -1;
 	return 0;
 }
@@ -479,8 +502,8 @@ static int write_table_csv(FILE *f, const void *data)
 
 		if (fprintf(f, "%" PRId64 ",%s,%s,%s,%s,%s,%s\n", r->size,
 			    fmt(r->data_gb, b[0]), fmt(r->ft_mean, b[1]),
-			    fmt(r->ft_std, b[2]), fmt(r->st_mean, b[3]),
-			    fmt(r->st_std, b[4]), fmt(r->enhancement, b[5])) < 0)
+			    fmt(r->ft_std, b[2]), secs(r->st_mean, b[3]),
+			    secs(r->st_std, b[4]), fmt(r->enhancement, b[5])) < 0)
 			return -1;
 	}
 	return 0;
@@ -841,7 +864,10 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 			goto out;
 		ss[i].o_rob.clock_bound = obound;
 		cr[i].size = size;
-		cr[i].data_gb = (double)size * (double)size * 576.0 * 576.0 * 2.0 * 1e-9;
+		/* bytes, then one division: the nearest double to the decimal
+		 * (10.871635968, not 10.871635968000001) */
+		cr[i].data_gb = (double)size * (double)size * 576.0 * 576.0 *
+				2.0 / 1e9;
 		cr[i].ft_mean = ss[i].o_without.mean;
 		cr[i].ft_std = ss[i].o_without.std;
 		cr[i].st_mean = ss[i].s_without.mean;

@@ -358,12 +358,12 @@ static int write_offload_row(FILE *per_scan, const st_clock_fix *fix,
 {
 	char buf[32], cb[32], bb[32];
 
-	st_num_format(o->off, buf, sizeof(buf));
+	st_num_format_seconds(o->off, buf, sizeof(buf));
 	if (!fix)
 		return fprintf(per_scan, "%" PRId64 ",%" PRId64 ",%s\n", size, scan,
 			       buf);
-	st_num_format(o->corr, cb, sizeof(cb));
-	st_num_format(o->bnd, bb, sizeof(bb));
+	st_num_format_seconds(o->corr, cb, sizeof(cb));
+	st_num_format_seconds(o->bnd, bb, sizeof(bb));
 	return fprintf(per_scan, "%" PRId64 ",%" PRId64 ",%s,%s,%s\n", size, scan,
 		       buf, cb, bb);
 }
@@ -391,10 +391,12 @@ static int write_offload_means(FILE *out, const st_table *wt,
 					    " (size %" PRId64 ")", wt->name,
 					    ranges[k].range.first, ranges[k].range.last,
 					    ranges[k].size);
-		st_num_format(sum[k] / (double)count[k], buf, sizeof(buf));
+		st_num_format_seconds(sum[k] / (double)count[k], buf,
+				      sizeof(buf));
 		if (fix) {
-			st_num_format(corr[k] / (double)count[k], cb, sizeof(cb));
-			st_num_format(bnd[k], bb, sizeof(bb));
+			st_num_format_seconds(corr[k] / (double)count[k], cb,
+					      sizeof(cb));
+			st_num_format_seconds(bnd[k], bb, sizeof(bb));
 			w = fprintf(out, "%" PRId64 ",%s,%s,%s\n", ranges[k].size,
 				    buf, cb, bb);
 		} else {
@@ -615,16 +617,17 @@ static int write_streaming_row(struct streaming_join *j, size_t i, size_t row,
 	}
 	st_time_format_utc(nersc, nbuf, sizeof(nbuf));
 	st_time_format_utc(first, cbuf, sizeof(cbuf));
-	st_num_format(lat < 0 ? -lat : lat, dbuf, sizeof(dbuf));
-	st_num_format(lat, lbuf, sizeof(lbuf));
+	st_num_format_seconds(lat < 0 ? -lat : lat, dbuf, sizeof(dbuf));
+	st_num_format_seconds(lat, lbuf, sizeof(lbuf));
 	if (fprintf(j->out, "%" PRId64 ",%" PRId64 ",%s,%s,%s,%s", did, scan,
 		    nbuf, cbuf, dbuf, lbuf) < 0)
 		return st_error_set(err, ST_EXIT_IOERR, "write error");
 	if (fix) {
 		if (span(h5, i, nersc, first, raw, &d, err) < 0)
 			return -1;
-		st_num_format(st_duration_seconds(d), cb, sizeof(cb));
-		st_num_format(st_duration_seconds(b + b2), bb, sizeof(bb));
+		st_num_format_seconds(st_duration_seconds(d), cb, sizeof(cb));
+		st_num_format_seconds(st_duration_seconds(b + b2), bb,
+				      sizeof(bb));
 		if (fprintf(j->out, ",%s,%s", cb, bb) < 0)
 			return st_error_set(err, ST_EXIT_IOERR, "write error");
 	}

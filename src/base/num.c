@@ -106,6 +106,15 @@ size_t st_num_format(double v, char *buf, size_t size)
 	return len < 0 ? 0 : (size_t)len;
 }
 
+const char *st_num_format_seconds(double v, char *buf, size_t size)
+{
+	/* v * 1e9 below 2^53: llround gives the exact count of ns, and one
+	 * division the double nearest to that decimal */
+	if (isfinite(v) && fabs(v) < 9e6)
+		v = (double)llround(v * 1e9) / 1e9;
+	return st_num_format_cell(v, buf, size);
+}
+
 const char *st_num_format_cell(double v, char *buf, size_t size)
 {
 	if (isnan(v)) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "streamtime/num.h"
+#include "streamtime/time.h"
 
 static void assert_int_ok(const char *s, int64_t expect)
 {
@@ -329,6 +330,44 @@ static void test_cmp_i64_and_double_order_and_sort(void **state)
 		    d[3] == 2.25 && d[4] == 3.5);
 }
 
+/* Seconds derived from nanosecond stamps carry no noise of the
+ * arithmetic (issue 25 item 9): the values seen in reproduce's outputs. */
+static void test_num_format_seconds_no_noise(void **state)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{ 46.50000000000001, "46.5" },
+		{ 67.99999999999999, "68.0" },
+		{ 63.99999999999998, "64.0" },
+		{ 2.9680978700000002, "2.96809787" },
+		{ 3.5276389999999997, "3.527639" },
+		{ -0.1000000000000001, "-0.1" },
+		{ 0.0000000004, "0.0" },        /* below a nanosecond */
+		{ 1.0000000006, "1.000000001" },
+		{ 123456.123456789, "123456.123456789" },
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		st_num_format_seconds(cases[i].v, buf, sizeof(buf));
+		if (strcmp(buf, cases[i].want))
+			fail_msg("%.17g gave %s, want %s", cases[i].v, buf,
+				 cases[i].want);
+	}
+	assert_string_equal(st_num_format_seconds(NAN, buf, sizeof(buf)), "");
+	/* beyond 9e6 s a double holds no nanoseconds: written as it is */
+	st_num_format_seconds(1e7 + 0.25, buf, sizeof(buf));
+	assert_string_equal(buf, "10000000.25");
+	/* a duration in ns, converted once: the nearest double */
+	st_num_format(st_duration_seconds(3527639000), buf, sizeof(buf));
+	assert_string_equal(buf, "3.527639");
+	st_num_format(st_duration_seconds(-1500000001), buf, sizeof(buf));
+	assert_string_equal(buf, "-1.500000001");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_floor_div_rounds_toward_minus_infinity),
 		cmocka_unit_test(test_cmp_i64_and_double_order_and_sort),
 		cmocka_unit_test(test_st_cmp_three_way),
+		cmocka_unit_test(test_num_format_seconds_no_noise),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
