@@ -563,7 +563,9 @@ static int write_table_tex(FILE *f, const void *data)
 {
 	const struct table_out *t = data;
 
-	if (fputs("\\begin{table}[H]\n"
+	if (fputs("% needs \\usepackage{booktabs} (\\toprule), "
+		  "\\usepackage{makecell} and \\usepackage{float} ([H])\n"
+		  "\\begin{table}[H]\n"
 		  "\\caption{Comparison of file transfer and streaming times for "
 		  "various data dimensions.}\n"
 		  "\\centering\n"
@@ -580,9 +582,9 @@ static int write_table_tex(FILE *f, const void *data)
 		const st_compare_row *r = &t->rows[i];
 		char ft[64], st[64], en[32];
 
-		if (fprintf(f, "%" PRId64 " x %" PRId64 " x 576 x 576 & %d GB & "
+		if (fprintf(f, "%" PRId64 " x %" PRId64 " x 576 x 576 & %.1f GB & "
 			    "%s & %s & %s \\\\\n", r->size, r->size,
-			    (int)r->data_gb,
+			    r->data_gb,
 			    mean_pm(r->ft_mean, r->ft_std, "\\pm", "$", ft,
 				    sizeof(ft)),
 			    mean_pm(r->st_mean, r->st_std, "\\pm", "$", st,

@@ -415,7 +415,9 @@ static int transfer_panel(st_plot_axes *ax, const struct size_data *sd,
 		 "out: %zu %s, %zu %s", sd->nft - kft,
 		 plural(sd->nft - kft, "job", "jobs"), sd->nst - kst,
 		 plural(sd->nst - kst, "scan", "scans"));
-	st_plot_axes_labels(ax, xlabel, combined ? "scans" : "number of scans");
+	/* the red bars count count jobs, the blue ones streamed scans */
+	st_plot_axes_labels(ax, xlabel, combined ? "jobs or scans" :
+			    "number of jobs or scans");
 	st_plot_axes_yinteger(ax);
 	if (kft + kst == 0)
 		goto done;
@@ -640,7 +642,9 @@ static st_plot_fig *fig_queue_scatter(const struct data *d, bool by_date)
 				 above, above == 1 ? "" : "s", top, max);
 			st_plot_axes_labels(ax, xlabel, "queue time (s)");
 		}
-		st_plot_points(ax, x, q, n, st_plot_hex(BLUE, 0.75), 2.0, NULL);
+		/* queue time is the file transfer's (its Slurm jobs): red,
+		 * as in the queue histogram, never the streaming blue */
+		st_plot_points(ax, x, q, n, st_plot_hex(RED, 0.75), 2.0, NULL);
 	}
 	if (by_date)
 		st_plot_axes_xdates(ax);

@@ -284,6 +284,12 @@ static void test_transfers_group_without_values_is_no_data(void **state)
 			       "| 256 | 61.0 ± n/a | no data | no data |\n"));
 	assert_non_null(strstr(slurp("nodata/statistics_table.tex"),
 			       "& no data & $5.0 \\pm 1.0$ & no data \\\\\n"));
+	/* the size to a tenth of a GB (173.9 was cut to 173), and the
+	 * packages the table needs said first */
+	assert_non_null(strstr(slurp("nodata/statistics_table.tex"),
+			       "128 x 128 x 576 x 576 & 10.9 GB &"));
+	assert_non_null(strstr(slurp("nodata/statistics_table.tex"),
+			       "% needs \\usepackage{booktabs}"));
 	assert_non_null(strstr(slurp("nodata/statistics_table.csv"),
 			       "\n128,10.871635968,,,5.0,1.0,\n"));
 	assert_non_null(strstr(slurp("nodata/statistics_transfers_128.csv"),
