@@ -956,7 +956,12 @@ static const char style[] =
 	"table{border-collapse:collapse;margin:8px 0 6px;font-size:.94em}\n"
 	"th,td{padding:5px 12px;border-bottom:1px solid var(--line);"
 	"text-align:right;white-space:nowrap}\n"
-	"th{background:var(--band);font-weight:600}\n"
+	"th{background:var(--band);font-weight:600;white-space:normal}\n"
+	/* the widest tables fit 1100 px: headers wrap, cells tighter, the
+	 * provenance's paths and hashes break anywhere */
+	"#medians-table th,#medians-table td,#headline-table th,"
+	"#headline-table td{padding:5px 8px}\n"
+	"#provenance-table td{white-space:normal;word-break:break-all}\n"
 	"th:first-child,td:first-child,.l{text-align:left}\n"
 	"td{font-variant-numeric:tabular-nums}\n"
 	"caption{caption-side:bottom;text-align:left;color:var(--muted);"
