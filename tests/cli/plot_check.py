@@ -185,7 +185,11 @@ def check_figures(figdir, what, expect_data):
         if name == "queue_hist" and expect_data:
             check(red > 1000, f"{what}: queue_hist.png: no bars")
         if name.startswith("queue_by") and expect_data:
-            check(blue > 500, f"{what}: {name}.png: no points")
+            # queue time is the file transfer's: red points, never the
+            # streaming blue (issue 25 item 9)
+            check(red > 500, f"{what}: {name}.png: no points")
+            check(blue < 50, f"{what}: {name}.png: queue time drawn in "
+                  f"the streaming blue ({blue} pixels)")
         try:
             sw, sh, vb, drawn = svg_size(svg)
         except (ET.ParseError, ValueError) as e:
