@@ -14,6 +14,7 @@
 
 #include "streamtime/analysis.h"
 #include "streamtime/atomic.h"
+#include "streamtime/civil.h"
 #include "streamtime/clock.h"
 #include "streamtime/clock_net.h"
 #include "streamtime/clockfix.h"
@@ -71,6 +72,7 @@
 
 #include "streamtime/analysis.h"
 #include "streamtime/atomic.h"
+#include "streamtime/civil.h"
 #include "streamtime/clock.h"
 #include "streamtime/clock_net.h"
 #include "streamtime/clockfix.h"
@@ -129,6 +131,7 @@
 static const char *const included[] = {
 	"analysis.h",
 	"atomic.h",
+	"civil.h",
 	"clock.h",
 	"clock_net.h",
 	"clockfix.h",
