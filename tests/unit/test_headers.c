@@ -67,6 +67,7 @@
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
+#include "streamtime/trace_path.h"
 #include "streamtime/traceset.h"
 #include "streamtime/tz.h"
 
@@ -125,6 +126,7 @@
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
+#include "streamtime/trace_path.h"
 #include "streamtime/traceset.h"
 #include "streamtime/tz.h"
 
@@ -184,6 +186,7 @@ static const char *const included[] = {
 	"trace_compare.h",
 	"trace_events.h",
 	"trace_keys.h",
+	"trace_path.h",
 	"traceset.h",
 	"tz.h",
 };
