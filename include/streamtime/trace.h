@@ -41,6 +41,7 @@
 #include "streamtime/error.h"
 #include "streamtime/interval.h"
 #include "streamtime/pfw.h"
+#include "streamtime/strtab.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace_keys.h"
 

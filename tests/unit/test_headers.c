@@ -56,6 +56,7 @@
 #include "streamtime/slurm_run.h"
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
+#include "streamtime/strtab.h"
 #include "streamtime/suggest.h"
 #include "streamtime/sum_partial.h"
 #include "streamtime/sysplot.h"
@@ -115,6 +116,7 @@
 #include "streamtime/slurm_run.h"
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
+#include "streamtime/strtab.h"
 #include "streamtime/suggest.h"
 #include "streamtime/sum_partial.h"
 #include "streamtime/sysplot.h"
@@ -175,6 +177,7 @@ static const char *const included[] = {
 	"slurm_run.h",
 	"spawn.h",
 	"stats.h",
+	"strtab.h",
 	"suggest.h",
 	"sum_partial.h",
 	"sysplot.h",
