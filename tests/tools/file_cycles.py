@@ -7,7 +7,8 @@ connected components of that graph with more than one file are the cycles.
 Prints one line per component, files sorted, and the symbols each file takes
 from the others in it; exits 1 when any cycle remains, 0 when none does.
 
-usage: file_cycles.py [BUILD_DIR]   (default: build)
+usage: file_cycles.py [BUILD_DIR [SOURCE_DIR]]
+  (defaults: build, and the tree this script is in)
 """
 import glob
 import os
@@ -15,8 +16,9 @@ import subprocess
 import sys
 
 
-def source_name(obj):
-    # meson names objects src_trace_keys.c.o; keep the path after src_
+def source_name(obj, src):
+    # meson names objects src_trace_keys.c.o: the path under src/ with
+    # its slashes as '_'; the folders of SRC tell which '_' were slashes
     base = os.path.basename(obj)
     if base.endswith(".o"):
         base = base[:-2]
@@ -25,12 +27,12 @@ def source_name(obj):
     parts = base.split("_")
     for i in range(1, len(parts)):
         head = "/".join(parts[:i])
-        if os.path.isdir(os.path.join("src", head)):
+        if os.path.isdir(os.path.join(src, head)):
             return head + "/" + "_".join(parts[i:])
     return base
 
 
-def read_symbols(objs):
+def read_symbols(objs, src):
     defined, used = {}, {}
     out = subprocess.run(["nm", "-A"] + objs, check=True, capture_output=True,
                          text=True).stdout
@@ -41,7 +43,7 @@ def read_symbols(objs):
         if len(fields) < 2:
             continue
         kind, name = fields[-2], fields[-1]
-        f = source_name(path)
+        f = source_name(path, src)
         used.setdefault(f, set())
         if kind == "U":
             used[f].add(name)
@@ -95,12 +97,15 @@ def components(nodes, edges):
 
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    top = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    src = os.path.join(top, "src")
     objs = sorted(glob.glob(os.path.join(build, "libstreamtime.a.p", "*.o")))
     if not objs:
         print(f"file_cycles: no objects in {build}/libstreamtime.a.p",
               file=sys.stderr)
         return 66
-    defined, used = read_symbols(objs)
+    defined, used = read_symbols(objs, src)
     edges = {}
     takes = {}
     for f, names in used.items():
