@@ -34,36 +34,6 @@
 #define ST_PFW_MAX_LINE (16u << 20)   /* a longer line is corrupt */
 #define ST_PFW_NONE UINT32_MAX        /* no host / no file */
 
-/* ---- interned strings ------------------------------------------------ */
-
-/* Strings mapped to dense ids 0, 1, 2, ...; the bytes are copied and stay
- * at one address until the table is released (the pointers returned by
- * st_strtab_str are borrowed from it).  Strings may hold any byte. */
-typedef struct st_strtab {
-	struct st_strtab_ent *v;  /* by id */
-	uint32_t n, cap;
-	uint32_t *slot;           /* open addressing: id + 1, 0 empty */
-	uint32_t mask;
-	struct st_strtab_blk *blk;  /* the bytes */
-} st_strtab;
-
-void st_strtab_init(st_strtab *t);
-void st_strtab_release(st_strtab *t);
-
-/* The id of S[0..LEN), added when new (*ADDED, may be NULL, says so).
- * Returns the id, or -1 when memory runs out. */
-int64_t st_strtab_intern(st_strtab *t, const char *s, size_t len, bool *added);
-
-/* The id of S[0..LEN), or -1 when it is not in T. */
-int64_t st_strtab_find(const st_strtab *t, const char *s, size_t len);
-
-/* String ID (borrowed, NUL-terminated); *LEN gets its length (LEN may be
- * NULL). */
-const char *st_strtab_str(const st_strtab *t, uint32_t id, size_t *len);
-
-/* A 64-bit hash of S[0..LEN) (the one the table uses). */
-uint64_t st_strtab_hash(const char *s, size_t len);
-
 /* ---- one line -------------------------------------------------------- */
 
 enum st_pfw_kind {

@@ -41,6 +41,7 @@
 #include "streamtime/error.h"
 #include "streamtime/interval.h"
 #include "streamtime/pfw.h"
+#include "streamtime/strtab.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace_keys.h"
 
@@ -120,11 +121,6 @@ bool st_trace_filter_nums(const st_trace_filter *f, int64_t pid, int64_t tid,
 /* ---- grouping -------------------------------------------------------- */
 
 /* --group-by and --per take keys (trace_keys.h, SPEC 5.12). */
-
-/* The length of PATH[0..LEN)'s first DEPTH components: "/p/lustre1/x/y"
- * at depth 2 is "/p/lustre1", "a/b/c" at depth 2 "a/b"; a path with fewer
- * components is whole.  Repeated slashes count once. */
-size_t st_trace_prefix_len(const char *path, size_t len, int depth);
 
 /* ---- where events come from ------------------------------------------ */
 

@@ -18,12 +18,13 @@
  *             so "ckpt-00012_rank3.pt" -> "ckpt*_rank*.pt", "0042" -> "*",
  *             "a-b" -> "a*b"; other bytes (UTF-8 included) are kept;
  *   prefix:N  the file's first N components (N 1..64) as
- *             st_trace_prefix_len (trace.h) cuts them: components are the
- *             non-empty pieces between slashes, the prefix runs from the
- *             start of the path to the end of the Nth ("/p/lustre1/x/y" at
- *             2 is "/p/lustre1", "a//b/c" at 2 is "a//b"); a path with N
- *             components or fewer is whole, less its trailing slashes
- *             ("/a/b/" at 5 is "/a/b", "/" stays "/");
+ *             st_trace_prefix_len (trace_path.h) cuts them: components
+ *             are the non-empty pieces between slashes, the prefix runs
+ *             from the start of the path to the end of the Nth
+ *             ("/p/lustre1/x/y" at 2 is "/p/lustre1", "a//b/c" at 2 is
+ *             "a//b"); a path with N components or fewer is whole, less
+ *             its trailing slashes ("/a/b/" at 5 is "/a/b", "/" stays
+ *             "/");
  *   phase     the application phase the event starts in (epochs, from
  *             system traces): st_trace_rec.phase, as trace summary and
  *             trace compare take it from the phases of the system-trace
@@ -40,6 +41,7 @@
 #include <stdint.h>
 
 #include "streamtime/error.h"
+#include "streamtime/trace_path.h"
 
 enum st_trace_key_kind {
 	ST_TRACE_KEY_HOST, ST_TRACE_KEY_PID, ST_TRACE_KEY_THREAD,
@@ -91,14 +93,5 @@ const char *st_trace_key_name(const st_trace_key *k, char *buf, size_t size);
  * holds ""). No allocation. */
 size_t st_trace_key_format(const st_trace_key *k, const st_trace_rec *e,
 			   char *buf, size_t size);
-
-/* The basename of PATH[0..LEN) (see above): its offset in *OFF, its
- * length returned. */
-size_t st_trace_basename(const char *path, size_t len, size_t *off);
-
-/* The pattern of S[0..LEN) (runs of digits and '-' as '*'; never longer
- * than S) into OUT, at most CAP bytes of it (no NUL added); returns its
- * whole length. */
-size_t st_trace_pattern(const char *s, size_t len, char *out, size_t cap);
 
 #endif

@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "streamtime/civil.h"
 #include "streamtime/error.h"
 #include "streamtime/file.h"
 #include "streamtime/num.h"
 #include "streamtime/search.h"
-#include "streamtime/time.h"
 #include "streamtime/tz.h"
 
 #define TZ_DEFAULT_DIR "/usr/share/zoneinfo"

@@ -138,7 +138,10 @@ st_cmd_fn cmd_clock, cmd_collect, cmd_distiller, cmd_merge, cmd_plot,
 	cmd_report, cmd_timeline, cmd_trace, cmd_stats, cmd_reproduce,
 	cmd_simulate, cmd_slurm;
 
-/* trace subcommands in files of their own */
+/* trace subcommands (trace_group.c's table); summary and timeline are in
+ * trace.c, the others in files of their own */
+st_cmd_fn cmd_trace_summary;
+st_cmd_fn cmd_trace_timeline;
 st_cmd_fn cmd_trace_compare;
 st_cmd_fn cmd_trace_events;
 st_cmd_fn cmd_trace_merge;

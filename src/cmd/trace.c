@@ -819,7 +819,7 @@ static int experiment_input(const char *exp_dir, const char *data,
  * given. */
 static const char *sys_io_cats[] = { "POSIX", "STDIO", "syscall", "block" };
 
-static int cmd_trace_summary(int argc, char **argv)
+int cmd_trace_summary(int argc, char **argv)
 {
 	const char *prog = summary_desc.path, *out = "-", *partial = NULL;
 	char *io_arg = NULL, *comp_arg = NULL;
@@ -946,7 +946,7 @@ out:
 
 /* ---- timeline -------------------------------------------------------- */
 
-static int cmd_trace_timeline(int argc, char **argv)
+int cmd_trace_timeline(int argc, char **argv)
 {
 	const char *prog = timeline_desc.path;
 	const char *out = NULL, *offsets_path = NULL, *exp_dir = NULL;
@@ -1050,23 +1050,3 @@ out:
 	free(ep.created);
 	return rc;
 }
-
-static const struct st_cmd sub[] = {
-	{ "compare", cmd_trace_compare,
-	  "the notebook's table: metrics per case, one pass per case", NULL },
-	{ "events", cmd_trace_events,
-	  "the selected events as CSV or JSON lines, with derived keys", NULL },
-	{ "merge", cmd_trace_merge,
-	  "combine trace compare or summary partials into one result", NULL },
-	{ "plot", cmd_trace_plot,
-	  "the overview figure of system traces (PNG, SVG)", NULL },
-	{ "record", cmd_trace_record,
-	  "run a command under bpftrace, mpstat and pmon into a directory",
-	  NULL },
-	{ "summary", cmd_trace_summary,
-	  "summarise traces: counts, time, bytes, overlap, groups", NULL },
-	{ "timeline", cmd_trace_timeline,
-	  "one Chrome/Perfetto trace, with the experiment's", NULL },
-};
-
-ST_CMD_GROUP_FN(cmd_trace, st_trace_group, "streamtime trace", sub)

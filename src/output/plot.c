@@ -22,44 +22,6 @@
 
 /* ---- pure helpers ------------------------------------------------------ */
 
-double st_plot_nice_step(double span, int target)
-{
-	double raw, mag, norm;
-
-	if (!(span > 0) || !isfinite(span) || target < 1)
-		return 1.0;
-	raw = span / target;
-	mag = pow(10.0, floor(log10(raw)));
-	norm = raw / mag;
-	if (norm < 1.5)
-		return mag;
-	if (norm < 3.0)
-		return 2.0 * mag;
-	if (norm < 7.0)
-		return 5.0 * mag;
-	return 10.0 * mag;
-}
-
-size_t st_plot_ticks(double lo, double hi, double step, double *out,
-		     size_t max)
-{
-	double k, last;
-	size_t n = 0;
-
-	if (!(step > 0) || !isfinite(lo) || !isfinite(hi) || hi < lo)
-		return 0;
-	k = ceil(lo / step - 1e-9);
-	last = floor(hi / step + 1e-9);
-	for (; k <= last && n < 100000; k += 1.0) {
-		double v = k * step;
-
-		if (out && n < max)
-			out[n] = v == 0 ? 0.0 : v;    /* no "-0" */
-		n++;
-	}
-	return n;
-}
-
 void st_plot_hist_edges(double lo, double hi, size_t nbins, double *edges)
 {
 	for (size_t i = 0; i <= nbins; i++)
@@ -224,17 +186,6 @@ void st_plot_fig_caption(st_plot_fig *fig, const char *text)
 {
 	if (fig)
 		set_str(fig, &fig->caption, text);
-}
-
-double plot_caption_height(const st_plot_fig *fig)
-{
-	size_t lines = 1;
-
-	if (!fig->caption || !*fig->caption)
-		return 0;
-	for (const char *c = fig->caption; *c; c++)
-		lines += *c == '\n';
-	return (double)lines * CAPTION_LINE + 8;
 }
 
 void st_plot_fig_legend(st_plot_fig *fig, const st_plot_axes *ax)

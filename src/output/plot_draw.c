@@ -14,6 +14,20 @@ static const st_plot_rgba gridline = { 0.9, 0.9, 0.9, 1.0 };
 
 static const cairo_user_data_key_t text_key;
 
+#define CAPTION_LINE 13.0          /* points per caption line */
+
+/* The height of FIG's caption (points; 0 none). */
+static double plot_caption_height(const st_plot_fig *fig)
+{
+	size_t lines = 1;
+
+	if (!fig->caption || !*fig->caption)
+		return 0;
+	for (const char *c = fig->caption; *c; c++)
+		lines += *c == '\n';
+	return (double)lines * CAPTION_LINE + 8;
+}
+
 void plot_text_record(cairo_t *cr, struct text_layer *tl)
 {
 	cairo_set_user_data(cr, &text_key, tl, NULL);

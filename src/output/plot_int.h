@@ -76,11 +76,6 @@ struct st_plot_fig {
 	bool failed;
 };
 
-#define CAPTION_LINE 13.0          /* points per caption line */
-
-/* The height of FIG's caption (points; 0 none). */
-double plot_caption_height(const st_plot_fig *fig);
-
 /* Where an axes is drawn: the plot area (points) and the data limits. */
 struct frame {
 	double x, y, w, h;

@@ -1,4 +1,5 @@
-/* plot_scale.c - an axes' data limits and its ticks (numbers, dates). */
+/* plot_scale.c - an axes' data limits and its ticks (numbers, dates):
+ * the bottom of the plot layer, below plot_draw.c and plot.c. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -6,6 +7,46 @@
 
 #include "streamtime/time.h"
 #include "plot_int.h"
+
+/* ---- ticks (plot.h) ---------------------------------------------------- */
+
+double st_plot_nice_step(double span, int target)
+{
+	double raw, mag, norm;
+
+	if (!(span > 0) || !isfinite(span) || target < 1)
+		return 1.0;
+	raw = span / target;
+	mag = pow(10.0, floor(log10(raw)));
+	norm = raw / mag;
+	if (norm < 1.5)
+		return mag;
+	if (norm < 3.0)
+		return 2.0 * mag;
+	if (norm < 7.0)
+		return 5.0 * mag;
+	return 10.0 * mag;
+}
+
+size_t st_plot_ticks(double lo, double hi, double step, double *out,
+		     size_t max)
+{
+	double k, last;
+	size_t n = 0;
+
+	if (!(step > 0) || !isfinite(lo) || !isfinite(hi) || hi < lo)
+		return 0;
+	k = ceil(lo / step - 1e-9);
+	last = floor(hi / step + 1e-9);
+	for (; k <= last && n < 100000; k += 1.0) {
+		double v = k * step;
+
+		if (out && n < max)
+			out[n] = v == 0 ? 0.0 : v;    /* no "-0" */
+		n++;
+	}
+	return n;
+}
 
 struct bounds {
 	double x0, x1, y0, y1;

@@ -551,29 +551,6 @@ bool st_trace_filter_nums(const st_trace_filter *f, int64_t pid, int64_t tid,
 	return true;
 }
 
-/* ---- prefixes ------------------------------------------------------- */
-
-size_t st_trace_prefix_len(const char *path, size_t len, int depth)
-{
-	size_t i = 0;
-	int c = 0;
-
-	while (i < len) {
-		while (i < len && path[i] == '/')
-			i++;
-		if (i == len)
-			break;
-		while (i < len && path[i] != '/')
-			i++;
-		if (++c == depth)
-			return i;
-	}
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	return len;
-}
-
-
 bool trace_filter_has(const st_trace_filter *f, enum st_trace_field field)
 {
 	for (size_t i = 0; f && i < f->n; i++)

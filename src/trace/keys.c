@@ -116,42 +116,6 @@ const char *st_trace_key_name(const st_trace_key *k, char *buf, size_t size)
 	return buf;
 }
 
-size_t st_trace_basename(const char *path, size_t len, size_t *off)
-{
-	size_t end = len, b;
-
-	while (end > 0 && path[end - 1] == '/')
-		end--;
-	if (end == 0) {
-		/* "" or slashes only */
-		*off = 0;
-		return len ? 1 : 0;
-	}
-	b = end;
-	while (b > 0 && path[b - 1] != '/')
-		b--;
-	*off = b;
-	return end - b;
-}
-
-size_t st_trace_pattern(const char *s, size_t len, char *out, size_t cap)
-{
-	size_t n = 0;
-	bool run = false;
-
-	for (size_t i = 0; i < len; i++) {
-		bool in = (s[i] >= '0' && s[i] <= '9') || s[i] == '-';
-
-		if (!in || !run) {
-			if (n < cap)
-				out[n] = in ? '*' : s[i];
-			n++;
-		}
-		run = in;
-	}
-	return n;
-}
-
 /* Copy S[0..LEN) into BUF as snprintf would; returns LEN. */
 static size_t put(char *buf, size_t size, const char *s, size_t len)
 {

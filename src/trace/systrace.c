@@ -30,37 +30,6 @@
 
 /* ---- small helpers --------------------------------------------------- */
 
-int sys_each_line(const char *path, sys_line_fn fn, void *ctx,
-		  st_error *err)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	uint64_t no = 0;
-	int rc = 0;
-
-	if (!f)
-		return st_error_set(err, ST_EXIT_NOINPUT, "cannot read %s: %s",
-				    path, strerror(errno));
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		size_t len = (size_t)n;
-
-		if (len && line[len - 1] == '\n')
-			len--;
-		if (len && line[len - 1] == '\r')
-			len--;
-		if ((rc = fn(ctx, line, len, ++no, err)) < 0)
-			break;
-	}
-	if (rc == 0 && ferror(f))
-		rc = st_error_set(err, ST_EXIT_IOERR, "cannot read %s: %s",
-				  path, strerror(errno));
-	free(line);
-	fclose(f);
-	return rc;
-}
-
 static const char *base_of(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -581,49 +550,6 @@ static int wscan_call(void *ctx, const st_sys_call *c, st_error *err)
 	w->v[w->n++] = (struct wr){ c->pid, c->fd, c->ts - c->lat, c->ts,
 				    c->ret };
 	return 0;
-}
-
-struct calls_ctx {
-	bool (*pre)(const st_sys_header *h, const char *line, size_t len);
-	sys_call_fn fn;
-	void *ctx;
-	uint64_t bad;
-	st_sys_header h;
-	bool have_h;
-};
-
-static int calls_line(void *ctx, const char *line, size_t len, uint64_t no,
-		      st_error *err)
-{
-	struct calls_ctx *c = ctx;
-	st_sys_call k;
-	const char *why;
-
-	(void)no;
-	if (len >= 9 && memcmp(line, "TIMESTAMP", 9) == 0) {
-		c->have_h = st_sys_header_parse(line, len, &c->h) == 1;
-		return 0;
-	}
-	if (!c->have_h || len == 0 || (c->pre && !c->pre(&c->h, line, len)))
-		return 0;
-	if (st_sys_call_parse(&c->h, line, len, &k, &why) < 0) {
-		c->bad++;
-		return 0;
-	}
-	return c->fn(c->ctx, &k, err);
-}
-
-int sys_each_call(const char *path,
-		  bool (*pre)(const st_sys_header *h, const char *line,
-			      size_t len),
-		  sys_call_fn fn, void *ctx, uint64_t *bad, st_error *err)
-{
-	struct calls_ctx c = { .pre = pre, .fn = fn, .ctx = ctx };
-	int rc = sys_each_line(path, calls_line, &c, err);
-
-	if (bad)
-		*bad = c.bad;
-	return rc;
 }
 
 static bool is_end(const struct ml_log *L, uint64_t off)

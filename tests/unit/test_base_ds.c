@@ -1,5 +1,5 @@
 /* test_base_ds.c - the generic data structures of src/base: intervals,
- * the pair map, the heap and the output buffer. */
+ * the pair map, interned strings, the heap and the output buffer. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +15,7 @@
 #include "streamtime/interval.h"
 #include "streamtime/outbuf.h"
 #include "streamtime/pairmap.h"
+#include "streamtime/strtab.h"
 
 static uint64_t rnd_state = 88172645463325252ull;
 
@@ -147,6 +148,50 @@ static void test_pairids(void **state)
 	assert_int_equal(st_pairids_find(&p, 1, 2), -1);
 }
 
+static void test_strtab(void **state)
+{
+	st_strtab t;
+	char buf[32];
+	size_t len;
+
+	(void)state;
+	st_strtab_init(&t);
+	assert_int_equal(st_strtab_find(&t, "a", 1), -1);
+	for (int i = 0; i < 5000; i++) {
+		bool added;
+
+		snprintf(buf, sizeof(buf), "s%d", i);
+		assert_int_equal(st_strtab_intern(&t, buf, strlen(buf), &added), i);
+		assert_true(added);
+	}
+	for (int i = 0; i < 5000; i++) {
+		bool added;
+
+		snprintf(buf, sizeof(buf), "s%d", i);
+		assert_int_equal(st_strtab_intern(&t, buf, strlen(buf), &added), i);
+		assert_false(added);
+		assert_string_equal(st_strtab_str(&t, (uint32_t)i, &len), buf);
+		assert_int_equal(len, strlen(buf));
+	}
+	/* bytes, not C strings: NUL inside, and the empty string */
+	assert_int_equal(st_strtab_intern(&t, "a\0b", 3, NULL), 5000);
+	assert_int_equal(st_strtab_intern(&t, "a\0c", 3, NULL), 5001);
+	assert_int_equal(st_strtab_intern(&t, "", 0, NULL), 5002);
+	assert_int_equal(st_strtab_find(&t, "a\0b", 3), 5000);
+	/* a string bigger than a block */
+	{
+		size_t n = 200000;
+		char *big = malloc(n);
+
+		memset(big, 'x', n);
+		assert_int_equal(st_strtab_intern(&t, big, n, NULL), 5003);
+		assert_int_equal(st_strtab_find(&t, big, n), 5003);
+		free(big);
+	}
+	assert_string_equal(st_strtab_str(&t, 4999, NULL), "s4999");
+	st_strtab_release(&t);
+}
+
 static void test_heap(void **state)
 {
 	enum { N = 3000 };
@@ -238,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_interval_union),
 		cmocka_unit_test(test_pairmap),
 		cmocka_unit_test(test_pairids),
+		cmocka_unit_test(test_strtab),
 		cmocka_unit_test(test_heap),
 		cmocka_unit_test(test_outbuf),
 		cmocka_unit_test(test_grow),

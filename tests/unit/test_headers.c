@@ -14,6 +14,7 @@
 
 #include "streamtime/analysis.h"
 #include "streamtime/atomic.h"
+#include "streamtime/civil.h"
 #include "streamtime/clock.h"
 #include "streamtime/clock_net.h"
 #include "streamtime/clockfix.h"
@@ -55,6 +56,7 @@
 #include "streamtime/slurm_run.h"
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
+#include "streamtime/strtab.h"
 #include "streamtime/suggest.h"
 #include "streamtime/sum_partial.h"
 #include "streamtime/sysplot.h"
@@ -66,11 +68,13 @@
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
+#include "streamtime/trace_path.h"
 #include "streamtime/traceset.h"
 #include "streamtime/tz.h"
 
 #include "streamtime/analysis.h"
 #include "streamtime/atomic.h"
+#include "streamtime/civil.h"
 #include "streamtime/clock.h"
 #include "streamtime/clock_net.h"
 #include "streamtime/clockfix.h"
@@ -112,6 +116,7 @@
 #include "streamtime/slurm_run.h"
 #include "streamtime/spawn.h"
 #include "streamtime/stats.h"
+#include "streamtime/strtab.h"
 #include "streamtime/suggest.h"
 #include "streamtime/sum_partial.h"
 #include "streamtime/sysplot.h"
@@ -123,12 +128,14 @@
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
+#include "streamtime/trace_path.h"
 #include "streamtime/traceset.h"
 #include "streamtime/tz.h"
 
 static const char *const included[] = {
 	"analysis.h",
 	"atomic.h",
+	"civil.h",
 	"clock.h",
 	"clock_net.h",
 	"clockfix.h",
@@ -170,6 +177,7 @@ static const char *const included[] = {
 	"slurm_run.h",
 	"spawn.h",
 	"stats.h",
+	"strtab.h",
 	"suggest.h",
 	"sum_partial.h",
 	"sysplot.h",
@@ -181,6 +189,7 @@ static const char *const included[] = {
 	"trace_compare.h",
 	"trace_events.h",
 	"trace_keys.h",
+	"trace_path.h",
 	"traceset.h",
 	"tz.h",
 };

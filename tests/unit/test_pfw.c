@@ -21,50 +21,6 @@
 #define TMPDIR_NAME "pfw"
 #include "tmpdir.h"
 
-static void test_strtab(void **state)
-{
-	st_strtab t;
-	char buf[32];
-	size_t len;
-
-	(void)state;
-	st_strtab_init(&t);
-	assert_int_equal(st_strtab_find(&t, "a", 1), -1);
-	for (int i = 0; i < 5000; i++) {
-		bool added;
-
-		snprintf(buf, sizeof(buf), "s%d", i);
-		assert_int_equal(st_strtab_intern(&t, buf, strlen(buf), &added), i);
-		assert_true(added);
-	}
-	for (int i = 0; i < 5000; i++) {
-		bool added;
-
-		snprintf(buf, sizeof(buf), "s%d", i);
-		assert_int_equal(st_strtab_intern(&t, buf, strlen(buf), &added), i);
-		assert_false(added);
-		assert_string_equal(st_strtab_str(&t, (uint32_t)i, &len), buf);
-		assert_int_equal(len, strlen(buf));
-	}
-	/* bytes, not C strings: NUL inside, and the empty string */
-	assert_int_equal(st_strtab_intern(&t, "a\0b", 3, NULL), 5000);
-	assert_int_equal(st_strtab_intern(&t, "a\0c", 3, NULL), 5001);
-	assert_int_equal(st_strtab_intern(&t, "", 0, NULL), 5002);
-	assert_int_equal(st_strtab_find(&t, "a\0b", 3), 5000);
-	/* a string bigger than a block */
-	{
-		size_t n = 200000;
-		char *big = malloc(n);
-
-		memset(big, 'x', n);
-		assert_int_equal(st_strtab_intern(&t, big, n, NULL), 5003);
-		assert_int_equal(st_strtab_find(&t, big, n), 5003);
-		free(big);
-	}
-	assert_string_equal(st_strtab_str(&t, 4999, NULL), "s4999");
-	st_strtab_release(&t);
-}
-
 /* What each scanner makes of LINE: the fast one must either leave it to
  * jansson or agree with jansson field by field. */
 struct scan_case {
@@ -795,7 +751,6 @@ static void test_valid_json_not_corrupt(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_strtab),
 		cmocka_unit_test(test_scan_agree),
 		cmocka_unit_test(test_valid_json_not_corrupt),
 		cmocka_unit_test(test_scan_ints),
