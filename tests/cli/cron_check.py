@@ -33,16 +33,10 @@ import time
 
 BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
-FAILS, CHECKS = [], [0]
+from checks import CHECKS, FAILS, bug, check  # noqa: E402
 BUG = "cron example records nothing unattended"
+bug(BUG)
 CRON_LINE = re.compile(r"^(?:# )?((?:\S+ ){5})(/usr/local/bin/streamtime .*)$")
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL: %s: %s" % (BUG, what), file=sys.stderr)
 
 
 def crontab_lines():

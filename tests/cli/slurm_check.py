@@ -28,20 +28,11 @@ import time
 
 BIN = os.path.abspath(sys.argv[1])
 PAPER = sys.argv[2]
-FAILS, CHECKS = [], [0]
+from checks import CHECKS, FAILS, check, runner  # noqa: E402
 HEADER = "Job Name,Job ID,Timelimit,Elapsed,Submit,Start,End,ReqNodes,QOS,User,ExitCode"
 
 
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def run(*args, env=None):
-    return subprocess.run([BIN, "slurm", "jobs", *args], capture_output=True,
-                          text=True, timeout=60, env=env)
+run = runner(BIN, "slurm", "jobs", timeout=60)
 
 
 def rows(text):

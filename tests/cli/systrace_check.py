@@ -55,15 +55,8 @@ VERIFY = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
 SMALL = os.path.join(SRC, "..", "shared", "fixtures", "dftracer",
                      "small.pfw")
 ZONE = "America/New_York"
-FAILS, CHECKS = [], [0]
+from checks import CHECKS, FAILS, check  # noqa: E402
 STARTED = []   # the tracers started, stopped whatever happens
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def st(*args, timeout=300):
