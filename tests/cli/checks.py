@@ -28,15 +28,18 @@ def check(cond, what):
 
 
 def report(name):
-    """Print 'NAME: N checks, M failed'; 1 if any failed, else 0."""
+    """Print 'NAME: N checks, M failed'; 1 if any failed or none ran (a
+    test that checked nothing has not passed), else 0."""
     print("%s: %d checks, %d failed" % (name, CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+    return 1 if FAILS or not CHECKS[0] else 0
 
 
 def run(*argv, **kw):
-    """subprocess.run(ARGV) with its stdout and stderr captured as text;
-    KW as for subprocess.run (timeout, cwd, env, input, ...)."""
-    return subprocess.run(list(argv), capture_output=True, text=True, **kw)
+    """subprocess.run(ARGV) with its stdout and stderr captured, as text
+    unless text=False; KW as for subprocess.run (timeout, cwd, env, input,
+    ...)."""
+    kw.setdefault("text", True)
+    return subprocess.run(list(argv), capture_output=True, **kw)
 
 
 def runner(*head, **defaults):

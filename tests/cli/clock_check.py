@@ -34,7 +34,7 @@ BIN = os.path.abspath(sys.argv[1])
 # with the faketime wrapper, which leaks per-pid semaphores when killed
 SHIFTED = os.path.join(HERE, "shifted.sh")
 MODE = sys.argv[2]
-from checks import CHECKS, FAILS, check, runner  # noqa: E402
+from checks import check, report, runner  # noqa: E402
 STARTED = []        # every server started, stopped however the test ends
 HEADER = "measured_at,reference,target,offset_ms,delay_ms,bound_ms,samples,method"
 
@@ -486,8 +486,7 @@ def main():
                     pass
                 proc.wait()
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%s: %d checks, %d failed" % (MODE, CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS or not CHECKS[0] else 0)
+    sys.exit(report(MODE))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import zoneinfo
 
 BIN = os.path.abspath(sys.argv[1])
 MODE = sys.argv[2]
-from checks import CHECKS, FAILS, check, runner  # noqa: E402
+from checks import FAILS, check, report, runner  # noqa: E402
 
 HEADER = "scan_number,time0,time1,time2,time3,time_last_written"
 
@@ -824,8 +824,7 @@ def main():
             for x in dirs:
                 os.chmod(os.path.join(root, x), 0o755)
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%s: %d checks, %d failed" % (MODE, CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS else 0)
+    sys.exit(report(MODE))
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ import time
 
 BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
-from checks import CHECKS, FAILS, bug, check  # noqa: E402
+from checks import bug, check, report  # noqa: E402
 BUG = "cron example records nothing unattended"
 bug(BUG)
 CRON_LINE = re.compile(r"^(?:# )?((?:\S+ ){5})(/usr/local/bin/streamtime .*)$")
@@ -84,8 +84,7 @@ def main():
         runs(tmp, active, commented)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("cron: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS or not CHECKS[0] else 0)
+    sys.exit(report("cron"))
 
 
 def runs(tmp, active, commented):

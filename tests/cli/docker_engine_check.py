@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 SRC = os.path.abspath(sys.argv[1])
-from checks import CHECKS, FAILS, bug, check  # noqa: E402
+from checks import bug, check, report  # noqa: E402
 from checks import run as run_cmd  # noqa: E402
 BUG = "docker/run.sh uses docker without a daemon"
 bug(BUG)
@@ -84,8 +84,7 @@ def main():
         cases(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("docker engine: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS or not CHECKS[0] else 0)
+    sys.exit(report("docker engine"))
 
 
 def cases(tmp):

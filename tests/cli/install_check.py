@@ -32,7 +32,7 @@ import setup_rule  # noqa: E402
 BIN = os.path.abspath(sys.argv[1])
 BUILD = os.path.abspath(sys.argv[2])
 SRC = os.path.abspath(sys.argv[3])
-from checks import CHECKS, FAILS, bug, check, runner  # noqa: E402
+from checks import bug, check, report, runner  # noqa: E402
 BUG = "installed reproduce needs the source tree"
 bug(BUG)
 
@@ -61,8 +61,7 @@ def main():
         checks(meson, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("install: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS or not CHECKS[0] else 0)
+    sys.exit(report("install"))
 
 
 def checks(meson, tmp):

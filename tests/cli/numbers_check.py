@@ -22,8 +22,8 @@ from math import comb
 ST, ROOT, PAPER = sys.argv[1], sys.argv[2], sys.argv[3]
 ONLY = set(sys.argv[4:])
 SAMPLE = os.path.join(ROOT, "data")
-run = runner(ST)
 from checks import FAILS, check, report, runner  # noqa: E402
+run = runner(ST)
 
 
 def read(path):

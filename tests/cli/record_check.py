@@ -44,7 +44,7 @@ BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
 WORKLOAD = os.path.join(SRC, "tests", "systrace", "workload.py")
 PY = sys.executable
-from checks import CHECKS, FAILS, check  # noqa: E402
+from checks import FAILS, check, report  # noqa: E402
 SLACK_NS = 500000          # 0.5 ms, the figure for trace record
 HEADERS = {
     "trace_read.out": "TIMESTAMP PID TID FD RET (B) LAT(ns) FILENAME",
@@ -738,8 +738,7 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
         else:
             print("kept", tmp, file=sys.stderr)
-    print("%d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS else 0)
+    sys.exit(report("trace-record"))
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ import time
 
 BIN = os.path.abspath(sys.argv[1])
 PAPER = sys.argv[2]
-from checks import CHECKS, FAILS, check, runner  # noqa: E402
+from checks import check, report, runner  # noqa: E402
 HEADER = "Job Name,Job ID,Timelimit,Elapsed,Submit,Start,End,ReqNodes,QOS,User,ExitCode"
 
 
@@ -427,8 +427,7 @@ def main():
         test_rest_limits(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("slurm: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS else 0)
+    sys.exit(report("slurm"))
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ VERIFY = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
 SMALL = os.path.join(SRC, "..", "shared", "fixtures", "dftracer",
                      "small.pfw")
 ZONE = "America/New_York"
-from checks import CHECKS, FAILS, check  # noqa: E402
+from checks import FAILS, check, report  # noqa: E402
 STARTED = []   # the tracers started, stopped whatever happens
 
 
@@ -298,8 +298,7 @@ def main():
     finally:
         shutil.rmtree(top, ignore_errors=True)
     if FAILS:
-        print("%s: %d checks, %d failed" % (TEST, CHECKS[0], len(FAILS)))
-        return 1
+        return report(TEST)
     if os.geteuid() != 0:
         setup_rule.missing(TEST, "not root: bpftrace needs root")
     for tool in ("bpftrace", "mpstat", "strace"):
@@ -320,8 +319,7 @@ def main():
             shutil.rmtree(top, ignore_errors=True)
         else:
             print("kept", top, file=sys.stderr)
-    print("%s: %d checks, %d failed" % (TEST, CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+    return report(TEST)
 
 
 def load_truth(path):
