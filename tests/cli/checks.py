@@ -1,22 +1,53 @@
 """The checks of a tests/cli script: check() counts each one and names
 the failures on stderr; report() prints the closing line and gives the
-exit status.  Scripts import it from their own directory (sys.path[0])."""
+exit status; run() runs a command for its output.  Scripts import it
+from their own directory (sys.path[0])."""
+import subprocess
 import sys
 
 FAILS, CHECKS = [], [0]
+BUG = [None]
+
+
+def bug(name):
+    """Name the bug every later failure belongs to: 'FAIL: NAME: WHAT'."""
+    BUG[0] = name
 
 
 def check(cond, what):
+    """Count a check; name it on stderr when COND is false.  Gives COND
+    back, for 'if not check(...)'."""
     CHECKS[0] += 1
     if not cond:
         FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
+        if BUG[0]:
+            print("FAIL: %s: %s" % (BUG[0], what), file=sys.stderr)
+        else:
+            print("FAIL:", what, file=sys.stderr)
+    return cond
 
 
 def report(name):
-    """Print 'NAME: N checks, M failed'; 1 if any failed, else 0."""
+    """Print 'NAME: N checks, M failed'; 1 if any failed or none ran (a
+    test that checked nothing has not passed), else 0."""
     print("%s: %d checks, %d failed" % (name, CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+    return 1 if FAILS or not CHECKS[0] else 0
+
+
+def run(*argv, **kw):
+    """subprocess.run(ARGV) with its stdout and stderr captured, as text
+    unless text=False; KW as for subprocess.run (timeout, cwd, env, input,
+    ...)."""
+    kw.setdefault("text", True)
+    return subprocess.run(list(argv), capture_output=True, **kw)
+
+
+def runner(*head, **defaults):
+    """A script's run(): run(*ARGS, **KW) is run(*HEAD, *ARGS) with
+    DEFAULTS for the keywords KW does not give."""
+    def run_(*args, **kw):
+        return run(*head, *args, **dict(defaults, **kw))
+    return run_
 
 
 def run_in_tmp(name, body):

@@ -34,16 +34,9 @@ BIN = os.path.abspath(sys.argv[1])
 # with the faketime wrapper, which leaks per-pid semaphores when killed
 SHIFTED = os.path.join(HERE, "shifted.sh")
 MODE = sys.argv[2]
-FAILS, CHECKS = [], [0]
+from checks import check, report, runner  # noqa: E402
 STARTED = []        # every server started, stopped however the test ends
 HEADER = "measured_at,reference,target,offset_ms,delay_ms,bound_ms,samples,method"
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def probe(*args, timeout=120):
@@ -304,9 +297,7 @@ def test_faults(tmp):
     check(stop(srv) == 0, "serve exits 0 on SIGTERM")
 
 
-def run(*args):
-    return subprocess.run([BIN, *args], capture_output=True, text=True,
-                          timeout=60)
+run = runner(BIN, timeout=60)
 
 
 def write(path, text):
@@ -495,8 +486,7 @@ def main():
                     pass
                 proc.wait()
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%s: %d checks, %d failed" % (MODE, CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS or not CHECKS[0] else 0)
+    sys.exit(report(MODE))
 
 
 if __name__ == "__main__":

@@ -24,23 +24,12 @@ import zoneinfo
 
 BIN = os.path.abspath(sys.argv[1])
 MODE = sys.argv[2]
-FAILS = []
-CHECKS = 0
+from checks import FAILS, check, report, runner  # noqa: E402
 
 HEADER = "scan_number,time0,time1,time2,time3,time_last_written"
 
 
-def check(cond, what):
-    global CHECKS
-    CHECKS += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def run(*args, binary=None, **kw):
-    return subprocess.run([binary or BIN, *args], capture_output=True,
-                          text=True, timeout=kw.pop("timeout", 120), **kw)
+run = runner(BIN, timeout=120)
 
 
 def utc_ns(s):
@@ -835,8 +824,7 @@ def main():
             for x in dirs:
                 os.chmod(os.path.join(root, x), 0o755)
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%s: %d checks, %d failed" % (MODE, CHECKS, len(FAILS)))
-    sys.exit(1 if FAILS else 0)
+    sys.exit(report(MODE))
 
 
 if __name__ == "__main__":

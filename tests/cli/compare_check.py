@@ -37,11 +37,11 @@ import notebook_ref as ref  # noqa: E402
 BIN = os.path.abspath(sys.argv[1])
 DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
 from checks import check, run_in_tmp  # noqa: E402
+from checks import run as run_cmd  # noqa: E402
 
 
 def run(*args, stdin=None):
-    p = subprocess.run([BIN, "trace", "compare"] + list(args),
-                       capture_output=True, text=True, input=stdin)
+    p = run_cmd(BIN, "trace", "compare", *args, input=stdin)
     return p.returncode, p.stdout, p.stderr
 
 

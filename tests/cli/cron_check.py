@@ -33,16 +33,10 @@ import time
 
 BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
-FAILS, CHECKS = [], [0]
+from checks import bug, check, report  # noqa: E402
 BUG = "cron example records nothing unattended"
+bug(BUG)
 CRON_LINE = re.compile(r"^(?:# )?((?:\S+ ){5})(/usr/local/bin/streamtime .*)$")
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL: %s: %s" % (BUG, what), file=sys.stderr)
 
 
 def crontab_lines():
@@ -90,8 +84,7 @@ def main():
         runs(tmp, active, commented)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("cron: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS or not CHECKS[0] else 0)
+    sys.exit(report("cron"))
 
 
 def runs(tmp, active, commented):

@@ -33,7 +33,8 @@ import setup_rule  # noqa: E402
 from sshd_helper import free_port  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
-FAILS, CHECKS = [], [0]
+from checks import CHECKS, FAILS, check  # noqa: E402
+from checks import run as run_cmd  # noqa: E402
 KEY = "k3y-Sekret-0a1b2c"
 TOKEN = "t0ken-Sekret-9z8y"
 STDERRS = []
@@ -219,13 +220,6 @@ class Server:
 
 # ---- helpers ----
 
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
 def run(url, out, *args, key=KEY, token=None, timeout=60):
     env = {k: v for k, v in os.environ.items()
            if k not in ("DISTILLER_API_KEY", "DISTILLER_TOKEN")}
@@ -233,10 +227,9 @@ def run(url, out, *args, key=KEY, token=None, timeout=60):
         env["DISTILLER_API_KEY"] = key
     if token is not None:
         env["DISTILLER_TOKEN"] = token
-    p = subprocess.run([BIN, "distiller", "jobs", "--api", url, "--size",
-                        "128", "--size", "256", "--out-dir", out, *args],
-                       capture_output=True, text=True, timeout=timeout,
-                       env=env)
+    p = run_cmd(BIN, "distiller", "jobs", "--api", url, "--size", "128",
+                "--size", "256", "--out-dir", out, *args, timeout=timeout,
+                env=env)
     STDERRS.append(p.stderr + p.stdout)
     return p
 

@@ -25,16 +25,11 @@ import sys
 import tempfile
 
 SRC = os.path.abspath(sys.argv[1])
-FAILS, CHECKS = [], [0]
+from checks import bug, check, report  # noqa: E402
+from checks import run as run_cmd  # noqa: E402
 BUG = "docker/run.sh uses docker without a daemon"
+bug(BUG)
 TOOLS = ("dirname", "id", "timeout", "mkdir", "sh", "cat", "env")
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL: %s: %s" % (BUG, what), file=sys.stderr)
 
 
 def script(path, text):
@@ -75,9 +70,8 @@ def tools(d):
 def run(script_name, path, *args, env=None, cwd=None):
     e = {"PATH": path, "HOME": os.environ.get("HOME", "/")}
     e.update(env or {})
-    return subprocess.run([os.path.join(SRC, "docker", script_name), *args],
-                          capture_output=True, text=True, timeout=60, env=e,
-                          cwd=cwd)
+    return run_cmd(os.path.join(SRC, "docker", script_name), *args,
+                   timeout=60, env=e, cwd=cwd)
 
 
 def read(p):
@@ -90,8 +84,7 @@ def main():
         cases(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("docker engine: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS or not CHECKS[0] else 0)
+    sys.exit(report("docker engine"))
 
 
 def cases(tmp):

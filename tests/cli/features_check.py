@@ -11,24 +11,13 @@ minimal one (.ci/run) the - side.
 Usage: features_check.py STREAMTIME DATA_DIR
 """
 import os
-import subprocess
 import sys
 import tempfile
 
 BIN, DATA = sys.argv[1], sys.argv[2]
 FEATURES = ["postgresql", "http", "figures"]
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-
-
-def run(*args, env=None):
-    e = dict(os.environ, **(env or {}))
-    return subprocess.run([BIN, *args], capture_output=True, text=True,
-                          timeout=120, env=e)
+from checks import FAILS, check, report, runner  # noqa: E402
+run = runner(BIN, timeout=120)
 
 
 def files_under(d):
@@ -63,9 +52,8 @@ check(words[:1] == ["features:"] and
       [w[1:] for w in words[1:]] == FEATURES and
       all(w[0] in "+-" for w in words[1:]),
       "--version does not list the features as +NAME/-NAME: %r" % p.stdout)
-if failures:
-    print("\n".join("FAIL " + f for f in failures))
-    sys.exit(1)
+if FAILS:
+    sys.exit(report("features"))
 built = {w[1:]: w[0] == "+" for w in words[1:]}
 print("features: %s" % " ".join(("+" if built.get(f) else "-") + f
                                 for f in FEATURES))
@@ -91,7 +79,7 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run("slurm", "jobs", "--rest", url, "--since", "2023-03-01",
             "--until", "2023-03-02", "--timeout", "2", "--out",
             os.path.join(tmp, "jobs.csv"),
-            env={"SLURM_JWT": "x", "USER": "u"})
+            env=dict(os.environ, SLURM_JWT="x", USER="u"))
     prefix = "streamtime slurm jobs"
     if built.get("http"):
         check(p.returncode == 69, "slurm jobs --rest on a closed port: exit "
@@ -119,27 +107,24 @@ with tempfile.TemporaryDirectory() as tmp:
           "reproduce: exit %d: %r" % (p.returncode, p.stderr))
     figs = sorted(os.listdir(os.path.join(res, "figures"))) \
         if os.path.isdir(os.path.join(res, "figures")) else []
-    report = open(os.path.join(res, "report.html")).read() \
+    page = open(os.path.join(res, "report.html")).read() \
         if os.path.exists(os.path.join(res, "report.html")) else ""
     note = "built without figures"
     figdir = os.path.join(tmp, "figs")
     p = run("plot", "--results", res, "--data", DATA, "--out-dir", figdir)
     if built.get("figures"):
-        check(len(figs) > 0 and note not in report,
+        check(len(figs) > 0 and note not in page,
               "reproduce with figures: %d figures, report says %r"
-              % (len(figs), note in report))
+              % (len(figs), note in page))
         check(p.returncode == 0 and os.listdir(figdir),
               "plot: exit %d: %r" % (p.returncode, p.stderr))
         built_silent(p, "figures", "streamtime plot")
     else:
-        check(figs == [] and note in report,
+        check(figs == [] and note in page,
               "reproduce without figures: figures %r, report says why: %r"
-              % (figs, note in report))
+              % (figs, note in page))
         missing_says(p, "figures", "figures", "streamtime plot", "streamtime")
         check(not files_under(figdir) if os.path.isdir(figdir) else True,
               "plot left files behind: %r" % files_under(figdir))
 
-if failures:
-    print("\n".join("FAIL " + f for f in failures))
-    sys.exit(1)
-print("features: every check passed")
+sys.exit(report("features"))

@@ -36,12 +36,10 @@ BIN = os.path.abspath(sys.argv[1])
 DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
 FILES = [os.path.join(DF, f) for f in ("posix-old-format.pfw", "small.pfw",
                                        "cm1-rank0-new-format.pfw.gz")]
-from checks import check, report  # noqa: E402
+from checks import check, report, runner  # noqa: E402
 
 
-def run(*args):
-    return subprocess.run([BIN, "-q", "trace", "summary"] + list(args),
-                          capture_output=True, text=True)
+run = runner(BIN, "-q", "trace", "summary")
 
 
 def summary(*args):

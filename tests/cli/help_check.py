@@ -26,19 +26,12 @@ import tempfile
 
 BIN = os.path.abspath(sys.argv[1])
 ROOT = os.path.abspath(sys.argv[2])
-FAILS, CHECKS = [], [0]
+from checks import CHECKS, FAILS, check  # noqa: E402
 OPT = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 # options every command takes; the man page lists them once, under OPTIONS
 COMMON = {"--help", "--quiet", "--verbose", "--version"}
 ITEM = re.compile(r"^  (\S(?:\S| (?! ))*)  +(\S.*)$")
 ZONEINFO = os.environ.get("TZDIR", "/usr/share/zoneinfo")
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def helptext(words):

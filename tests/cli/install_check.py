@@ -32,20 +32,12 @@ import setup_rule  # noqa: E402
 BIN = os.path.abspath(sys.argv[1])
 BUILD = os.path.abspath(sys.argv[2])
 SRC = os.path.abspath(sys.argv[3])
-FAILS, CHECKS = [], [0]
+from checks import bug, check, report, runner  # noqa: E402
 BUG = "installed reproduce needs the source tree"
+bug(BUG)
 
 
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL: %s: %s" % (BUG, what), file=sys.stderr)
-
-
-def run(exe, *args, cwd=None):
-    return subprocess.run([exe, *args], capture_output=True, text=True,
-                          timeout=120, cwd=cwd)
+run = runner(timeout=120)
 
 
 def help_paths(exe):
@@ -69,8 +61,7 @@ def main():
         checks(meson, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("install: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS or not CHECKS[0] else 0)
+    sys.exit(report("install"))
 
 
 def checks(meson, tmp):

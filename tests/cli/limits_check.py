@@ -37,6 +37,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, run_in_tmp  # noqa: E402
+from checks import run as run_cmd  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
 H = "TIMESTAMP PID TID FD RET (B) LAT(ns) FILENAME\n"
@@ -52,8 +53,7 @@ PMON_HDR = ("#Date       Time        gpu        pid  type    sm   mem   enc   "
 
 
 def run(*args, env=None):
-    p = subprocess.run([BIN, "trace"] + list(args), capture_output=True,
-                       env=env)
+    p = run_cmd(BIN, "trace", *args, env=env, text=False)
     return p.returncode, p.stdout.decode(errors="replace"), \
         p.stderr.decode(errors="replace")
 

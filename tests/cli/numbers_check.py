@@ -22,23 +22,13 @@ from math import comb
 ST, ROOT, PAPER = sys.argv[1], sys.argv[2], sys.argv[3]
 ONLY = set(sys.argv[4:])
 SAMPLE = os.path.join(ROOT, "data")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
+from checks import FAILS, check, report, runner  # noqa: E402
+run = runner(ST)
 
 
 def read(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
-
-
-def run(*args, cwd=None, env=None):
-    return subprocess.run([ST, *args], capture_output=True, text=True,
-                          cwd=cwd, env=env)
 
 
 def median_ci(values):
@@ -336,18 +326,15 @@ def main():
             continue
         if fn() == "skip":
             skipped += 1
-    if failures:
-        for f in failures:
-            print("FAIL:", f)
-        return 1
+    if FAILS:
+        return report("numbers")
     if skipped and skipped == len(ONLY or ITEMS):
         if os.environ.get("CI") == "true":
             print("FAIL: paper data missing under CI")
             return 1
         print("skip: no paper data at", PAPER)
         return 77
-    print("ok")
-    return 0
+    return report("numbers")
 
 
 if __name__ == "__main__":

@@ -22,24 +22,13 @@ import time
 
 BIN = os.path.abspath(sys.argv[1])
 DATA = os.path.abspath(sys.argv[2])
-FAILS = []
-CHECKS = 0
+from checks import check, report, runner  # noqa: E402
 
 CLOCK_HEADER = ("measured_at,reference,target,offset_ms,delay_ms,bound_ms,"
                 "samples,method")
 
 
-def check(cond, what):
-    global CHECKS
-    CHECKS += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def run(*args, **kw):
-    return subprocess.run([BIN, *args], capture_output=True, text=True,
-                          timeout=kw.pop("timeout", 120), **kw)
+run = runner(BIN, timeout=120)
 
 
 def write(path, text):
@@ -503,8 +492,7 @@ def main():
         test_errors_name_file_and_errno(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("outputs: %d checks, %d failed" % (CHECKS, len(FAILS)))
-    sys.exit(1 if FAILS else 0)
+    sys.exit(report("outputs"))
 
 
 if __name__ == "__main__":

@@ -17,18 +17,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import setup_rule  # noqa: E402
+from checks import FAILS, check, report  # noqa: E402
 import tempfile
 from datetime import datetime, timezone
 from zoneinfo import ZoneInfo
 
 LA = ZoneInfo("America/Los_Angeles")
 SIZES = [128, 256, 512, 1024]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
 
 
 def read(path):
@@ -97,8 +92,7 @@ def main():
                        capture_output=True, text=True)
     check(p.returncode == 0, f"reproduce exit {p.returncode}: {p.stderr}")
     if p.returncode != 0:
-        print("\n".join(failures))
-        return 1
+        return report("paper")
 
     # 1. The paper's comparison table, as published.
     expected = [
@@ -133,7 +127,7 @@ def main():
         if o != norm:
             bad += 1
             if bad <= 3:
-                failures.append(f"merged row {i + 2}: {o} != {norm}")
+                check(False, f"merged row {i + 2}: {o} != {norm}")
     check(bad == 0, f"merged: {bad} rows differ")
 
     # 3. ncem_offload_times.csv equal to 1e-9.
@@ -160,7 +154,7 @@ def main():
                   and float(o["time_difference_seconds"]) == float(g["time_difference_seconds"])
                   and abs(float(o["latency_seconds"])) == float(g["time_difference_seconds"]))
             if not ok:
-                failures.append(f"streaming {size} row {i + 2}: {o} != {g}")
+                check(False, f"streaming {size} row {i + 2}: {o} != {g}")
                 break
         streaming[size] = [float(g["time_difference_seconds"]) for g in gold]
 
@@ -230,11 +224,9 @@ def main():
     check(keyed == sorted(keyed), "by month order")
     check(all(r["Submit_date"].startswith(r["Submit_month_year"]) for r in bymonth), "month labels")
 
-    if failures:
-        print("\n".join(failures[:30]))
-        return 1
-    print("paper data: table, merged (2268 rows), offload, streaming, statistics all equal")
-    return 0
+    if not FAILS:
+        print("paper data: table, merged (2268 rows), offload, streaming, statistics all equal")
+    return report("paper")
 
 
 if __name__ == "__main__":

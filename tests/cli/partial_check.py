@@ -15,7 +15,6 @@ usage: partial_check.py STREAMTIME FIXTURES
 import gzip
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -24,11 +23,12 @@ import compare_check as cc  # noqa: E402
 BIN = os.path.abspath(sys.argv[1])
 DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
 from checks import check, run_in_tmp  # noqa: E402
+from checks import run as run_cmd  # noqa: E402
 SHARES = 3
 
 
 def run(*args):
-    p = subprocess.run([BIN, "trace"] + list(args), capture_output=True)
+    p = run_cmd(BIN, "trace", *args, text=False)
     return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 

@@ -16,11 +16,11 @@ absent.
 import os
 import shutil
 import struct
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import setup_rule  # noqa: E402
+from checks import check, report, runner  # noqa: E402
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -30,18 +30,7 @@ SIZES = [128, 256, 512, 1024]
 FIGURES = ([f"transfer_hist_{s}" for s in SIZES] +
            ["transfer_hist_combined", "queue_hist", "queue_by_index",
             "queue_by_date", "streaming_box", "experiment_timeline"])
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
-
-
-def run(exe, *args):
-    return subprocess.run([exe, *args], capture_output=True, text=True,
-                          timeout=120)
+run = runner(timeout=120)
 
 
 # ---- PNG ------------------------------------------------------------------
@@ -341,10 +330,7 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    for f in failures:
-        print("FAIL:", f)
-    print(f"{len(failures)} failures")
-    return 1 if failures else 0
+    return report("plot")
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
 WORKLOAD = os.path.join(SRC, "tests", "systrace", "workload.py")
 PY = sys.executable
-FAILS, CHECKS = [], [0]
+from checks import FAILS, check, report  # noqa: E402
 SLACK_NS = 500000          # 0.5 ms, the figure for trace record
 HEADERS = {
     "trace_read.out": "TIMESTAMP PID TID FD RET (B) LAT(ns) FILENAME",
@@ -53,14 +53,6 @@ HEADERS = {
     "trace_close.out": "TIMESTAMP PID TID FD RET LAT(ns) FILENAME",
     "trace_proc.out": "TIMESTAMP EVENT PID PPID COMM",
 }
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
-    return cond
 
 
 def record(out, cmd, tracers=None, env=None, timeout=180):
@@ -746,8 +738,7 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
         else:
             print("kept", tmp, file=sys.stderr)
-    print("%d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS else 0)
+    sys.exit(report("trace-record"))
 
 
 if __name__ == "__main__":

@@ -40,16 +40,11 @@ from html.parser import HTMLParser
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import setup_rule  # noqa: E402
+from checks import FAILS, check, report  # noqa: E402
+from checks import run as run_cmd  # noqa: E402
 
-failures = []
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
         "meta", "source", "track", "wbr"}
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
 
 
 def fmt(v, d):
@@ -169,7 +164,7 @@ def parse(path):
 
 
 def run(exe, *args, expect=0, what=None):
-    r = subprocess.run([exe, *args], capture_output=True, text=True, timeout=120)
+    r = run_cmd(exe, *args, timeout=120)
     check(r.returncode == expect,
           f"{what or ' '.join(args)}: exit {r.returncode}, expected {expect}; "
           f"stderr: {r.stderr.strip()[:300]}")
@@ -428,7 +423,7 @@ def browser(chrome, prefix, args, out_path, timeout=120):
         try:
             rc = p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            failures.append(f"chromium {args[0]} timed out after {timeout} s")
+            check(False, f"chromium {args[0]} timed out after {timeout} s")
         finally:
             try:
                 os.killpg(p.pid, signal.SIGKILL)
@@ -489,9 +484,8 @@ def main():
 def body(exe, data, tmp):
     res = os.path.join(tmp, "res")
     run(exe, "reproduce", "--data", data, "--out", res, what="reproduce")
-    if failures:
-        print("\n".join(failures))
-        return 1
+    if FAILS:
+        return report("report")
 
     # 1. the default place, and a page elsewhere whose links climb back
     page = os.path.join(res, "report.html")
@@ -612,21 +606,19 @@ def body(exe, data, tmp):
     r = run(exe, "report", "--help", what="--help")
     check("--results" in r.stdout, "--help says nothing of --results")
 
-    if failures:
-        print("\n".join(failures[:40]))
-        return 1
+    if FAILS:
+        return report("report")
     print("report: tables, links, self-containment, figures, empty and bad input checked")
 
     # 4. the browser, on the page with figures
     why = check_in_browser(os.path.join(fres, "report.html"), tmp, sizes)
-    if failures:
-        print("\n".join(failures[:40]))
-        return 1
+    if FAILS:
+        return report("report")
     if why and why[0]:
         setup_rule.missing("cli-report", f"the browser part: {why[1]}")
     if why:
         setup_rule.broken("cli-report", "headless Chromium", why[1])
-    return 0
+    return report("report")
 
 
 if __name__ == "__main__":

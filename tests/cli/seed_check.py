@@ -28,11 +28,11 @@ usage: seed_check.py STREAMTIME
 """
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, run_in_tmp  # noqa: E402
+from checks import run as run_cmd  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
 PID = 4242
@@ -60,7 +60,7 @@ OLD_WRITE_H = (("%-17s %-6s %-4s ", ("TIMESTAMP", "TID", "FD")),
 
 
 def run(args):
-    p = subprocess.run([BIN] + args, capture_output=True, text=True)
+    p = run_cmd(BIN, *args)
     return p.returncode, p.stdout, p.stderr
 
 

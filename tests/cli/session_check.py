@@ -23,24 +23,13 @@ from fractions import Fraction
 from math import comb
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import checks  # noqa: E402
-from checks import report  # noqa: E402
-
-
-def check(cond, what):
-    """checks.check, giving COND back (for 'if not check(...)')."""
-    checks.check(cond, what)
-    return cond
+from checks import check, report, runner  # noqa: E402
 
 ST, ROOT, PAPER = (os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]),
                    sys.argv[3])
 ONLY = set(sys.argv[4:])
 SIZES = (128, 256, 512, 1024)
-
-
-def run(*args, cwd=None):
-    return subprocess.run([ST, *args], capture_output=True, text=True,
-                          cwd=cwd)
+run = runner(ST)
 
 
 def read(path):

@@ -19,16 +19,15 @@ import csv
 import hashlib
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from datetime import datetime
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sample_expected  # noqa: E402
+from checks import check, report, runner  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1])
-FAILS = []
 
 # The paper's values (SPEC 4.5; issue 9) and how far a scale-5 dataset may
 # be from them: file transfer and streaming means after outlier removal,
@@ -38,15 +37,7 @@ TARGETS = {128: (52.0, 4.0, 2.73, 5), 256: (92.3, 6.8, 7.93, 15),
 TOLERANCE = (0.15, 0.08, 0.10)
 
 
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        FAILS.append(what)
-
-
-def run(*args, cwd=None):
-    return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=cwd,
-                          env=dict(os.environ, TZDIR="/usr/share/zoneinfo"))
+run = runner(BIN, env=dict(os.environ, TZDIR="/usr/share/zoneinfo"))
 
 
 def tree(root):
@@ -311,10 +302,7 @@ def main():
         d = test_scale5(tmp)
         test_noise(tmp, d)
         test_acquisition(tmp)
-    if FAILS:
-        print("%d failed" % len(FAILS))
-        sys.exit(1)
-    print("simulate: all checks passed")
+    sys.exit(report("simulate"))
 
 
 if __name__ == "__main__":

@@ -28,20 +28,11 @@ import time
 
 BIN = os.path.abspath(sys.argv[1])
 PAPER = sys.argv[2]
-FAILS, CHECKS = [], [0]
+from checks import check, report, runner  # noqa: E402
 HEADER = "Job Name,Job ID,Timelimit,Elapsed,Submit,Start,End,ReqNodes,QOS,User,ExitCode"
 
 
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
-
-
-def run(*args, env=None):
-    return subprocess.run([BIN, "slurm", "jobs", *args], capture_output=True,
-                          text=True, timeout=60, env=env)
+run = runner(BIN, "slurm", "jobs", timeout=60)
 
 
 def rows(text):
@@ -436,8 +427,7 @@ def main():
         test_rest_limits(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("slurm: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    sys.exit(1 if FAILS else 0)
+    sys.exit(report("slurm"))
 
 
 if __name__ == "__main__":

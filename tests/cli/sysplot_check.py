@@ -28,7 +28,6 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -36,6 +35,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import setup_rule  # noqa: E402
+from checks import check, report, runner  # noqa: E402
 
 TEST = "cli-sysplot"
 EXE = os.path.abspath(sys.argv[1])
@@ -43,18 +43,7 @@ SRC = os.path.abspath(sys.argv[2])
 PMON = os.path.join(SRC, "..", "shared", "fixtures", "systrace",
                     "gpu_pmon_dgx.out")
 COLS = 1000
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-    return cond
-
-
-def st(*args, timeout=300):
-    return subprocess.run([EXE, *args], capture_output=True, text=True,
-                          timeout=timeout)
+st = runner(EXE, timeout=300)
 
 
 def write(path, text):
@@ -392,12 +381,7 @@ def main():
         real(top)
     finally:
         shutil.rmtree(top, ignore_errors=True)
-    for f in failures:
-        print("FAIL:", f)
-    if failures:
-        return 1
-    print("ok")
-    return 0
+    return report("sysplot")
 
 
 if __name__ == "__main__":

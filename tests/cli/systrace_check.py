@@ -55,15 +55,8 @@ VERIFY = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
 SMALL = os.path.join(SRC, "..", "shared", "fixtures", "dftracer",
                      "small.pfw")
 ZONE = "America/New_York"
-FAILS, CHECKS = [], [0]
+from checks import FAILS, check, report  # noqa: E402
 STARTED = []   # the tracers started, stopped whatever happens
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def st(*args, timeout=300):
@@ -305,8 +298,7 @@ def main():
     finally:
         shutil.rmtree(top, ignore_errors=True)
     if FAILS:
-        print("%s: %d checks, %d failed" % (TEST, CHECKS[0], len(FAILS)))
-        return 1
+        return report(TEST)
     if os.geteuid() != 0:
         setup_rule.missing(TEST, "not root: bpftrace needs root")
     for tool in ("bpftrace", "mpstat", "strace"):
@@ -327,8 +319,7 @@ def main():
             shutil.rmtree(top, ignore_errors=True)
         else:
             print("kept", top, file=sys.stderr)
-    print("%s: %d checks, %d failed" % (TEST, CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+    return report(TEST)
 
 
 def load_truth(path):

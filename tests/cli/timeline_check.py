@@ -20,17 +20,10 @@ import sys
 import tempfile
 
 BIN, VERIFY, PAPER = (os.path.abspath(a) for a in sys.argv[1:4])
-FAILS, CHECKS = [], [0]
+from checks import check, report  # noqa: E402
 # SPEC 4.5: size -> offload scans, inclusive
 OFFLOAD = {128: (4858, 4887), 256: (4828, 4857), 512: (4798, 4827),
            1024: (4768, 4797)}
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
 
 
 def st(*args):
@@ -219,8 +212,7 @@ def main():
         test_edges(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("timeline: %d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+    return report("timeline")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ import gzip
 import os
 import random
 import resource
-import subprocess
 import sys
 
 from checks import check, run_in_tmp

@@ -42,14 +42,7 @@ PAPER = os.path.join(os.path.dirname(FIX), "paper-data")
 OLD = os.path.join(DF, "posix-old-format.pfw")
 SMALL = os.path.join(DF, "small.pfw")
 NEW = os.path.join(DF, "cm1-rank0-new-format.pfw.gz")
-FAILS, CHECKS = [], [0]
-
-
-def check(cond, what):
-    CHECKS[0] += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, file=sys.stderr)
+from checks import check, report  # noqa: E402
 
 
 def st(*args, timeout=240):
@@ -1097,8 +1090,7 @@ def main():
         test_span_and_meter(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d checks, %d failed" % (CHECKS[0], len(FAILS)))
-    return 1 if FAILS else 0
+    return report("trace")
 
 
 if __name__ == "__main__":
