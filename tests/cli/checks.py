@@ -61,3 +61,18 @@ def run_in_tmp(name, body):
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return report(name)
+
+
+def guide_blocks(root):
+    """The ```sh blocks of docs/guide.md's worked example (section 1), in
+    order, as a reader copies them."""
+    import os
+    with open(os.path.join(root, "docs", "guide.md"), encoding="utf-8") as f:
+        text = f.read()
+    part = text[text.index("## 1."):text.index("## 2.")]
+    blocks = []
+    while "```sh\n" in part:
+        part = part[part.index("```sh\n") + 6:]
+        blocks.append(part[:part.index("```")])
+        part = part[part.index("```") + 3:]
+    return blocks

@@ -22,7 +22,7 @@ from math import comb
 ST, ROOT, PAPER = sys.argv[1], sys.argv[2], sys.argv[3]
 ONLY = set(sys.argv[4:])
 SAMPLE = os.path.join(ROOT, "data")
-from checks import FAILS, check, report, runner  # noqa: E402
+from checks import FAILS, check, guide_blocks, report, runner  # noqa: E402
 run = runner(ST)
 
 
@@ -174,17 +174,6 @@ def fresh_clone(tmp):
     return repo
 
 
-def guide_commands():
-    text = open(os.path.join(ROOT, "docs", "guide.md"), encoding="utf-8").read()
-    part = text[text.index("## 1."):text.index("## 2.")]
-    blocks = []
-    while "```sh\n" in part:
-        part = part[part.index("```sh\n") + 6:]
-        blocks.append(part[:part.index("```")])
-        part = part[part.index("```") + 3:]
-    return blocks
-
-
 def expected_offloads(write_times, ranges):
     from datetime import datetime
     rows = read(write_times)
@@ -214,7 +203,7 @@ def item2():
     with tempfile.TemporaryDirectory() as tmp:
         repo = fresh_clone(tmp)
         errs = []
-        for cmd in guide_commands():
+        for cmd in guide_blocks(ROOT):
             p = subprocess.run(["bash", "-e", "-c", cmd], cwd=repo,
                                capture_output=True, text=True)
             check(p.returncode == 0, f"guide_offload_87_million_seconds: "

@@ -23,7 +23,7 @@ from fractions import Fraction
 from math import comb
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import check, report, runner  # noqa: E402
+from checks import check, guide_blocks, report, runner  # noqa: E402
 
 ST, ROOT, PAPER = (os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]),
                    sys.argv[3])
@@ -79,17 +79,6 @@ def close(a, b, tol=1e-9):
 
 
 # ---- the guide's chain ----------------------------------------------------
-
-def guide_blocks():
-    text = open(os.path.join(ROOT, "docs", "guide.md"), encoding="utf-8").read()
-    part = text[text.index("## 1."):text.index("## 2.")]
-    blocks = []
-    while "```sh\n" in part:
-        part = part[part.index("```sh\n") + 6:]
-        blocks.append(part[:part.index("```")])
-        part = part[part.index("```") + 3:]
-    return blocks
-
 
 def workdir(tmp):
     """A directory with build/ pointing at the binary's, as the guide's
@@ -183,7 +172,7 @@ def guide_chain():
     end in a report made of the files they built."""
     with tempfile.TemporaryDirectory() as tmp:
         repo = workdir(tmp)
-        blocks = guide_blocks()
+        blocks = guide_blocks(ROOT)
         check(len(blocks) >= 7, "the guide has %d command blocks" % len(blocks))
         for cmd in blocks:
             p = subprocess.run(["bash", "-e", "-c", cmd], cwd=repo,
@@ -529,22 +518,9 @@ def bad_input():
     the wrong kind 65, unknown keys 78, nothing written."""
     with tempfile.TemporaryDirectory() as tmp:
         d = os.path.join(ROOT, "data")
-        base = {
-            "version": 1,
-            "experiments": [{"size": 128, "offload": [2525, 2532],
-                             "streaming": [2401, 2414],
-                             "h5": os.path.join(d, "streaming",
-                                                "scan_times_2401_2414.csv")}],
-            "inputs": {
-                "write_times": os.path.join(d, "file_transfer",
-                                            "write_times.csv"),
-                "created_times": os.path.join(
-                    d, "streaming", "ncem_file_created_times.csv"),
-                "slurm_jobs": os.path.join(d, "file_transfer",
-                                           "slurm_job_info.csv"),
-                "distiller": os.path.join(d, "file_transfer", "distiller_db"),
-                "save_times": os.path.join(d, "file_transfer",
-                                           "save_times.json")}}
+        base = sample_session({})
+        base["experiments"] = [e for e in base["experiments"]
+                               if e["size"] == 128]
 
         def attempt(name, mutate):
             s = json.loads(json.dumps(base))
