@@ -357,7 +357,8 @@ typedef struct st_sys_sample {
 				     * second it averages, a GPU row at its
 				     * time */
 	int gpu;                    /* -1: mpstat's "all" row; else the GPU */
-	double usr, sys, iowait, idle;   /* CPU %, 0 where mpstat has none */
+	double usr, nice, sys, iowait, idle; /* CPU %, 0 where mpstat has
+					      * none */
 	double sm, mem, fb;         /* GPU: sm %, mem %, fb MB, summed over
 				     * its processes */
 } st_sys_sample;

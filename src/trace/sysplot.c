@@ -88,6 +88,9 @@ struct pproc {
 	bool other;
 };
 
+/* The CPU panel's lines: %usr, %nice, %sys, %iowait. */
+#define CPU_METRICS 4
+
 struct plot {
 	const st_systrace_list *l;
 	const st_sysplot_opts *o;
@@ -101,9 +104,9 @@ struct plot {
 	size_t ndrawn;
 	int64_t t0_us, t1_us;        /* the axis */
 	bool any;
-	/* samples by column: CPU usr/sys/iowait per set, GPU sm/mem */
+	/* samples by column: CPU usr/nice/sys/iowait per set, GPU sm/mem */
 	size_t set_now, ngpu;
-	double *cpu;                 /* [set][3][col] sums */
+	double *cpu;                 /* [set][CPU_METRICS][col] sums */
 	double *cpu_t;               /* [set][col] sum of times */
 	uint32_t *cpu_n;             /* [set][col] */
 	double *gpu;                 /* [gpu][2][col] */
@@ -300,9 +303,12 @@ static int add_sample(void *ctx, const st_sys_sample *x, st_error *err)
 	if (x->gpu < 0) {
 		size_t b = p->set_now * ST_SYSPLOT_COLS;
 
-		p->cpu[(p->set_now * 3 + 0) * ST_SYSPLOT_COLS + c] += x->usr;
-		p->cpu[(p->set_now * 3 + 1) * ST_SYSPLOT_COLS + c] += x->sys;
-		p->cpu[(p->set_now * 3 + 2) * ST_SYSPLOT_COLS + c] += x->iowait;
+		double *m = p->cpu + p->set_now * CPU_METRICS * ST_SYSPLOT_COLS;
+
+		m[0 * ST_SYSPLOT_COLS + c] += x->usr;
+		m[1 * ST_SYSPLOT_COLS + c] += x->nice;
+		m[2 * ST_SYSPLOT_COLS + c] += x->sys;
+		m[3 * ST_SYSPLOT_COLS + c] += x->iowait;
 		p->cpu_t[b + c] += t;
 		p->cpu_n[b + c]++;
 	} else if ((size_t)x->gpu < p->ngpu) {
@@ -577,7 +583,10 @@ static void calls_panel(const struct plot *p, st_plot_axes *ax)
 		names[i] = strdup(buf);
 	}
 	st_plot_axes_yinvert(ax);
-	st_plot_axes_ylim(ax, -0.5 - band, (double)p->ndrawn - 0.5);
+	/* no row: no y range of rows, so no numeric ticks on the empty
+	 * panel (they read -2 and -1) */
+	if (p->ndrawn)
+		st_plot_axes_ylim(ax, -0.5 - band, (double)p->ndrawn - 0.5);
 	st_plot_axes_ycategories(ax, (const char *const *)names, p->ndrawn);
 	for (size_t i = 0; i < p->ndrawn; i++) {
 		const struct row *d = &p->drawn[i];
@@ -773,24 +782,30 @@ static st_plot_fig *build(const struct plot *p)
 		weights[i] = 130;
 	st_plot_fig_row_weights(fig, weights, (size_t)panels);
 	ax = st_plot_fig_grid(fig, panels, 1, row++, 0);
-	st_plot_axes_title(ax, "calls per process and kind");
+	/* none: said in the title, where the phases' labels leave room */
+	st_plot_axes_title(ax, p->ndrawn ? "calls per process and kind" :
+			   "calls per process and kind: none");
 	st_plot_axes_xlim(ax, lo, hi);
 	st_plot_axes_xclock(ax);
 	phase_spans(p, ax, true);
 	calls_panel(p, ax);
-	st_plot_axes_empty_text(ax, "no calls");
+	if (!p->ndrawn)
+		st_plot_axes_empty_text(ax, "");        /* said in the title */
 	caption(p, note, sizeof(note));
 	if (panels == 1)
 		st_plot_axes_labels(ax, "time (UTC)", NULL);
 	st_plot_fig_caption(fig, note);
 	if (p->has_cpu) {
-		static const char *const m[3] = { "%usr", "%sys", "%iowait" };
-		static const uint32_t rgb[3] = { 0x1f77b4, 0xd62728, 0xff7f0e };
+		/* %nice too: work under nice (shared nodes, cron) is busy */
+		static const char *const m[CPU_METRICS] = { "%usr", "%nice",
+							    "%sys", "%iowait" };
+		static const uint32_t rgb[CPU_METRICS] = { 0x1f77b4, 0x2ca02c,
+							   0xd62728, 0xff7f0e };
 
 		ax = percent_panel(p, fig, panels, row++, lo, hi,
 				   "CPU, all cores (mpstat)");
 		for (size_t s = 0; s < p->l->n; s++)
-			for (int k = 0; k < 3; k++) {
+			for (int k = 0; k < CPU_METRICS; k++) {
 				char label[96];
 
 				if (p->l->n > 1)
@@ -798,7 +813,8 @@ static st_plot_fig *build(const struct plot *p)
 						 base_of(st_systrace_dir(p->l->v[s])));
 				else
 					snprintf(label, sizeof(label), "%s", m[k]);
-				col_line(ax, p->cpu + (s * 3 + (size_t)k) *
+				col_line(ax, p->cpu + (s * CPU_METRICS +
+						      (size_t)k) *
 					 ST_SYSPLOT_COLS, p->cpu_t + s *
 					 ST_SYSPLOT_COLS, p->cpu_n + s *
 					 ST_SYSPLOT_COLS, st_plot_hex(rgb[k], 1),
@@ -910,7 +926,7 @@ int st_sysplot_write(const st_systrace_list *l, const st_sysplot_opts *o,
 	}
 	if (res->calls && read_calls(&p, true, err) < 0)
 		goto out;
-	p.cpu = calloc(l->n * 3 * nc, sizeof(*p.cpu));
+	p.cpu = calloc(l->n * CPU_METRICS * nc, sizeof(*p.cpu));
 	p.cpu_t = calloc(l->n * nc, sizeof(*p.cpu_t));
 	p.cpu_n = calloc(l->n * nc, sizeof(*p.cpu_n));
 	p.gpu = calloc((p.ngpu + 1) * 2 * nc, sizeof(*p.gpu));

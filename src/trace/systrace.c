@@ -1068,6 +1068,7 @@ static int cpu_line(void *ctx, const char *line, size_t len, uint64_t no,
 		st_sys_sample x = {
 			.t_ns = t, .gpu = -1,
 			.usr = isnan(r.usr) ? 0 : r.usr,
+			.nice = isnan(r.nice) ? 0 : r.nice,
 			.sys = isnan(r.sys) ? 0 : r.sys,
 			.iowait = isnan(r.iowait) ? 0 : r.iowait,
 			.idle = isnan(r.idle) ? 0 : r.idle,
