@@ -417,7 +417,8 @@ static int order_procs(struct plot *p)
 		p->procs[*v - 1].calls += r->calls;
 		p->procs[*v - 1].nkinds++;
 	}
-	qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_calls);
+	if (p->nprocs)          /* qsort must not get NULL, even for none */
+		qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_calls);
 	for (size_t k = 0; k < p->nprocs; k++) {
 		struct pproc *pr = &p->procs[k];
 		uint64_t *v;
@@ -457,7 +458,8 @@ static int order_procs(struct plot *p)
 			if (drawn_proc(p, &m, pr->set, pr->chain[i]))
 				pr->shown_depth++;
 	}
-	qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_chain);
+	if (p->nprocs)
+		qsort(p->procs, p->nprocs, sizeof(*p->procs), cmp_chain);
 	rc = rows_to_procs(p);
 out:
 	st_pairmap_release(&m);
