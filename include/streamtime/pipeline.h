@@ -9,6 +9,7 @@
 #include "streamtime/merge.h"
 #include "streamtime/experiments.h"
 #include "streamtime/savetimes.h"
+#include "streamtime/clockfix.h"
 
 /* DB entries are files or directories; a directory contributes its
  * {N}_{N}.csv files.  Files are taken in size order (files with a `size`
@@ -26,6 +27,25 @@ typedef struct st_clock_options {
 	const char *data_host;        /* time_last_written; NULL: reference */
 	const char *nersc_host;       /* H5 datetime; NULL: reference */
 } st_clock_options;
+
+/* What st_clock_options turn into: the offsets read, the fix that applies
+ * them, and what it found far from its measurements.  ON: a correction is
+ * asked (OFFSETS given); else the rest is empty. */
+typedef struct st_clock_setup {
+	st_table t;
+	st_clock_offsets o;
+	st_clock_fix fix;
+	st_clock_far far;
+	char *hosts;            /* owned: FIX.receiver points into it */
+	bool on;
+} st_clock_setup;
+
+/* Load OPT (may be NULL: C->on false) into C, which must be released
+ * either way.  Errors: 64 offsets without receiver_hosts, the offsets
+ * file's (66, 65), 74. */
+int st_clock_setup_load(st_clock_setup *c, const st_clock_options *opt,
+			st_error *err);
+void st_clock_setup_release(st_clock_setup *c);
 
 /* LOG gets st_merge_offload's warnings, and one when the clock offsets
  * were measured more than a day from the times they correct. */

@@ -171,19 +171,9 @@ out:
 	return rc;
 }
 
-/* What st_clock_options turn into. */
-struct clock_setup {
-	st_table t;
-	st_clock_offsets o;
-	st_clock_fix fix;
-	st_clock_far far;
-	char *hosts;
-	bool on;
-};
-
 /* The warning when C corrected times with measurements far from them
  * (ST_CLOCK_FAR_NS): offsets measured today say little about last year. */
-static void clock_far_warn(const struct clock_setup *c, const char *file,
+static void clock_far_warn(const st_clock_setup *c, const char *file,
 			   st_log *log)
 {
 	if (!c->on || !c->far.count)
@@ -196,16 +186,15 @@ static void clock_far_warn(const struct clock_setup *c, const char *file,
 		(double)c->far.worst / 86400e9);
 }
 
-static void clock_release(struct clock_setup *c)
+void st_clock_setup_release(st_clock_setup *c)
 {
 	st_clock_offsets_release(&c->o);
 	st_table_release(&c->t);
 	free(c->hosts);
 }
 
-/* Load the offsets of OPT into C; C->on tells whether to correct. */
-static int clock_setup(struct clock_setup *c, const st_clock_options *opt,
-		       st_error *err)
+int st_clock_setup_load(st_clock_setup *c, const st_clock_options *opt,
+			st_error *err)
 {
 	memset(c, 0, sizeof(*c));
 	st_table_init(&c->t);
@@ -238,11 +227,11 @@ int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
 	st_table wt;
 	st_atomic_file af = { 0 }, ps = { 0 };
 	st_atomic_set set = { 0 };
-	struct clock_setup cs;
+	st_clock_setup cs;
 	int rc = -1;
 
 	st_table_init(&wt);
-	if (clock_setup(&cs, clock, err) < 0 ||
+	if (st_clock_setup_load(&cs, clock, err) < 0 ||
 	    st_table_read(&wt, write_times, err) < 0)
 		goto out;
 	if (st_atomic_open(&af, out, err) < 0)
@@ -268,7 +257,7 @@ out:
 	st_atomic_abort(&ps);
 	st_atomic_set_abort(&set);
 	st_table_release(&wt);
-	clock_release(&cs);
+	st_clock_setup_release(&cs);
 	return rc;
 }
 
@@ -279,7 +268,7 @@ int st_run_merge_streaming(const st_merge_streaming_opts *o,
 	const st_size_range *ranges = o->ranges;
 	size_t nh5 = o->nh5, nranges = o->nranges;
 	const char *outdir = o->outdir;
-	struct clock_setup cs;
+	st_clock_setup cs;
 	st_table ct, ht;
 	st_atomic_file *af = calloc(nh5 + 1, sizeof(*af));
 	st_atomic_set set = { 0 };
@@ -291,7 +280,7 @@ int st_run_merge_streaming(const st_merge_streaming_opts *o,
 	st_table_init(&ht);
 	if (!af)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	if (clock_setup(&cs, o->clock, err) < 0)
+	if (st_clock_setup_load(&cs, o->clock, err) < 0)
 		goto out;
 	for (size_t i = 0; i < nh5 && nranges; i++) {
 		size_t k;
@@ -364,7 +353,7 @@ out:
 	st_tz_free(tz);
 	st_table_release(&ct);
 	st_table_release(&ht);
-	clock_release(&cs);
+	st_clock_setup_release(&cs);
 	return rc;
 }
 

@@ -180,12 +180,6 @@ static int read_records(json_t *root, const char *path,
 	return 0;
 }
 
-/* V as a CSV cell: empty for NaN (a std of one value), as pandas. */
-static const char *cell(double v, char buf[32])
-{
-	return st_num_format_cell(v, buf, 32);
-}
-
 static int write_stats(FILE *out, const struct groups *gs)
 {
 	if (fputs(ST_SAVE_STATS_HEADER, out) == EOF)
@@ -193,19 +187,23 @@ static int write_stats(FILE *out, const struct groups *gs)
 	for (size_t i = 0; i < gs->n; i++) {
 		const struct group *g = &gs->g[i];
 		st_summary s[3];
-		char b[6][32];
 
 		for (int f = 0; f < 3; f++)
 			if (st_stats_summarize(g->v[f], g->n, &s[f]) < 0)
 				return -1;
-		if (fprintf(out, "%" PRId64 ",%s,mean,%s,%s,%s\n"
-			    "%" PRId64 ",%s,std,%s,%s,%s\n",
-			    g->size, g->blank ? "Blank" : "Real",
-			    cell(s[0].mean, b[0]), cell(s[1].mean, b[1]),
-			    cell(s[2].mean, b[2]), g->size,
-			    g->blank ? "Blank" : "Real", cell(s[0].std, b[3]),
-			    cell(s[1].std, b[4]), cell(s[2].std, b[5])) < 0)
-			return -1;
+		/* the mean row, then the std row (empty cells for one record,
+		 * as pandas writes them) */
+		for (int std = 0; std < 2; std++) {
+			char b[3][32];
+
+			for (int f = 0; f < 3; f++)
+				st_num_format_cell(std ? s[f].std : s[f].mean,
+						   b[f], sizeof(b[f]));
+			if (fprintf(out, "%" PRId64 ",%s,%s,%s,%s,%s\n", g->size,
+				    g->blank ? "Blank" : "Real",
+				    std ? "std" : "mean", b[0], b[1], b[2]) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }

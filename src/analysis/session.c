@@ -111,6 +111,14 @@ static int get_str(struct ctx *c, json_t *v, const char *key, const char *def,
 	return *out ? 0 : oom(c);
 }
 
+/* P resolved against the session's directory: as it is when absolute
+ * (or the directory is "."), in a new string; NULL when memory runs out. */
+static char *resolve(const struct ctx *c, const char *p)
+{
+	return p[0] == '/' || !strcmp(c->dir, ".") ? strdup(p) :
+	       st_path_join(c->dir, p);
+}
+
 /* The path V (a string, KEY names it) resolved against the session's
  * directory: kept as it is when absolute. */
 static int get_path(struct ctx *c, json_t *v, const char *key, char **out)
@@ -124,8 +132,7 @@ static int get_path(struct ctx *c, json_t *v, const char *key, char **out)
 	    strlen(json_string_value(v)) != json_string_length(v))
 		return bad(c, key, "must be a path (a non-empty string)");
 	p = json_string_value(v);
-	*out = p[0] == '/' || !strcmp(c->dir, ".") ? strdup(p) :
-	       st_path_join(c->dir, p);
+	*out = resolve(c, p);
 	return *out ? 0 : oom(c);
 }
 
@@ -512,9 +519,7 @@ static int read_h5(struct ctx *c, json_t *in, st_session *s)
 				"inputs.scan_times (collect h5's file) for it",
 				c->file, i);
 		}
-		s->h5[i] = !h ? strdup(all) : h[0] == '/' ||
-			   !strcmp(c->dir, ".") ? strdup(h) :
-			   st_path_join(c->dir, h);
+		s->h5[i] = h ? resolve(c, h) : strdup(all);
 		if (!s->h5[i]) {
 			free(all);
 			return oom(c);
@@ -717,32 +722,22 @@ int st_session_for_data(st_session *s, const char *data, const char *config,
 		return rc;
 	}
 	free(auto_config);
-	memset(s, 0, sizeof(*s));
-	s->instrument = strdup("4D Camera");
-	s->acquisition_site = strdup("NCEM");
-	s->compute_site = strdup("NERSC");
-	if (!s->instrument || !s->acquisition_site || !s->compute_site ||
-	    st_experiments_default(&s->ex, err) < 0) {
-		st_session_release(s);
-		return st_error_set(err, ST_EXIT_CONFIG, "out of memory");
-	}
+	/* the paper's experiments, built in: a session file holding nothing,
+	 * read as any other (the names', the map's defaults) */
 	{
-		size_t n;
-		const st_save_rule *paper = st_save_rules_paper(&n);
+		json_t *none = json_object();
+		struct ctx c = { "the paper's experiments (built in)", data, err };
 
-		s->save_rules = malloc(n * sizeof(*s->save_rules));
-		if (!s->save_rules) {
-			st_session_release(s);
-			return st_error_set(err, ST_EXIT_CONFIG, "out of memory");
-		}
-		memcpy(s->save_rules, paper, n * sizeof(*paper));
-		s->nsave_rules = n;
+		memset(s, 0, sizeof(*s));
+		rc = !none ? oom(&c) : read_names(&c, none, s) < 0 ||
+		     read_save_map(&c, none, s) < 0 ||
+		     st_experiments_default(&s->ex, err) < 0 ||
+		     paper_inputs(s, data, err) < 0 ? -1 : 0;
+		json_decref(none);
 	}
-	if (paper_inputs(s, data, err) < 0) {
+	if (rc < 0)
 		st_session_release(s);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 int st_experiments_load(st_experiments *ex, const char *path, st_error *err)

@@ -172,48 +172,12 @@ out:
 	return rc;
 }
 
-/* The session's clocks for the timeline: its offsets, and which host
- * stamped which time (as the merges correct them). */
-struct clocks {
-	st_table t;
-	st_clock_offsets o;
-	st_clock_fix fix;
-	char *hosts;
-	bool on;
-};
-
-static void clocks_release(struct clocks *c)
-{
-	st_clock_offsets_release(&c->o);
-	st_table_release(&c->t);
-	free(c->hosts);
-}
-
-static int clocks_load(struct clocks *c, const st_session *s, st_error *err)
-{
-	memset(c, 0, sizeof(*c));
-	st_table_init(&c->t);
-	if (!s->clock_offsets)
-		return 0;
-	if (!(c->hosts = strdup(s->receiver_hosts)))
-		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	if (st_table_read(&c->t, s->clock_offsets, err) < 0 ||
-	    st_clock_offsets_load(&c->o, &c->t, err) < 0 ||
-	    st_clock_fix_parse_hosts(&c->fix, c->hosts, err) < 0)
-		return -1;
-	c->fix.offsets = &c->o;
-	c->fix.data_host = s->data_host;
-	c->fix.nersc_host = s->nersc_host;
-	c->on = true;
-	return 0;
-}
-
 /* The session's trace sets: their rows for the report, then one
  * timeline of their events and the experiment's stages (TIN), clocks
  * corrected with the session's offsets (CLK). */
 static int timeline_with_traces(const struct paths *p, const st_session *s,
 				const st_timeline_input *tin,
-				const struct clocks *clk, st_log *log,
+				const st_clock_setup *clk, st_log *log,
 				st_error *err)
 {
 	st_trace_timeline_counts c;
@@ -243,6 +207,7 @@ out:
  * steps wrote (SHOWN: the paths under OUT).  0 or -1 with ERR set. */
 static int output_steps(const struct paths *p, const struct paths *shown,
 			const st_session *s, const char *save_stats,
+			const st_clock_options *clock,
 			const struct st_reproduce_sources *src, st_log *log,
 			st_error *err)
 {
@@ -259,20 +224,20 @@ static int output_steps(const struct paths *p, const struct paths *shown,
 	st_timeline_counts tc;
 	st_report_info ri;
 	st_atomic_file af;
-	struct clocks clk;
+	st_clock_setup clk;
 	size_t nfig;
 	double t = now_ms();
 	int rc;
 
 	/* the receivers' times corrected as the merges corrected them, so
 	 * that every stage and trace event is on the reference clock */
-	rc = clocks_load(&clk, s, err);
+	rc = st_clock_setup_load(&clk, clock, err);
 	tin.fix = clk.on ? &clk.fix : NULL;
 	if (rc == 0)
 		rc = s->ntraces ?
 		     timeline_with_traces(p, s, &tin, &clk, log, err) :
 		     st_timeline_write_file(&tin, p->timeline, &tc, log, err);
-	clocks_release(&clk);
+	st_clock_setup_release(&clk);
 	if (rc < 0)
 		return -1;
 	if (!s->ntraces)
@@ -350,7 +315,8 @@ static int run(st_atomic_stage *stage, const struct paths *p,
 			st_error_prefix(err, "reproduce");
 		goto out;
 	}
-	if (output_steps(p, shown, s, res.save_stats, &src, log, err) < 0)
+	if (output_steps(p, shown, s, res.save_stats, ap.clock, &src, log,
+			 err) < 0)
 		goto step_failed;
 	/* every step done: publish the whole set at once */
 	t = now_ms();

@@ -16,11 +16,6 @@ struct row {
 	double io_s, bound_s, cpu, gpu;
 };
 
-static void num_cell(char *buf, size_t size, double v)
-{
-	st_num_format_cell(v, buf, size);
-}
-
 static void int_cell(char *buf, size_t size, int64_t v)
 {
 	if (v == INT64_MIN)
@@ -38,11 +33,11 @@ static int put_row(FILE *f, size_t index, const char *label, const char *role,
 
 	snprintf(set, sizeof(set), "%zu", index);
 	int_cell(ev, sizeof(ev), r->events);
-	num_cell(io, sizeof(io), r->io_s);
+	st_num_format_cell(r->io_s, io, sizeof(io));
 	int_cell(by, sizeof(by), r->bytes);
-	num_cell(bd, sizeof(bd), r->bound_s);
-	num_cell(cpu, sizeof(cpu), r->cpu);
-	num_cell(gpu, sizeof(gpu), r->gpu);
+	st_num_format_cell(r->bound_s, bd, sizeof(bd));
+	st_num_format_cell(r->cpu, cpu, sizeof(cpu));
+	st_num_format_cell(r->gpu, gpu, sizeof(gpu));
 	return st_csv_write_row(f, 11, cells);
 }
 

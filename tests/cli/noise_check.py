@@ -20,6 +20,7 @@ import setup_rule  # noqa: E402
 
 ST, ROOT, PAPER = sys.argv[1], sys.argv[2], sys.argv[3]
 NOISE = re.compile(r"\d\.\d*(?:0{6,}|9{6,})\d")
+NUMBER = re.compile(r"-?\d+\.\d+(?:e-?\d+)?")
 
 
 def noisy(out):
@@ -30,9 +31,7 @@ def noisy(out):
             if n.endswith(".csv"):
                 path = os.path.join(d, n)
                 for cell in re.split(r"[,\n]", open(path).read()):
-                    if NOISE.fullmatch(cell.strip()) or (
-                            re.fullmatch(r"-?\d+\.\d+(?:e-?\d+)?", cell)
-                            and NOISE.search(cell)):
+                    if NUMBER.fullmatch(cell) and NOISE.search(cell):
                         found.append((os.path.relpath(path, out), cell))
     return found
 

@@ -16,43 +16,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int hexval(char c)
-{
-	return c >= 'a' ? c - 'a' + 10 : c - '0';
-}
-
-/* Undo escaped text T[0..N) into OUT; its length, or -1 abort-worthy. */
-static long unescape(const char *t, size_t n, char *out)
-{
-	long k = 0;
-
-	for (size_t i = 0; i < n;) {
-		unsigned char c = (unsigned char)t[i];
-
-		if (c < 0x20 || c == 0x7f)
-			return -1;
-		if (c != '\\') {
-			out[k++] = t[i++];
-		} else if (i + 1 < n && (t[i + 1] == '\\' || t[i + 1] == ',')) {
-			out[k++] = t[i + 1];
-			i += 2;
-		} else if (i + 3 < n && t[i + 1] == 'x') {
-			out[k++] = (char)(hexval(t[i + 2]) * 16 +
-					  hexval(t[i + 3]));
-			i += 4;
-		} else if (i + 5 < n && t[i + 1] == 'u') {
-			int v = hexval(t[i + 4]) * 16 + hexval(t[i + 5]);
-
-			if (v >= 0x80)
-				out[k++] = (char)0xc2;
-			out[k++] = (char)v;
-			i += 6;
-		} else {
-			return -1;
-		}
-	}
-	return k;
-}
+#include "../unit/unescape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -17,15 +17,7 @@
 #include "streamtime/pairmap.h"
 #include "streamtime/strtab.h"
 
-static uint64_t rnd_state = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
+#include "rnd.h"
 
 static int cmp_start(const void *x, const void *y)
 {

@@ -13,15 +13,7 @@
 
 #include "trace_int.h"
 
-static uint64_t rnd_state = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
+#include "rnd.h"
 
 /* Slices of shape SHAPE (0 random, 1 few values, 2 sorted, 3 reversed,
  * 4 equal but seq) sorted both ways: the same order. */

@@ -19,7 +19,8 @@
 #include "streamtime/savetimes.h"
 #include "streamtime/session.h"
 
-static char dir[] = "/tmp/st-session-XXXXXX";
+#define TMPDIR_NAME "session"
+#include "tmpdir.h"
 
 static char *in_dir(const char *name)
 {
@@ -40,21 +41,6 @@ static const char *put(const char *name, const char *text)
 	fputs(text, f);
 	fclose(f);
 	return p;
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[64];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
 }
 
 /* ---- the save-time map and statistics ---------------------------------- */

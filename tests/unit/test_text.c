@@ -16,15 +16,7 @@
 #include "streamtime/outbuf.h"
 #include "streamtime/text.h"
 
-static uint64_t rnd_state = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
+#include "rnd.h"
 
 /* Does jansson take S[0..N) as a string (its UTF-8 check)? */
 static bool jansson_utf8(const unsigned char *s, size_t n)
@@ -77,52 +69,7 @@ static void test_utf8_valid_as_jansson(void **state)
 				}
 }
 
-static int hexval(char c)
-{
-	return c >= 'a' ? c - 'a' + 10 : c - '0';
-}
-
-/* The bytes of escaped text T[0..N) into OUT; their number, or -1 when
- * T is not escaped text (a raw control byte, an unknown escape). */
-static long unescape(const char *t, size_t n, char *out)
-{
-	long k = 0;
-
-	for (size_t i = 0; i < n;) {
-		unsigned char c = (unsigned char)t[i];
-
-		if (c < 0x20 || c == 0x7f)
-			return -1;
-		if (c != '\\') {
-			out[k++] = t[i++];
-			continue;
-		}
-		if (i + 1 >= n)
-			return -1;
-		if (t[i + 1] == '\\' || t[i + 1] == ',') {
-			out[k++] = t[i + 1];
-			i += 2;
-		} else if (t[i + 1] == 'x' && i + 3 < n) {
-			out[k++] = (char)(hexval(t[i + 2]) * 16 +
-					  hexval(t[i + 3]));
-			i += 4;
-		} else if (t[i + 1] == 'u' && i + 5 < n) {
-			unsigned v = (unsigned)(hexval(t[i + 4]) * 16 +
-						hexval(t[i + 5]));
-
-			if (v < 0x80) {
-				out[k++] = (char)v;
-			} else {
-				out[k++] = (char)0xc2;
-				out[k++] = (char)v;
-			}
-			i += 6;
-		} else {
-			return -1;
-		}
-	}
-	return k;
-}
+#include "unescape.h"
 
 /* A random name: bytes from a mix of ASCII, controls, backslashes,
  * commas, valid sequences and stray bytes. */
