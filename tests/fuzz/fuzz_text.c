@@ -13,10 +13,10 @@
 
 #include "streamtime/outbuf.h"
 #include "streamtime/text.h"
+#include "../unit/unescape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#include "../unit/unescape.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -15,6 +15,7 @@
 
 #include "streamtime/outbuf.h"
 #include "streamtime/text.h"
+#include "unescape.h"
 
 #include "rnd.h"
 
@@ -69,7 +70,6 @@ static void test_utf8_valid_as_jansson(void **state)
 				}
 }
 
-#include "unescape.h"
 
 /* A random name: bytes from a mix of ASCII, controls, backslashes,
  * commas, valid sequences and stray bytes. */
