@@ -84,6 +84,10 @@ int st_trace_record_run(const st_record_opts *o, st_record_result *res,
  * io.bt, 74 out of memory. */
 char *st_record_script_dir(const char *exe, st_error *err);
 
+/* bpftrace's combined output in a record's directory, split into the
+ * trace_*.out files when the record ends (left whole by a killed one). */
+#define ST_RECORD_RAW ".bpftrace.out"
+
 /* Split bpftrace's combined output IN (lines "R ...", "W ...", "O ...",
  * "C ...", "P ...") into OUT[kind] (NULL: drop those lines), each given
  * its header line first, after the "Attaching N probes..." line when IN

@@ -59,7 +59,6 @@ static const char file_tags[ST_RF_COUNT] = { 'R', 'W', 'O', 'C', 'P' };
 /* bpftrace's string size: paths longer than this less one are cut (a
  * larger one overflows the BPF stack of the exit probes in 0.17) */
 #define BT_STRLEN 64
-#define BT_RAW ".bpftrace.out"
 #define BT_SCRIPT "record.bt"
 #define TRACERS_ERR "tracers.stderr"
 #define BT_READY "__BPFTRACE_NOTIFY_PROBES_ATTACHED"
@@ -958,7 +957,7 @@ static void bpftrace_error(const char *logpath, char *buf, size_t size)
 static int start_bpftrace(struct rec *r, int sigfd, st_error *err)
 {
 	char *script = st_path_join(r->o->dir, BT_SCRIPT),
-	     *raw = st_path_join(r->o->dir, BT_RAW),
+	     *raw = st_path_join(r->o->dir, ST_RECORD_RAW),
 	     *logp = st_path_join(r->o->dir, TRACERS_ERR);
 	char pid[32], me[32], strlen_env[40];
 	const char *env[] = { strlen_env, BT_READY "=1",
@@ -1131,7 +1130,7 @@ static void stop_tracers(struct rec *r)
  * then the raw output removed.  74. */
 static int split_raw(struct rec *r, st_error *err)
 {
-	char *raw = st_path_join(r->o->dir, BT_RAW);
+	char *raw = st_path_join(r->o->dir, ST_RECORD_RAW);
 	st_atomic_file af[ST_RF_COUNT];
 	st_atomic_set set = { 0 };
 	FILE *out[ST_RF_COUNT] = { 0 }, *in = NULL;
@@ -1140,7 +1139,7 @@ static int split_raw(struct rec *r, st_error *err)
 	memset(af, 0, sizeof(af));
 	if (!raw || !(in = fopen(raw, "r"))) {
 		st_error_set(err, ST_EXIT_IOERR, "cannot read %s: %s",
-			     raw ? raw : BT_RAW, strerror(errno));
+			     raw ? raw : ST_RECORD_RAW, strerror(errno));
 		goto out;
 	}
 	for (k = 0; k < ST_RF_COUNT; k++) {
@@ -1413,7 +1412,7 @@ int st_trace_record_run(const st_record_opts *o, st_record_result *res,
 		rc = split_raw(&r, err);
 	} else if (r.t[ST_REC_IO].wanted || r.t[ST_REC_PROC].wanted) {
 		/* stopped before its probes were attached: nothing to keep */
-		char *raw = st_path_join(o->dir, BT_RAW);
+		char *raw = st_path_join(o->dir, ST_RECORD_RAW);
 
 		if (raw)
 			unlink(raw);

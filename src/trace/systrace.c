@@ -1393,9 +1393,6 @@ static int read_logs(struct st_systrace *s, st_error *err)
 	return make_phases(s, err);
 }
 
-/* trace record's unsplit bpftrace output (record.c's BT_RAW) */
-#define RECORD_RAW ".bpftrace.out"
-
 /* A record stopped before its end (killed, a full disk) leaves bpftrace's
  * one output unsplit in DIR/.bpftrace.out and no trace_*.out files of its
  * own.  Split it as trace record would (st_record_split), into a
@@ -1406,7 +1403,7 @@ static int recover_raw(struct st_systrace *s, const char *dir, size_t *cap,
 		       st_error *err)
 {
 	const char *tmp = getenv("TMPDIR");
-	char *raw = st_path_join(dir, RECORD_RAW), *tpl = NULL;
+	char *raw = st_path_join(dir, ST_RECORD_RAW), *tpl = NULL;
 	FILE *in = NULL, *out[ST_RF_COUNT] = { 0 };
 	struct stat sb;
 	int rc = -1, k;
