@@ -1,6 +1,6 @@
 /* trace_record.c - `streamtime trace record` (SPEC 5.11, issue 15): run a
  * command under bpftrace, mpstat and nvidia-smi pmon; the harness is in
- * src/trace/record.c. */
+ * src/record/record.c. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>

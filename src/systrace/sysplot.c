@@ -10,8 +10,8 @@
 #include "streamtime/plot.h"
 #include "streamtime/sysplot.h"
 #include "streamtime/time.h"
-#include "pass.h"
-#include "trace_int.h"
+#include "../trace/pass.h"
+#include "../trace/trace_int.h"
 
 /* The kinds of call, in the order of a process's rows. */
 static const char *const kinds[] = {
