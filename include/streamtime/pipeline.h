@@ -14,7 +14,7 @@
 /* DB entries are files or directories; a directory contributes its
  * {N}_{N}.csv files.  Files are taken in size order (files with a `size`
  * column last, in the order given). */
-int st_run_merge_transfer(const char *jobs, const char *const db[], size_t ndb,
+int st_merge_transfer_run(const char *jobs, const char *const db[], size_t ndb,
 			  st_duration max_elapsed, const char *out,
 			  size_t *rows, st_error *err);
 
@@ -49,7 +49,7 @@ void st_clock_setup_release(st_clock_setup *c);
 
 /* LOG gets st_merge_offload's warnings, and one when the clock offsets
  * were measured more than a day from the times they correct. */
-int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
+int st_merge_offload_run(const char *write_times, const st_size_range *ranges,
 			 size_t nranges, const st_clock_options *clock,
 			 const char *out, const char *per_scan, st_log *log,
 			 st_error *err);
@@ -73,10 +73,10 @@ typedef struct st_merge_streaming_opts {
 /* Writes OUTDIR/streaming_times_{size}.csv for each H5 file; all of them or
  * none.  RANGES (may be empty) restrict the scans of a size; when any range
  * is given, every size needs one (error 64).  RES gets the sums over sizes. */
-int st_run_merge_streaming(const st_merge_streaming_opts *o,
+int st_merge_streaming_run(const st_merge_streaming_opts *o,
 			   st_streaming_result *res, st_log *log, st_error *err);
 
-int st_run_stats_queue(const char *merged, const char *tz, const char *outdir,
+int st_stats_queue_run(const char *merged, const char *tz, const char *outdir,
 		       st_queue_result *res, st_error *err);
 
 typedef struct st_stats_transfers_opts {
@@ -91,7 +91,7 @@ typedef struct st_stats_transfers_opts {
 
 /* One row per size (NSIZES, or the offload file's rows when SIZES is
  * NULL) into *ROWS, allocated here: free it. */
-int st_run_stats_transfers(const st_stats_transfers_opts *o,
+int st_stats_transfers_run(const st_stats_transfers_opts *o,
 			   st_compare_row **rows, size_t *nrows,
 			   st_error *err);
 
@@ -144,7 +144,7 @@ typedef struct st_analysis_result {
  * when none is left).  NOTES (may be NULL) gets a line per step with its
  * time; LOG the steps' warnings.  Returns 0, or -1 with ERR set;
  * RES->rows is NULL then. */
-int st_run_analysis(const st_analysis_paths *p, st_experiments *ex,
+int st_analysis_run(const st_analysis_paths *p, st_experiments *ex,
 		    st_analysis_result *res, st_log *log, st_log *notes,
 		    st_error *err);
 

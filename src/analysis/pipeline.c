@@ -122,7 +122,7 @@ static void name_write_error(const st_atomic_file *af, const char *path,
 			     strerror(st_atomic_errno(af)));
 }
 
-int st_run_merge_transfer(const char *jobs, const char *const db[], size_t ndb,
+int st_merge_transfer_run(const char *jobs, const char *const db[], size_t ndb,
 			  st_duration max_elapsed, const char *out,
 			  size_t *rows, st_error *err)
 {
@@ -219,7 +219,7 @@ int st_clock_setup_load(st_clock_setup *c, const st_clock_options *opt,
 	return 0;
 }
 
-int st_run_merge_offload(const char *write_times, const st_size_range *ranges,
+int st_merge_offload_run(const char *write_times, const st_size_range *ranges,
 			 size_t nranges, const st_clock_options *clock,
 			 const char *out, const char *per_scan, st_log *log,
 			 st_error *err)
@@ -261,7 +261,7 @@ out:
 	return rc;
 }
 
-int st_run_merge_streaming(const st_merge_streaming_opts *o,
+int st_merge_streaming_run(const st_merge_streaming_opts *o,
 			   st_streaming_result *res, st_log *log, st_error *err)
 {
 	const st_sized_path *h5 = o->h5;
@@ -357,7 +357,7 @@ out:
 	return rc;
 }
 
-int st_run_stats_queue(const char *merged, const char *tzname,
+int st_stats_queue_run(const char *merged, const char *tzname,
 		       const char *outdir, st_queue_result *res, st_error *err)
 {
 	st_table mt;
@@ -373,7 +373,7 @@ int st_run_stats_queue(const char *merged, const char *tzname,
 	return rc;
 }
 
-int st_run_stats_transfers(const st_stats_transfers_opts *o,
+int st_stats_transfers_run(const st_stats_transfers_opts *o,
 			   st_compare_row **rows, size_t *nrows,
 			   st_error *err)
 {
@@ -521,19 +521,19 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 	st_queue_result qres;
 	double t = now_ms();
 
-	if (st_run_merge_transfer(p->jobs, db, 1, ex->max_elapsed, p->merged,
+	if (st_merge_transfer_run(p->jobs, db, 1, ex->max_elapsed, p->merged,
 				  &res->merged, err) < 0)
 		return -1;
 	st_warn(notes, "merge transfer: %zu rows (%.1f ms)", res->merged,
 		now_ms() - t);
 	t = now_ms();
-	if (st_run_merge_offload(p->write_times, in->off, ex->n, p->clock,
+	if (st_merge_offload_run(p->write_times, in->off, ex->n, p->clock,
 				 p->offload, p->per_scan, log, err) < 0)
 		return -1;
 	st_warn(notes, "merge offload: %zu sizes (%.1f ms)", ex->n,
 		now_ms() - t);
 	t = now_ms();
-	if (st_run_merge_streaming(&(st_merge_streaming_opts){
+	if (st_merge_streaming_run(&(st_merge_streaming_opts){
 			.created = p->created, .h5 = in->h5, .nh5 = ex->n,
 			.ranges = in->str, .nranges = ex->n, .tz = ex->tz,
 			.clock = p->clock, .outdir = p->out_st,
@@ -546,7 +546,7 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 	st_warn(notes, "merge streaming: %zu rows (%.1f ms)",
 		res->streaming.rows, now_ms() - t);
 	t = now_ms();
-	if (st_run_stats_queue(p->merged, ex->slurm_tz, p->out_stats, &qres,
+	if (st_stats_queue_run(p->merged, ex->slurm_tz, p->out_stats, &qres,
 			       err) < 0)
 		return -1;
 	st_warn(notes, "stats queue: %zu jobs, %zu days (%.1f ms)",
@@ -561,7 +561,7 @@ static int analysis_steps(const st_analysis_paths *p, const st_experiments *ex,
 			res->save.records, res->save.groups, now_ms() - t);
 		t = now_ms();
 	}
-	if (st_run_stats_transfers(&(st_stats_transfers_opts){
+	if (st_stats_transfers_run(&(st_stats_transfers_opts){
 			.merged = p->merged, .offload = p->offload,
 			.save_stats = res->save_stats,
 			.streaming_dir = p->out_st, .outdir = p->out_stats,
@@ -687,7 +687,7 @@ out:
 	return rc;
 }
 
-int st_run_analysis(const st_analysis_paths *p, st_experiments *ex,
+int st_analysis_run(const st_analysis_paths *p, st_experiments *ex,
 		    st_analysis_result *res, st_log *log, st_log *notes,
 		    st_error *err)
 {

@@ -55,7 +55,7 @@ static int merge_transfer(int argc, char **argv)
 
 	if (!st_opt_go(&transfer_desc, opts, argc, argv, &n, &rc))
 		goto out;
-	if (st_run_merge_transfer(jobs, db.v, db.n, max_elapsed, out, &rows,
+	if (st_merge_transfer_run(jobs, db.v, db.n, max_elapsed, out, &rows,
 				  &err) < 0) {
 		rc = st_msg_fail(&err);
 	} else {
@@ -127,7 +127,7 @@ static int merge_offload(int argc, char **argv)
 	if (!clock.offsets && (clock.receiver_hosts || clock.data_host))
 		st_msg_usage(prog, "--receiver-hosts and --data-host need "
 			     "--clock-offsets");
-	else if (st_run_merge_offload(wt, ranges.v, ranges.n, &clock, out,
+	else if (st_merge_offload_run(wt, ranges.v, ranges.n, &clock, out,
 				      per_scan, &log, &err) < 0)
 		rc = st_msg_fail_usage(prog, &err);
 	else {
@@ -206,7 +206,7 @@ static int merge_streaming(int argc, char **argv)
 	if (!clock.offsets && (clock.receiver_hosts || clock.nersc_host)) {
 		st_msg_usage(prog, "--receiver-hosts and --nersc-host need "
 			     "--clock-offsets");
-	} else if (st_run_merge_streaming(&(st_merge_streaming_opts){
+	} else if (st_merge_streaming_run(&(st_merge_streaming_opts){
 						.created = created, .h5 = h5.v,
 						.nh5 = h5.n, .ranges = ranges.v,
 						.nranges = ranges.n, .tz = tz,

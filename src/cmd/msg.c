@@ -1,16 +1,11 @@
-/* msg.c - messages to stderr, option helpers. */
+/* msg.c - messages to stderr, logs that print through them, and the
+ * check of stdout at exit (msg.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
-#include "streamtime/atomic.h"
-#include "streamtime/csv.h"
-#include "streamtime/http.h"
-#include "streamtime/merge.h"
-#include "streamtime/num.h"
 
 int st_verbosity;
 int st_main_argc;
@@ -116,17 +111,6 @@ void st_log_verbose(st_log *log)
 	log_init(log, log_verbose);
 }
 
-int st_parse_seconds(const char *s, bool zero_ok, double max, st_duration *out)
-{
-	double v;
-
-	if (st_num_parse_double(s, &v) < 0 || v < 0 || (v == 0 && !zero_ok) ||
-	    v > max)
-		return -1;
-	*out = (st_duration)(v * 1e9);
-	return 0;
-}
-
 int st_finish_stdout(int rc)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -134,132 +118,4 @@ int st_finish_stdout(int rc)
 		return rc ? rc : ST_EXIT_IOERR;
 	}
 	return rc;
-}
-
-int st_parse_size_range(const char *s, int64_t *size, st_range *r)
-{
-	char buf[128], *colon, *dash;
-	int64_t a, b;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	colon = strchr(buf, ':');
-	if (!colon)
-		return -1;
-	*colon = '\0';
-	dash = strchr(colon + 1, '-');
-	if (!dash)
-		return -1;
-	*dash = '\0';
-	if (st_num_parse_int(buf, size) < 0 || *size <= 0 ||
-	    st_num_parse_int(colon + 1, &a) < 0 ||
-	    st_num_parse_int(dash + 1, &b) < 0 || a > b || strchr(buf, '.'))
-		return -1;
-	r->first = a;
-	r->last = b;
-	return 0;
-}
-
-int st_parse_size_path(const char *s, int64_t *size, const char **path)
-{
-	const char *colon = strchr(s, ':');
-	char buf[32];
-
-	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(buf) ||
-	    !colon[1])
-		return -1;
-	memcpy(buf, s, (size_t)(colon - s));
-	buf[colon - s] = '\0';
-	if (st_num_parse_int(buf, size) < 0 || *size <= 0)
-		return -1;
-	*path = colon + 1;
-	return 0;
-}
-
-int st_push_size_range(st_size_range **v, size_t *n, const char *arg)
-{
-	st_size_range *nv = realloc(*v, (*n + 1) * sizeof(*nv));
-
-	if (!nv)
-		return -1;
-	*v = nv;
-	if (st_parse_size_range(arg, &nv[*n].size, &nv[*n].range) < 0)
-		return -1;
-	(*n)++;
-	return 0;
-}
-
-int st_load_experiments(const char *config, const char *data,
-			st_experiments *ex, st_error *err)
-{
-	char *auto_config = NULL;
-	int rc;
-
-	if (!config && data) {
-		auto_config = st_path_join(data, "experiments.json");
-		if (auto_config && st_path_is_file(auto_config))
-			config = auto_config;
-	}
-	rc = config ? st_experiments_load(ex, config, err)
-		    : st_experiments_default(ex, err);
-	if (rc == 0)
-		st_msg_verbose("experiments: %s", config ? config :
-			       "the paper's (built in)");
-	free(auto_config);
-	return rc;
-}
-
-char *st_secret_read(const char *path, st_error *err)
-{
-	size_t n;
-	char *s = st_file_read(path, &n, err);
-
-	if (!s)
-		return NULL;
-	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-		s[--n] = '\0';
-	if (n == 0 || strlen(s) != n) {
-		explicit_bzero(s, n);
-		free(s);
-		st_error_set(err, ST_EXIT_DATAERR, "%s: %s", path, n ?
-			     "the secret holds a NUL byte" : "empty");
-		return NULL;
-	}
-	return s;
-}
-
-int st_strv_push(const char ***v, size_t *n, const char *s)
-{
-	const char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
-
-	if (!nv)
-		return -1;
-	nv[(*n)++] = s;
-	*v = nv;
-	return 0;
-}
-
-char *st_url_arg_take(const char *opt, char *arg, const char *instead)
-{
-	char *copy = strdup(arg);
-	size_t off, len;
-
-	if (copy && st_http_url_password(arg, &off, &len)) {
-		/* out of the process list (ps, /proc/PID/cmdline) from now
-		 * on; it was there until here */
-		memset(arg + off, '*', len);
-		st_msg_warn("%s holds a password, which other local users "
-			    "could read in the process list: %s instead", opt,
-			    instead);
-	}
-	return copy;
-}
-
-void st_secret_free(char *s)
-{
-	if (s) {
-		explicit_bzero(s, strlen(s));
-		free(s);
-	}
 }

@@ -310,7 +310,7 @@ static int run(st_atomic_stage *stage, const struct paths *p,
 		ap.jobs = src.jobs;
 	if (src.db && s->distiller_source != ST_DISTILLER_FILES)
 		ap.db = src.db;
-	if (st_run_analysis(&ap, ex, &res, log, &notes, err) < 0) {
+	if (st_analysis_run(&ap, ex, &res, log, &notes, err) < 0) {
 		if (res.step_failed)
 			st_error_prefix(err, "reproduce");
 		goto out;

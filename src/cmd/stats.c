@@ -37,7 +37,7 @@ static int stats_queue(int argc, char **argv)
 
 	if (!st_opt_go(&queue_desc, opts, argc, argv, &n, &rc))
 		return rc;
-	if (st_run_stats_queue(merged, tz, outdir, &res, &err) < 0)
+	if (st_stats_queue_run(merged, tz, outdir, &res, &err) < 0)
 		return st_msg_fail(&err);
 	st_robust_warns_queue(&log, &res, outdir);
 	st_msg_info("stats queue: %zu jobs (%zu without outliers), %zu days, "
@@ -99,7 +99,7 @@ static int stats_transfers(int argc, char **argv)
 
 	if (!st_opt_go(&transfers_desc, opts, argc, argv, &n, &rc))
 		goto out;
-	if (st_run_stats_transfers(&(st_stats_transfers_opts){
+	if (st_stats_transfers_run(&(st_stats_transfers_opts){
 					.merged = merged, .offload = offload,
 					.save_stats = save, .streaming_dir = sdir,
 					.sizes = sizes.v, .nsizes = sizes.n,

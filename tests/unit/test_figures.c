@@ -56,7 +56,7 @@ static int setup(void **state)
 		fprintf(stderr, "%s\n", err.text);
 		return -1;
 	}
-	rc = st_run_analysis(&(st_analysis_paths){
+	rc = st_analysis_run(&(st_analysis_paths){
 		.jobs = DATA "/file_transfer/slurm_job_info.csv",
 		.db = DATA "/file_transfer/distiller_db",
 		.write_times = DATA "/file_transfer/write_times.csv",
