@@ -84,7 +84,7 @@ int st_trace_key_text(const st_trace_key *k, const st_trace_rec *e,
 		      char **buf, size_t *cap, size_t *len);
 
 /* Rows of events as `trace events` writes them (trace_events.h), to a
- * stream that may change between rows (events.c). */
+ * stream that may change between rows (trace_events.c). */
 struct st_trace_rows;
 
 /* A writer of FORMAT rows with the derived columns KEYS (may be NULL),

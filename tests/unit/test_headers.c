@@ -67,6 +67,7 @@
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
+#include "streamtime/trace_filter.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/trace_path.h"
 #include "streamtime/traceset.h"
@@ -127,6 +128,8 @@
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
+#include "streamtime/trace_filter.h"
+#include "streamtime/trace_filter.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/trace_path.h"
 #include "streamtime/traceset.h"
@@ -188,6 +191,7 @@ static const char *const included[] = {
 	"trace.h",
 	"trace_compare.h",
 	"trace_events.h",
+	"trace_filter.h",
 	"trace_keys.h",
 	"trace_path.h",
 	"traceset.h",

@@ -1,4 +1,4 @@
-/* keys.c - the keys of trace events (trace_keys.h, SPEC 5.12). */
+/* trace_keys.c - the keys of trace events (trace_keys.h, SPEC 5.12). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>

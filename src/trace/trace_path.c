@@ -1,4 +1,4 @@
-/* path.c - the pieces of a file path that keys and filters name
+/* trace_path.c - the pieces of a file path that keys and filters name
  * (trace_path.h). */
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* filter.c - --filter expressions and --group-by (SPEC 5.10). */
+/* trace_filter.c - --filter expressions (trace_filter.h, SPEC 5.10). */
 #include <errno.h>
 #include <regex.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* events.c - `trace events`: selected events as CSV or JSON lines
+/* trace_events.c - `trace events`: selected events as CSV or JSON lines
  * (trace_events.h). */
 #include <errno.h>
 #include <inttypes.h>
