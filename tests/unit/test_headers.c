@@ -129,7 +129,6 @@
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_filter.h"
-#include "streamtime/trace_filter.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/trace_path.h"
 #include "streamtime/traceset.h"
