@@ -7,7 +7,7 @@
 
 #include "cmd.h"
 #include "streamtime/atomic.h"
-#include "streamtime/clock_net.h"
+#include "streamtime/clock_run.h"
 #include "streamtime/csv.h"
 #include "streamtime/num.h"
 

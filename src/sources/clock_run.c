@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "streamtime/atomic.h"
-#include "streamtime/clock_net.h"
+#include "streamtime/clock_run.h"
 #include "streamtime/csv.h"
 
 void st_clock_format_ms(char *buf, size_t size, st_duration d)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "streamtime/clock_net.h"
+#include "streamtime/clock_run.h"
 
 /* A sample made from a true offset and two one-way delays (ns). */
 static st_clock_sample make(int64_t theta, int64_t out, int64_t proc,

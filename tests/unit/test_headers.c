@@ -17,6 +17,7 @@
 #include "streamtime/civil.h"
 #include "streamtime/clock.h"
 #include "streamtime/clock_net.h"
+#include "streamtime/clock_run.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
 #include "streamtime/csv.h"
@@ -78,6 +79,7 @@
 #include "streamtime/civil.h"
 #include "streamtime/clock.h"
 #include "streamtime/clock_net.h"
+#include "streamtime/clock_run.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
 #include "streamtime/csv.h"
@@ -140,6 +142,7 @@ static const char *const included[] = {
 	"civil.h",
 	"clock.h",
 	"clock_net.h",
+	"clock_run.h",
 	"clockfix.h",
 	"collect.h",
 	"csv.h",
