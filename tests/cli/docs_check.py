@@ -24,12 +24,11 @@ usage: docs_check.py STREAMTIME SOURCE_ROOT
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
-from checks import check, run, run_in_tmp  # noqa: E402
+from checks import check, fresh_clone, run, run_in_tmp  # noqa: E402
 
 DOCS = ["README.md", "docs/operations.md", "docs/trace.md",
         "docs/systrace.md"]
@@ -39,25 +38,6 @@ FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.M | re.S)
 def blocks(text):
     """[(lang, body)] of the fenced blocks, in order."""
     return [(m.group(1), m.group(2)) for m in FENCE.finditer(text)]
-
-
-def copy_tree(dst):
-    """The tracked files the documents use, and build/ -> the binary's."""
-    tops = ["data", "docs", "tests/systrace"]
-    try:
-        files = subprocess.run(["git", "-C", SRC, "ls-files"] + tops,
-                               capture_output=True, text=True).stdout.split()
-    except FileNotFoundError:
-        files = []
-    if not files:
-        for top in tops:
-            for d, _, names in os.walk(os.path.join(SRC, top)):
-                files += [os.path.relpath(os.path.join(d, n), SRC)
-                          for n in names]
-    for f in files:
-        os.makedirs(os.path.join(dst, os.path.dirname(f)), exist_ok=True)
-        shutil.copyfile(os.path.join(SRC, f), os.path.join(dst, f))
-    os.symlink(os.path.dirname(BIN), os.path.join(dst, "build"))
 
 
 def can_record():
@@ -107,9 +87,8 @@ def body(tmp):
     readme = open(os.path.join(SRC, "README.md"), encoding="utf-8").read()
     n = readme.count("\n")
     check(n <= 300, "readme_at_most_300_lines: README.md has %d lines" % n)
-    repo = os.path.join(tmp, "repo")
-    os.makedirs(repo)
-    copy_tree(repo)
+    repo = fresh_clone(SRC, os.path.join(tmp, "repo"),
+                       ("data", "docs", "tests/systrace"), BIN)
     runs = 0
     for doc in DOCS + ["docs/guide.md", "docs/sessions.md",
                        "docs/slurm-array.md", "docs/development.md"]:
