@@ -19,7 +19,7 @@ usage: docs_check.py STREAMTIME SOURCE_ROOT
     ```sh block is what that block prints: each of its lines must be a
     line of the block's standard output or error;
   * docs_links_resolve: every relative link of the documents names a file
-    of the tree.
+    of the tree, and its #anchor a heading of that file.
 """
 import os
 import re
@@ -75,12 +75,26 @@ def run_doc(doc, text, repo):
     return runs
 
 
+def anchors(path):
+    """The anchors GitHub makes of a Markdown file's headings."""
+    with open(path, encoding="utf-8") as f:
+        heads = re.findall(r"^#+ (.*)$", f.read(), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-")
+            for h in heads}
+
+
 def links(doc, text):
     base = os.path.dirname(os.path.join(SRC, doc))
-    for target in re.findall(r"\]\(([^)#:\s]+)(?:#[^)]*)?\)", text):
-        check(os.path.exists(os.path.join(base, target)),
-              "docs_links_resolve: %s links %s, which is not there"
-              % (doc, target))
+    for target, anchor in re.findall(r"\]\(([^)#:\s]*)(?:#([^)]*))?\)",
+                                     text):
+        path = os.path.join(base, target) if target else \
+            os.path.join(SRC, doc)
+        if not check(os.path.exists(path), "docs_links_resolve: %s links "
+                     "%s, which is not there" % (doc, target)):
+            continue
+        if anchor and path.endswith(".md"):
+            check(anchor in anchors(path), "docs_links_resolve: %s links "
+                  "%s#%s, which has no such heading" % (doc, target, anchor))
 
 
 def body(tmp):
