@@ -11,7 +11,9 @@ usage: docs_check.py STREAMTIME SOURCE_ROOT
     (bash -euo pipefail: each block must exit 0).  `./setup.sh && ` is
     dropped (the Quick start's first command is then `build/streamtime
     reproduce`); a block that is only ./setup.sh or runs the test suite
-    is left to .ci/run and tests/fresh/run.sh.  A `sudo` block (trace
+    is left to .ci/run and tests/fresh/run.sh.  PAPER_DATA is the paper's
+    data in shared/ beside the checkout (a block needing it is left out,
+    and said, without it).  A `sudo` block (trace
     record) runs only as root with bpftrace and mpstat on PATH, and the
     rest of its document with it; otherwise it is said and left out
     (tests/cli/record_check.py covers trace record itself);
@@ -28,6 +30,7 @@ import sys
 
 BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
+PAPER = os.path.join(os.path.dirname(SRC), "shared", "paper-data")
 from checks import check, fresh_clone, run, run_in_tmp  # noqa: E402
 
 DOCS = ["README.md", "docs/operations.md", "docs/trace.md",
@@ -54,6 +57,12 @@ def run_doc(doc, text, repo):
         cmd = body.replace("./setup.sh && ", "")
         if cmd.strip() == "./setup.sh" or "meson test" in cmd:
             continue
+        if "PAPER_DATA" in cmd:
+            if not os.path.isdir(PAPER):
+                print("%s: block %d needs the paper's data (%s): left out"
+                      % (doc, i + 1, PAPER))
+                continue
+            cmd = cmd.replace("PAPER_DATA", PAPER)
         if re.search(r"^sudo ", cmd, re.M):
             if not can_record():
                 print("%s: the sudo blocks and the rest of the page need "
