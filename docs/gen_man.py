@@ -211,13 +211,18 @@ its experiments.json (scan ranges, HDF5 files, time zones): the default of
 (\fIbin/..\fR is the prefix), so a moved install works; a streamtime run
 from its build directory reads the source tree's.
 .TP
-.I share/doc/streamtime/README.md, share/doc/streamtime/docs/guide.md
-The README and the guide (\fBstreamtime \-\-help\fR names them).
+.I share/doc/streamtime/README.md
+What streamtime is, the Quick start, examples, and links to the documents
+below (\fBstreamtime \-\-help\fR names the directory).
 .TP
-.I share/doc/streamtime/docs/sessions.md
-The session file of \fBreproduce \-\-session\fR: a facility's own
-campaign (names, scan ranges, every input), the one description of its
-format.
+.I share/doc/streamtime/docs/
+The documents, by task: \fIguide.md\fR (a streaming campaign end to end,
+time and clocks, every output column), \fIsessions.md\fR (the session file
+of \fBreproduce \-\-session\fR), \fIoperations.md\fR (cron, systemd,
+clocks, Slurm and Distiller, a minimal host, Docker), \fItrace.md\fR
+(DFTracer traces), \fIsystrace.md\fR (system traces and \fBtrace
+record\fR), \fIslurm\-array.md\fR (trace sets as Slurm job arrays),
+\fIdevelopment.md\fR (building, testing, the source).
 .TP
 .I share/bash-completion/completions/streamtime
 Bash completion, generated from the same option tables.
@@ -238,8 +243,9 @@ streaming runs (status files only), quiet unless something needs a person
 * * * * * /usr/local/bin/streamtime collect receivers /mnt/nvmedata5/distiller\-dev \-\-no\-data \-\-out /var/lib/streamtime/created_times.csv \-\-strict \-q
 .fi
 .SH SEE ALSO
-README.md, docs/guide.md and docs/sessions.md (the session file), installed
-in share/doc/streamtime.
+README.md and docs/guide.md, docs/sessions.md, docs/operations.md,
+docs/trace.md, docs/systrace.md, docs/slurm\-array.md and
+docs/development.md, installed in share/doc/streamtime.
 '''
 
 

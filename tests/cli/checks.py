@@ -76,3 +76,28 @@ def guide_blocks(root):
         blocks.append(part[:part.index("```")])
         part = part[part.index("```") + 3:]
     return blocks
+
+
+def fresh_clone(root, repo, tops, binary):
+    """The tracked files of the folders TOPS of ROOT copied into REPO
+    without their mtimes (as a git clone leaves them), and REPO/build
+    pointing at BINARY's directory: the documents' commands run there as
+    a reader runs them after the Quick start.  Gives REPO."""
+    import os
+    import shutil
+    try:
+        files = subprocess.run(["git", "-C", root, "ls-files"] + list(tops),
+                               capture_output=True, text=True).stdout.split()
+    except FileNotFoundError:   # no git (a fresh Debian minbase has none)
+        files = []
+    if not files:       # not a git checkout: every file of TOPS
+        for top in tops:
+            for d, _, names in os.walk(os.path.join(root, top)):
+                files += [os.path.relpath(os.path.join(d, n), root)
+                          for n in names]
+    for f in files:
+        os.makedirs(os.path.join(repo, os.path.dirname(f)), exist_ok=True)
+        shutil.copyfile(os.path.join(root, f), os.path.join(repo, f))
+    os.symlink(os.path.dirname(os.path.abspath(binary)),
+               os.path.join(repo, "build"))
+    return repo

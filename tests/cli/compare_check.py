@@ -366,7 +366,7 @@ def body(tmp):
 
 
 def system_traces(d):
-    """A small directory in the seed's layout (SPEC 5.11): 3 reads (131072
+    """A small directory in the seed's layout (docs/systrace.md): 3 reads (131072
     + 4096 + 10 B), 2 writes (4096 + 100 B), an openat and a close, over
     two processes, and the time-align trace (times of day: --date)."""
     os.makedirs(d)

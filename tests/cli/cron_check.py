@@ -54,8 +54,7 @@ def crontab_lines():
 def doc_drift(active):
     """README's cron block and the man page's EXAMPLES hold the lines."""
     readme = open(os.path.join(SRC, "README.md")).read()
-    block = re.search(r"### Running the collectors from cron or systemd\n"
-                      r".*?```\n(.*?)```", readme, re.S)
+    block = re.search(r"### From cron\n.*?```\n(.*?)```", readme, re.S)
     lines = block.group(1).strip().split("\n") if block else []
     check(lines == active, "README's cron block %s is the crontab's %s"
           % (lines, active))

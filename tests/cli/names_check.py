@@ -3,7 +3,7 @@
 valid UTF-8 JSON that Python's json and jansson both read, two names
 never one, the exact bytes recoverable, one line per row of a table.
 
-The rule (include/streamtime/text.h, README "Names that are not UTF-8"):
+The rule (include/streamtime/text.h, docs/trace.md "Names whatever their bytes"):
 a name's escaped text writes a backslash "\\\\", a control character
 "\\u00XX", a byte outside valid UTF-8 "\\xHH"; CSV cells, text tables and
 keys hold it; a JSON string value holds the name itself when it is UTF-8,
@@ -287,7 +287,7 @@ def body(tmp):
                    "--names", names)
 
     # an application log named in Latin-1, an MLLOG key holding an ESC
-    # (SPEC 5.11: ":::MLLOG {json}", keys time_ms, event_type, key)
+    # (docs/systrace.md: ":::MLLOG {json}", keys time_ms, event_type, key)
     d = os.path.join(tmp, "log")
     seed_read_trace(d, LATIN1[:1])
     with open(os.path.join(os.fsencode(d), b"app\xe9.log"), "w") as f:

@@ -11,7 +11,6 @@ part exits 77 (skipped) when PAPER_DATA is absent, unless CI=true.
 import csv
 import math
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -22,7 +21,8 @@ from math import comb
 ST, ROOT, PAPER = sys.argv[1], sys.argv[2], sys.argv[3]
 ONLY = set(sys.argv[4:])
 SAMPLE = os.path.join(ROOT, "data")
-from checks import FAILS, check, guide_blocks, report, runner  # noqa: E402
+from checks import (FAILS, check, fresh_clone, guide_blocks,  # noqa: E402
+                    report, runner)
 run = runner(ST)
 
 
@@ -151,29 +151,6 @@ def item1():
 
 # ---- item 2 --------------------------------------------------------------
 
-def fresh_clone(tmp):
-    """The tracked files of data/ and docs/ copied without their mtimes (as
-    a git clone leaves them), and build/ pointing at the binary's."""
-    repo = os.path.join(tmp, "repo")
-    try:
-        files = subprocess.run(["git", "-C", ROOT, "ls-files", "data",
-                                "docs"], capture_output=True,
-                               text=True).stdout.split()
-    except FileNotFoundError:   # no git (a fresh Debian minbase has none)
-        files = []
-    if not files:       # not a git checkout: every file of data/ and docs/
-        for top in ("data", "docs"):
-            for d, _, names in os.walk(os.path.join(ROOT, top)):
-                files += [os.path.relpath(os.path.join(d, n), ROOT)
-                          for n in names]
-    for f in files:
-        os.makedirs(os.path.join(repo, os.path.dirname(f)), exist_ok=True)
-        shutil.copyfile(os.path.join(ROOT, f), os.path.join(repo, f))
-    os.symlink(os.path.dirname(os.path.abspath(ST)),
-               os.path.join(repo, "build"))
-    return repo
-
-
 def expected_offloads(write_times, ranges):
     from datetime import datetime
     rows = read(write_times)
@@ -201,7 +178,8 @@ def item2():
     want = expected_offloads(os.path.join(SAMPLE, "file_transfer",
                                           "write_times.csv"), ranges)
     with tempfile.TemporaryDirectory() as tmp:
-        repo = fresh_clone(tmp)
+        repo = fresh_clone(ROOT, os.path.join(tmp, "repo"),
+                           ("data", "docs"), ST)
         errs = []
         for cmd in guide_blocks(ROOT):
             p = subprocess.run(["bash", "-e", "-c", cmd], cwd=repo,

@@ -3,7 +3,7 @@
 with the REAL tools (issue 15 item 7), held against the workload's truth.
 
 As root: tracefs mounted if needed, real bpftrace with the test-only
-scripts of tests/systrace/seed/ (the seed's layout, SPEC 5.11: read,
+scripts of tests/systrace/seed/ (the seed's layout, docs/systrace.md: read,
 write, openat, close, time-align), real `mpstat 1`, real `strace -ttt -f`,
 around tests/systrace/workload.py (which records every read/write it makes
 with CLOCK_REALTIME and CLOCK_MONOTONIC stamps and prints MLLOG lines on

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""trace timeline's memory per slice (issue 24 item 14e): the README says
+"""trace timeline's memory per slice (issue 24 item 14e): docs/trace.md says
 it holds 28 bytes a slice (24 for its time and track while the lanes are
 found, 4 for its lane), and at its peak it held about 47 (qsort's merge
 sort copies the 24 bytes, and the array grew by doubling).
@@ -66,7 +66,7 @@ def body(tmp):
     per = (kb - ka) * 1024.0 / (big - small)
     print("peak %d KB, %d KB: %.1f bytes per slice" % (ka, kb, per))
     check(per < 32, "test_timeline_memory_per_slice_as_readme: %.1f bytes "
-          "per slice (README: 28)" % per)
+          "per slice (docs/trace.md: 28)" % per)
 
 
 if sanitized():

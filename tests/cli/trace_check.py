@@ -2,7 +2,7 @@
 """`streamtime trace summary|timeline` against an independent count.
 
 The reference here is a plain Python loop: json.loads per line, the same
-documented rules (README, include/streamtime/trace.h): X events only, hosts
+documented rules (docs/trace.md, include/streamtime/trace.h): X events only, hosts
 by args.hostname or args.hhash, files by args.fname or args.fhash resolved
 with the HH/FH maps in force at the line, bytes from args.ret of read/write
 calls (times args.size for fread/fwrite) else args.size else

@@ -1,6 +1,6 @@
 /* libFuzzer target: the system-trace line parsers (systrace.h).  The
  * input's first byte picks the header a call line is read under (the
- * layouts of SPEC 5.11 and docs/systrace.md); every following line goes
+ * layouts of docs/systrace.md); every following line goes
  * through every parser, each in a buffer of its own exact size (so that a
  * read past the line is caught).  Beyond "no crash": what a parser
  * returns lies inside its line and within its stated ranges (times that

@@ -5,7 +5,7 @@ Plain Python: each line of a .pfw / .pfw.gz through json.loads, no pandas,
 nothing of streamtime.  It is the truth the tests of `trace events`,
 `--group-by` and `trace compare` are held against.
 
-Reading (the documented rules: README "trace", include/streamtime/pfw.h):
+Reading (the documented rules: docs/trace.md, include/streamtime/pfw.h):
   * lines: a UTF-8 BOM before the first is dropped; blanks and '\\r' at the
     ends and one trailing ',' are cut; empty, '[' and ']' lines skipped;
   * a line is corrupt when it is not JSON as jansson takes it (integers in

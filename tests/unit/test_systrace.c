@@ -1,5 +1,5 @@
 /* Unit tests: the system-trace readers (systrace.h).  Each line parser on
- * the layouts of SPEC 5.11 and docs/systrace.md and on the faults of real
+ * the layouts of docs/systrace.md and on the faults of real
  * traces (interleaved lines, two stamps on a line, wrong field counts,
  * a truncated last line, negative 32-bit latencies, 63-character paths);
  * the set on directories written here (trace record's layout with its

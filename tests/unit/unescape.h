@@ -1,5 +1,5 @@
 /* unescape.h - the tests' own way back from the escaped text of
- * base/text.c (the README's "Names whatever their bytes"), written apart
+ * base/text.c (docs/trace.md's "Names whatever their bytes"), written apart
  * from the code under test: "\\", "\,", "\xHH", "\u00XX" (C1 controls
  * as their UTF-8 bytes).  Shared by test_text and fuzz_text; include it
  * once, in the test's .c file. */

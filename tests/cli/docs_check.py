@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The documents run as shown (issue 25 item 6).
+
+usage: docs_check.py STREAMTIME SOURCE_ROOT
+
+  * readme_at_most_300_lines: README.md is at most 300 lines;
+  * docs_commands_run_as_shown: every ```sh block of README.md,
+    docs/operations.md, docs/trace.md and docs/systrace.md runs, in that
+    order, in a copy of the tracked data/, docs/ and tests/systrace/ with
+    build/ pointing at the binary's directory, as a reader copies it
+    (bash -euo pipefail: each block must exit 0).  `./setup.sh && ` is
+    dropped (the Quick start's first command is then `build/streamtime
+    reproduce`); a block that is only ./setup.sh or runs the test suite
+    is left to .ci/run and tests/fresh/run.sh.  PAPER_DATA is the paper's
+    data in shared/ beside the checkout (a block needing it is left out,
+    and said, without it).  A `sudo` block (trace
+    record) runs only as root with bpftrace and mpstat on PATH, and the
+    rest of its document with it; otherwise it is said and left out
+    (tests/cli/record_check.py covers trace record itself);
+  * docs_output_as_shown: an unlabelled ``` block that comes next after a
+    ```sh block is what that block prints: each of its lines must be a
+    line of the block's standard output or error;
+  * docs_links_resolve: every relative link of the documents names a file
+    of the tree, and its #anchor a heading of that file.
+"""
+import os
+import re
+import shutil
+import sys
+
+BIN = os.path.abspath(sys.argv[1])
+SRC = os.path.abspath(sys.argv[2])
+PAPER = os.path.join(os.path.dirname(SRC), "shared", "paper-data")
+from checks import check, fresh_clone, run, run_in_tmp  # noqa: E402
+
+DOCS = ["README.md", "docs/operations.md", "docs/trace.md",
+        "docs/systrace.md"]
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.M | re.S)
+
+
+def blocks(text):
+    """[(lang, body)] of the fenced blocks, in order."""
+    return [(m.group(1), m.group(2)) for m in FENCE.finditer(text)]
+
+
+def can_record():
+    return os.geteuid() == 0 and all(shutil.which(t)
+                                     for t in ("bpftrace", "mpstat"))
+
+
+def run_doc(doc, text, repo):
+    runs = 0
+    parts = blocks(text)
+    for i, (lang, body) in enumerate(parts):
+        if lang != "sh":
+            continue
+        cmd = body.replace("./setup.sh && ", "")
+        if cmd.strip() == "./setup.sh" or "meson test" in cmd:
+            continue
+        if "PAPER_DATA" in cmd:
+            if not os.path.isdir(PAPER):
+                print("%s: block %d needs the paper's data (%s): left out"
+                      % (doc, i + 1, PAPER))
+                continue
+            cmd = cmd.replace("PAPER_DATA", PAPER)
+        if re.search(r"^sudo ", cmd, re.M):
+            if not can_record():
+                print("%s: the sudo blocks and the rest of the page need "
+                      "root, bpftrace and mpstat: left out" % doc)
+                return runs
+            cmd = re.sub(r"^sudo ", "", cmd, flags=re.M)
+        p = run("bash", "-euo", "pipefail", "-c", cmd, cwd=repo,
+                timeout=600)
+        runs += 1
+        check(p.returncode == 0, "docs_commands_run_as_shown: %s, block "
+              "%d exits %d:\n%s\n%s" % (doc, i + 1, p.returncode, cmd,
+                                        p.stderr[-2000:]))
+        if i + 1 < len(parts) and parts[i + 1][0] == "":
+            said = set(l.rstrip() for l in
+                       (p.stdout + "\n" + p.stderr).split("\n"))
+            for line in parts[i + 1][1].rstrip("\n").split("\n"):
+                check(line.rstrip() in said, "docs_output_as_shown: %s, "
+                      "block %d does not print %r" % (doc, i + 1, line))
+    return runs
+
+
+def anchors(path):
+    """The anchors GitHub makes of a Markdown file's headings."""
+    with open(path, encoding="utf-8") as f:
+        heads = re.findall(r"^#+ (.*)$", f.read(), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-")
+            for h in heads}
+
+
+def links(doc, text):
+    base = os.path.dirname(os.path.join(SRC, doc))
+    for target, anchor in re.findall(r"\]\(([^)#:\s]*)(?:#([^)]*))?\)",
+                                     text):
+        path = os.path.join(base, target) if target else \
+            os.path.join(SRC, doc)
+        if not check(os.path.exists(path), "docs_links_resolve: %s links "
+                     "%s, which is not there" % (doc, target)):
+            continue
+        if anchor and path.endswith(".md"):
+            check(anchor in anchors(path), "docs_links_resolve: %s links "
+                  "%s#%s, which has no such heading" % (doc, target, anchor))
+
+
+def body(tmp):
+    readme = open(os.path.join(SRC, "README.md"), encoding="utf-8").read()
+    n = readme.count("\n")
+    check(n <= 300, "readme_at_most_300_lines: README.md has %d lines" % n)
+    repo = fresh_clone(SRC, os.path.join(tmp, "repo"),
+                       ("data", "docs", "tests/systrace"), BIN)
+    runs = 0
+    for doc in DOCS + ["docs/guide.md", "docs/sessions.md",
+                       "docs/slurm-array.md", "docs/development.md"]:
+        path = os.path.join(SRC, doc)
+        if not check(os.path.isfile(path), "docs_commands_run_as_shown: "
+                     "%s is not there" % doc):
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        links(doc, text)
+        if doc in DOCS:
+            runs += run_doc(doc, text, repo)
+    print("docs: %d blocks ran" % runs)
+    check(runs >= 10, "docs_commands_run_as_shown: only %d blocks ran"
+          % runs)
+
+
+sys.exit(run_in_tmp("docs", body))
