@@ -38,7 +38,7 @@
 
 typedef struct st_sysplot_opts {
 	const st_trace_filter *filter;   /* calls drawn; NULL: all */
-	unsigned formats;                /* ST_PLOT_PNG | ST_PLOT_SVG */
+	unsigned formats;                /* a mask of plot.h's formats */
 	size_t max_bad;                  /* corrupt lines kept by number */
 } st_sysplot_opts;
 
@@ -55,9 +55,9 @@ typedef struct st_sysplot_result {
 	size_t n_paths;
 } st_sysplot_result;
 
-/* Draw the overview of the sets L into OUT_DIR/systrace_overview.png
- * and .svg (O->formats), created with its parents, both files published
- * together or neither.  0, or -1 with ERR set: 65 when the sets hold no
+/* Draw the overview of the sets L into OUT_DIR/systrace_overview.png,
+ * .svg and/or .pdf (O->formats), created with its parents, the files
+ * published together or none.  0, or -1 with ERR set: 65 when the sets hold no
  * call and no sample (nothing to draw), 66/65/74 when a call file
  * cannot be read (named), 73 the directory or a file cannot be created,
  * 74 a write error or out of memory.  Release RES in every case. */

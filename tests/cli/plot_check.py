@@ -10,10 +10,13 @@ and a sane height, red and blue pixels where the figure has file-transfer
 and streaming bars; SVG parsed with xml.etree, with width, height and a
 viewBox of the PNG's aspect.  Then: results with headers only ("no data"),
 a missing input (66, named), a bad cell (65, file:line and column), usage
-errors (64), --format, --help.  Exit 77 (meson: skipped) when PAPER_DATA is
+errors (64), --format, --help.  --format pdf: each PDF parsed here (header,
+cross-reference table, page objects, also inside object streams, MediaBox,
+%%EOF) and by poppler's pdfinfo where it is installed.  Exit 77 (meson: skipped) when PAPER_DATA is
 absent.
 """
 import os
+import re
 import shutil
 import struct
 import sys
@@ -127,6 +130,87 @@ def png_colours(pix, bpp):
     blue = (channel_mask(pix, bpp, 0, 0, 90) & channel_mask(pix, bpp, 1, 60, 160)
             & channel_mask(pix, bpp, 2, 150, 255))
     return n, bin(white).count("1"), bin(red).count("1"), bin(blue).count("1")
+
+
+# ---- PDF ------------------------------------------------------------------
+
+PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+MEDIABOX = re.compile(rb"/MediaBox\s*\[\s*([-\d.\s]+?)\s*\]")
+STREAM = re.compile(rb"stream\r?\n(.*?)\r?\nendstream", re.S)
+
+
+def read_pdf(path):
+    """(pages, [MediaBox sizes]) of a PDF, checked: %PDF- header, %%EOF
+    trailer, startxref at a cross-reference table whose in-use entries
+    point at their 'N G obj' (or at an xref stream object); page objects
+    counted in the file and in its inflated streams (object streams)."""
+    with open(path, "rb") as f:
+        b = f.read()
+    if not b.startswith(b"%PDF-1."):
+        raise ValueError(f"header {b[:8]!r}")
+    if not b.rstrip(b"\r\n").endswith(b"%%EOF"):
+        raise ValueError(f"no %%EOF at the end: {b[-16:]!r}")
+    m = re.search(rb"startxref\s+(\d+)\s+%%EOF\s*$", b)
+    if not m:
+        raise ValueError("no startxref")
+    at = int(m.group(1))
+    if b[at:at + 4] == b"xref":
+        lines = b[at:].split(b"\n")
+        first, count = (int(v) for v in lines[1].split())
+        for k in range(count):
+            off, gen, use = lines[2 + k].split()
+            if use == b"n" and not re.match(rb"%d %d obj" % (first + k, int(gen)),
+                                            b[int(off):int(off) + 24]):
+                raise ValueError(f"xref entry {first + k} -> {int(off)}: "
+                                 f"{b[int(off):int(off) + 16]!r}")
+    elif not re.match(rb"\d+ \d+ obj", b[at:at + 24]):
+        raise ValueError(f"startxref {at} points at {b[at:at + 16]!r}")
+    texts = [b]
+    for s in STREAM.findall(b):
+        try:
+            texts.append(zlib.decompress(s))
+        except zlib.error:
+            pass
+    pages = sum(len(PAGE.findall(t)) for t in texts)
+    boxes = [tuple(float(v) for v in mb.split())
+             for t in texts for mb in MEDIABOX.findall(t)]
+    return pages, boxes
+
+
+def pdfinfo(path):
+    """(pages, width, height) by poppler's pdfinfo, or None without it."""
+    if not shutil.which("pdfinfo"):
+        return None
+    r = run("pdfinfo", path)
+    if r.returncode != 0:
+        return (-1, 0, 0)
+    pages = re.search(r"^Pages:\s+(\d+)", r.stdout, re.M)
+    size = re.search(r"^Page size:\s+([\d.]+) x ([\d.]+) pts", r.stdout, re.M)
+    return (int(pages.group(1)) if pages else -1,
+            float(size.group(1)) if size else 0,
+            float(size.group(2)) if size else 0)
+
+
+def check_pdfs(figdir, what, svgdir):
+    """Each NAME.pdf of FIGURES: one page the size of NAME.svg (points),
+    as this script and pdfinfo read it."""
+    for name in FIGURES:
+        pdf = os.path.join(figdir, name + ".pdf")
+        if not check(os.path.isfile(pdf), f"{what}: {name}.pdf missing"):
+            continue
+        try:
+            pages, boxes = read_pdf(pdf)
+        except (ValueError, IndexError) as e:
+            check(False, f"{what}: {name}.pdf: {e}")
+            continue
+        sw, sh, _, _ = svg_size(os.path.join(svgdir, name + ".svg"))
+        check(pages == 1, f"{what}: {name}.pdf has {pages} pages")
+        check(boxes and all(bx == (0, 0, sw, sh) for bx in boxes),
+              f"{what}: {name}.pdf MediaBox {boxes}, the SVG is {sw} x {sh}")
+        info = pdfinfo(pdf)
+        if info is not None:
+            check(info == (1, sw, sh), f"{what}: {name}.pdf: pdfinfo says "
+                  f"{info}, expected 1 page of {sw} x {sh} pts")
 
 
 # ---- SVG ------------------------------------------------------------------
@@ -247,6 +331,29 @@ def main():
               sorted(os.listdir(only)) == sorted(n + ".svg" for n in FIGURES),
               "--format svg wrote other files")
 
+        # plot --format pdf (issue 25 item 9): the PNGs' names as .pdf,
+        # each a one-page PDF of the figure's size; with png,svg,pdf in any
+        # order all three; a failure writes none
+        pdfs = os.path.join(tmp, "pdf")
+        r = run(exe, "plot", "--results", res, "--data", paper,
+                "--out-dir", pdfs, "--format", "pdf")
+        check(r.returncode == 0 and "10 figures (10 files)" in r.stderr,
+              f"--format pdf: exit {r.returncode}: {r.stderr!r}")
+        if r.returncode == 0:
+            names = sorted(os.listdir(pdfs))
+            check(names == sorted(f[:-4] + ".pdf" for f in os.listdir(figs)
+                                  if f.endswith(".png")),
+                  f"--format pdf: files {names} are not the PNGs' names")
+            check_pdfs(pdfs, "paper", figs)
+        every = os.path.join(tmp, "every")
+        r = run(exe, "plot", "-q", "--results", res, "--data", paper,
+                "--out-dir", every, "--format", "pdf,svg,png")
+        check(r.returncode == 0 and r.stderr == "",
+              f"--format pdf,svg,png: exit {r.returncode}: {r.stderr!r}")
+        check(os.path.isdir(every) and sorted(os.listdir(every)) ==
+              sorted(n + e for n in FIGURES for e in (".png", ".svg", ".pdf")),
+              "--format pdf,svg,png: not every file")
+
         # results with headers only: valid figures that say "no data"
         empty = os.path.join(tmp, "empty")
         write_headers_only(res, empty)
@@ -290,6 +397,12 @@ def main():
               f"missing input not named: {r.stderr!r}")
         check(not os.path.exists(gfigs) or not os.listdir(gfigs),
               "missing input: figures written anyway")
+        r = run(exe, "plot", "--results", gone, "--data", paper,
+                "--out-dir", gfigs, "--format", "pdf")
+        check(r.returncode == 66 and (not os.path.exists(gfigs) or
+                                      not os.listdir(gfigs)),
+              f"--format pdf, missing input: exit {r.returncode}, files "
+              f"{os.listdir(gfigs) if os.path.exists(gfigs) else []}")
         r = run(exe, "plot", "--results", res, "--data",
                 os.path.join(tmp, "no-such-data"), "--out-dir", gfigs)
         check(r.returncode == 66 and "save_time_stats.csv" in r.stderr,
@@ -307,18 +420,36 @@ def main():
         rows[3] = ",".join(cells)
         with open(merged, "w") as f:
             f.write("\n".join(rows))
+        bfigs = os.path.join(tmp, "bfigs")
         r = run(exe, "plot", "--results", bad, "--data", paper,
-                "--out-dir", os.path.join(tmp, "bfigs"))
+                "--out-dir", bfigs)
         check(r.returncode == 65, f"bad cell: exit {r.returncode}")
         check("merged_job_info.csv:4" in r.stderr and "Start" in r.stderr,
               f"bad cell not located: {r.stderr!r}")
+        r = run(exe, "plot", "--results", bad, "--data", paper,
+                "--out-dir", bfigs, "--format", "pdf")
+        check(r.returncode == 65 and (not os.path.exists(bfigs) or
+                                      not os.listdir(bfigs)),
+              f"--format pdf, bad cell: exit {r.returncode}, files "
+              f"{os.listdir(bfigs) if os.path.exists(bfigs) else []}")
+        # an output that cannot be made: 73, and no PDF of the set
+        # published (a file where --out-dir's parent should be)
+        blocker = os.path.join(tmp, "blocker")
+        open(blocker, "w").close()
+        r = run(exe, "plot", "--results", res, "--data", paper,
+                "--out-dir", os.path.join(blocker, "figs"), "--format", "pdf")
+        check(r.returncode == 73 and "blocker" in r.stderr,
+              f"--format pdf, out-dir under a file: exit {r.returncode}: "
+              f"{r.stderr!r}")
 
         # usage
         r = run(exe, "plot", "--results", res, "--data", paper)
         check(r.returncode == 64, f"no --out-dir: exit {r.returncode}")
-        r = run(exe, "plot", "--results", res, "--data", paper,
-                "--out-dir", figs, "--format", "gif")
-        check(r.returncode == 64, f"--format gif: exit {r.returncode}")
+        for bad_fmt in ("gif", "pdf,gif", ""):
+            r = run(exe, "plot", "--results", res, "--data", paper,
+                    "--out-dir", figs, "--format", bad_fmt)
+            check(r.returncode == 64, f"--format {bad_fmt!r}: exit "
+                  f"{r.returncode}")
         r = run(exe, "plot", "--results", res, "--data", paper,
                 "--out-dir", figs, "extra")
         check(r.returncode == 64, f"extra argument: exit {r.returncode}")
