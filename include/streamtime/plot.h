@@ -208,9 +208,11 @@ void st_plot_box(st_plot_axes *ax, double x, const double *v, size_t n,
 		 double width, st_plot_rgba color, const char *label);
 
 /* A shaded span from X0 to X1 the height of the plot area (drawn in the
- * order of the series: add it first to have it behind them); TEXT (may be
- * NULL) is written at its top left when it fits beside the texts of the
- * spans before it. */
+ * order of the series: add it first to have it behind them).  TEXT (may
+ * be NULL) is written at its top left, inside the span, on the first of
+ * two lines where it overlaps no text of the spans before it; a shown
+ * span whose text has no room (narrower than it, or both lines taken
+ * there) is named instead in a last line of the figure's caption. */
 void st_plot_vspan(st_plot_axes *ax, double x0, double x1, st_plot_rgba color,
 		   const char *text);
 

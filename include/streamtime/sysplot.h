@@ -17,7 +17,8 @@
  *   GPU     sm % and mem % per GPU (two panels), when a set has gpu.out.
  *           Samples are averaged per column (memory: the columns).
  *   phases  init, epochs and evals shaded across every panel, labelled
- *           in the calls panel where the label fits.
+ *           in the calls panel inside their shading where the label
+ *           fits (plot.h's st_plot_vspan), else named in the caption.
  * The caption says the axis' exact ends (UTC, µs) and each set's
  * alignment and bound.  Memory: the (set, pid, kind) table, the rows'
  * bars or columns; the calls are read twice, streaming.

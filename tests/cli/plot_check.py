@@ -16,7 +16,6 @@ cross-reference table, page objects, also inside object streams, MediaBox,
 absent.
 """
 import os
-import re
 import shutil
 import struct
 import sys
@@ -24,6 +23,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import setup_rule  # noqa: E402
 from checks import check, report, runner  # noqa: E402
+from figcheck import pdfinfo, read_pdf  # noqa: E402
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -133,63 +133,6 @@ def png_colours(pix, bpp):
 
 
 # ---- PDF ------------------------------------------------------------------
-
-PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
-MEDIABOX = re.compile(rb"/MediaBox\s*\[\s*([-\d.\s]+?)\s*\]")
-STREAM = re.compile(rb"stream\r?\n(.*?)\r?\nendstream", re.S)
-
-
-def read_pdf(path):
-    """(pages, [MediaBox sizes]) of a PDF, checked: %PDF- header, %%EOF
-    trailer, startxref at a cross-reference table whose in-use entries
-    point at their 'N G obj' (or at an xref stream object); page objects
-    counted in the file and in its inflated streams (object streams)."""
-    with open(path, "rb") as f:
-        b = f.read()
-    if not b.startswith(b"%PDF-1."):
-        raise ValueError(f"header {b[:8]!r}")
-    if not b.rstrip(b"\r\n").endswith(b"%%EOF"):
-        raise ValueError(f"no %%EOF at the end: {b[-16:]!r}")
-    m = re.search(rb"startxref\s+(\d+)\s+%%EOF\s*$", b)
-    if not m:
-        raise ValueError("no startxref")
-    at = int(m.group(1))
-    if b[at:at + 4] == b"xref":
-        lines = b[at:].split(b"\n")
-        first, count = (int(v) for v in lines[1].split())
-        for k in range(count):
-            off, gen, use = lines[2 + k].split()
-            if use == b"n" and not re.match(rb"%d %d obj" % (first + k, int(gen)),
-                                            b[int(off):int(off) + 24]):
-                raise ValueError(f"xref entry {first + k} -> {int(off)}: "
-                                 f"{b[int(off):int(off) + 16]!r}")
-    elif not re.match(rb"\d+ \d+ obj", b[at:at + 24]):
-        raise ValueError(f"startxref {at} points at {b[at:at + 16]!r}")
-    texts = [b]
-    for s in STREAM.findall(b):
-        try:
-            texts.append(zlib.decompress(s))
-        except zlib.error:
-            pass
-    pages = sum(len(PAGE.findall(t)) for t in texts)
-    boxes = [tuple(float(v) for v in mb.split())
-             for t in texts for mb in MEDIABOX.findall(t)]
-    return pages, boxes
-
-
-def pdfinfo(path):
-    """(pages, width, height) by poppler's pdfinfo, or None without it."""
-    if not shutil.which("pdfinfo"):
-        return None
-    r = run("pdfinfo", path)
-    if r.returncode != 0:
-        return (-1, 0, 0)
-    pages = re.search(r"^Pages:\s+(\d+)", r.stdout, re.M)
-    size = re.search(r"^Page size:\s+([\d.]+) x ([\d.]+) pts", r.stdout, re.M)
-    return (int(pages.group(1)) if pages else -1,
-            float(size.group(1)) if size else 0,
-            float(size.group(2)) if size else 0)
-
 
 def check_pdfs(figdir, what, svgdir):
     """Each NAME.pdf of FIGURES: one page the size of NAME.svg (points),
