@@ -222,6 +222,15 @@ def check_figures(figdir, what, expect_data):
     check(not leftovers, f"{what}: temporary files left: {leftovers}")
 
 
+def pdf_writes_nothing(exe, results, paper, out, code, what):
+    """plot --format pdf on RESULTS fails with CODE, OUT left empty."""
+    r = run(exe, "plot", "--results", results, "--data", paper,
+            "--out-dir", out, "--format", "pdf")
+    files = os.listdir(out) if os.path.exists(out) else []
+    check(r.returncode == code and not files, f"--format pdf, {what}: "
+          f"exit {r.returncode}, files {files}")
+
+
 def write_headers_only(src, dst):
     """Copy reproduce's result files, keeping only their header lines."""
     for sub in ("file_transfer", "streaming"):
@@ -340,12 +349,7 @@ def main():
               f"missing input not named: {r.stderr!r}")
         check(not os.path.exists(gfigs) or not os.listdir(gfigs),
               "missing input: figures written anyway")
-        r = run(exe, "plot", "--results", gone, "--data", paper,
-                "--out-dir", gfigs, "--format", "pdf")
-        check(r.returncode == 66 and (not os.path.exists(gfigs) or
-                                      not os.listdir(gfigs)),
-              f"--format pdf, missing input: exit {r.returncode}, files "
-              f"{os.listdir(gfigs) if os.path.exists(gfigs) else []}")
+        pdf_writes_nothing(exe, gone, paper, gfigs, 66, "missing input")
         r = run(exe, "plot", "--results", res, "--data",
                 os.path.join(tmp, "no-such-data"), "--out-dir", gfigs)
         check(r.returncode == 66 and "save_time_stats.csv" in r.stderr,
@@ -369,12 +373,7 @@ def main():
         check(r.returncode == 65, f"bad cell: exit {r.returncode}")
         check("merged_job_info.csv:4" in r.stderr and "Start" in r.stderr,
               f"bad cell not located: {r.stderr!r}")
-        r = run(exe, "plot", "--results", bad, "--data", paper,
-                "--out-dir", bfigs, "--format", "pdf")
-        check(r.returncode == 65 and (not os.path.exists(bfigs) or
-                                      not os.listdir(bfigs)),
-              f"--format pdf, bad cell: exit {r.returncode}, files "
-              f"{os.listdir(bfigs) if os.path.exists(bfigs) else []}")
+        pdf_writes_nothing(exe, bad, paper, bfigs, 65, "bad cell")
         # an output that cannot be made: 73, and no PDF of the set
         # published (a file where --out-dir's parent should be)
         blocker = os.path.join(tmp, "blocker")
