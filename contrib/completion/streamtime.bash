@@ -107,7 +107,7 @@ _streamtime_value() {
 	"plot --data") echo "dir" ;;
 	"plot --config") echo "file" ;;
 	"plot --out-dir") echo "dir" ;;
-	"plot --format") echo "choice png svg png,svg" ;;
+	"plot --format") echo "choice png svg pdf png,svg png,pdf svg,pdf png,svg,pdf" ;;
 	"report --results") echo "dir" ;;
 	"report --out") echo "file" ;;
 	"reproduce --session") echo "file" ;;
@@ -172,7 +172,7 @@ _streamtime_value() {
 	"trace events --names") echo "file" ;;
 	"trace merge --out") echo "file" ;;
 	"trace plot --out-dir") echo "dir" ;;
-	"trace plot --format") echo "choice png svg png,svg" ;;
+	"trace plot --format") echo "choice png svg pdf png,svg png,pdf svg,pdf png,svg,pdf" ;;
 	"trace plot --filter") echo "none" ;;
 	"trace plot --date") echo "none" ;;
 	"trace plot --tz") echo "zone" ;;

@@ -8,7 +8,7 @@
  *   DATA/file_transfer/save_time_stats.csv       HDF5 save overhead
  * and the experiments (sizes, in order; slurm_tz for naive Slurm times).
  *
- * Figures (each NAME.png and NAME.svg): transfer_hist_{size} per size,
+ * Figures (each NAME.png, NAME.svg, NAME.pdf as asked): transfer_hist_{size},
  * transfer_hist_combined, queue_hist, queue_by_index, queue_by_date,
  * streaming_box, experiment_timeline.
  */
@@ -45,10 +45,10 @@ size_t st_figures_count(const st_figures *set);
 const char *st_figures_name(const st_figures *set, size_t i);
 const st_plot_fig *st_figures_get(const st_figures *set, size_t i);
 
-/* Write every figure of SET into OUTDIR (created if needed) as NAME.png
- * and/or NAME.svg (FORMATS: ST_PLOT_PNG | ST_PLOT_SVG), each file
- * atomically.  *FILES (may be NULL) gets how many files were written.
- * Errors 73 (cannot create), 74 (cannot write). */
+/* Write every figure of SET into OUTDIR (created if needed) as NAME.png,
+ * NAME.svg and/or NAME.pdf (FORMATS: a mask of plot.h's formats), each
+ * file atomically, all of them published together or none.  *FILES (may
+ * be NULL) gets how many files were written.  Errors 73 (cannot create), 74 (cannot write). */
 int st_figures_write(const st_figures *set, const char *outdir,
 		     unsigned formats, size_t *files, st_error *err);
 

@@ -1,9 +1,9 @@
 /* plot.h - a small charting layer on cairo.
  *
  * A figure is built first (axes, series, labels: a description, no drawing)
- * and then rendered by one drawing routine onto either a PNG image surface
- * (at least 1200 px wide) or an SVG surface, so both formats show the same
- * picture.  Lengths are in points (1/72 in); the PNG is drawn at a scale.
+ * and then rendered by one drawing routine onto a PNG image surface (at
+ * least 1200 px wide), an SVG or a PDF surface, so every format shows the
+ * same picture.  Lengths are in points (1/72 in); the PNG is drawn at a scale.
  * Text uses "DejaVu Sans" (Debian's fonts-dejavu-core).
  *
  * Building never fails loudly: like cairo, a figure remembers the first
@@ -24,7 +24,15 @@
 enum st_plot_format {
 	ST_PLOT_PNG = 1,
 	ST_PLOT_SVG = 2,
+	ST_PLOT_PDF = 4,        /* one page the figure's size, in points */
 };
+
+/* The formats in the order a figure's files are written (PNG, SVG, PDF):
+ * the I-th is 1 << I, for I below ST_PLOT_NFORMATS. */
+#define ST_PLOT_NFORMATS 3
+
+/* The file name extension of FMT (".png", ".svg", ".pdf"), static. */
+const char *st_plot_format_ext(enum st_plot_format fmt);
 
 typedef struct st_plot_rgba {
 	double r, g, b, a;
@@ -200,9 +208,11 @@ void st_plot_box(st_plot_axes *ax, double x, const double *v, size_t n,
 		 double width, st_plot_rgba color, const char *label);
 
 /* A shaded span from X0 to X1 the height of the plot area (drawn in the
- * order of the series: add it first to have it behind them); TEXT (may be
- * NULL) is written at its top left when it fits beside the texts of the
- * spans before it. */
+ * order of the series: add it first to have it behind them).  TEXT (may
+ * be NULL) is written at its top left, inside the span, on the first of
+ * two lines where it overlaps no text of the spans before it; a shown
+ * span whose text has no room (narrower than it, or both lines taken
+ * there) is named instead in a last line of the figure's caption. */
 void st_plot_vspan(st_plot_axes *ax, double x0, double x1, st_plot_rgba color,
 		   const char *text);
 
@@ -212,8 +222,10 @@ void st_plot_vspan(st_plot_axes *ax, double x0, double x1, st_plot_rgba color,
 void st_plot_png_size(const st_plot_fig *fig, int *width, int *height);
 
 /* Render FIG as FMT to F.  An SVG also holds every text as a transparent
- * <text> element over cairo's glyphs (searchable, selectable).  Errors: 74 when building the figure ran out of
- * memory, cairo fails or F cannot be written. */
+ * <text> element over cairo's glyphs (searchable, selectable); a PDF's
+ * text is text (the font's glyphs embedded, a subset).  Errors: 74 when
+ * building the figure ran out of memory, cairo fails or F cannot be
+ * written. */
 int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 		  st_error *err);
 

@@ -17,7 +17,8 @@
  *   GPU     sm % and mem % per GPU (two panels), when a set has gpu.out.
  *           Samples are averaged per column (memory: the columns).
  *   phases  init, epochs and evals shaded across every panel, labelled
- *           in the calls panel where the label fits.
+ *           in the calls panel inside their shading where the label
+ *           fits (plot.h's st_plot_vspan), else named in the caption.
  * The caption says the axis' exact ends (UTC, µs) and each set's
  * alignment and bound.  Memory: the (set, pid, kind) table, the rows'
  * bars or columns; the calls are read twice, streaming.
@@ -38,7 +39,7 @@
 
 typedef struct st_sysplot_opts {
 	const st_trace_filter *filter;   /* calls drawn; NULL: all */
-	unsigned formats;                /* ST_PLOT_PNG | ST_PLOT_SVG */
+	unsigned formats;                /* a mask of plot.h's formats */
 	size_t max_bad;                  /* corrupt lines kept by number */
 } st_sysplot_opts;
 
@@ -55,9 +56,9 @@ typedef struct st_sysplot_result {
 	size_t n_paths;
 } st_sysplot_result;
 
-/* Draw the overview of the sets L into OUT_DIR/systrace_overview.png
- * and .svg (O->formats), created with its parents, both files published
- * together or neither.  0, or -1 with ERR set: 65 when the sets hold no
+/* Draw the overview of the sets L into OUT_DIR/systrace_overview.png,
+ * .svg and/or .pdf (O->formats), created with its parents, the files
+ * published together or none.  0, or -1 with ERR set: 65 when the sets hold no
  * call and no sample (nothing to draw), 66/65/74 when a call file
  * cannot be read (named), 73 the directory or a file cannot be created,
  * 74 a write error or out of memory.  Release RES in every case. */

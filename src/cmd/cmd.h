@@ -47,10 +47,16 @@ int trace_summary_merged(const struct st_trace_summary *s,
 st_cmd_fn cmd_trace_record;
 st_cmd_fn cmd_trace_plot;
 
-/* --format of the figure commands: "png", "svg" or "png,svg" into the
- * unsigned mask of plot.h's formats at O->target (64 otherwise). */
+/* --format of the figure commands: "png", "svg", "pdf" or a list of them
+ * ("png,pdf") into the unsigned mask of plot.h's formats at O->target (64
+ * otherwise); the row of both commands' tables. */
 extern const char *const st_plot_format_choices[];
 int st_opt_plot_formats(const struct st_option *o, char *arg, st_error *err);
+#define ST_ROW_PLOT_FORMAT(var) \
+	{ ST_O("format", 0, ST_OPT_CALLBACK, &(var), "LIST", \
+	       "png, svg, pdf or a comma-separated list of them (default " \
+	       "png,svg)", 0), \
+	  .choices = st_plot_format_choices, .cb = st_opt_plot_formats }
 
 extern const struct st_cmd_group st_clock_group, st_collect_group,
 	st_distiller_group, st_merge_group, st_slurm_group, st_stats_group,

@@ -1,5 +1,5 @@
 /* plot.c - `streamtime plot`: the paper's figures, and two new ones, as
- * PNG and SVG from the results of `reproduce` (SPEC 5.9, issue 7). */
+ * PNG, SVG and PDF from the results of `reproduce` (SPEC 5.9, issue 7). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +26,13 @@ static const struct st_cmd_desc plot_desc = {
 	"save_time), as in `stats transfers`; histograms leave IQR outliers out.\n",
 };
 
-const char *const st_plot_format_choices[] = { "png", "svg", "png,svg", NULL };
+const char *const st_plot_format_choices[] = {
+	"png", "svg", "pdf", "png,svg", "png,pdf", "svg,pdf", "png,svg,pdf",
+	NULL
+};
 
-/* Parse "png", "svg", "png,svg" into a mask; 0 when S is not such a list. */
+/* Parse a comma-separated list of "png", "svg" and "pdf" (any order) into
+ * a mask; 0 when S is not such a list. */
 static unsigned parse_formats(const char *s)
 {
 	unsigned mask = 0;
@@ -42,6 +46,8 @@ static unsigned parse_formats(const char *s)
 			mask |= ST_PLOT_PNG;
 		else if (strcmp(p, "svg") == 0)
 			mask |= ST_PLOT_SVG;
+		else if (strcmp(p, "pdf") == 0)
+			mask |= ST_PLOT_PDF;
 		else
 			return 0;
 	}
@@ -55,7 +61,8 @@ int st_opt_plot_formats(const struct st_option *o, char *arg, st_error *err)
 	*mask = parse_formats(arg);
 	if (!*mask)
 		return st_error_set(err, ST_EXIT_USAGE, "--format '%s': expected "
-				    "png, svg or png,svg", arg);
+				    "png, svg, pdf or a list of them such as "
+				    "png,pdf", arg);
 	return 0;
 }
 
@@ -80,11 +87,9 @@ int cmd_plot(int argc, char **argv)
 		       "the dataset (DIR/file_transfer/save_time_stats.csv)",
 		       ST_OPT_REQUIRED) },
 		ST_ROW_CONFIG(config),
-		ST_ROW_OUT_DIR(outdir,
-			       "where NAME.png and NAME.svg go (created if needed)"),
-		{ ST_O("format", 0, ST_OPT_CALLBACK, &formats, "LIST",
-		       "png, svg or png,svg (default png,svg)", 0),
-		  .choices = st_plot_format_choices, .cb = st_opt_plot_formats },
+		ST_ROW_OUT_DIR(outdir, "where NAME.png, NAME.svg and NAME.pdf "
+			       "go (created if needed)"),
+		ST_ROW_PLOT_FORMAT(formats),
 		ST_OPT_END_ROW,
 	};
 	st_experiments ex = { 0 };

@@ -31,7 +31,7 @@ static const struct st_cmd_desc plot_desc = {
 	.epilogue =
 	"Exit 65 when a DIR holds no system-trace file or nothing to draw, 64\n"
 	"when a time-align trace needs --date, 66 an input missing, 73 the\n"
-	"output cannot be created.  Both files appear together or not at all.\n",
+	"output cannot be created.  The files appear together or not at all.\n",
 };
 
 static int add_filter(const struct st_option *o, char *arg, st_error *err)
@@ -75,12 +75,9 @@ int cmd_trace_plot(int argc, char **argv)
 	st_trace_filter filter = { 0 };
 	struct st_trace_sys_opts sys = { 0 };
 	const struct st_option opts[] = {
-		ST_ROW_OUT_DIR(outdir, "where systrace_overview.png and .svg go "
-			       "(created if needed)"),
-		{ ST_O("format", 0, ST_OPT_CALLBACK, &formats, "LIST",
-		       "png, svg or png,svg (default png,svg)", 0),
-		  .choices = st_plot_format_choices,
-		  .cb = st_opt_plot_formats },
+		ST_ROW_OUT_DIR(outdir, "where systrace_overview.png, .svg and "
+			       ".pdf go (created if needed)"),
+		ST_ROW_PLOT_FORMAT(formats),
 		{ ST_O("filter", 0, ST_OPT_CALLBACK, &filter, "F",
 		       "the calls drawn, as for `trace summary`", ST_OPT_REPEAT),
 		  .cb = add_filter },

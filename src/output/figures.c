@@ -1125,9 +1125,6 @@ static void *write_worker(void *arg)
 int st_figures_write(const st_figures *set, const char *outdir,
 		     unsigned formats, size_t *files, st_error *err)
 {
-	static const struct { enum st_plot_format fmt; const char *ext; } f[] = {
-		{ ST_PLOT_PNG, ".png" }, { ST_PLOT_SVG, ".svg" },
-	};
 	struct write_pool pool = { 0 };
 	st_atomic_set out_set = { 0 };
 	pthread_t tid[4];
@@ -1139,19 +1136,21 @@ int st_figures_write(const st_figures *set, const char *outdir,
 		*files = 0;
 	if (st_mkdir_p(outdir, err) < 0)
 		return -1;
-	pool.jobs = calloc(2 * set->n + 1, sizeof(*pool.jobs));
+	pool.jobs = calloc(ST_PLOT_NFORMATS * set->n + 1, sizeof(*pool.jobs));
 	if (!pool.jobs)
 		return oom(err);
 	for (size_t i = 0; i < set->n; i++) {
-		for (size_t k = 0; k < 2; k++) {
+		for (unsigned k = 0; k < ST_PLOT_NFORMATS; k++) {
 			struct write_job *j = &pool.jobs[pool.n];
+			enum st_plot_format fmt = 1u << k;
 			char name[128];
 
-			if (!(formats & f[k].fmt))
+			if (!(formats & fmt))
 				continue;
-			snprintf(name, sizeof(name), "%s%s", set->names[i], f[k].ext);
+			snprintf(name, sizeof(name), "%s%s", set->names[i],
+				 st_plot_format_ext(fmt));
 			j->fig = set->figs[i];
-			j->fmt = f[k].fmt;
+			j->fmt = fmt;
 			j->path = st_path_join(outdir, name);
 			pool.n++;
 			if (!j->path) {

@@ -2,12 +2,14 @@
  *
  * A figure is a description (here); plot_render() (plot_draw.c) is the
  * one drawing path, with limits and ticks from plot_scale.c, run on a
- * cairo context whose unit is the point.  For SVG that context draws on an
- * SVG surface; for PNG on an RGB image surface scaled to PNG_WIDTH pixels,
- * which png.c then encodes at settings for plots (not
- * cairo_surface_write_to_png: libpng at zlib's default level is slow).
+ * cairo context whose unit is the point.  For SVG and PDF that context
+ * draws on cairo's SVG or PDF surface; for PNG on an RGB image surface
+ * scaled to PNG_WIDTH pixels, which png.c then encodes at settings for
+ * plots (not cairo_surface_write_to_png: libpng at zlib's default level is
+ * slow).
  */
 #include <cairo.h>
+#include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <math.h>
 #include <stdlib.h>
@@ -548,6 +550,56 @@ static int svg_finish(const struct svg_doc *d, const struct text_layer *tl,
 	return 0;
 }
 
+/* cairo's PDF stream to the caller's FILE.  FAILED remembers a short
+ * write: cairo 1.16 loses its stream's error when the page surface is
+ * finished, so the status of a PDF surface says nothing of it. */
+struct pdf_out {
+	FILE *f;
+	bool failed;
+};
+
+static cairo_status_t pdf_stream(void *closure, const unsigned char *data,
+				 unsigned int len)
+{
+	struct pdf_out *o = closure;
+
+	if (fwrite(data, 1, len, o->f) == len)
+		return CAIRO_STATUS_SUCCESS;
+	o->failed = true;
+	return CAIRO_STATUS_WRITE_ERROR;
+}
+
+/* The surface FIG is drawn on as FMT: an image for PNG (its pixels
+ * encoded after), an SVG surface into DOC (the text layer goes in after),
+ * a PDF surface straight to PDF's file. */
+static cairo_surface_t *surface_new(const st_plot_fig *fig,
+				    enum st_plot_format fmt,
+				    struct svg_doc *doc, struct pdf_out *pdf)
+{
+	cairo_surface_t *s;
+	int w, h;
+
+	switch (fmt) {
+	case ST_PLOT_PNG:
+		st_plot_png_size(fig, &w, &h);
+		return cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+	case ST_PLOT_PDF:
+		s = cairo_pdf_surface_create_for_stream(pdf_stream, pdf, fig->w,
+							fig->h);
+		/* no creation date (cairo takes "" as none; NULL it
+		 * dereferences): the same figure gives the same bytes */
+		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATE_DATE,
+					       "");
+		return s;
+	case ST_PLOT_SVG:
+	default:
+		s = cairo_svg_surface_create_for_stream(svg_stream, doc, fig->w,
+							fig->h);
+		cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
+		return s;
+	}
+}
+
 int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 		  st_error *err)
 {
@@ -556,33 +608,24 @@ int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 	cairo_status_t status;
 	struct svg_doc doc = { 0 };
 	struct text_layer tl = { 0 };
+	struct pdf_out pdf = { f, false };
 	int rc = 0;
 
 	if (fig->failed)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	if (fmt == ST_PLOT_PNG) {
-		int w, h;
-
-		st_plot_png_size(fig, &w, &h);
-		surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
-	} else {
-		surface = cairo_svg_surface_create_for_stream(svg_stream, &doc,
-							      fig->w, fig->h);
-		cairo_svg_surface_restrict_to_version(surface, CAIRO_SVG_VERSION_1_1);
-	}
+	surface = surface_new(fig, fmt, &doc, &pdf);
 	cr = cairo_create(surface);
 	if (fmt == ST_PLOT_PNG)
 		cairo_scale(cr, png_scale(fig), png_scale(fig));
-	else
+	else if (fmt == ST_PLOT_SVG)
 		plot_text_record(cr, &tl);
 	plot_render(fig, cr);
 	status = cairo_status(cr);
 	cairo_destroy(cr);
-	if (fmt == ST_PLOT_PNG) {
+	if (fmt == ST_PLOT_PNG)
 		cairo_surface_flush(surface);
-	} else {
-		cairo_surface_finish(surface);    /* writes the SVG document */
-	}
+	else
+		cairo_surface_finish(surface);    /* writes the document */
 	if (status == CAIRO_STATUS_SUCCESS)
 		status = cairo_surface_status(surface);
 	if (status == CAIRO_STATUS_SUCCESS && tl.failed)
@@ -597,13 +640,22 @@ int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 					cairo_image_surface_get_height(surface),
 					cairo_image_surface_get_stride(surface),
 					72.0 * png_scale(fig), err);
-	else if (svg_finish(&doc, &tl, f) < 0)
+	else if (fmt == ST_PLOT_SVG && svg_finish(&doc, &tl, f) < 0)
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write the SVG "
+				  "document");
+	else if (pdf.failed)
+		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write the PDF "
 				  "document");
 	cairo_surface_destroy(surface);
 	free(doc.buf);
 	free(tl.buf);
 	return rc;
+}
+
+const char *st_plot_format_ext(enum st_plot_format fmt)
+{
+	return fmt == ST_PLOT_PNG ? ".png" : fmt == ST_PLOT_PDF ? ".pdf"
+								 : ".svg";
 }
 
 int st_plot_save_prepared(const st_plot_fig *fig, enum st_plot_format fmt,

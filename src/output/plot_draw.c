@@ -16,17 +16,33 @@ static const cairo_user_data_key_t text_key;
 
 #define CAPTION_LINE 13.0          /* points per caption line */
 
-/* The height of FIG's caption (points; 0 none). */
-static double plot_caption_height(const st_plot_fig *fig)
+/* The height of FIG's caption with EXTRA more lines (points; 0 none). */
+static double plot_caption_height(const st_plot_fig *fig, size_t extra)
 {
-	size_t lines = 1;
+	size_t lines = extra;
 
-	if (!fig->caption || !*fig->caption)
-		return 0;
-	for (const char *c = fig->caption; *c; c++)
-		lines += *c == '\n';
-	return (double)lines * CAPTION_LINE + 8;
+	if (fig->caption && *fig->caption) {
+		lines++;
+		for (const char *c = fig->caption; *c; c++)
+			lines += *c == '\n';
+	}
+	return lines ? (double)lines * CAPTION_LINE + 8 : 0;
 }
+
+/* The spans whose texts have no room (the first 64), and how many in
+ * all, for a line of the caption. */
+struct unlabelled {
+	const struct series *v[64];
+	size_t n, all;
+};
+
+/* What the axes of a figure share: the left margin (room for the
+ * longest row name) and the caption's height (the figure's, and a line
+ * naming the span texts without room). */
+struct layout {
+	double left, caption_h;
+	struct unlabelled un;
+};
 
 void plot_text_record(cairo_t *cr, struct text_layer *tl)
 {
@@ -387,43 +403,84 @@ static void draw_vspan(cairo_t *cr, const struct frame *f,
 	cairo_fill(cr);
 }
 
-/* The texts of AX's spans, in the order of the spans (the first have
- * the first choice), each at its span's start in the first of two lines
- * at the top where it overlaps no text written before it; a text with
- * no room is left out. */
-static void draw_vspan_texts(cairo_t *cr, const struct frame *f,
-			     const st_plot_axes *ax)
+#define SPAN_LINES 2
+#define SPAN_GAP 4.0          /* points between two texts on a line */
+
+/* Set CR's font to the span texts' of F, with unhinted metrics: a text
+ * is then as wide in the PNG as in the SVG and the PDF, and every format
+ * gives the same texts room.  The line pitch (points) into *PITCH and
+ * the ascent into *ASCENT.  Between cairo_save and cairo_restore. */
+static double span_font(cairo_t *cr, const struct frame *f, double *pitch,
+			double *ascent)
 {
 	double size = f->inset ? INSET_TICK_PT : NOTE_PT - 0.5;
-	double taken[2][64][2];
-	size_t ntaken[2] = { 0, 0 };
+	cairo_font_options_t *o = cairo_font_options_create();
+	cairo_font_extents_t fe;
 
+	cairo_font_options_set_hint_metrics(o, CAIRO_HINT_METRICS_OFF);
+	cairo_set_font_options(cr, o);
+	cairo_font_options_destroy(o);
+	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
+			       CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, size);
+	cairo_font_extents(cr, &fe);
+	*pitch = fe.ascent + fe.descent + 1;
+	*ascent = fe.ascent;
+	return size;
+}
+
+/* The texts of AX's spans in F, in the order of the spans (the first
+ * have the first choice): each at its span's start, inside its span (a
+ * span narrower than its text is not labelled: its text would stand over
+ * the next span, under that one's), on the first of SPAN_LINES lines
+ * where it keeps SPAN_GAP from every text there; the lines a font's
+ * height apart, so no two texts ever overlap.  Written when DRAW; the
+ * texts of visible spans without room go to U (may be NULL). */
+static void span_texts(cairo_t *cr, const struct frame *f,
+		       const st_plot_axes *ax, bool draw, struct unlabelled *u)
+{
+	double taken[SPAN_LINES][64][2], pitch, ascent, size;
+	size_t ntaken[SPAN_LINES] = { 0 };
+
+	cairo_save(cr);
+	size = span_font(cr, f, &pitch, &ascent);
 	set_color(cr, ink);
 	for (size_t i = 0; i < ax->ns; i++) {
 		const struct series *s = &ax->s[i];
-		double x, w;
+		double x0 = fmax(map_x(f, s->x), f->x);
+		double x1 = fmin(map_x(f, s->size), f->x + f->w);
+		int line = -1;
+		double w;
 
-		if (s->kind != K_VSPAN || !s->text)
-			continue;
-		x = fmax(map_x(f, s->x), f->x) + 2;
+		if (s->kind != K_VSPAN || !s->text || !(x1 > x0))
+			continue;       /* no text, or the span is not shown */
 		w = text_width(cr, s->text, size);
-		if (!isfinite(x) || x + w > f->x + f->w || map_x(f, s->size) < f->x)
-			continue;
-		for (int line = 0; line < 2; line++) {
-			bool clear = ntaken[line] < 64;
+		for (int k = 0; k < SPAN_LINES && x0 + 2 + w + 2 <= x1 &&
+				line < 0; k++) {
+			bool clear = ntaken[k] < 64;
 
-			for (size_t k = 0; clear && k < ntaken[line]; k++)
-				clear = x + w + 4 <= taken[line][k][0] ||
-					x >= taken[line][k][1] + 4;
-			if (!clear)
-				continue;
-			text(cr, s->text, size, false, x,
-			     f->y + 3 + line * (size + 3), 0, 0, 0);
-			taken[line][ntaken[line]][0] = x;
-			taken[line][ntaken[line]++][1] = x + w;
-			break;
+			for (size_t j = 0; clear && j < ntaken[k]; j++)
+				clear = x0 + 2 + w + SPAN_GAP <= taken[k][j][0] ||
+					x0 + 2 >= taken[k][j][1] + SPAN_GAP;
+			if (clear)
+				line = k;
 		}
+		if (line < 0) {
+			if (u && u->n < sizeof(u->v) / sizeof(u->v[0]))
+				u->v[u->n++] = s;
+			if (u)
+				u->all++;
+			continue;
+		}
+		taken[line][ntaken[line]][0] = x0 + 2;
+		taken[line][ntaken[line]++][1] = x0 + 2 + w;
+		/* text() places the tops of capitals, 0.73 em under the line's
+		 * top plus the ascent */
+		if (draw)
+			text(cr, s->text, size, false, x0 + 2, f->y + 2 +
+			     line * pitch + ascent - 0.73 * size, 0, 0, 0);
 	}
+	cairo_restore(cr);
 }
 
 static void draw_box(cairo_t *cr, const struct frame *f,
@@ -603,13 +660,15 @@ static void draw_note(cairo_t *cr, const char *note, enum st_plot_loc loc,
 
 /* The plot area of AX in FIG (points). */
 static void place(const st_plot_fig *fig, const st_plot_axes *ax,
-		  struct frame *f, double left)
+		  struct frame *f, const struct layout *L)
 {
+	double left = L->left;
+
 	if (ax->parent) {
 		struct frame pf;
 		double x, y, w, h;
 
-		place(fig, ax->parent, &pf, left);
+		place(fig, ax->parent, &pf, L);
 		f->bx = x = pf.x + ax->ix * pf.w;
 		f->by = y = pf.y + ax->iy * pf.h;
 		f->bw = w = ax->iw * pf.w;
@@ -625,7 +684,7 @@ static void place(const st_plot_fig *fig, const st_plot_axes *ax,
 	{
 		double header = 8 + (fig->title ? 26 : 0) +
 				(fig->legend_from ? 20 : 0);
-		double avail = fig->h - header - plot_caption_height(fig);
+		double avail = fig->h - header - L->caption_h;
 		double cw = fig->w / ax->cols, ch = avail / ax->rows;
 		double cx = cw * ax->col, cy = header + ch * ax->row;
 		double mt = ax->title ? MARGIN_TITLE : MARGIN_TOP;
@@ -755,7 +814,7 @@ static void draw_series(cairo_t *cr, const struct frame *f,
 		}
 	}
 	cairo_restore(cr);
-	draw_vspan_texts(cr, f, ax);
+	span_texts(cr, f, ax, true, NULL);
 	for (size_t i = 0; i < ax->ns; i++)
 		if (ax->s[i].kind == K_POINTS)
 			draw_points(cr, f, &ax->s[i], ax->has_ylim);
@@ -828,13 +887,13 @@ static void draw_labels(cairo_t *cr, const st_plot_axes *ax,
 
 /* One axes: placed, limited, then drawn back to front. */
 static void draw_axes(cairo_t *cr, const st_plot_fig *fig,
-		      const st_plot_axes *ax, double left)
+		      const st_plot_axes *ax, const struct layout *L)
 {
 	struct frame f = { 0 };
 	struct tick xt[MAX_TICKS], yt[MAX_TICKS];
 	size_t nx, ny;
 
-	place(fig, ax, &f, left);
+	place(fig, ax, &f, L);
 	if (!(f.w > 4 && f.h > 4))
 		return;
 	plot_limits(ax, &f);
@@ -859,17 +918,89 @@ static void draw_axes(cairo_t *cr, const st_plot_fig *fig,
 		draw_legend(cr, ax, &f, 0, 0, 0);
 }
 
+/* The span texts of FIG that have no room, into L->un: their places
+ * across the axes do not depend on the caption's height, which this
+ * decides. */
+static void find_unlabelled(cairo_t *cr, const st_plot_fig *fig,
+			    struct layout *L)
+{
+	for (size_t i = 0; i < fig->naxes; i++) {
+		const st_plot_axes *ax = fig->axes[i];
+		struct frame f = { 0 };
+		bool any = false;
+
+		for (size_t k = 0; k < ax->ns && !any; k++)
+			any = ax->s[k].kind == K_VSPAN && ax->s[k].text;
+		if (!any)
+			continue;
+		place(fig, ax, &f, L);
+		if (!(f.w > 4 && f.h > 4))
+			continue;
+		plot_limits(ax, &f);
+		span_texts(cr, &f, ax, false, &L->un);
+	}
+}
+
+static int cmp_span_start(const void *a, const void *b)
+{
+	const struct series *x = *(const struct series *const *)a;
+	const struct series *y = *(const struct series *const *)b;
+
+	return x->x < y->x ? -1 : x->x > y->x ? 1 : x < y ? -1 : x > y;
+}
+
+/* The caption's line of U into BUF: the texts in the order of their
+ * spans' starts while the line stays short (about 120 characters), then
+ * how many more.  Sorts U. */
+static const char *unlabelled_line(struct unlabelled *u, char *buf,
+				   size_t size)
+{
+	size_t len, shown = 0;
+
+	qsort(u->v, u->n, sizeof(u->v[0]), cmp_span_start);
+	len = (size_t)snprintf(buf, size, "shaded, not labelled (no room):");
+	for (; shown < u->n && len + strlen(u->v[shown]->text) + 2 < 120 &&
+	       len < size; shown++)
+		len += (size_t)snprintf(buf + len, size - len, "%s %s",
+					shown ? "," : "", u->v[shown]->text);
+	if (shown < u->all && len < size)
+		snprintf(buf + len, size - len, " and %zu more", u->all - shown);
+	return buf;
+}
+
+/* The figure's caption: its lines, then the span texts without room. */
+static void draw_caption(cairo_t *cr, const st_plot_fig *fig,
+			 struct layout *L)
+{
+	char buf[2048], *p, *save = NULL;
+	double y = fig->h - L->caption_h + 6;
+
+	snprintf(buf, sizeof(buf), "%s", fig->caption ? fig->caption : "");
+	set_color(cr, ink);
+	for (p = strtok_r(buf, "\n", &save); p;
+	     p = strtok_r(NULL, "\n", &save)) {
+		text(cr, p, NOTE_PT, false, 12, y + CAPTION_LINE / 2, 0, 0.5, 0);
+		y += CAPTION_LINE;
+	}
+	if (L->un.all)
+		text(cr, unlabelled_line(&L->un, buf, sizeof(buf)), NOTE_PT,
+		     false, 12, y + CAPTION_LINE / 2, 0, 0.5, 0);
+}
+
 /* The one drawing path: FIG on CR, whose unit is the point. */
 void plot_render(const st_plot_fig *fig, cairo_t *cr)
 {
-	double left = MARGIN_LEFT;
+	struct layout L = { .left = MARGIN_LEFT };
 
 	/* room for the longest row name, the same for every axes */
 	for (size_t i = 0; i < fig->naxes; i++)
 		for (size_t k = 0; k < fig->axes[i]->nycats; k++)
 			if (fig->axes[i]->ycats[k])
-				left = fmax(left, text_width(cr, fig->axes[i]->ycats[k],
-							     YCAT_PT) + 12);
+				L.left = fmax(L.left,
+					      text_width(cr, fig->axes[i]->ycats[k],
+							 YCAT_PT) + 12);
+	find_unlabelled(cr, fig, &L);
+	L.caption_h = plot_caption_height(fig, L.un.all ? 1 : 0);
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_paint(cr);
 	cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
@@ -878,23 +1009,10 @@ void plot_render(const st_plot_fig *fig, cairo_t *cr)
 	if (fig->legend_from)
 		draw_legend(cr, fig->legend_from, NULL, fig->w / 2,
 			    fig->title ? 33 : 8, 0);
-	if (fig->caption) {
-		char buf[2048], *p, *save = NULL;
-		double y = fig->h - plot_caption_height(fig) + 6;
-
-		snprintf(buf, sizeof(buf), "%s", fig->caption);
-		set_color(cr, ink);
-		for (p = strtok_r(buf, "\n", &save); p;
-		     p = strtok_r(NULL, "\n", &save)) {
-			text(cr, p, NOTE_PT, false, 12, y + CAPTION_LINE / 2, 0,
-			     0.5, 0);
-			y += CAPTION_LINE;
-		}
-	}
+	draw_caption(cr, fig, &L);
 	/* main axes first, insets over them */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < fig->naxes; i++)
 			if ((fig->axes[i]->parent != NULL) == (pass == 1))
-				draw_axes(cr, fig, fig->axes[i], left);
+				draw_axes(cr, fig, fig->axes[i], &L);
 }
-

@@ -844,26 +844,25 @@ static st_plot_fig *build(const struct plot *p)
 static int write_figs(const st_plot_fig *fig, const char *dir,
 		      unsigned formats, size_t *files, st_error *err)
 {
-	static const struct { enum st_plot_format fmt; const char *ext; } f[] = {
-		{ ST_PLOT_PNG, ".png" }, { ST_PLOT_SVG, ".svg" },
-	};
 	st_atomic_set set = { 0 };
 
 	if (st_mkdir_p(dir, err) < 0)
 		return -1;
-	for (size_t k = 0; k < 2; k++) {
+	for (unsigned k = 0; k < ST_PLOT_NFORMATS; k++) {
+		enum st_plot_format fmt = 1u << k;
 		st_atomic_file af;
 		char name[64], *path;
 		int rc;
 
-		if (!(formats & f[k].fmt))
+		if (!(formats & fmt))
 			continue;
-		snprintf(name, sizeof(name), "systrace_overview%s", f[k].ext);
+		snprintf(name, sizeof(name), "systrace_overview%s",
+			 st_plot_format_ext(fmt));
 		if (!(path = st_path_join(dir, name))) {
 			st_atomic_set_abort(&set);
 			return OOM(err);
 		}
-		rc = st_plot_save_prepared(fig, f[k].fmt, path, &af, err);
+		rc = st_plot_save_prepared(fig, fmt, path, &af, err);
 		free(path);
 		if (rc < 0 || st_atomic_set_add(&set, &af, err) < 0) {
 			st_atomic_set_abort(&set);

@@ -10,7 +10,9 @@ and a sane height, red and blue pixels where the figure has file-transfer
 and streaming bars; SVG parsed with xml.etree, with width, height and a
 viewBox of the PNG's aspect.  Then: results with headers only ("no data"),
 a missing input (66, named), a bad cell (65, file:line and column), usage
-errors (64), --format, --help.  Exit 77 (meson: skipped) when PAPER_DATA is
+errors (64), --format, --help.  --format pdf: each PDF parsed here (header,
+cross-reference table, page objects, also inside object streams, MediaBox,
+%%EOF) and by poppler's pdfinfo where it is installed.  Exit 77 (meson: skipped) when PAPER_DATA is
 absent.
 """
 import os
@@ -21,6 +23,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import setup_rule  # noqa: E402
 from checks import check, report, runner  # noqa: E402
+from figcheck import pdfinfo, read_pdf  # noqa: E402
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -129,6 +132,30 @@ def png_colours(pix, bpp):
     return n, bin(white).count("1"), bin(red).count("1"), bin(blue).count("1")
 
 
+# ---- PDF ------------------------------------------------------------------
+
+def check_pdfs(figdir, what, svgdir):
+    """Each NAME.pdf of FIGURES: one page the size of NAME.svg (points),
+    as this script and pdfinfo read it."""
+    for name in FIGURES:
+        pdf = os.path.join(figdir, name + ".pdf")
+        if not check(os.path.isfile(pdf), f"{what}: {name}.pdf missing"):
+            continue
+        try:
+            pages, boxes = read_pdf(pdf)
+        except (ValueError, IndexError) as e:
+            check(False, f"{what}: {name}.pdf: {e}")
+            continue
+        sw, sh, _, _ = svg_size(os.path.join(svgdir, name + ".svg"))
+        check(pages == 1, f"{what}: {name}.pdf has {pages} pages")
+        check(boxes and all(bx == (0, 0, sw, sh) for bx in boxes),
+              f"{what}: {name}.pdf MediaBox {boxes}, the SVG is {sw} x {sh}")
+        info = pdfinfo(pdf)
+        if info is not None:
+            check(info == (1, sw, sh), f"{what}: {name}.pdf: pdfinfo says "
+                  f"{info}, expected 1 page of {sw} x {sh} pts")
+
+
 # ---- SVG ------------------------------------------------------------------
 
 def svg_size(path):
@@ -195,6 +222,15 @@ def check_figures(figdir, what, expect_data):
     check(not leftovers, f"{what}: temporary files left: {leftovers}")
 
 
+def pdf_writes_nothing(exe, results, paper, out, code, what):
+    """plot --format pdf on RESULTS fails with CODE, OUT left empty."""
+    r = run(exe, "plot", "--results", results, "--data", paper,
+            "--out-dir", out, "--format", "pdf")
+    files = os.listdir(out) if os.path.exists(out) else []
+    check(r.returncode == code and not files, f"--format pdf, {what}: "
+          f"exit {r.returncode}, files {files}")
+
+
 def write_headers_only(src, dst):
     """Copy reproduce's result files, keeping only their header lines."""
     for sub in ("file_transfer", "streaming"):
@@ -247,6 +283,29 @@ def main():
               sorted(os.listdir(only)) == sorted(n + ".svg" for n in FIGURES),
               "--format svg wrote other files")
 
+        # plot --format pdf (issue 25 item 9): the PNGs' names as .pdf,
+        # each a one-page PDF of the figure's size; with png,svg,pdf in any
+        # order all three; a failure writes none
+        pdfs = os.path.join(tmp, "pdf")
+        r = run(exe, "plot", "--results", res, "--data", paper,
+                "--out-dir", pdfs, "--format", "pdf")
+        check(r.returncode == 0 and "10 figures (10 files)" in r.stderr,
+              f"--format pdf: exit {r.returncode}: {r.stderr!r}")
+        if r.returncode == 0:
+            names = sorted(os.listdir(pdfs))
+            check(names == sorted(f[:-4] + ".pdf" for f in os.listdir(figs)
+                                  if f.endswith(".png")),
+                  f"--format pdf: files {names} are not the PNGs' names")
+            check_pdfs(pdfs, "paper", figs)
+        every = os.path.join(tmp, "every")
+        r = run(exe, "plot", "-q", "--results", res, "--data", paper,
+                "--out-dir", every, "--format", "pdf,svg,png")
+        check(r.returncode == 0 and r.stderr == "",
+              f"--format pdf,svg,png: exit {r.returncode}: {r.stderr!r}")
+        check(os.path.isdir(every) and sorted(os.listdir(every)) ==
+              sorted(n + e for n in FIGURES for e in (".png", ".svg", ".pdf")),
+              "--format pdf,svg,png: not every file")
+
         # results with headers only: valid figures that say "no data"
         empty = os.path.join(tmp, "empty")
         write_headers_only(res, empty)
@@ -290,6 +349,7 @@ def main():
               f"missing input not named: {r.stderr!r}")
         check(not os.path.exists(gfigs) or not os.listdir(gfigs),
               "missing input: figures written anyway")
+        pdf_writes_nothing(exe, gone, paper, gfigs, 66, "missing input")
         r = run(exe, "plot", "--results", res, "--data",
                 os.path.join(tmp, "no-such-data"), "--out-dir", gfigs)
         check(r.returncode == 66 and "save_time_stats.csv" in r.stderr,
@@ -307,18 +367,31 @@ def main():
         rows[3] = ",".join(cells)
         with open(merged, "w") as f:
             f.write("\n".join(rows))
+        bfigs = os.path.join(tmp, "bfigs")
         r = run(exe, "plot", "--results", bad, "--data", paper,
-                "--out-dir", os.path.join(tmp, "bfigs"))
+                "--out-dir", bfigs)
         check(r.returncode == 65, f"bad cell: exit {r.returncode}")
         check("merged_job_info.csv:4" in r.stderr and "Start" in r.stderr,
               f"bad cell not located: {r.stderr!r}")
+        pdf_writes_nothing(exe, bad, paper, bfigs, 65, "bad cell")
+        # an output that cannot be made: 73, and no PDF of the set
+        # published (a file where --out-dir's parent should be)
+        blocker = os.path.join(tmp, "blocker")
+        open(blocker, "w").close()
+        r = run(exe, "plot", "--results", res, "--data", paper,
+                "--out-dir", os.path.join(blocker, "figs"), "--format", "pdf")
+        check(r.returncode == 73 and "blocker" in r.stderr,
+              f"--format pdf, out-dir under a file: exit {r.returncode}: "
+              f"{r.stderr!r}")
 
         # usage
         r = run(exe, "plot", "--results", res, "--data", paper)
         check(r.returncode == 64, f"no --out-dir: exit {r.returncode}")
-        r = run(exe, "plot", "--results", res, "--data", paper,
-                "--out-dir", figs, "--format", "gif")
-        check(r.returncode == 64, f"--format gif: exit {r.returncode}")
+        for bad_fmt in ("gif", "pdf,gif", ""):
+            r = run(exe, "plot", "--results", res, "--data", paper,
+                    "--out-dir", figs, "--format", bad_fmt)
+            check(r.returncode == 64, f"--format {bad_fmt!r}: exit "
+                  f"{r.returncode}")
         r = run(exe, "plot", "--results", res, "--data", paper,
                 "--out-dir", figs, "extra")
         check(r.returncode == 64, f"extra argument: exit {r.returncode}")

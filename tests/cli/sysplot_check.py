@@ -35,7 +35,8 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import setup_rule  # noqa: E402
-from checks import check, report, runner  # noqa: E402
+from checks import bug, check, report, runner  # noqa: E402
+from figcheck import DEJAVU, Font, read_pdf  # noqa: E402
 
 TEST = "cli-sysplot"
 EXE = os.path.abspath(sys.argv[1])
@@ -363,6 +364,116 @@ def offline(top):
               "sysplot_empty_calls_panel_ticks: %s" % words)
 
 
+def labelled_set(d, base=BASE):
+    """A set whose init (50 ms) ends 10 ms before epoch 1 starts, a few
+    points apart on a 10 s axis, epoch 1 holding a narrow eval 1 at its
+    end, epoch 2 a wide eval 2; calls at 0.5 s and 10.5 s make the axis.
+    Returns (the phases {name: (start, end) in UTC s}, the axis' ends)."""
+    os.makedirs(d)
+    write(os.path.join(d, "trace_proc.out"),
+          "TIMESTAMP EVENT PID PPID COMM\n1100 exec 100 -1 trainer\n")
+    write(os.path.join(d, "trace_read.out"),
+          "TIMESTAMP PID TID FD RET (B) LAT(ns) FILENAME\n"
+          "%d 100 100 3 4096 1000000 /a\n%d 100 100 3 4096 1000000 /a\n"
+          % (base + 501 * 10**6, base + 10501 * 10**6))
+    phases = {"init": (1000, 1050), "epoch 1": (1060, 5000),
+              "eval 1": (4900, 4980), "epoch 2": (5000, 9000),
+              "eval 2": (7000, 8900)}
+    ml = []
+    for name, (t0, t1) in phases.items():
+        key, num = (name.split() + [None])[:2]
+        md = {"epoch_num": int(num)} if num else {}
+        for t, kind, et in ((t0, "_start", "INTERVAL_START"),
+                            (t1, "_stop", "INTERVAL_END")):
+            ml.append((t, ":::MLLOG " + json.dumps({
+                "time_ms": base // 10**6 + t, "event_type": et,
+                "key": key + kind, "metadata": md})))
+    write(os.path.join(d, "command.stdout.log"),
+          "\n".join(line for _, line in sorted(ml)) + "\n")
+    s0 = base / 1e9
+    return ({k: (s0 + a / 1e3, s0 + b / 1e3) for k, (a, b) in phases.items()},
+            (s0 + 0.5, s0 + 10.501))
+
+
+def phase_labels(top):
+    """sysplot_phase_labels_apart: the phase labels of the overview (the
+    SVG's text elements, boxes from DejaVu Sans' own metrics) never
+    overlap, each stands inside its own phase's shading (x from the tick
+    labels' centres), and the phases without a label are named in the
+    caption.  It drew "init" under "epoch 1", over epoch 1's shading."""
+    bug("sysplot_phase_labels_apart")
+    d = os.path.join(top, "labels")
+    phases, (lo, hi) = labelled_set(d)
+    out = os.path.join(top, "labels-fig")
+    r = st("trace", "plot", d, "--out-dir", out, "--format", "svg")
+    if not check(r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr)):
+        return
+    font = Font(DEJAVU)
+    day = datetime.datetime.fromtimestamp(lo, datetime.timezone.utc).date()
+    ticks, labels, caption = [], [], None
+    for e in ET.parse(os.path.join(out, "systrace_overview.svg")).iter():
+        if not e.tag.endswith("text"):
+            continue
+        t, size = e.text or "", float(e.get("font-size"))
+        x, y = float(e.get("x")), float(e.get("y"))
+        w = font.width(t, size)
+        if re.fullmatch(r"\d\d:\d\d:\d\d(\.\d+)?", t):
+            tod = datetime.datetime.combine(day, datetime.time.fromisoformat(
+                t), datetime.timezone.utc).timestamp()
+            ticks.append((tod, x + w / 2))
+        elif t in phases:
+            labels.append((t, x, y - font.ascent * size / font.upem, x + w,
+                           y - font.descent * size / font.upem))
+        elif t.startswith("shaded, not labelled"):
+            caption = t
+    ticks.sort()
+    if not check(len(ticks) >= 2, "tick labels: %s" % ticks):
+        return
+    (t0, x0), (t1, x1) = ticks[0], ticks[-1]
+    px = lambda t: x0 + (t - t0) / (t1 - t0) * (x1 - x0)  # noqa: E731
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            check(not (a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and
+                       b[2] < a[4]), "labels %s and %s overlap" % (a, b))
+        s, e = (px(max(v, lo)) for v in phases[a[0]])
+        e = min(e, px(hi))
+        check(s - 0.01 <= a[1] and a[3] <= e + 0.01,
+              "%r [%.2f, %.2f] stands outside its phase [%.2f, %.2f]" %
+              (a[0], a[1], a[3], s, e))
+    named = [t for t, *_ in labels]
+    for name in phases:
+        listed = caption is not None and re.search(
+            r"[:,] %s(,| and|$)" % name, caption) is not None
+        check((name in named) != listed, "%r: labelled %s, in the caption "
+              "%s (%r)" % (name, name in named, listed, caption))
+    # at 1000 points for 10 s: init and eval 1 are 4 and 6 points wide,
+    # narrower than their names; the epochs and eval 2 have room
+    check(sorted(named) == ["epoch 1", "epoch 2", "eval 2"] and caption ==
+          "shaded, not labelled (no room): init, eval 1",
+          "labels %s, caption %r" % (sorted(named), caption))
+    bug(None)
+
+
+def pdf_format(top):
+    """trace plot --format pdf: systrace_overview.pdf alone, one page."""
+    d = os.path.join(top, "pdfset")
+    labelled_set(d)
+    out = os.path.join(top, "pdf-fig")
+    r = st("trace", "plot", d, "--out-dir", out, "--format", "pdf")
+    check(r.returncode == 0 and os.path.isdir(out) and
+          os.listdir(out) == ["systrace_overview.pdf"],
+          "--format pdf: exit %d, files %s: %s" % (
+              r.returncode, os.listdir(out) if os.path.isdir(out) else None,
+              r.stderr))
+    if r.returncode == 0:
+        try:
+            pages, boxes = read_pdf(os.path.join(out, "systrace_overview.pdf"))
+            check(pages == 1 and len(boxes) == 1 and boxes[0][2] == 1000,
+                  "--format pdf: %d pages, MediaBox %s" % (pages, boxes))
+        except (ValueError, IndexError) as e:
+            check(False, "--format pdf: %s" % e)
+
+
 def real(top):
     """A real trace record around the workload, drawn."""
     if os.geteuid() != 0:
@@ -398,6 +509,8 @@ def main():
     top = tempfile.mkdtemp(prefix="st-sysplot-")
     try:
         offline(top)
+        phase_labels(top)
+        pdf_format(top)
         real(top)
     finally:
         shutil.rmtree(top, ignore_errors=True)

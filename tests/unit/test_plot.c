@@ -380,6 +380,68 @@ static void test_render_empty(void **state)
 	st_plot_fig_free(NULL);
 }
 
+/* A PDF of FIG: a header, one page object of the figure's size in points
+ * (W x H, what st_plot_fig_new was given), the trailer's %%EOF; cairo
+ * 1.16 writes its objects uncompressed, only the page content is Flate. */
+static void check_pdf(const struct buf *b, double w, double h)
+{
+	char *s = malloc(b->len + 1), *p, box[64];
+	size_t pages = 0;
+
+	memcpy(s, b->data, b->len);
+	s[b->len] = '\0';
+	assert_memory_equal(s, "%PDF-1.", 7);
+	assert_true(b->len > 64);
+	assert_memory_equal(s + b->len - 6, "%%EOF\n", 6);
+	/* memmem: the binary comment and the streams hold NUL bytes */
+	for (p = s; (p = memmem(p, b->len - (size_t)(p - s), "/Type /Page",
+				11)) != NULL; p += 11)
+		pages += p[11] != 's';
+	assert_int_equal(pages, 1);
+	snprintf(box, sizeof(box), "/MediaBox [ 0 0 %g %g ]", w, h);
+	if (!memmem(s, b->len, box, strlen(box)))
+		fail_msg("no %s in the PDF", box);
+	free(s);
+}
+
+/* plot --format pdf (issue 25 item 9): every kind of series on a PDF
+ * page of the figure's size; the same figure gives the same bytes (no
+ * creation date). */
+static void test_render_pdf(void **state)
+{
+	st_plot_fig *fig = tiny_figure();
+	struct buf a = render(fig, ST_PLOT_PDF), b = render(fig, ST_PLOT_PDF);
+
+	(void)state;
+	check_pdf(&a, 400, 300);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.data, b.data, a.len);
+	assert_null(memmem(a.data, a.len, "/CreationDate", 13));
+	assert_string_equal(st_plot_format_ext(ST_PLOT_PDF), ".pdf");
+	assert_string_equal(st_plot_format_ext(ST_PLOT_PNG), ".png");
+	assert_string_equal(st_plot_format_ext(ST_PLOT_SVG), ".svg");
+	free(a.data);
+	free(b.data);
+	st_plot_fig_free(fig);
+}
+
+/* A PDF that cannot be written is an error (74), not a short file:
+ * /dev/full takes the FILE's buffer and fails each flush. */
+static void test_pdf_write_error(void **state)
+{
+	st_plot_fig *fig = tiny_figure();
+	FILE *f = fopen("/dev/full", "w");
+	st_error err;
+
+	(void)state;
+	if (!f)
+		skip();
+	assert_int_equal(st_plot_write(fig, ST_PLOT_PDF, f, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_IOERR);
+	fclose(f);
+	st_plot_fig_free(fig);
+}
+
 /* Date ticks: a year of wall-clock seconds gets month labels. */
 static void test_render_dates(void **state)
 {
@@ -579,6 +641,8 @@ int main(void)
 		cmocka_unit_test(test_png_blank_round_trip),
 		cmocka_unit_test(test_render_empty),
 		cmocka_unit_test(test_render_dates),
+		cmocka_unit_test(test_render_pdf),
+		cmocka_unit_test(test_pdf_write_error),
 		cmocka_unit_test(test_save_atomic),
 		cmocka_unit_test(test_figures_empty_results),
 		cmocka_unit_test(test_transfer_job_times),
