@@ -19,6 +19,8 @@
 #include "streamtime/clock_net.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
+#include "streamtime/compare_events.h"
+#include "streamtime/compare_render.h"
 #include "streamtime/csv.h"
 #include "streamtime/ctrace.h"
 #include "streamtime/distiller.h"
@@ -79,6 +81,8 @@
 #include "streamtime/clock_net.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
+#include "streamtime/compare_events.h"
+#include "streamtime/compare_render.h"
 #include "streamtime/csv.h"
 #include "streamtime/ctrace.h"
 #include "streamtime/distiller.h"
@@ -140,6 +144,8 @@ static const char *const included[] = {
 	"clock_net.h",
 	"clockfix.h",
 	"collect.h",
+	"compare_events.h",
+	"compare_render.h",
 	"csv.h",
 	"ctrace.h",
 	"distiller.h",
