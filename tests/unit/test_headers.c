@@ -63,11 +63,13 @@
 #include "streamtime/sum_partial.h"
 #include "streamtime/sysplot.h"
 #include "streamtime/systrace.h"
+#include "streamtime/systrace_render.h"
 #include "streamtime/text.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
+#include "streamtime/trace_render.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/trace_path.h"
@@ -125,11 +127,13 @@
 #include "streamtime/sum_partial.h"
 #include "streamtime/sysplot.h"
 #include "streamtime/systrace.h"
+#include "streamtime/systrace_render.h"
 #include "streamtime/text.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
+#include "streamtime/trace_render.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/trace_path.h"
@@ -188,11 +192,13 @@ static const char *const included[] = {
 	"sum_partial.h",
 	"sysplot.h",
 	"systrace.h",
+	"systrace_render.h",
 	"text.h",
 	"time.h",
 	"timeline.h",
 	"trace.h",
 	"trace_compare.h",
+	"trace_render.h",
 	"trace_events.h",
 	"trace_keys.h",
 	"trace_path.h",
