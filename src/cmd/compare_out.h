@@ -1,5 +1,6 @@
 /* compare_out.h - what `trace compare` and `trace merge` share: the
- * report on the inputs and the table written out. */
+ * report on the inputs and the table written out (rendered by
+ * compare_render.h, published whole or not at all). */
 #ifndef STREAMTIME_CMD_COMPARE_OUT_H
 #define STREAMTIME_CMD_COMPARE_OUT_H
 

@@ -20,10 +20,12 @@
 #include "streamtime/num.h"
 #include "streamtime/sum_partial.h"
 #include "streamtime/systrace.h"
+#include "streamtime/systrace_render.h"
 #include "trace_inputs.h"
 #include "streamtime/time.h"
 #include "streamtime/text.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_render.h"
 #include "trace_sys.h"
 
 #define MAX_JOBS 256
@@ -367,7 +369,7 @@ static json_t *group_json(const st_trace_stat *st, bool per_pid)
 	if (!utf8)
 		h = json_array();
 	for (size_t i = 0; k && i < n; i++)
-		json_array_append_new(k, trace_name_json(st->keys[i],
+		json_array_append_new(k, st_trace_name_json(st->keys[i],
 						   st->key_lens[i], h));
 	if (!o || !k || json_array_size(k) != n || (!utf8 && (!h ||
 	    json_array_size(h) != n))) {
@@ -669,7 +671,7 @@ static int write_summary(void *ctx, const st_trace_summary *s, FILE *f,
 		int bad;
 
 		if (j && w->in->ts.sets.n)
-			json_object_set_new(j, "system", trace_sys_json(
+			json_object_set_new(j, "system", st_systrace_json(
 				&w->in->ts.sets, s, w->o->seg_us, w->o->nseg));
 		bad = !j || json_dumpf(j, f, JSON_INDENT(2)) < 0 ||
 			  fputc('\n', f) == EOF;
@@ -683,7 +685,8 @@ static int write_summary(void *ctx, const st_trace_summary *s, FILE *f,
 	if (summary_text(f, s, w->o, w->group, w->per) < 0)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	if (w->in->ts.sets.n)
-		trace_sys_text(f, &w->in->ts.sets, s, w->o->seg_us, w->o->nseg);
+		return st_systrace_text(f, &w->in->ts.sets, s, w->o->seg_us,
+					w->o->nseg, err);
 	return 0;
 }
 

@@ -1,21 +1,19 @@
 /* trace_compare.c - `streamtime trace compare` (SPEC 5.12, issue 16): the
  * DFAnalyzer notebook's table, a row per metric, a column per case. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "cmd.h"
 #include "compare_out.h"
 #include "trace_inputs.h"
 #include "streamtime/atomic.h"
+#include "streamtime/compare_events.h"
+#include "streamtime/compare_render.h"
 #include "streamtime/file.h"
 #include "streamtime/systrace.h"
-#include "streamtime/text.h"
 #include "streamtime/trace_compare.h"
 
 #define MAX_CASES 256
@@ -68,7 +66,6 @@ struct case_in {
 	char *name;              /* borrowed from argv */
 	struct st_trace_inputs in;
 	struct st_trace_sets ts;
-	st_atomic_file *events_af;   /* per metric: its events file */
 };
 
 static void case_in_release(struct case_in *c)
@@ -111,310 +108,6 @@ static int case_parse(struct case_in *c, char *arg,
 	return rc;
 }
 
-/* ---- output ---------------------------------------------------------- */
-
-static const char *unit(enum st_metric_value v)
-{
-	return v == ST_METRIC_DUR ? "s" : v == ST_METRIC_BYTES ? "GiB"
-							       : "count";
-}
-
-/* R of a metric of value V as the table shows it. */
-static void cell_text(char *buf, size_t size, const st_metric_result *r,
-		      enum st_metric_reduce red, enum st_metric_value v)
-{
-	bool mean = red == ST_REDUCE_MEAN;
-
-	if (!r->has)
-		snprintf(buf, size, "-");
-	else if (v == ST_METRIC_DUR && !mean)
-		snprintf(buf, size, "%" PRId64 ".%06" PRId64, r->v / 1000000,
-			 r->v % 1000000);
-	else if (v == ST_METRIC_DUR)
-		snprintf(buf, size, "%.6f", r->mean / 1e6);
-	else if (v == ST_METRIC_BYTES)
-		snprintf(buf, size, "%.6f", (mean ? r->mean : (double)r->v) /
-			 1073741824.0);
-	else if (mean)
-		snprintf(buf, size, "%.3f", r->mean);
-	else
-		snprintf(buf, size, "%" PRId64, r->v);
-}
-
-static int cmp_str(const void *x, const void *y)
-{
-	return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
-static int cmp_row_key(const void *key, const void *row)
-{
-	return strcmp(key, ((const st_metric_row *)row)->key);
-}
-
-/* Row KEY of result R (rows sorted by key), or NULL. */
-static const st_metric_result *row_of(const st_metric_result *r,
-				      const char *key)
-{
-	const st_metric_row *f = r->n_rows ?
-		bsearch(key, r->rows, r->n_rows, sizeof(*r->rows),
-			cmp_row_key) : NULL;
-
-	return f ? &f->r : NULL;
-}
-
-/* The keys of by metric I over CS[0..N), sorted, each once, into *OUT
- * (NULL-free array of borrowed strings).  Their number, or -1. */
-static ssize_t union_keys(const st_compare_case *cs, size_t n, size_t i,
-			  const char ***out)
-{
-	size_t total = 0, k = 0;
-	const char **v;
-
-	for (size_t c = 0; c < n; c++)
-		total += cs[c].res[i].n_rows;
-	if (!(v = malloc((total ? total : 1) * sizeof(*v))))
-		return -1;
-	for (size_t c = 0; c < n; c++)
-		for (size_t r = 0; r < cs[c].res[i].n_rows; r++)
-			v[k++] = cs[c].res[i].rows[r].key;
-	qsort(v, total, sizeof(*v), cmp_str);
-	k = 0;
-	for (size_t j = 0; j < total; j++)
-		if (!k || strcmp(v[k - 1], v[j]) != 0)
-			v[k++] = v[j];
-	*out = v;
-	return (ssize_t)k;
-}
-
-/* A row of the text table: LABEL (WNAME wide), the unit, the cells. */
-static void text_row(FILE *f, int wname, const char *label,
-		     const st_metric *m, const st_metric_result *const *r,
-		     const int *wcell, size_t n)
-{
-	char buf[64];
-
-	fprintf(f, "%-*s  %-5s", wname, label, unit(m->value));
-	for (size_t c = 0; c < n; c++) {
-		if (r[c])
-			cell_text(buf, sizeof(buf), r[c], m->reduce, m->value);
-		else
-			snprintf(buf, sizeof(buf), "-");
-		fprintf(f, "  %*s", wcell[c], buf);
-	}
-	fputc('\n', f);
-}
-
-/* Call FN for every row of the table: scalar metrics once, by metrics
- * once per key of any case as "NAME[KEY]" (or "NAME" when none has a
- * key).  -1 out of memory. */
-static int each_row(const st_metrics *m, const st_compare_case *cs, size_t n,
-		    void (*fn)(void *, const char *, size_t,
-			       const st_metric_result *const *),
-		    void *arg)
-{
-	const st_metric_result *r[MAX_CASES];
-
-	for (size_t i = 0; i < m->n; i++) {
-		const char **keys;
-		ssize_t nk;
-
-		/* the name's escaped text (text.h): one line, whatever it
-		 * holds (a newline or an ESC would break the table) */
-		char *name = st_text_escape_dup(m->v[i].name,
-						strlen(m->v[i].name), 0);
-
-		if (!name)
-			return -1;
-		if (!m->v[i].by.n) {
-			for (size_t c = 0; c < n; c++)
-				r[c] = &cs[c].res[i];
-			fn(arg, name, i, r);
-			free(name);
-			continue;
-		}
-		if ((nk = union_keys(cs, n, i, &keys)) < 0) {
-			free(name);
-			return -1;
-		}
-		for (size_t c = 0; !nk && c < n; c++)
-			r[c] = NULL;
-		if (!nk)
-			fn(arg, name, i, r);
-		for (ssize_t k = 0; k < nk; k++) {
-			size_t len = strlen(name) + strlen(keys[k]) + 3;
-			char *label = malloc(len);
-
-			if (!label) {
-				free(keys);
-				free(name);
-				return -1;
-			}
-			snprintf(label, len, "%s[%s]", name, keys[k]);
-			for (size_t c = 0; c < n; c++)
-				r[c] = row_of(&cs[c].res[i], keys[k]);
-			fn(arg, label, i, r);
-			free(label);
-		}
-		free(keys);
-		free(name);
-	}
-	return 0;
-}
-
-struct text_pass {
-	FILE *f;
-	const st_metrics *m;
-	size_t n;
-	int wname, wcell[MAX_CASES];
-	bool measure;
-};
-
-static void text_each(void *arg, const char *label, size_t i,
-		      const st_metric_result *const *r)
-{
-	struct text_pass *t = arg;
-	char buf[64];
-
-	if (!t->measure) {
-		text_row(t->f, t->wname, label, &t->m->v[i], r, t->wcell,
-			 t->n);
-		return;
-	}
-	if ((int)strlen(label) > t->wname)
-		t->wname = (int)strlen(label);
-	for (size_t c = 0; c < t->n; c++) {
-		if (!r[c])
-			continue;
-		cell_text(buf, sizeof(buf), r[c], t->m->v[i].reduce,
-			  t->m->v[i].value);
-		if ((int)strlen(buf) > t->wcell[c])
-			t->wcell[c] = (int)strlen(buf);
-	}
-}
-
-/* The names of CS[0..N) as shown (text.h: escaped text), a new array
- * of new strings (case_names_free); NULL out of memory. */
-static char **case_names(const st_compare_case *cs, size_t n)
-{
-	char **v = calloc(n + 1, sizeof(*v));
-
-	for (size_t c = 0; v && c < n; c++)
-		if (!(v[c] = st_text_escape_dup(cs[c].name,
-						strlen(cs[c].name), 0))) {
-			while (c--)
-				free(v[c]);
-			free(v);
-			return NULL;
-		}
-	return v;
-}
-
-static void case_names_free(char **v, size_t n)
-{
-	for (size_t c = 0; v && c < n; c++)
-		free(v[c]);
-	free(v);
-}
-
-static int write_text(FILE *f, const st_metrics *m, const st_compare_case *cs,
-		      size_t n)
-{
-	struct text_pass t = { .f = f, .m = m, .n = n, .wname = 6,
-			       .measure = true };
-	char **name = case_names(cs, n);
-
-	if (!name)
-		return -1;
-	for (size_t c = 0; c < n; c++)
-		t.wcell[c] = (int)strlen(name[c]);
-	if (each_row(m, cs, n, text_each, &t) < 0) {
-		case_names_free(name, n);
-		return -1;
-	}
-	fprintf(f, "%-*s  %-5s", t.wname, "metric", "unit");
-	for (size_t c = 0; c < n; c++)
-		fprintf(f, "  %*s", t.wcell[c], name[c]);
-	fputc('\n', f);
-	case_names_free(name, n);
-	t.measure = false;
-	if (each_row(m, cs, n, text_each, &t) < 0)
-		return -1;
-	fputs("(s: dur in seconds; GiB: bytes / 2^30; '-': no event "
-	      "selected)\n", f);
-	return ferror(f) ? -1 : 0;
-}
-
-static json_t *value_json(const st_metric_result *r, enum st_metric_reduce red,
-			  enum st_metric_value v)
-{
-	if (!r->has)
-		return json_null();
-	if (v == ST_METRIC_DUR)
-		return json_real((red == ST_REDUCE_MEAN ? r->mean :
-				  (double)r->v) / 1e6);
-	if (red == ST_REDUCE_MEAN)
-		return json_real(r->mean);
-	return json_integer(r->v);
-}
-
-/* The names of keys K, an array. */
-static json_t *keys_json(const st_trace_keys *k)
-{
-	json_t *a = json_array();
-	char name[16];
-
-	for (size_t j = 0; a && j < k->n; j++)
-		json_array_append_new(a, json_string(st_trace_key_name(
-			&k->v[j], name, sizeof(name))));
-	return a;
-}
-
-/* A by metric's rows of R: {KEY: value}. */
-static json_t *rows_json(const st_metric_result *r, const st_metric *m)
-{
-	json_t *o = json_object();
-
-	for (size_t k = 0; o && k < r->n_rows; k++)
-		json_object_set_new(o, r->rows[k].key, value_json(
-			&r->rows[k].r, m->reduce, m->value));
-	return o;
-}
-
-static int write_json(FILE *f, const st_metrics *m, const st_compare_case *cs,
-		      size_t n)
-{
-	json_t *root = json_object(), *cases = json_array(),
-	       *metrics = json_array();
-	char **name = case_names(cs, n);
-	int bad;
-
-	json_object_set_new(root, "cases", cases);
-	json_object_set_new(root, "metrics", metrics);
-	for (size_t c = 0; name && c < n; c++)
-		json_array_append_new(cases, json_string(name[c]));
-	for (size_t i = 0; i < m->n; i++) {
-		json_t *o = json_object(), *vals = json_object();
-
-		json_object_set_new(o, "name", json_string(m->v[i].name));
-		if (m->v[i].by.n)
-			json_object_set_new(o, "by", keys_json(&m->v[i].by));
-		for (size_t c = 0; name && c < n; c++)
-			json_object_set_new(vals, name[c], m->v[i].by.n ?
-					    rows_json(&cs[c].res[i], &m->v[i]) :
-					    value_json(&cs[c].res[i],
-						       m->v[i].reduce,
-						       m->v[i].value));
-		json_object_set_new(o, "values", vals);
-		json_array_append_new(metrics, o);
-	}
-	bad = !root || !cases || !metrics || !name ||
-	      json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15) |
-			 JSON_PRESERVE_ORDER) < 0 || fputc('\n', f) == EOF;
-	json_decref(root);
-	case_names_free(name, n);
-	return bad ? -1 : 0;
-}
-
 /* Say what became of the inputs of CS[0..N) (system-trace sets SETS[c]
  * or NULL) as WHO.  Returns the exit status, 0 when all were traces. */
 int st_compare_report(const st_compare_case *cs, size_t n,
@@ -447,102 +140,23 @@ int st_compare_emit(const st_metrics *m, const st_compare_case *cs, size_t n,
 
 	if (st_atomic_open(&af, out, &err) < 0)
 		return st_msg_fail(&err);
-	if (partial_of)
-		bad = st_compare_partial_write(af.fp, partial_of, m, cs, n) < 0;
-	else
-		bad = (json ? write_json : write_text)(af.fp, m, cs, n) < 0;
+	errno = 0;
+	if (!partial_of)
+		bad = st_compare_render(af.fp, m, cs, n, json ? ST_COMPARE_JSON
+					: ST_COMPARE_TEXT, &err) < 0;
+	else if ((bad = st_compare_partial_write(af.fp, partial_of, m, cs,
+						 n) < 0))
+		st_error_set(&err, ST_EXIT_IOERR, "%s",
+			     strerror(errno ? errno : EIO));
 	if (bad) {
 		st_atomic_abort(&af);
-		st_msg_error("cannot write %s: %s", strcmp(out, "-") ?
-			     out : "to standard output", strerror(errno ?
-								  errno : EIO));
-		return ST_EXIT_IOERR;
+		st_error_prefix(&err, "cannot write %s", strcmp(out, "-") ?
+				out : "to standard output");
+		return st_msg_fail(&err);
 	}
 	if (st_atomic_commit(&af, &err) < 0)
 		return st_msg_fail(&err);
 	return st_finish_stdout(0);
-}
-
-static int events_close(st_compare_case *cs, struct case_in *ci, size_t n,
-			const st_metrics *m, st_atomic_set *set,
-			st_error *err);
-
-/* The events streams of CS[0..N) for the events metrics of M: the
- * files DIR/CASE.METRIC.csv (or .jsonl), opened for atomic writing.
- * Returns the exit status (then none is left open). */
-static int events_open(st_compare_case *cs, struct case_in *ci, size_t n,
-		       const st_metrics *m, const char *dir)
-{
-	st_error err;
-
-	if (!dir)
-		return 0;
-	for (size_t c = 0; c < n; c++) {
-		if (!(cs[c].events_out = calloc(m->n, sizeof(FILE *))) ||
-		    !(ci[c].events_af = calloc(m->n,
-					       sizeof(*ci[c].events_af)))) {
-			st_msg_error("out of memory");
-			events_close(cs, ci, n, m, NULL, &err);
-			return ST_EXIT_IOERR;
-		}
-		for (size_t i = 0; i < m->n; i++) {
-			char *path;
-			size_t len;
-
-			if (!m->v[i].events)
-				continue;
-			len = strlen(dir) + strlen(cs[c].name) +
-			      strlen(m->v[i].name) + 10;
-			if (!(path = malloc(len))) {
-				st_msg_error("out of memory");
-				events_close(cs, ci, n, m, NULL, &err);
-				return ST_EXIT_IOERR;
-			}
-			snprintf(path, len, "%s/%s.%s.%s", dir, cs[c].name,
-				 m->v[i].name, m->v[i].format ==
-				 ST_TRACE_EVENTS_JSONL ? "jsonl" : "csv");
-			if (st_atomic_open(&ci[c].events_af[i], path,
-					   &err) < 0) {
-				free(path);
-				events_close(cs, ci, n, m, NULL, &err);
-				return st_msg_fail(&err);
-			}
-			free(path);
-			cs[c].events_out[i] = ci[c].events_af[i].fp;
-		}
-	}
-	return 0;
-}
-
-/* Close the events streams of CS[0..N): into SET (prepared, to commit
- * with the table), or, SET NULL, dropped.  0, -1 with ERR (74; all then
- * dropped). */
-static int events_close(st_compare_case *cs, struct case_in *ci, size_t n,
-			const st_metrics *m, st_atomic_set *set,
-			st_error *err)
-{
-	int rc = 0;
-
-	for (size_t c = 0; c < n; c++) {
-		for (size_t i = 0; ci[c].events_af && i < m->n; i++) {
-			if (!cs[c].events_out || !cs[c].events_out[i])
-				continue;
-			if (set && rc == 0 &&
-			    st_atomic_set_add(set, &ci[c].events_af[i],
-					      err) < 0)
-				rc = -1;
-			else if (!set || rc < 0)
-				st_atomic_abort(&ci[c].events_af[i]);
-			cs[c].events_out[i] = NULL;
-		}
-		free(cs[c].events_out);
-		free(ci[c].events_af);
-		cs[c].events_out = NULL;
-		ci[c].events_af = NULL;
-	}
-	if (rc < 0)
-		st_atomic_set_abort(set);
-	return rc;
 }
 
 /* Compute CS with O, say what became of the inputs, and write the table
@@ -554,25 +168,25 @@ static int run_compare(st_compare_case *cs, struct case_in *ci,
 		       const char *events_dir)
 {
 	const st_systrace_list *sets[MAX_CASES];
+	st_compare_events ev;
 	st_atomic_set evset = { 0 };
 	st_error err;
 	int rc;
 
-	if ((rc = events_open(cs, ci, n, o->metrics, events_dir)))
-		return rc;
+	if (st_compare_events_open(&ev, cs, n, o->metrics, events_dir,
+				   &err) < 0)
+		return st_msg_fail(&err);
 	if (st_trace_compare(cs, n, o, &err) < 0) {
 		rc = st_msg_fail(&err);
-		events_close(cs, ci, n, o->metrics, NULL, &err);
+		st_compare_events_close(&ev, cs, n, o->metrics, NULL, &err);
 		return rc;
 	}
 	for (size_t c = 0; c < n; c++)
 		sets[c] = &ci[c].ts.sets;
 	rc = st_compare_report(cs, n, sets, "trace compare");
-	if (events_dir && !rc &&
-	    events_close(cs, ci, n, o->metrics, &evset, &err) < 0)
+	if (st_compare_events_close(&ev, cs, n, o->metrics, rc ? NULL : &evset,
+				    &err) < 0)
 		rc = st_msg_fail(&err);
-	else if (events_dir && rc)
-		events_close(cs, ci, n, o->metrics, NULL, &err);
 	if (rc) {
 		st_atomic_set_abort(&evset);
 		if (strcmp(out, "-") != 0)
@@ -625,6 +239,64 @@ static int events_check(const st_metrics *m, const char *dir,
 	return 0;
 }
 
+/* The arguments besides the options (NARGS of them, the first ARG),
+ * --out OUT, the N cases and --save-partial PARTIAL with --json JSON
+ * checked.  Returns the exit status. */
+static int args_check(int nargs, const char *arg, const char *out, size_t n,
+		      const char *partial, bool json)
+{
+	if (nargs > 0)
+		return st_msg_usage(compare_desc.path, "unexpected argument "
+				    "'%s' (traces go in --case NAME=PATH)", arg);
+	if (!*out)
+		return st_msg_usage(compare_desc.path, "--out needs a file name "
+				    "or '-'");
+	if (n > MAX_CASES)
+		return st_msg_usage(compare_desc.path, "at most %d cases",
+				    MAX_CASES);
+	if (partial && (json || strcmp(out, "-") != 0))
+		return st_msg_usage(compare_desc.path, "--save-partial writes "
+				    "the partial, not the table: no --json or "
+				    "--out with it");
+	return 0;
+}
+
+/* The cases ARGS[0..N) (--case) into CI and CS: their inputs, their
+ * names unique and, with EVENTS_DIR, fit to name files.  Returns the
+ * exit status (a usage error or 74 before the others). */
+static int cases_open(struct case_in *ci, st_compare_case *cs, size_t n,
+		      const char *const *args,
+		      const struct st_trace_sys_opts *so, size_t max_bad,
+		      const char *events_dir)
+{
+	int rc = 0;
+
+	for (size_t c = 0; c < n; c++) {
+		int r = case_parse(&ci[c], (char *)args[c], so, max_bad);
+
+		if (!r && events_dir && (strchr(ci[c].name, '/') ||
+					 ci[c].name[0] == '.'))
+			r = st_msg_usage(compare_desc.path, "--case %s: the "
+					 "name of a case names its events "
+					 "files: no '/' in it, and no '.' "
+					 "first", ci[c].name);
+		for (size_t k = 0; !r && k < c; k++)
+			if (strcmp(ci[k].name, ci[c].name) == 0)
+				r = st_msg_usage(compare_desc.path, "--case %s "
+						 "given twice", ci[c].name);
+		if (r && (!rc || r == ST_EXIT_USAGE || r == ST_EXIT_IOERR))
+			rc = r;
+		cs[c].name = ci[c].name;
+		cs[c].paths = (const char *const *)ci[c].in.v;
+		cs[c].n = ci[c].in.n;
+		cs[c].src = ci[c].ts.sets.n ? &ci[c].ts.src : NULL;
+		cs[c].seg_us = ci[c].ts.seg;
+		cs[c].nseg = ci[c].ts.nseg;
+		cs[c].seg_phase = ci[c].ts.phase;
+	}
+	return rc;
+}
+
 int cmd_trace_compare(int argc, char **argv)
 {
 	const char *metrics_path = NULL, *out = "-", *partial = NULL,
@@ -661,43 +333,22 @@ int cmd_trace_compare(int argc, char **argv)
 	};
 	st_metrics m = { 0 };
 	char *mtext = NULL;
-	size_t mlen;
+	size_t mlen, n = 0;
 	struct case_in *ci = NULL;
 	st_compare_case *cs = NULL;
-	st_compare_opts o = { 0 };
-	size_t n = 0;
+	st_compare_opts o = { .metrics = &m,
+			      .max_bad = st_verbosity > 0 ? 1000 : 10 };
 	st_error err;
 	int nargs, rc;
 
 	if (!st_opt_go(&compare_desc, opts, argc, argv, &nargs, &rc))
 		goto out;
-	rc = ST_EXIT_OK;
-	if (nargs > 0) {
-		rc = st_msg_usage(compare_desc.path, "unexpected argument '%s' "
-				  "(traces go in --case NAME=PATH)", argv[1]);
-		goto out;
-	}
-	if (!*out) {
-		rc = st_msg_usage(compare_desc.path, "--out needs a file name "
-				  "or '-'");
-		goto out;
-	}
 	n = case_args.n;
-	if (n > MAX_CASES) {
-		rc = st_msg_usage(compare_desc.path, "at most %d cases",
-				  MAX_CASES);
+	if ((rc = args_check(nargs, argv[1], out, n, partial, json)))
 		goto out;
-	}
-	o.max_bad = st_verbosity > 0 ? 1000 : 10;
 	if (!(ci = calloc(n, sizeof(*ci))) || !(cs = calloc(n, sizeof(*cs)))) {
 		st_msg_error("out of memory");
 		rc = ST_EXIT_IOERR;
-		goto out;
-	}
-	if (partial && (json || strcmp(out, "-") != 0)) {
-		rc = st_msg_usage(compare_desc.path, "--save-partial writes "
-				  "the partial, not the table: no --json or "
-				  "--out with it");
 		goto out;
 	}
 	if (!(mtext = st_file_read(metrics_path, &mlen, &err)) ||
@@ -705,35 +356,10 @@ int cmd_trace_compare(int argc, char **argv)
 		rc = st_msg_fail(&err);
 		goto out;
 	}
-	if ((rc = events_check(&m, events_dir, partial)))
+	if ((rc = events_check(&m, events_dir, partial)) ||
+	    (rc = cases_open(ci, cs, n, case_args.v, &so, o.max_bad,
+			     events_dir)))
 		goto out;
-	for (size_t c = 0; c < n; c++) {
-		int r = case_parse(&ci[c], (char *)case_args.v[c], &so,
-				   o.max_bad);
-
-		if (!r && events_dir && (strchr(ci[c].name, '/') ||
-					 ci[c].name[0] == '.'))
-			r = st_msg_usage(compare_desc.path, "--case %s: the "
-					 "name of a case names its events "
-					 "files: no '/' in it, and no '.' "
-					 "first", ci[c].name);
-		for (size_t k = 0; !r && k < c; k++)
-			if (strcmp(ci[k].name, ci[c].name) == 0)
-				r = st_msg_usage(compare_desc.path, "--case %s "
-						 "given twice", ci[c].name);
-		if (r && (!rc || r == ST_EXIT_USAGE || r == ST_EXIT_IOERR))
-			rc = r;
-		cs[c].name = ci[c].name;
-		cs[c].paths = (const char *const *)ci[c].in.v;
-		cs[c].n = ci[c].in.n;
-		cs[c].src = ci[c].ts.sets.n ? &ci[c].ts.src : NULL;
-		cs[c].seg_us = ci[c].ts.seg;
-		cs[c].nseg = ci[c].ts.nseg;
-		cs[c].seg_phase = ci[c].ts.phase;
-	}
-	if (rc)
-		goto out;
-	o.metrics = &m;
 	if (!jobs) {
 		long nc = sysconf(_SC_NPROCESSORS_ONLN);
 

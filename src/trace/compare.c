@@ -1,5 +1,5 @@
-/* compare.c - `trace compare`: metrics files and the one pass per case
- * that computes them all (trace_compare.h). */
+/* compare.c - `trace compare`: the one pass per case that computes
+ * every metric, its per-key sums and their reduction (trace_compare.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,368 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
-#include "streamtime/file.h"
-#include "streamtime/suggest.h"
 #include "streamtime/text.h"
 #include "streamtime/trace_compare.h"
 
-#include "partial_io.h"
-#include "pass.h"
-#include "trace_int.h"
-
-/* ---- the metrics file ------------------------------------------------ */
-
-static const char *const value_names[] = { "dur", "bytes", "count", NULL };
-static const char *const reduce_names[] = { "max", "min", "sum", "mean",
-					    NULL };
-static const char *const field_names[] = { "name", "filter", "value", "per",
-					   "reduce", "by", "events", "keys",
-					   NULL };
-static const char *const format_names[] = { "csv", "jsonl", NULL };
-
-const char *st_metric_value_name(enum st_metric_value v)
-{
-	return value_names[v];
-}
-
-const char *st_metric_reduce_name(enum st_metric_reduce r)
-{
-	return reduce_names[r];
-}
-
-void st_metrics_release(st_metrics *m)
-{
-	if (!m)
-		return;
-	for (size_t i = 0; i < m->n; i++) {
-		free(m->v[i].name);
-		st_trace_filter_release(&m->v[i].filter);
-	}
-	free(m->v);
-	m->v = NULL;
-	m->n = 0;
-}
-
-/* Where a message about metric I is: "FILE: metric 2 ('ckpt')". */
-struct at {
-	const char *what;
-	size_t i;
-	const char *name;     /* NULL: not known yet */
-};
-
-#define AT_FMT "%s: metric %zu%s%s%s"
-#define AT_ARGS(a) (a)->what, (a)->i + 1, (a)->name ? " ('" : "", \
-	(a)->name ? (a)->name : "", (a)->name ? "')" : ""
-
-/* One of WORDS (NULL-terminated) for field FIELD of the metric at A,
- * its index into *OUT. */
-static int word(const struct at *a, const char *field, json_t *v,
-		const char *const *words, int *out, st_error *err)
-{
-	char list[64] = "";
-	const char *s, *near;
-
-	if (!json_is_string(v))
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s' must be "
-				    "a string", AT_ARGS(a), field);
-	s = json_string_value(v);
-	for (int k = 0; words[k]; k++) {
-		if (strcmp(s, words[k]) == 0) {
-			*out = k;
-			return 0;
-		}
-		snprintf(list + strlen(list), sizeof(list) - strlen(list),
-			 "%s%s", k ? (words[k + 1] ? ", " : " or ") : "",
-			 words[k]);
-	}
-	near = st_suggest(s, words, (size_t)-1);
-	return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s': \"%s\" is not "
-			    "%s%s%s%s", AT_ARGS(a), field, s, list,
-			    near ? "; did you mean '" : "", near ? near : "",
-			    near ? "'?" : "");
-}
-
-/* The text of a library error of a field, without its option's name. */
-static const char *bare(const st_error *e)
-{
-	const char *t = e->text;
-
-	if (strncmp(t, "--filter: ", 10) == 0)
-		t += 10;
-	return t;
-}
-
-/* "filter": a string or an array of strings, each ANDed into F. */
-static int parse_filter(const struct at *a, json_t *v, st_trace_filter *f,
-			st_error *err)
-{
-	st_error e;
-	size_t n = json_is_array(v) ? json_array_size(v) : 1;
-
-	if (!json_is_string(v) && !json_is_array(v))
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'filter' must "
-				    "be a string or an array of strings",
-				    AT_ARGS(a));
-	for (size_t k = 0; k < n; k++) {
-		json_t *t = json_is_array(v) ? json_array_get(v, k) : v;
-
-		if (!json_is_string(t))
-			return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": "
-					    "'filter'[%zu] must be a string",
-					    AT_ARGS(a), k);
-		if (st_trace_filter_parse(f, json_string_value(t), &e) < 0)
-			return st_error_set(err, e.code == ST_EXIT_IOERR ?
-					    e.code : ST_EXIT_CONFIG, AT_FMT
-					    ": 'filter': %s", AT_ARGS(a),
-					    bare(&e));
-	}
-	return 0;
-}
-
-/* FIELD ("per", "by", "keys"): "KEY,KEY" or an array of keys, into K;
- * EMPTY: none is allowed ("" or []). */
-static int parse_keys(const struct at *a, const char *field, json_t *v,
-		      st_trace_keys *k, bool empty, st_error *err)
-{
-	char list[1024] = "";
-	size_t n = 0;
-	st_error e;
-
-	if (json_is_string(v)) {
-		n = (size_t)snprintf(list, sizeof(list), "%s",
-				     json_string_value(v));
-	} else if (json_is_array(v) && (empty || json_array_size(v))) {
-		for (size_t i = 0; i < json_array_size(v); i++) {
-			json_t *t = json_array_get(v, i);
-
-			if (!json_is_string(t))
-				return st_error_set(err, ST_EXIT_CONFIG, AT_FMT
-						    ": '%s'[%zu] must be a "
-						    "string", AT_ARGS(a), field,
-						    i);
-			if (strchr(json_string_value(t), ','))
-				return st_error_set(err, ST_EXIT_CONFIG, AT_FMT
-						    ": '%s'[%zu]: one key "
-						    "per string", AT_ARGS(a),
-						    field, i);
-			n += (size_t)snprintf(list + (n < sizeof(list) ? n :
-						      sizeof(list)),
-					      n < sizeof(list) ?
-					      sizeof(list) - n : 0, "%s%s",
-					      i ? "," : "",
-					      json_string_value(t));
-		}
-	} else {
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s' must be "
-				    "a string or a%s array of strings",
-				    AT_ARGS(a), field, empty ? "n" :
-				    " non-empty");
-	}
-	if (n >= sizeof(list))
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s': too "
-				    "long", AT_ARGS(a), field);
-	if (st_trace_keys_parse(k, list, &e) < 0)
-		return st_error_set(err, e.code == ST_EXIT_IOERR ? e.code :
-				    ST_EXIT_CONFIG, AT_FMT ": '%s': %s",
-				    AT_ARGS(a), field, e.text);
-	if (!k->n && !empty)
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": '%s': no key "
-				    "(leave '%s' out for %s)", AT_ARGS(a),
-				    field, field, strcmp(field, "by") ?
-				    "the total" : "one value");
-	return 0;
-}
-
-/* "events" and "keys" of the metric (object O) at A into M. */
-static int parse_events(const struct at *a, json_t *o, st_metric *m,
-			st_error *err)
-{
-	json_t *v = json_object_get(o, "events"),
-	       *keys = json_object_get(o, "keys");
-	int k;
-
-	if (!v) {
-		if (keys)
-			return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'keys' "
-					    "goes with 'events' (the derived "
-					    "columns of the events written)",
-					    AT_ARGS(a));
-		return 0;
-	}
-	if (word(a, "events", v, format_names, &k, err) < 0)
-		return -1;
-	m->events = true;
-	m->format = k ? ST_TRACE_EVENTS_JSONL : ST_TRACE_EVENTS_CSV;
-	if (strchr(m->name, '/') || m->name[0] == '.')
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'name' names "
-				    "the file of its events: no '/' in it, "
-				    "and no '.' first", AT_ARGS(a));
-	if (!keys)
-		return st_trace_keys_parse(&m->cols, "basename,pattern",
-					   NULL) < 0 ? OOM(err) : 0;
-	if (parse_keys(a, "keys", keys, &m->cols, true, err) < 0)
-		return -1;
-	for (size_t i = 0; i < m->cols.n; i++) {
-		char name[16];
-
-		if (st_trace_events_key_is_column(&m->cols.v[i]))
-			return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": "
-					    "'keys': '%s' is a column already "
-					    "(host, pid, tid, name, cat and "
-					    "file always are)", AT_ARGS(a),
-					    st_trace_key_name(&m->cols.v[i],
-							      name,
-							      sizeof(name)));
-	}
-	return 0;
-}
-
-/* Metric I of the file (object O) into M. */
-static int parse_metric(const char *what, size_t i, json_t *o, st_metric *m,
-			const st_metrics *prev, st_error *err)
-{
-	struct at a = { what, i, NULL };
-	const char *key;
-	json_t *v;
-	int k;
-
-	if (!json_is_object(o))
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": must be an "
-				    "object", AT_ARGS(&a));
-	v = json_object_get(o, "name");
-	if (json_is_string(v) && *json_string_value(v))
-		a.name = json_string_value(v);
-	json_object_foreach(o, key, v) {
-		const char *near;
-
-		for (k = 0; field_names[k]; k++)
-			if (strcmp(key, field_names[k]) == 0)
-				break;
-		if (field_names[k])
-			continue;
-		near = st_suggest(key, field_names, (size_t)-1);
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": unknown field "
-				    "'%s'%s%s%s (the fields are name, filter, "
-				    "value, per, reduce, by, events, keys)", AT_ARGS(&a), key,
-				    near ? "; did you mean '" : "",
-				    near ? near : "", near ? "'?" : "");
-	}
-	if (!a.name)
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'name' must be "
-				    "a non-empty string", AT_ARGS(&a));
-	for (size_t p = 0; p < i; p++)
-		if (strcmp(prev->v[p].name, a.name) == 0)
-			return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'name' "
-					    "given to metric %zu already",
-					    AT_ARGS(&a), p + 1);
-	if (!(m->name = strdup(a.name)))
-		return OOM(err);
-	if ((v = json_object_get(o, "filter")) &&
-	    parse_filter(&a, v, &m->filter, err) < 0)
-		return -1;
-	if (!(v = json_object_get(o, "value")))
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'value' is "
-				    "missing (dur, bytes or count)",
-				    AT_ARGS(&a));
-	if (word(&a, "value", v, value_names, &k, err) < 0)
-		return -1;
-	m->value = (enum st_metric_value)k;
-	if ((v = json_object_get(o, "per")) &&
-	    parse_keys(&a, "per", v, &m->per, false, err) < 0)
-		return -1;
-	if ((v = json_object_get(o, "by")) &&
-	    parse_keys(&a, "by", v, &m->by, false, err) < 0)
-		return -1;
-	if (m->by.n + m->per.n > ST_TRACE_KEYS_MAX)
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'by' and "
-				    "'per': more than %d keys together",
-				    AT_ARGS(&a), ST_TRACE_KEYS_MAX);
-	if (parse_events(&a, o, m, err) < 0)
-		return -1;
-	m->reduce = ST_REDUCE_SUM;
-	if ((v = json_object_get(o, "reduce"))) {
-		if (word(&a, "reduce", v, reduce_names, &k, err) < 0)
-			return -1;
-		m->reduce = (enum st_metric_reduce)k;
-	} else if (m->per.n) {
-		return st_error_set(err, ST_EXIT_CONFIG, AT_FMT ": 'reduce' is "
-				    "missing (max, min, sum or mean over the "
-				    "'per' keys)", AT_ARGS(&a));
-	}
-	return 0;
-}
-
-int st_metrics_parse(st_metrics *m, const char *text, size_t len,
-		     const char *what, st_error *err)
-{
-	json_error_t je;
-	json_t *root;
-	size_t n;
-	int ret = 0;
-
-	memset(m, 0, sizeof(*m));
-	if (!(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je)))
-		return st_error_set(err, ST_EXIT_CONFIG, "%s:%d:%d: %s", what,
-				    je.line, je.column, je.text);
-	if (!json_is_array(root)) {
-		ret = st_error_set(err, ST_EXIT_CONFIG, "%s: expected a JSON "
-				   "array of metrics", what);
-		goto out;
-	}
-	if (!(n = json_array_size(root))) {
-		ret = st_error_set(err, ST_EXIT_CONFIG, "%s: no metric in it",
-				   what);
-		goto out;
-	}
-	if (!(m->v = calloc(n, sizeof(*m->v)))) {
-		ret = OOM(err);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		m->n = i + 1;
-		if ((ret = parse_metric(what, i, json_array_get(root, i),
-					&m->v[i], m, err)) < 0)
-			break;
-	}
-out:
-	json_decref(root);
-	return ret;
-}
-
-int st_metrics_load(st_metrics *m, const char *path, st_error *err)
-{
-	char *text;
-	size_t len;
-	int ret;
-
-	memset(m, 0, sizeof(*m));
-	if (!(text = st_file_read(path, &len, err)))
-		return -1;
-	ret = st_metrics_parse(m, text, len, path, err);
-	free(text);
-	return ret;
-}
+#include "compare_int.h"
 
 /* ---- per-key sums ---------------------------------------------------- */
-
-/* A key's component: a string id of the case's table, a pid or a tid;
- * NONE for a value the event lacks. */
-#define NONE UINT64_MAX
-#define MAX_COMPS (3 * ST_TRACE_KEYS_MAX)
-
-/* Sums by key, the keys W components each: open addressing over
- * entries (index + 1 in SLOT). */
-struct sums {
-	size_t w;
-	uint64_t *keys;       /* W per entry */
-	int64_t *sum;
-	size_t n, cap;
-	uint32_t *slot;
-	size_t mask;          /* slots - 1; 0 before the first entry */
-	size_t last;          /* the entry of the last event + 1, 0 none */
-};
 
 static uint64_t comps_hash(const uint64_t *k, size_t w)
 {
@@ -417,9 +61,7 @@ static inline bool comps_eq(const uint64_t *a, const uint64_t *b, size_t w)
 	return true;
 }
 
-/* Add V to the sum of key K (s->w components).  0, -1 out of memory;
- * *SAT set when the sum stopped at INT64_MAX. */
-static int sums_add(struct sums *s, const uint64_t *k, int64_t v, bool *sat)
+int compare_sums_add(struct sums *s, const uint64_t *k, int64_t v, bool *sat)
 {
 	size_t h, e;
 
@@ -507,56 +149,7 @@ static void sums_reduce(const struct sums *s, enum st_metric_reduce r,
 
 /* ---- one pass over a case -------------------------------------------- */
 
-struct pass;
-static int reduce_metric(struct pass *p, size_t i, st_metric_result *res);
 
-/* A derived key (basename, pattern, prefix:N) the metrics use. */
-struct derived {
-	st_trace_key key;
-	uint32_t *gid;        /* per reader file id: case id + 1, 0 unknown */
-};
-
-/* What a case's pass holds. */
-struct pass {
-	const st_metrics *m;
-	st_strtab tab;        /* every string a key takes, case-wide */
-	struct sums *sums;    /* per metric */
-	/* the metrics' distinct filters, ST_TRACE_FSET_MAX to a set */
-	struct st_trace_fset *fs;
-	size_t nfs;
-	uint32_t *gid;        /* per reader string id: case id + 1 */
-	size_t gcap;          /* of gid and every derived gid */
-	struct derived der[ST_TRACE_KEYS_MAX * 4];
-	size_t nder;
-	uint8_t *dslot;       /* per metric and key: its derived + 1 */
-	uint32_t *phid;       /* per trace_phase_seg of the case: its phase's
-			       * case id + 1, 0 unknown (NULL none yet) */
-	char *phases;         /* a merge's: the case's "phases" in its first
-			       * partial as compact JSON, NULL none */
-	char *kb;             /* a derived value */
-	size_t kcap;
-	bool sat;
-	uint64_t events, bad_lines;
-	st_trace_bad *bad;    /* the first max_bad of the files read */
-	size_t n_bad;
-	/* per metric, per key component: a string id (else a number) */
-	bool (*cstr)[MAX_COMPS];
-	st_trace_keys *keys;  /* per metric: its by keys, then its per */
-	/* the metrics an event goes to, as bits of mw words: those without
-	 * a filter, those of each filter, the event's */
-	size_t mw;
-	uint64_t *m_all, *m_of, *m_ev;
-	/* events metrics: per metric a writer (NULL for the others), and
-	 * where the rows of the file being read go (NULL: a temporary file
-	 * to make, into tmp[metric]) */
-	struct st_trace_rows **rows;
-	FILE **cur;
-	FILE **tmp;           /* rows of files read out of turn, appended */
-	uint64_t *tmp_at;     /* where the file being read began in tmp */
-	int row_err;          /* -1 out of memory, -2 a write failed */
-	size_t row_metric;    /* which */
-	int row_errno;
-};
 
 /* Make room for reader string id ID in the id maps (new room 0). */
 static int pass_room(struct pass *p, uint32_t id)
@@ -591,7 +184,7 @@ static int global_id(struct pass *p, const st_pfw_reader *r, uint32_t id,
 	int64_t g;
 
 	if (id == ST_PFW_NONE) {
-		*out = NONE;
+		*out = COMP_NONE;
 		return 0;
 	}
 	if (!p->gid[id]) {
@@ -613,7 +206,7 @@ static int derived_id(struct pass *p, struct derived *d,
 	size_t n;
 	int64_t g;
 
-	*out = NONE;
+	*out = COMP_NONE;
 	if (file == ST_PFW_NONE)
 		return 0;
 	if (d->gid[file]) {
@@ -642,7 +235,7 @@ static int phase_id(struct pass *p, const st_compare_case *c, int64_t ts,
 	const char *name;
 	int64_t g;
 
-	*out = NONE;
+	*out = COMP_NONE;
 	if (!c->seg_phase || !c->nseg)
 		return 0;
 	s = trace_phase_seg(c->seg_us, c->nseg, ts);
@@ -746,7 +339,7 @@ out:
 	return ret;
 }
 
-static int pass_init(struct pass *p, const st_metrics *m)
+int compare_pass_init(struct pass *p, const st_metrics *m)
 {
 	memset(p, 0, sizeof(*p));
 	p->m = m;
@@ -806,7 +399,7 @@ static int pass_init(struct pass *p, const st_metrics *m)
 	return 0;
 }
 
-static void pass_release(struct pass *p)
+void compare_pass_release(struct pass *p)
 {
 	for (size_t i = 0; p->m && i < p->m->n; i++) {
 		if (p->sums)
@@ -876,7 +469,7 @@ static int show_key(const struct pass *p, size_t i, const uint64_t *k,
 			str = "?";
 			len = 1;
 		}
-		if (k[c] != NONE)
+		if (k[c] != COMP_NONE)
 			str = st_strtab_str(&p->tab, (uint32_t)k[c], &len);
 		c++;
 		if (rc == 0)
@@ -908,10 +501,7 @@ static int cmp_row(const void *x, const void *y)
 		      ((const st_metric_row *)y)->key);
 }
 
-/* Metric I of P reduced into RES: over all its keys, or, for a by
- * metric, over the keys of each by key into a row of RES.  0, -1 out
- * of memory. */
-static int reduce_metric(struct pass *p, size_t i, st_metric_result *res)
+int compare_reduce_metric(struct pass *p, size_t i, st_metric_result *res)
 {
 	const st_metric *m = &p->m->v[i];
 	const struct sums *s = &p->sums[i];
@@ -933,7 +523,7 @@ static int reduce_metric(struct pass *p, size_t i, st_metric_result *res)
 	    !(perm = malloc(s->n * sizeof(*perm))))
 		goto out;
 	for (size_t e = 0; e < s->n; e++) {
-		if (sums_add(&g, s->keys + e * s->w, 0, &sat) < 0)
+		if (compare_sums_add(&g, s->keys + e * s->w, 0, &sat) < 0)
 			goto out;
 		grp[e] = g.last - 1;
 	}
@@ -1093,7 +683,7 @@ static int pass_event(struct pass *p, const st_compare_case *c,
 		v = m->value == ST_METRIC_DUR ? ev->dur :
 		    m->value == ST_METRIC_COUNT ? 1 :
 		    ev->bytes > 0 ? ev->bytes : 0;
-		if (sums_add(&p->sums[i], k, v, &p->sat) < 0)
+		if (compare_sums_add(&p->sums[i], k, v, &p->sat) < 0)
 			return -1;
 	}
 	return 0;
@@ -1152,7 +742,7 @@ static int pass_merge(struct pass *dst, const struct pass *src)
 				size_t len;
 				int64_t g;
 
-				if (!dst->cstr[i][j] || k[j] == NONE)
+				if (!dst->cstr[i][j] || k[j] == COMP_NONE)
 					continue;
 				str = st_strtab_str(&src->tab, (uint32_t)k[j],
 						    &len);
@@ -1161,7 +751,7 @@ static int pass_merge(struct pass *dst, const struct pass *src)
 					return -1;
 				k[j] = (uint64_t)g;
 			}
-			if (sums_add(&dst->sums[i], k, s->sum[e], &dst->sat) < 0)
+			if (compare_sums_add(&dst->sums[i], k, s->sum[e], &dst->sat) < 0)
 				return -1;
 		}
 	}
@@ -1171,7 +761,7 @@ static int pass_merge(struct pass *dst, const struct pass *src)
 	return 0;
 }
 
-static int cmp_bad(const void *x, const void *y)
+int compare_cmp_bad(const void *x, const void *y)
 {
 	const st_trace_bad *a = x, *b = y;
 
@@ -1204,7 +794,7 @@ static int gather_bad(st_compare_case *c, struct pass **p, size_t n,
 		p[t]->bad = NULL;
 		p[t]->n_bad = 0;
 	}
-	qsort(c->bad, c->n_bad, sizeof(*c->bad), cmp_bad);
+	qsort(c->bad, c->n_bad, sizeof(*c->bad), compare_cmp_bad);
 	while (c->n_bad > max)
 		free(c->bad[--c->n_bad].why);
 	return 0;
@@ -1389,7 +979,7 @@ static void *worker(void *arg)
 			c++;
 		pp = &pl->passes[wa->t * pl->n + c];
 		if (!*pp && (!(*pp = calloc(1, sizeof(**pp))) ||
-			     pass_init(*pp, pl->o->metrics) < 0)) {
+			     compare_pass_init(*pp, pl->o->metrics) < 0)) {
 			atomic_store(&pl->failed, true);
 			break;
 		}
@@ -1434,7 +1024,7 @@ static int finish_case(st_compare_case *c, struct pass **p, size_t nt,
 	}
 	if (!dst) {
 		dst = &empty;
-		if (pass_init(dst, m) < 0)
+		if (compare_pass_init(dst, m) < 0)
 			ret = -1;
 	}
 	if (ret == 0 && gather_bad(c, p, nt, o->max_bad) < 0)
@@ -1443,7 +1033,7 @@ static int finish_case(st_compare_case *c, struct pass **p, size_t nt,
 	c->events = dst->events;
 	c->bad_lines = dst->bad_lines;
 	for (size_t i = 0; ret == 0 && i < m->n; i++)
-		if (reduce_metric(dst, i, &c->res[i]) < 0)
+		if (compare_reduce_metric(dst, i, &c->res[i]) < 0)
 			ret = -1;
 	c->saturated = dst->sat;
 	if (ret == 0 && o->keep) {
@@ -1462,7 +1052,7 @@ static int finish_case(st_compare_case *c, struct pass **p, size_t nt,
 		}
 	}
 	if (dst == &empty)
-		pass_release(&empty);
+		compare_pass_release(&empty);
 	return ret;
 }
 
@@ -1585,7 +1175,7 @@ int st_trace_compare(st_compare_case *cases, size_t n,
 			pl.passes[t * n + c] = p[t];
 		for (size_t t = 0; t < nt; t++)
 			if (p[t]) {
-				pass_release(p[t]);
+				compare_pass_release(p[t]);
 				free(p[t]);
 			}
 	}
@@ -1611,7 +1201,7 @@ void st_compare_case_release(st_compare_case *c)
 		return;
 	st_trace_inputs_free(c->files_in, c->n_files, c->bad, c->n_bad);
 	if (c->state) {
-		pass_release((struct pass *)c->state);
+		compare_pass_release((struct pass *)c->state);
 		free(c->state);
 		c->state = NULL;
 	}
@@ -1626,454 +1216,4 @@ void st_compare_case_release(st_compare_case *c)
 	c->files_in = NULL;
 	c->bad = NULL;
 	c->n_files = c->n_bad = 0;
-}
-
-/* ---- partials -------------------------------------------------------- */
-
-/* The sums of metric I of pass P: a line per key. */
-static void put_sums(FILE *f, const struct pass *p, size_t i)
-{
-	const struct sums *s = &p->sums[i];
-
-	fputs("{\"name\":", f);
-	st_partial_put_cstr(f, p->m->v[i].name);
-	fputs(",\"keys\":[", f);
-	for (size_t e = 0; e < s->n; e++) {
-		fputs(e ? ",\n[" : "\n[", f);
-		for (size_t j = 0; j < s->w; j++) {
-			uint64_t c = s->keys[e * s->w + j];
-			const char *str;
-			size_t len;
-
-			if (j)
-				fputc(',', f);
-			if (!p->cstr[i][j] || c == NONE) {
-				if (p->cstr[i][j])
-					fputs("null", f);
-				else
-					fprintf(f, "%" PRId64, (int64_t)c);
-				continue;
-			}
-			str = st_strtab_str(&p->tab, (uint32_t)c, &len);
-			st_partial_put_str(f, str, len);
-		}
-		fputc(']', f);
-	}
-	fputs("],\"sums\":[", f);
-	for (size_t e = 0; e < s->n; e++)
-		fprintf(f, "%s%" PRId64, e ? "," : "", s->sum[e]);
-	fputs("]}", f);
-}
-
-/* The phases of case C (its segments and their names), if it has any:
- * "phases":{"bounds":[US...],"names":[NAME|null...]}, then ','. */
-static void put_phases(FILE *f, const st_compare_case *c)
-{
-	if (!c->nseg || !c->seg_phase)
-		return;
-	fputs("\n\"phases\":{\"bounds\":[", f);
-	for (size_t k = 0; k < c->nseg; k++)
-		fprintf(f, "%s%" PRId64, k ? "," : "", c->seg_us[k]);
-	fputs("],\"names\":[", f);
-	for (size_t k = 0; k < c->nseg; k++) {
-		if (k)
-			fputc(',', f);
-		if (c->seg_phase[k])
-			st_partial_put_cstr(f, c->seg_phase[k]);
-		else
-			fputs("null", f);
-	}
-	fputs("]},", f);
-}
-
-int st_compare_partial_write(FILE *f, const char *metrics_text,
-			     const st_metrics *m, const st_compare_case *cs,
-			     size_t n)
-{
-	fprintf(f, "{\"streamtime_partial\":%d,\"command\":\"trace compare\","
-		"\n\"metrics\":", ST_COMPARE_PARTIAL_VERSION);
-	st_partial_put_cstr(f, metrics_text);
-	fputs(",\n\"cases\":[", f);
-	for (size_t c = 0; c < n; c++) {
-		const struct pass *p = (const struct pass *)cs[c].state;
-
-		if (!p)
-			return -1;
-		fputs(c ? ",\n{\"name\":" : "\n{\"name\":", f);
-		st_partial_put_cstr(f, cs[c].name);
-		fprintf(f, ",\"events\":%" PRIu64 ",\"bad_lines\":%" PRIu64
-			",\"saturated\":%s,", cs[c].events,
-			cs[c].bad_lines, cs[c].saturated ? "true" : "false");
-		put_phases(f, &cs[c]);
-		fputs("\n\"files\":[", f);
-		for (size_t i = 0; i < cs[c].n_files; i++) {
-			fputs(i ? ",\n" : "\n", f);
-			st_partial_put_file(f, &cs[c].files_in[i]);
-		}
-		fputs("],\n\"bad\":[", f);
-		for (size_t i = 0; i < cs[c].n_bad; i++) {
-			fprintf(f, "%s{\"file\":%zu,\"line\":%" PRIu64
-				",\"why\":", i ? ",\n" : "\n",
-				cs[c].bad[i].file, cs[c].bad[i].line);
-			st_partial_put_cstr(f, cs[c].bad[i].why);
-			fputc('}', f);
-		}
-		fputs("],\n\"metrics\":[", f);
-		for (size_t i = 0; i < m->n; i++) {
-			fputs(i ? ",\n" : "\n", f);
-			put_sums(f, p, i);
-		}
-		fputs("]}", f);
-	}
-	fputs("]}\n", f);
-	return ferror(f) ? -1 : 0;
-}
-
-#define BAD(...) st_error_set(err, ST_EXIT_DATAERR, __VA_ARGS__)
-
-/* The file record V (checked) into T, its path owned by MG. */
-static int get_file(st_compare_merge *mg, json_t *v, st_trace_file *t,
-		    bool dry)
-{
-	char **pp;
-	int rc;
-
-	if (dry)
-		return st_partial_get_file(v, NULL, NULL);
-	if (!(pp = realloc(mg->paths, (mg->n_paths + 1) * sizeof(*pp))))
-		return -1;
-	mg->paths = pp;
-	pp[mg->n_paths] = NULL;
-	rc = st_partial_get_file(v, t, &pp[mg->n_paths]);
-	if (pp[mg->n_paths])
-		mg->n_paths++;
-	return rc;
-}
-
-/* The key of entry E of metric sums V into K (width W of pass P's
- * metric I).  1 malformed, -1 out of memory. */
-static int get_key(struct pass *p, size_t i, json_t *v, uint64_t *k,
-		   bool dry)
-{
-	size_t w = p->sums[i].w;
-
-	if (!json_is_array(v) || json_array_size(v) != w)
-		return 1;
-	for (size_t j = 0; j < w; j++) {
-		json_t *c = json_array_get(v, j);
-		const char *s;
-		char *buf = NULL;
-		size_t len;
-		int64_t g;
-
-		if (!p->cstr[i][j]) {
-			if (!json_is_integer(c))
-				return 1;
-			k[j] = (uint64_t)json_integer_value(c);
-			continue;
-		}
-		if (json_is_null(c)) {
-			k[j] = NONE;
-			continue;
-		}
-		if (!st_partial_get_str(c, &s, &len, &buf))
-			return 1;
-		g = dry ? 0 : st_strtab_intern(&p->tab, s, len, NULL);
-		free(buf);
-		if (g < 0)
-			return -1;
-		k[j] = (uint64_t)g;
-	}
-	return 0;
-}
-
-/* Does a metric of M have the key phase? */
-static bool uses_phase(const st_metrics *m)
-{
-	for (size_t i = 0; i < m->n; i++)
-		for (size_t j = 0; j < m->v[i].by.n + m->v[i].per.n; j++)
-			if ((j < m->v[i].by.n ? m->v[i].by.v[j] :
-			     m->v[i].per.v[j - m->v[i].by.n]).kind ==
-			    ST_TRACE_KEY_PHASE)
-				return true;
-	return false;
-}
-
-/* A case of a partial (object V) into MG: checked only when DRY.  0, 1
- * malformed (*WHY says what), -1 out of memory. */
-static int get_case(st_compare_merge *mg, json_t *v, bool dry,
-		    const char **why)
-{
-	json_t *name = json_object_get(v, "name"),
-	       *files = json_object_get(v, "files"),
-	       *bad = json_object_get(v, "bad"),
-	       *mets = json_object_get(v, "metrics"),
-	       *ph = json_object_get(v, "phases");
-	st_compare_case *c = NULL;
-	struct pass *p, scratch;
-	size_t base, nf;
-	char *phases = NULL;
-	int rc = 0;
-
-	*why = "a case is malformed";
-	if (!json_is_object(v) || !json_is_string(name) ||
-	    !st_partial_is_count(json_object_get(v, "events")) ||
-	    !st_partial_is_count(json_object_get(v, "bad_lines")) ||
-	    !json_is_boolean(json_object_get(v, "saturated")) ||
-	    !json_is_array(files) || !json_is_array(bad) ||
-	    !json_is_array(mets) || json_array_size(mets) != mg->m.n ||
-	    (ph && (!json_is_object(ph) ||
-		    !json_is_array(json_object_get(ph, "bounds")) ||
-		    !json_is_array(json_object_get(ph, "names")))))
-		return 1;
-	nf = json_array_size(files);
-	for (size_t k = 0; k < mg->n; k++)
-		if (strcmp(mg->cases[k].name, json_string_value(name)) == 0)
-			c = &mg->cases[k];
-	if (dry && c && uses_phase(&mg->m)) {
-		const char *had = ((struct pass *)c->state)->phases;
-		bool same;
-
-		if (ph && !(phases = json_dumps(ph, JSON_COMPACT |
-						JSON_SORT_KEYS)))
-			return -1;
-		same = !phases == !had && (!had || !strcmp(phases, had));
-		free(phases);
-		if (!same) {
-			*why = "its phases (of its system-trace sets) are not "
-			       "those of the case in an earlier partial, so a "
-			       "phase key's merge would not be one process's: "
-			       "give all the system-trace sets of a case, and "
-			       "its inputs that fall in their phases, to one "
-			       "share";
-			return 1;
-		}
-	}
-	if (dry) {
-		p = &scratch;
-		if (pass_init(p, &mg->m) < 0) {
-			pass_release(p);
-			return -1;
-		}
-	} else if (c) {
-		p = (struct pass *)c->state;
-	} else {
-		st_compare_case *v2 = realloc(mg->cases, (mg->n + 1) *
-					      sizeof(*v2));
-		char *nm;
-
-		if (!v2)
-			return -1;
-		mg->cases = v2;
-		c = &mg->cases[mg->n];
-		memset(c, 0, sizeof(*c));
-		if (!(nm = strdup(json_string_value(name))) ||
-		    !(c->res = calloc(mg->m.n ? mg->m.n : 1,
-				      sizeof(*c->res))) ||
-		    !(p = calloc(1, sizeof(*p)))) {
-			free(nm);
-			free(c->res);
-			c->res = NULL;
-			return -1;
-		}
-		c->n_res = mg->m.n;
-		c->name = nm;
-		c->state = (struct st_compare_state *)p;
-		mg->n++;
-		if (pass_init(p, &mg->m) < 0 ||
-		    (ph && !(p->phases = json_dumps(ph, JSON_COMPACT |
-						    JSON_SORT_KEYS))))
-			return -1;
-	}
-	base = c ? c->n_files : 0;
-	if (!dry) {
-		st_trace_file *tf = realloc(c->files_in, (base + nf ? base + nf
-							  : 1) * sizeof(*tf));
-
-		if (!tf)
-			return -1;
-		c->files_in = tf;
-		memset(tf + base, 0, nf * sizeof(*tf));
-	}
-	for (size_t k = 0; rc == 0 && k < nf; k++) {
-		*why = "a file record is malformed";
-		rc = get_file(mg, json_array_get(files, k),
-			      dry ? NULL : &c->files_in[base + k], dry);
-		if (!dry && rc == 0)
-			c->n_files++;
-	}
-	for (size_t k = 0; rc == 0 && k < json_array_size(bad); k++) {
-		json_t *b = json_array_get(bad, k);
-		json_t *fi = json_object_get(b, "file");
-		st_trace_bad *bv;
-
-		*why = "a corrupt-line record is malformed";
-		if (!st_partial_is_count(fi) ||
-		    (size_t)json_integer_value(fi) >= nf ||
-		    !st_partial_is_count(json_object_get(b, "line")) ||
-		    !st_partial_is_str(json_object_get(b, "why"))) {
-			rc = 1;
-			break;
-		}
-		if (dry)
-			continue;
-		if (!(bv = realloc(c->bad, (c->n_bad + 1) * sizeof(*bv)))) {
-			rc = -1;
-			break;
-		}
-		c->bad = bv;
-		bv[c->n_bad].file = base + (size_t)json_integer_value(fi);
-		bv[c->n_bad].line = (uint64_t)json_integer_value(
-			json_object_get(b, "line"));
-		if (st_partial_get_dup(json_object_get(b, "why"),
-				       &bv[c->n_bad].why)) {
-			rc = -1;
-			break;
-		}
-		c->n_bad++;
-	}
-	for (size_t i = 0; rc == 0 && i < mg->m.n; i++) {
-		json_t *mo = json_array_get(mets, i),
-		       *keys = json_object_get(mo, "keys"),
-		       *sums = json_object_get(mo, "sums"),
-		       *mn = json_object_get(mo, "name");
-		uint64_t k[MAX_COMPS];
-
-		*why = "the sums of a metric are malformed";
-		if (!json_is_string(mn) || strcmp(json_string_value(mn),
-						  mg->m.v[i].name) != 0 ||
-		    !json_is_array(keys) || !json_is_array(sums) ||
-		    json_array_size(keys) != json_array_size(sums)) {
-			rc = 1;
-			break;
-		}
-		for (size_t e = 0; rc == 0 && e < json_array_size(keys); e++) {
-			json_t *sv = json_array_get(sums, e);
-
-			if (!st_partial_is_count(sv) ||
-			    (rc = get_key(p, i, json_array_get(keys, e), k,
-					  dry)) != 0) {
-				rc = rc ? rc : 1;
-				break;
-			}
-			if (!dry && sums_add(&p->sums[i], k,
-					     json_integer_value(sv),
-					     &p->sat) < 0)
-				rc = -1;
-		}
-	}
-	if (dry) {
-		pass_release(p);
-		return rc;
-	}
-	if (rc == 0) {
-		c->events += (uint64_t)json_integer_value(json_object_get(
-			v, "events"));
-		c->bad_lines += (uint64_t)json_integer_value(json_object_get(
-			v, "bad_lines"));
-		p->sat |= json_is_true(json_object_get(v, "saturated"));
-	}
-	return rc;
-}
-
-int st_compare_merge_add(st_compare_merge *mg, const char *text, size_t len,
-			 const char *what, st_error *err)
-{
-	json_t *root, *mt, *cases;
-	const char *why = NULL;
-	st_metrics m = { 0 };
-	st_error e;
-	int rc = 0;
-
-	if (!(root = st_partial_load(text, len, what, "trace compare",
-				     ST_COMPARE_PARTIAL_VERSION, 0, err)))
-		return -1;
-	mt = json_object_get(root, "metrics");
-	cases = json_object_get(root, "cases");
-	if (!json_is_string(mt) || !json_is_array(cases)) {
-		rc = BAD("%s: not a partial of trace compare", what);
-		goto out;
-	}
-	if (mg->metrics_text && strcmp(mg->metrics_text,
-				       json_string_value(mt)) != 0) {
-		rc = BAD("%s: computed with other metrics than %s", what,
-			 mg->first);
-		goto out;
-	}
-	if (!mg->metrics_text) {
-		if (st_metrics_parse(&m, json_string_value(mt),
-				     json_string_length(mt), what, &e) < 0) {
-			rc = e.code == ST_EXIT_IOERR ? st_error_set(err, e.code,
-				"%s", e.text) : BAD("%s: its metrics: %s", what,
-						     e.text);
-			st_metrics_release(&m);
-			goto out;
-		}
-		for (size_t i = 0; i < m.n; i++)
-			if (m.v[i].events) {
-				rc = BAD("%s: its metric '%s' writes events, "
-					 "which no partial holds", what,
-					 m.v[i].name);
-				st_metrics_release(&m);
-				goto out;
-			}
-		if (!(mg->metrics_text = strdup(json_string_value(mt))) ||
-		    !(mg->first = strdup(what))) {
-			st_metrics_release(&m);
-			rc = OOM(err);
-			goto out;
-		}
-		mg->m = m;
-	}
-	for (int dry = 1; dry >= 0 && rc == 0; dry--)
-		for (size_t k = 0; k < json_array_size(cases); k++) {
-			int r = get_case(mg, json_array_get(cases, k), dry,
-					 &why);
-
-			if (r) {
-				rc = r < 0 ? OOM(err) : BAD("%s: case %zu: %s",
-							    what, k + 1, why);
-				break;
-			}
-		}
-out:
-	json_decref(root);
-	return rc;
-}
-
-int st_compare_merge_finish(st_compare_merge *mg, size_t max_bad,
-			    st_error *err)
-{
-	for (size_t c = 0; c < mg->n; c++) {
-		st_compare_case *cs = &mg->cases[c];
-		struct pass *p = (struct pass *)cs->state;
-
-		if (cs->n_bad)
-			qsort(cs->bad, cs->n_bad, sizeof(*cs->bad), cmp_bad);
-		while (cs->n_bad > max_bad)
-			free(cs->bad[--cs->n_bad].why);
-		for (size_t i = 0; i < mg->m.n; i++)
-			if (reduce_metric(p, i, &cs->res[i]) < 0)
-				return OOM(err);
-		cs->saturated = p->sat;
-	}
-	return 0;
-}
-
-void st_compare_merge_release(st_compare_merge *mg)
-{
-	if (!mg)
-		return;
-	for (size_t c = 0; c < mg->n; c++) {
-		free((char *)mg->cases[c].name);
-		st_compare_case_release(&mg->cases[c]);
-	}
-	free(mg->cases);
-	for (size_t k = 0; k < mg->n_paths; k++)
-		free(mg->paths[k]);
-	free(mg->paths);
-	free(mg->metrics_text);
-	free(mg->first);
-	st_metrics_release(&mg->m);
-	memset(mg, 0, sizeof(*mg));
 }

@@ -20,6 +20,8 @@
 #include "streamtime/clock_run.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
+#include "streamtime/compare_events.h"
+#include "streamtime/compare_render.h"
 #include "streamtime/csv.h"
 #include "streamtime/ctrace.h"
 #include "streamtime/distiller.h"
@@ -62,11 +64,13 @@
 #include "streamtime/sum_partial.h"
 #include "streamtime/sysplot.h"
 #include "streamtime/systrace.h"
+#include "streamtime/systrace_render.h"
 #include "streamtime/text.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
+#include "streamtime/trace_render.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_filter.h"
 #include "streamtime/trace_keys.h"
@@ -82,6 +86,8 @@
 #include "streamtime/clock_run.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
+#include "streamtime/compare_events.h"
+#include "streamtime/compare_render.h"
 #include "streamtime/csv.h"
 #include "streamtime/ctrace.h"
 #include "streamtime/distiller.h"
@@ -124,11 +130,13 @@
 #include "streamtime/sum_partial.h"
 #include "streamtime/sysplot.h"
 #include "streamtime/systrace.h"
+#include "streamtime/systrace_render.h"
 #include "streamtime/text.h"
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
+#include "streamtime/trace_render.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_filter.h"
 #include "streamtime/trace_keys.h"
@@ -145,6 +153,8 @@ static const char *const included[] = {
 	"clock_run.h",
 	"clockfix.h",
 	"collect.h",
+	"compare_events.h",
+	"compare_render.h",
 	"csv.h",
 	"ctrace.h",
 	"distiller.h",
@@ -187,11 +197,13 @@ static const char *const included[] = {
 	"sum_partial.h",
 	"sysplot.h",
 	"systrace.h",
+	"systrace_render.h",
 	"text.h",
 	"time.h",
 	"timeline.h",
 	"trace.h",
 	"trace_compare.h",
+	"trace_render.h",
 	"trace_events.h",
 	"trace_filter.h",
 	"trace_keys.h",
