@@ -337,6 +337,22 @@ static int open_direct(st_atomic_file *af, const char *path,
 	return 0;
 }
 
+/* Track AF's temporary file, to be removed should the process end before
+ * the commit.  0, or -1 with ERR set (for PATH), FD closed and AF
+ * aborted. */
+static int track_tmp(st_atomic_file *af, int fd, const char *path,
+		     st_error *err)
+{
+	af->node = track(af->tmp);
+	if (!af->node) {
+		close(fd);
+		st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", path);
+		st_atomic_abort(af);
+		return -1;
+	}
+	return 0;
+}
+
 /* Lock AF's temporary file FD for as long as it is ours, and only then
  * give it its final temporary name (take_name), so that no later run
  * takes it for stale.  0, or -1 with ERR set (for PATH), FD closed and AF
@@ -361,14 +377,7 @@ static int lock_and_name(st_atomic_file *af, int fd, const char *path,
 	untrack(af->node);
 	free(af->tmp);
 	af->tmp = born;
-	af->node = track(af->tmp);
-	if (!af->node) {
-		close(fd);
-		st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", path);
-		st_atomic_abort(af);
-		return -1;
-	}
-	return 0;
+	return track_tmp(af, fd, path, err);
 }
 
 int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
@@ -414,13 +423,8 @@ int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 		st_atomic_abort(af);
 		return -1;
 	}
-	af->node = track(af->tmp);
-	if (!af->node) {
-		close(fd);
-		st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", path);
-		st_atomic_abort(af);
+	if (track_tmp(af, fd, path, err) < 0)
 		return -1;
-	}
 	test_stop("temp");
 	if (lock_and_name(af, fd, path, err) < 0)
 		return -1;

@@ -1306,37 +1306,26 @@ static int meta_event(st_pfw_reader *r, const st_pfw_raw *raw)
 	return ST_PFW_EOF;
 }
 
-/* EV's host and file ids (ST_PFW_NONE: none): the names RAW gives, else
- * the names its hashes stand for.  0, or -1 when memory runs out. */
-static int event_where(st_pfw_reader *r, const st_pfw_raw *raw,
-		       st_pfw_event *ev)
+/* The id of a host or file of an event: its NAME (interned through the
+ * cache C), else the name its HASH stands for in map MAP (cache H), else
+ * ST_PFW_NONE into *ID.  0, or -1 when memory runs out. */
+static int where_id(st_pfw_reader *r, const st_pfw_val *name,
+		    struct str_cache *c, const st_pfw_val *hash, int map,
+		    struct hash_cache *h, uint32_t *id)
 {
-	int64_t id;
+	int64_t k;
 
-	ev->host = ev->file = ST_PFW_NONE;
-	if (raw->hostname.kind == ST_PFW_STRING) {
-		id = intern_cached(r, &r->c_host, raw->hostname.s,
-				   raw->hostname.n);
-		if (id < 0)
-			return -1;
-		ev->host = (uint32_t)id;
-	} else if (raw->hhash.kind == ST_PFW_INT ||
-		   raw->hhash.kind == ST_PFW_STRING || is_big(&raw->hhash)) {
-		if ((id = resolve(r, MAP_HOST, &raw->hhash, &r->h_host)) < 0)
-			return -1;
-		ev->host = (uint32_t)id;
-	}
-	if (raw->fname.kind == ST_PFW_STRING) {
-		id = intern_cached(r, &r->c_file, raw->fname.s, raw->fname.n);
-		if (id < 0)
-			return -1;
-		ev->file = (uint32_t)id;
-	} else if (raw->fhash.kind == ST_PFW_INT ||
-		   raw->fhash.kind == ST_PFW_STRING || is_big(&raw->fhash)) {
-		if ((id = resolve(r, MAP_FILE, &raw->fhash, &r->h_file)) < 0)
-			return -1;
-		ev->file = (uint32_t)id;
-	}
+	*id = ST_PFW_NONE;
+	if (name->kind == ST_PFW_STRING)
+		k = intern_cached(r, c, name->s, name->n);
+	else if (hash->kind == ST_PFW_INT || hash->kind == ST_PFW_STRING ||
+		 is_big(hash))
+		k = resolve(r, map, hash, h);
+	else
+		return 0;
+	if (k < 0)
+		return -1;
+	*id = (uint32_t)k;
 	return 0;
 }
 
@@ -1395,7 +1384,10 @@ static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 	if ((id = intern_cached(r, &r->c_cat, raw->cat.s, raw->cat.n)) < 0)
 		return OOM(r);
 	ev->cat = (uint32_t)id;
-	if (event_where(r, raw, ev) < 0)
+	if (where_id(r, &raw->hostname, &r->c_host, &raw->hhash, MAP_HOST,
+		     &r->h_host, &ev->host) < 0 ||
+	    where_id(r, &raw->fname, &r->c_file, &raw->fhash, MAP_FILE,
+		     &r->h_file, &ev->file) < 0)
 		return OOM(r);
 	if (ev->name >= r->kindcap) {
 		size_t cap = r->kindcap ? r->kindcap : 256;
