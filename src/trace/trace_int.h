@@ -181,7 +181,6 @@ static inline void uadd(uint64_t *a, uint64_t b, bool *sat)
 st_pfw_reader *trace_open(const st_trace_source *src, const char *path,
 			  bool tracks, st_error *err);
 
-/* filter.c: does F have a term on FIELD? */
 /* filter.c: FIELD as a term names it ("name", "dur", ...). */
 const char *trace_field_name(enum st_trace_field f);
 
