@@ -258,6 +258,85 @@ static int write_ranked(FILE *f, const void *data)
 	return 0;
 }
 
+/* Summaries with and without outliers of the N values V. */
+static int summarize_both(double *v, size_t n, st_summary *with,
+			  st_summary *without)
+{
+	double *kept = malloc((n + 1) * sizeof(*kept));
+	size_t k;
+	int rc = -1;
+
+	if (!kept)
+		return -1;
+	if (st_stats_summarize(v, n, with) == 0 &&
+	    (k = st_stats_remove_outliers(v, n, kept)) != (size_t)-1 &&
+	    st_stats_summarize(kept, k, without) == 0)
+		rc = 0;
+	free(kept);
+	return rc;
+}
+
+/* The queue times (seconds) of the rows of MERGED whose Submit (column
+ * IDX[0]) and Start (IDX[1]) are both set, into V[0..*N), and each one's
+ * Submit date (local in TZ) as a day of one job into DAYS.  0, or -1 with
+ * ERR set: 65 naming the cell. */
+static int queue_times(const st_table *merged, const st_tz *tz,
+		       const int idx[2], double *v, struct day *days,
+		       size_t *n, st_error *err)
+{
+	*n = 0;
+	for (size_t r = 0; r < merged->nrows; r++) {
+		const char *sub = st_table_get(merged, r, idx[0]);
+		const char *sta = st_table_get(merged, r, idx[1]);
+		st_instant ts, tq;
+		st_duration dq;
+		st_error e;
+		char local[40];
+		struct day *d = &days[*n];
+
+		if (st_time_unset(sub) || st_time_unset(sta))
+			continue;      /* pandas' dropna: never started */
+		if (st_time_parse(sub, tz, &ts, NULL, &e) < 0)
+			return st_table_cell_error(merged, r, idx[0], e.text,
+						   err);
+		if (st_time_parse(sta, tz, &tq, NULL, &e) < 0)
+			return st_table_cell_error(merged, r, idx[1], e.text,
+						   err);
+		if (__builtin_sub_overflow(tq, ts, &dq))
+			return st_table_cell_error(merged, r, idx[1], "more "
+						   "than 292 years after "
+						   "Submit: no queue time",
+						   err);
+		v[*n] = st_duration_seconds(dq);
+		st_time_format_naive(ts, tz, local, sizeof(local));
+		memcpy(d->date, local, 10);
+		d->date[10] = '\0';
+		d->sum = v[*n];
+		d->n = 1;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* Q's N days of one job each, grouped by date into Q->days[0..ndays) with
+ * their mean: sorted, then equal dates folded. */
+static void fold_days(struct queue_out *q, size_t n)
+{
+	qsort(q->days, n, sizeof(*q->days), cmp_day_date);
+	for (size_t i = 0; i < n; i++) {
+		if (q->ndays &&
+		    strcmp(q->days[q->ndays - 1].date, q->days[i].date) == 0) {
+			q->days[q->ndays - 1].sum += q->days[i].sum;
+			q->days[q->ndays - 1].n++;
+		} else {
+			q->days[q->ndays++] = q->days[i];
+		}
+	}
+	for (size_t i = 0; i < q->ndays; i++)
+		q->days[i].mean = q->days[i].sum / (double)q->days[i].n;
+	q->res.days = q->ndays;
+}
+
 /* Queue times of the rows of MERGED that have both times (rows whose Submit
  * or Start sacct left unset are dropped, as pandas' dropna does), their
  * statistics with and without outliers, and the mean queue time per
@@ -269,61 +348,23 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 	static const char *const need[] = { "Submit", "Start" };
 	st_atomic_set set = { 0 };
 	struct queue_out q = { 0 };
-	double *v = NULL, *kept = NULL;
+	double *v = NULL;
 	size_t n = 0;
 	int idx[2], rc = -1;
 
 	if (st_table_require(merged, need, idx, 2, err) < 0)
 		return -1;
 	v = malloc((merged->nrows + 1) * sizeof(*v));
-	kept = malloc((merged->nrows + 1) * sizeof(*kept));
 	q.days = malloc((merged->nrows + 1) * sizeof(*q.days));
-	if (!v || !kept || !q.days) {
+	if (!v || !q.days) {
 		st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		goto out;
 	}
-	for (size_t r = 0; r < merged->nrows; r++) {
-		const char *sub = st_table_get(merged, r, idx[0]);
-		const char *sta = st_table_get(merged, r, idx[1]);
-		st_instant ts, tq;
-		st_duration dq;
-		st_error e;
-		char local[40];
-		struct day *d = &q.days[n];
-
-		if (st_time_unset(sub) || st_time_unset(sta))
-			continue;      /* pandas' dropna: never started */
-		if (st_time_parse(sub, tz, &ts, NULL, &e) < 0) {
-			st_table_cell_error(merged, r, idx[0], e.text, err);
-			goto out;
-		}
-		if (st_time_parse(sta, tz, &tq, NULL, &e) < 0) {
-			st_table_cell_error(merged, r, idx[1], e.text, err);
-			goto out;
-		}
-		if (__builtin_sub_overflow(tq, ts, &dq)) {
-			st_table_cell_error(merged, r, idx[1], "more than 292 years "
-					    "after Submit: no queue time", err);
-			goto out;
-		}
-		v[n] = st_duration_seconds(dq);
-		st_time_format_naive(ts, tz, local, sizeof(local));
-		memcpy(d->date, local, 10);
-		d->date[10] = '\0';
-		d->sum = v[n];
-		d->n = 1;
-		n++;
-	}
-	if (st_stats_summarize(v, n, &q.res.with_outliers) < 0)
-		goto oom;
-	{
-		size_t k = st_stats_remove_outliers(v, n, kept);
-
-		if (k == (size_t)-1 ||
-		    st_stats_summarize(kept, k, &q.res.without_outliers) < 0)
-			goto oom;
-	}
-	if (st_stats_robust(v, n, &q.res.robust) < 0)
+	if (queue_times(merged, tz, idx, v, q.days, &n, err) < 0)
+		goto out;
+	if (summarize_both(v, n, &q.res.with_outliers,
+			   &q.res.without_outliers) < 0 ||
+	    st_stats_robust(v, n, &q.res.robust) < 0)
 		goto oom;
 	/* sacct writes whole seconds; a finer source shows in its cells */
 	q.res.robust.resolution = coarser(time_step(merged, idx[0]),
@@ -334,20 +375,7 @@ int st_queue_stats(const st_table *merged, const st_tz *tz,
 			     "are not finite numbers", merged->name);
 		goto out;
 	}
-	/* group by date: sort the per-job entries, then fold equal dates */
-	qsort(q.days, n, sizeof(*q.days), cmp_day_date);
-	for (size_t i = 0; i < n; i++) {
-		if (q.ndays && strcmp(q.days[q.ndays - 1].date, q.days[i].date) == 0) {
-			q.days[q.ndays - 1].sum += q.days[i].sum;
-			q.days[q.ndays - 1].n++;
-		} else {
-			q.days[q.ndays++] = q.days[i];
-		}
-	}
-	for (size_t i = 0; i < q.ndays; i++)
-		q.days[i].mean = q.days[i].sum / (double)q.days[i].n;
-	q.res.days = q.ndays;
-
+	fold_days(&q, n);
 	if (st_mkdir_p(outdir, err) < 0 ||
 	    write_file(&set, outdir, "queue_time_statistics.csv",
 		       write_queue_stats, &q, err) < 0)
@@ -373,7 +401,6 @@ oom:
 out:
 	st_atomic_set_abort(&set);
 	free(v);
-	free(kept);
 	free(q.days);
 	return rc;
 }
@@ -617,24 +644,6 @@ static int save_mean(const st_table *t, const int *c, int64_t size,
 			    t->name, size, type);
 }
 
-/* Summaries with and without outliers of the N values V. */
-static int summarize_both(double *v, size_t n, st_summary *with,
-			  st_summary *without)
-{
-	double *kept = malloc((n + 1) * sizeof(*kept));
-	size_t k;
-	int rc = -1;
-
-	if (!kept)
-		return -1;
-	if (st_stats_summarize(v, n, with) == 0 &&
-	    (k = st_stats_remove_outliers(v, n, kept)) != (size_t)-1 &&
-	    st_stats_summarize(kept, k, without) == 0)
-		rc = 0;
-	free(kept);
-	return rc;
-}
-
 int st_transfer_job_times(const st_table *merged, const st_table *save_stats,
 			  int64_t size, double offload, double *out, size_t *n,
 			  st_error *err)
@@ -814,6 +823,67 @@ out:
 	return rc;
 }
 
+/* The offload time of SIZE in O (its columns size, offload_time: OC) into
+ * *OFFLOAD, and the clock bound of the corrected offloads (column OB, -1:
+ * none) into *OBOUND (NaN: none).  0, or -1 with ERR set: 65. */
+static int offload_of(const st_table *o, const int oc[2], int ob,
+		      int64_t size, double *offload, double *obound,
+		      st_error *err)
+{
+	for (size_t r = 0; r < o->nrows; r++) {
+		int64_t s;
+
+		if (st_num_parse_int(st_table_get(o, r, oc[0]), &s) == 0 &&
+		    s == size) {
+			if (st_table_get_double(o, r, oc[1], offload, err) < 0)
+				return -1;
+			/* the clock bound of the corrected offloads */
+			if (ob >= 0 && st_num_parse_double(
+				    st_table_get(o, r, ob), obound) < 0)
+				*obound = NAN;
+			break;
+		}
+	}
+	if (isnan(*offload))
+		return st_error_set(err, ST_EXIT_DATAERR, "%s: no offload time "
+				    "for size %" PRId64, o->name, size);
+	return 0;
+}
+
+/* The statistics table's row CR of one size's statistics SS.  0, or -1
+ * with ERR set: 65 when the enhancement is infinite. */
+static int compare_row(const st_transfers_input *in,
+		       const struct size_stats *ss, st_compare_row *cr,
+		       st_error *err)
+{
+	int64_t size = ss->size;
+
+	cr->size = size;
+	/* bytes, then one division: the nearest double to the decimal
+	 * (10.871635968, not 10.871635968000001) */
+	cr->data_gb = (double)size * (double)size * 576.0 * 576.0 * 2.0 / 1e9;
+	cr->ft_mean = ss->o_without.mean;
+	cr->ft_std = ss->o_without.std;
+	cr->st_mean = ss->s_without.mean;
+	cr->st_std = ss->s_without.std;
+	cr->enhancement = cr->ft_mean / cr->st_mean;
+	cr->ft_robust = ss->o_rob;
+	cr->st_robust = ss->s_rob;
+	/* NaN is "no data" (a group without values); inf is not */
+	if (isinf(cr->enhancement)) {
+		char b[32];
+
+		st_num_format(cr->st_mean, b, sizeof(b));
+		return st_error_set(err, ST_EXIT_DATAERR, "streaming_times_%"
+				    PRId64 ".csv in %s: the mean streaming "
+				    "time of size %" PRId64 " is %s s, so the "
+				    "enhancement (file transfer / streaming) is "
+				    "not a finite number", size,
+				    in->streaming_dir, size, b);
+	}
+	return 0;
+}
+
 int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 		       st_compare_row *rows, size_t *nrows, st_error *err)
 {
@@ -843,52 +913,12 @@ int st_transfers_stats(const st_transfers_input *in, const char *outdir,
 			goto out;
 		if (in->sizes)
 			size = in->sizes[i];
-		for (size_t r = 0; r < o->nrows; r++) {
-			int64_t s;
-
-			if (st_num_parse_int(st_table_get(o, r, oc[0]), &s) == 0 &&
-			    s == size) {
-				if (st_table_get_double(o, r, oc[1], &offload, err) < 0)
-					goto out;
-				/* the clock bound of the corrected offloads */
-				if (ob >= 0 && st_num_parse_double(
-					    st_table_get(o, r, ob), &obound) < 0)
-					obound = NAN;
-				break;
-			}
-		}
-		if (isnan(offload)) {
-			st_error_set(err, ST_EXIT_DATAERR, "%s: no offload time for "
-				     "size %" PRId64, o->name, size);
-			goto out;
-		}
-		if (size_statistics(in, size, offload, &ss[i], err) < 0)
+		if (offload_of(o, oc, ob, size, &offload, &obound, err) < 0 ||
+		    size_statistics(in, size, offload, &ss[i], err) < 0)
 			goto out;
 		ss[i].o_rob.clock_bound = obound;
-		cr[i].size = size;
-		/* bytes, then one division: the nearest double to the decimal
-		 * (10.871635968, not 10.871635968000001) */
-		cr[i].data_gb = (double)size * (double)size * 576.0 * 576.0 *
-				2.0 / 1e9;
-		cr[i].ft_mean = ss[i].o_without.mean;
-		cr[i].ft_std = ss[i].o_without.std;
-		cr[i].st_mean = ss[i].s_without.mean;
-		cr[i].st_std = ss[i].s_without.std;
-		cr[i].enhancement = cr[i].ft_mean / cr[i].st_mean;
-		cr[i].ft_robust = ss[i].o_rob;
-		cr[i].st_robust = ss[i].s_rob;
-		/* NaN is "no data" (a group without values); inf is not */
-		if (isinf(cr[i].enhancement)) {
-			char b[32];
-
-			st_num_format(cr[i].st_mean, b, sizeof(b));
-			st_error_set(err, ST_EXIT_DATAERR, "streaming_times_%" PRId64
-				     ".csv in %s: the mean streaming time of size %"
-				     PRId64 " is %s s, so the enhancement (file "
-				     "transfer / streaming) is not a finite number",
-				     size, in->streaming_dir, size, b);
+		if (compare_row(in, &ss[i], &cr[i], err) < 0)
 			goto out;
-		}
 	}
 	if (st_mkdir_p(outdir, err) < 0)
 		goto out;

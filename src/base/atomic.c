@@ -319,9 +319,71 @@ static int take_name(const char *unborn, char **born)
 	return 0;
 }
 
+/* PATH is there and not a regular file (a FIFO, /dev/null, a terminal;
+ * ST its stat): AF writes to it directly, there being nothing to replace.
+ * 0, or -1 with ERR set: 73 (a directory, or it cannot be opened). */
+static int open_direct(st_atomic_file *af, const char *path,
+		       const struct stat *st, st_error *err)
+{
+	if (S_ISDIR(st->st_mode))
+		return st_error_set(err, ST_EXIT_CANTCREAT, "cannot write %s: "
+				    "it is a directory", path);
+	af->fp = fopen(path, "w");
+	if (!af->fp)
+		return st_error_set(err, ST_EXIT_CANTCREAT, "cannot open %s: "
+				    "%s", path, strerror(errno));
+	af->direct = true;
+	af->path = strdup(path);
+	return 0;
+}
+
+/* Track AF's temporary file, to be removed should the process end before
+ * the commit.  0, or -1 with ERR set (for PATH), FD closed and AF
+ * aborted. */
+static int track_tmp(st_atomic_file *af, int fd, const char *path,
+		     st_error *err)
+{
+	af->node = track(af->tmp);
+	if (!af->node) {
+		close(fd);
+		st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", path);
+		st_atomic_abort(af);
+		return -1;
+	}
+	return 0;
+}
+
+/* Lock AF's temporary file FD for as long as it is ours, and only then
+ * give it its final temporary name (take_name), so that no later run
+ * takes it for stale.  0, or -1 with ERR set (for PATH), FD closed and AF
+ * aborted. */
+static int lock_and_name(st_atomic_file *af, int fd, const char *path,
+			 st_error *err)
+{
+	char *born = NULL;
+	int rc;
+
+	while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+		;
+	if (rc != 0 || take_name(af->tmp, &born) != 0) {
+		int e = errno;
+
+		close(fd);
+		st_error_set(err, ST_EXIT_CANTCREAT, "cannot create %s: %s",
+			     path, strerror(e));
+		st_atomic_abort(af);
+		return -1;
+	}
+	untrack(af->node);
+	free(af->tmp);
+	af->tmp = born;
+	return track_tmp(af, fd, path, err);
+}
+
 int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 {
 	char *dir = NULL, *base, *copy = NULL;
+	struct stat st;
 	int fd;
 
 	memset(af, 0, sizeof(*af));
@@ -330,22 +392,8 @@ int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 		af->is_stdout = true;
 		return 0;
 	}
-	{
-		struct stat st;
-
-		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-			if (S_ISDIR(st.st_mode))
-				return st_error_set(err, ST_EXIT_CANTCREAT, "cannot "
-						    "write %s: it is a directory", path);
-			af->fp = fopen(path, "w");
-			if (!af->fp)
-				return st_error_set(err, ST_EXIT_CANTCREAT, "cannot "
-						    "open %s: %s", path, strerror(errno));
-			af->direct = true;
-			af->path = strdup(path);
-			return 0;
-		}
-	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return open_direct(af, path, &st, err);
 	/* replace the file a symlink names, not the link */
 	af->path = realpath(path, NULL);
 	if (!af->path)
@@ -375,43 +423,11 @@ int st_atomic_open(st_atomic_file *af, const char *path, st_error *err)
 		st_atomic_abort(af);
 		return -1;
 	}
-	af->node = track(af->tmp);
-	if (!af->node) {
-		close(fd);
-		st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory", path);
-		st_atomic_abort(af);
+	if (track_tmp(af, fd, path, err) < 0)
 		return -1;
-	}
 	test_stop("temp");
-	/* locked for as long as it is ours, and named only then, so that no
-	 * later run takes it for stale (see take_name) */
-	{
-		char *born = NULL;
-		int rc;
-
-		while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
-			;
-		if (rc != 0 || take_name(af->tmp, &born) != 0) {
-			int e = errno;
-
-			close(fd);
-			st_error_set(err, ST_EXIT_CANTCREAT, "cannot create %s: %s",
-				     path, strerror(e));
-			st_atomic_abort(af);
-			return -1;
-		}
-		untrack(af->node);
-		free(af->tmp);
-		af->tmp = born;
-		af->node = track(af->tmp);
-		if (!af->node) {
-			close(fd);
-			st_error_set(err, ST_EXIT_CANTCREAT, "%s: out of memory",
-				     path);
-			st_atomic_abort(af);
-			return -1;
-		}
-	}
+	if (lock_and_name(af, fd, path, err) < 0)
+		return -1;
 	/* mkstemp makes 0600; outputs are ordinary files */
 	{
 		mode_t um;

@@ -1307,6 +1307,127 @@ static int check_command(const st_record_opts *o, st_error *err)
 			    "not a regular file");
 }
 
+/* What must hold before COMMAND starts: the tracers can run here (69: not
+ * root, no bpftrace), the scripts are found (66), COMMAND runs (127, 126)
+ * and the directory is made (73); then R's host, kernel and zone, and the
+ * first manifest.  0, or -1 with ERR set. */
+static int rec_prepare(struct rec *r, st_error *err)
+{
+	const st_record_opts *o = r->o;
+	struct utsname u;
+
+	if (check_tracers(r, err) < 0)
+		return -1;
+	if ((r->t[ST_REC_IO].wanted || r->t[ST_REC_PROC].wanted) &&
+	    !(r->scripts = o->script_dir ? strdup(o->script_dir)
+					: st_record_script_dir(o->exe, err))) {
+		if (o->script_dir)
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		return -1;
+	}
+	if (check_command(o, err) < 0 || make_dir(o->dir, err) < 0)
+		return -1;
+	if (uname(&u) == 0) {
+		snprintf(r->host, sizeof(r->host), "%s", u.nodename);
+		snprintf(r->kernel, sizeof(r->kernel), "%s", u.release);
+	}
+	local_zone(r->tz, sizeof(r->tz));
+	if (r->tracefs_mounted)
+		st_warn(o->log, "mounted tracefs on /sys/kernel/tracing");
+	if (r->t[ST_REC_GPU].wanted && !r->smi)
+		st_warn(o->log, "no nvidia-smi in PATH: no GPU trace (gpu.out)");
+	return write_manifest(r, false, err);
+}
+
+/* Start mpstat and nvidia-smi pmon, those wanted and found, unless a
+ * signal came. */
+static void start_samplers(struct rec *r)
+{
+	const st_record_opts *o = r->o;
+
+	if (!r->signal && r->t[ST_REC_CPU].wanted) {
+		char iv[16], *argv[] = { r->mpstat, iv, NULL };
+
+		snprintf(iv, sizeof(iv), "%d", o->interval_s);
+		start_sampler(r, ST_REC_CPU, &r->cpu, argv, "cpu.out");
+	}
+	if (!r->signal && r->smi) {
+		char iv[16], *argv[] = { r->smi, "pmon", "-s", "um", "-o", "DT",
+					 "-d", iv, NULL };
+
+		snprintf(iv, sizeof(iv), "%d", o->interval_s);
+		start_sampler(r, ST_REC_GPU, &r->gpu, argv, "gpu.out");
+	}
+}
+
+/* The tracers run: release COMMAND (forked and waiting, started at T0),
+ * tell whether its exec failed, and run it to its end with signals on
+ * SIGFD and its output to LOGS, between two clock pairs.  0, or -1 with
+ * ERR set when the manifest cannot be written. */
+static int rec_release(struct rec *r, int64_t t0, int sigfd,
+		       int logs[2], st_error *err)
+{
+	int got, exec_errno = 0;
+
+	st_record_clock_pair(CLOCK_TRIES, &r->clock[0]);
+	r->nclock = 1;
+	if (write_manifest(r, false, err) < 0)
+		return -1;
+	r->released = true;
+	kill(r->pid, SIGUSR1);
+	/* the exec report: EOF when the exec happened */
+	while ((got = (int)read(r->execfd, &exec_errno,
+				sizeof(exec_errno))) < 0 && errno == EINTR)
+		;
+	r->startup_ns = mono_now() - t0;
+	if (got == (int)sizeof(exec_errno))
+		st_warn(r->o->log, "cannot run '%s': %s", r->o->argv[0],
+			strerror(exec_errno));
+	run_command(r, sigfd, logs);
+	st_record_clock_pair(CLOCK_TRIES, &r->clock[1]);
+	r->nclock = 2;
+	return 0;
+}
+
+/* bpftrace's one output split into the trace files; removed when the
+ * probes were never attached (nothing to keep).  0, or -1 with ERR set. */
+static int rec_split(struct rec *r, st_error *err)
+{
+	if (r->t[ST_REC_IO].ran || r->t[ST_REC_PROC].ran)
+		return split_raw(r, err);
+	if (r->t[ST_REC_IO].wanted || r->t[ST_REC_PROC].wanted) {
+		char *raw = st_path_join(r->o->dir, ST_RECORD_RAW);
+
+		if (raw)
+			unlink(raw);
+		free(raw);
+	}
+	return 0;
+}
+
+/* Close what R holds open (LOGS: COMMAND's output) and free what it
+ * owns. */
+static void rec_close(struct rec *r, int logs[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (logs[i] >= 0)
+			close(logs[i]);
+	if (r->logfd >= 0)
+		close(r->logfd);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	if (r->execfd >= 0)
+		close(r->execfd);
+	if (r->out >= 0)
+		close(r->out);
+	if (r->err >= 0)
+		close(r->err);
+	free(r->scripts);
+	free(r->bpftrace);
+	free(r->mpstat);
+	free(r->smi);
+}
+
 int st_trace_record_run(const st_record_opts *o, st_record_result *res,
 			st_error *err)
 {
@@ -1315,8 +1436,7 @@ int st_trace_record_run(const st_record_opts *o, st_record_result *res,
 			 .out = -1, .err = -1, .execfd = -1, .subreaper = -1,
 			 .nleft = -1 };
 	struct sigsave ss;
-	struct utsname u;
-	int logs[2] = { -1, -1 }, rc = -1, got, exec_errno = 0;
+	int logs[2] = { -1, -1 }, rc = -1, got;
 	bool have_signals = false;
 	st_error e2;
 
@@ -1325,29 +1445,7 @@ int st_trace_record_run(const st_record_opts *o, st_record_result *res,
 	r.bt.in = r.bt.out = r.bt.err = -1;
 	r.cpu = r.bt;
 	r.gpu = r.bt;
-	/* what cannot run here first (69: not root, no bpftrace), then where
-	 * the scripts are (66), COMMAND (127, 126) and DIR (73) */
-	if (check_tracers(&r, err) < 0)
-		goto out;
-	if ((r.t[ST_REC_IO].wanted || r.t[ST_REC_PROC].wanted) &&
-	    !(r.scripts = o->script_dir ? strdup(o->script_dir)
-				       : st_record_script_dir(o->exe, err))) {
-		if (o->script_dir)
-			st_error_set(err, ST_EXIT_IOERR, "out of memory");
-		goto out;
-	}
-	if (check_command(o, err) < 0 || make_dir(o->dir, err) < 0)
-		goto out;
-	if (uname(&u) == 0) {
-		snprintf(r.host, sizeof(r.host), "%s", u.nodename);
-		snprintf(r.kernel, sizeof(r.kernel), "%s", u.release);
-	}
-	local_zone(r.tz, sizeof(r.tz));
-	if (r.tracefs_mounted)
-		st_warn(o->log, "mounted tracefs on /sys/kernel/tracing");
-	if (r.t[ST_REC_GPU].wanted && !r.smi)
-		st_warn(o->log, "no nvidia-smi in PATH: no GPU trace (gpu.out)");
-	if (write_manifest(&r, false, err) < 0)
+	if (rec_prepare(&r, err) < 0)
 		goto out;
 	if ((r.logfd = open_in_dir(o->dir, TRACERS_ERR, err)) < 0 ||
 	    (logs[0] = open_in_dir(o->dir, "command.stdout.log", err)) < 0 ||
@@ -1370,54 +1468,17 @@ int st_trace_record_run(const st_record_opts *o, st_record_result *res,
 		if (got > 0)
 			signals_handle(&r, ss.fds[0]);
 	}
-	if (!r.signal && r.t[ST_REC_CPU].wanted) {
-		char iv[16], *argv[] = { r.mpstat, iv, NULL };
-
-		snprintf(iv, sizeof(iv), "%d", o->interval_s);
-		start_sampler(&r, ST_REC_CPU, &r.cpu, argv, "cpu.out");
-	}
-	if (!r.signal && r.smi) {
-		char iv[16], *argv[] = { r.smi, "pmon", "-s", "um", "-o", "DT",
-					 "-d", iv, NULL };
-
-		snprintf(iv, sizeof(iv), "%d", o->interval_s);
-		start_sampler(&r, ST_REC_GPU, &r.gpu, argv, "gpu.out");
-	}
+	start_samplers(&r);
 	if (!r.signal) {
-		st_record_clock_pair(CLOCK_TRIES, &r.clock[0]);
-		r.nclock = 1;
-		if (write_manifest(&r, false, err) < 0)
+		if (rec_release(&r, t0, ss.fds[0], logs, err) < 0)
 			goto out;
-		r.released = true;
-		kill(r.pid, SIGUSR1);
-		/* the exec report: EOF when the exec happened */
-		while ((got = (int)read(r.execfd, &exec_errno,
-					sizeof(exec_errno))) < 0 && errno == EINTR)
-			;
-		r.startup_ns = mono_now() - t0;
-		if (got == (int)sizeof(exec_errno))
-			st_warn(o->log, "cannot run '%s': %s", o->argv[0],
-				strerror(exec_errno));
-		run_command(&r, ss.fds[0], logs);
-		st_record_clock_pair(CLOCK_TRIES, &r.clock[1]);
-		r.nclock = 2;
 	} else {
 		kill(r.pid, SIGKILL);
 		command_reap(&r, true);
 		r.exited = false;
 	}
 	stop_tracers(&r);
-	rc = 0;
-	if (r.t[ST_REC_IO].ran || r.t[ST_REC_PROC].ran) {
-		rc = split_raw(&r, err);
-	} else if (r.t[ST_REC_IO].wanted || r.t[ST_REC_PROC].wanted) {
-		/* stopped before its probes were attached: nothing to keep */
-		char *raw = st_path_join(o->dir, ST_RECORD_RAW);
-
-		if (raw)
-			unlink(raw);
-		free(raw);
-	}
+	rc = rec_split(&r, err);
 	if (write_manifest(&r, true, rc < 0 ? &e2 : err) < 0 && rc == 0)
 		rc = -1;
 	res->status = r.exited ? r.status : 128 + r.signal;
@@ -1438,23 +1499,7 @@ out:
 		prctl(PR_SET_CHILD_SUBREAPER, r.subreaper);
 	if (have_signals)
 		signals_give(&ss);
-	for (int i = 0; i < 2; i++)
-		if (logs[i] >= 0)
-			close(logs[i]);
-	if (r.logfd >= 0)
-		close(r.logfd);
-	if (r.pidfd >= 0)
-		close(r.pidfd);
-	if (r.execfd >= 0)
-		close(r.execfd);
-	if (r.out >= 0)
-		close(r.out);
-	if (r.err >= 0)
-		close(r.err);
-	free(r.scripts);
-	free(r.bpftrace);
-	free(r.mpstat);
-	free(r.smi);
+	rec_close(&r, logs);
 	return rc;
 }
 

@@ -485,6 +485,33 @@ out:
 	return rc;
 }
 
+/* ROWS[0..N) under the header COLS as OUT, in one atomic replace.  0, or
+ * -1 with ERR set: 74. */
+static int h5_write(const char *out, const char *const cols[3],
+		    const struct h5_row *rows, size_t n, st_error *err)
+{
+	st_atomic_file af;
+	char scan[24];
+
+	if (st_atomic_open(&af, out, err) < 0)
+		return -1;
+	if (st_csv_write_row(af.fp, 3, cols) < 0)
+		goto write_failed;
+	for (size_t i = 0; i < n; i++) {
+		const char *f[3] = { rows[i].id, scan, rows[i].datetime };
+
+		snprintf(scan, sizeof(scan), "%lld", (long long)rows[i].key.scan);
+		if (st_csv_write_row(af.fp, 3, f) < 0)
+			goto write_failed;
+	}
+	return st_atomic_commit(&af, err) < 0 ? -1 : 0;
+write_failed:
+	st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s", out,
+		     strerror(errno));
+	st_atomic_abort(&af);
+	return -1;
+}
+
 int st_collect_h5(const char *const *dirs, size_t ndirs, const char *out_arg,
 		  const st_collect_h5_opts *o, st_collect_summary *sum,
 		  st_log *log, st_error *err)
@@ -569,31 +596,8 @@ int st_collect_h5(const char *const *dirs, size_t ndirs, const char *out_arg,
 		nrows++;
 	}
 	qsort(rows, nrows, sizeof(*rows), h5_row_cmp);
-	{
-		st_atomic_file af;
-		char scan[24];
-
-		if (st_atomic_open(&af, out, err) < 0)
-			goto out;
-		if (st_csv_write_row(af.fp, 3, cols) < 0)
-			goto write_failed;
-		for (size_t i = 0; i < nrows; i++) {
-			const char *f[3] = { rows[i].id, scan, rows[i].datetime };
-
-			snprintf(scan, sizeof(scan), "%lld", (long long)rows[i].key.scan);
-			if (st_csv_write_row(af.fp, 3, f) < 0)
-				goto write_failed;
-		}
-		if (st_atomic_commit(&af, err) < 0)
-			goto out;
-		rc = 0;
-		goto out;
-write_failed:
-		st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s", out,
-			     strerror(errno));
-		st_atomic_abort(&af);
-		goto out;
-	}
+	rc = h5_write(out, cols, rows, nrows, err);
+	goto out;
 oom:
 	st_error_set(err, ST_EXIT_IOERR, "%s: out of memory", out);
 out:

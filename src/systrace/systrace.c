@@ -1484,14 +1484,152 @@ out:
 	return rc;
 }
 
+/* Check every bpftrace calls file of S starts with a header it can read;
+ * *CALLS: S has one.  0, or -1 with ERR set: 65. */
+static int calls_headers(struct st_systrace *s, bool *calls, st_error *err)
+{
+	int ok;
+
+	for (size_t i = 0; i < s->nfiles; i++) {
+		uint64_t bl;
+
+		if (!st_sys_is_calls(s->files[i].kind))
+			continue;
+		*calls = true;
+		if ((ok = calls_kind_ok(s->files[i].path, &bl)) < 0)
+			return st_error_set(err, ST_EXIT_DATAERR, "%s:%" PRIu64
+					    ": a header of more than %d "
+					    "columns (streamtime reads at "
+					    "most %d)", s->files[i].path, bl,
+					    ST_SYS_MAXCOL, ST_SYS_MAXCOL);
+		if (!ok)
+			return st_error_set(err, ST_EXIT_DATAERR, "%s:%" PRIu64
+					    ": not a bpftrace trace: no "
+					    "header line (TIMESTAMP PID ...) "
+					    "before it", s->files[i].path, bl);
+	}
+	return 0;
+}
+
+/* Read what names S's processes and tells the run's phases: the manifest,
+ * O's names file, the proc and ps snapshots, strace's outputs and the
+ * MLPerf logs.  0, or -1 with ERR set. */
+static int read_processes(struct st_systrace *s, const st_systrace_opts *o,
+			  st_error *err)
+{
+	const char *p;
+	size_t fi;
+
+	if ((p = path_of(s, ST_SYS_MANIFEST, NULL)) &&
+	    manifest_read(s, p, err) < 0)
+		return -1;
+	if (o->names) {
+		struct names_file nf = { s, o->names };
+
+		if (sys_each_line(o->names, names_line, &nf, err) < 0)
+			return -1;
+	}
+	if ((p = path_of(s, ST_SYS_PROC, &fi))) {
+		struct proc_ctx pc = { s, fi };
+
+		if (sys_each_line(p, proc_line, &pc, err) < 0)
+			return -1;
+	}
+	if ((p = path_of(s, ST_SYS_PS, &fi))) {
+		struct ps_ctx pc = { .s = s, .fi = fi };
+
+		if (sys_each_line(p, ps_line, &pc, err) < 0)
+			return -1;
+		if (s->files[fi].lines && !pc.h.valid)
+			return st_error_set(err, ST_EXIT_DATAERR, "%s:1: not a "
+					    "ps snapshot: no header naming PID "
+					    "and, last, CMD, COMMAND, ARGS or "
+					    "COMM", p);
+	}
+	for (size_t i = 0; i < s->nfiles; i++) {
+		struct strace_ctx sc = { s, i, { 0 }, { 0 } };
+		int rc;
+
+		if (s->files[i].kind != ST_SYS_STRACE)
+			continue;
+		rc = sys_each_line(s->files[i].path, strace_line, &sc, err);
+		st_pairmap_release(&sc.tgid);
+		st_pairmap_release(&sc.pending);
+		if (rc < 0)
+			return -1;
+	}
+	return read_logs(s, err);
+}
+
+/* Read S's mpstat samples (cpu.out), when it has them.  0, or -1 with ERR
+ * set. */
+static int read_cpu(struct st_systrace *s, st_error *err)
+{
+	size_t fi = 0;
+	const char *p = path_of(s, ST_SYS_CPU, &fi);
+	struct cpu_ctx c = { .s = s, .fi = fi, .y = s->y, .m = s->m,
+			     .d = s->d };
+
+	if (!p)
+		return 0;
+	if (sys_each_line(p, cpu_line, &c, err) < 0)
+		return -1;
+	/* only mpstat's first line: the run ended before its first sample
+	 * (shorter than the interval); no samples, no error */
+	if (s->files[fi].lines && !c.h.valid && !c.dated)
+		return st_error_set(err, ST_EXIT_DATAERR, "%s:1: not mpstat "
+				    "output: no 'HH:MM:SS CPU %%usr ... %%idle' "
+				    "header", p);
+	return 0;
+}
+
+/* Read S's nvidia-smi pmon samples (gpu.out), when it has them.  0, or -1
+ * with ERR set. */
+static int read_gpu(struct st_systrace *s, st_error *err)
+{
+	size_t fi = 0;
+	const char *p = path_of(s, ST_SYS_GPU, &fi);
+	struct gpu_ctx c = { .s = s, .fi = fi, .gpu = -1 };
+
+	if (!p)
+		return 0;
+	s->max_gpu_seen = -1;
+	if (sys_each_line(p, gpu_line, &c, err) < 0)
+		return -1;
+	if (gpu_flush(&c) < 0)
+		return OOM(err);
+	if (s->files[fi].lines && !c.h.valid)
+		return st_error_set(err, ST_EXIT_DATAERR, "%s:1: not "
+				    "nvidia-smi pmon output: no '#Date Time "
+				    "gpu pid ...' header", p);
+	if (gpu_grow(s, s->max_gpu_seen) < 0)
+		return OOM(err);
+	return 0;
+}
+
+/* S's event files, in S->events: bpftrace's calls (CALLS: it has some),
+ * else strace's.  0, or -1 with ERR set: out of memory. */
+static int list_events(struct st_systrace *s, bool calls, st_error *err)
+{
+	for (size_t i = 0; i < s->nfiles; i++) {
+		enum st_sys_file k = s->files[i].kind;
+
+		if (calls ? !st_sys_is_calls(k) : k != ST_SYS_STRACE)
+			continue;
+		if (ST_GROW(s->events, s->nevents, s->events_cap, 8) < 0)
+			return OOM(err);
+		s->events[s->nevents++] = s->files[i].path;
+	}
+	return 0;
+}
+
 st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 			      st_error *err)
 {
 	struct st_systrace *s = calloc(1, sizeof(*s));
 	const char *cpu, *gpu, *talign, *wpath, *rpath, *p;
-	size_t fi, fcap;
+	size_t fcap;
 	bool calls = false;
-	int ok;
 
 	if (!s) {
 		OOM(err);
@@ -1509,29 +1647,9 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 	if (list_dir(s, dir, err) < 0)
 		goto fail;
 	fcap = s->nfiles;
-	if (recover_raw(s, dir, &fcap, err) < 0)
+	if (recover_raw(s, dir, &fcap, err) < 0 ||
+	    calls_headers(s, &calls, err) < 0)
 		goto fail;
-	for (size_t i = 0; i < s->nfiles; i++) {
-		uint64_t bl;
-
-		if (!st_sys_is_calls(s->files[i].kind))
-			continue;
-		calls = true;
-		if ((ok = calls_kind_ok(s->files[i].path, &bl)) < 0) {
-			st_error_set(err, ST_EXIT_DATAERR, "%s:%" PRIu64 ": a "
-				     "header of more than %d columns (streamtime "
-				     "reads at most %d)", s->files[i].path, bl,
-				     ST_SYS_MAXCOL, ST_SYS_MAXCOL);
-			goto fail;
-		}
-		if (!ok) {
-			st_error_set(err, ST_EXIT_DATAERR, "%s:%" PRIu64 ": not "
-				     "a bpftrace trace: no header line "
-				     "(TIMESTAMP PID ...) before it",
-				     s->files[i].path, bl);
-			goto fail;
-		}
-	}
 	if (!s->nfiles) {
 		st_error_set(err, ST_EXIT_DATAERR, "%s: not a trace set: no "
 			     ".pfw or .pfw.gz file and no system-trace file "
@@ -1540,46 +1658,7 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 			     "docs/systrace.md)", dir);
 		goto fail;
 	}
-	if ((p = path_of(s, ST_SYS_MANIFEST, NULL)) &&
-	    manifest_read(s, p, err) < 0)
-		goto fail;
-	if (o->names) {
-		struct names_file nf = { s, o->names };
-
-		if (sys_each_line(o->names, names_line, &nf, err) < 0)
-			goto fail;
-	}
-	if ((p = path_of(s, ST_SYS_PROC, &fi))) {
-		struct proc_ctx pc = { s, fi };
-
-		if (sys_each_line(p, proc_line, &pc, err) < 0)
-			goto fail;
-	}
-	if ((p = path_of(s, ST_SYS_PS, &fi))) {
-		struct ps_ctx pc = { .s = s, .fi = fi };
-
-		if (sys_each_line(p, ps_line, &pc, err) < 0)
-			goto fail;
-		if (s->files[fi].lines && !pc.h.valid) {
-			st_error_set(err, ST_EXIT_DATAERR, "%s:1: not a ps "
-				     "snapshot: no header naming PID and, last, "
-				     "CMD, COMMAND, ARGS or COMM", p);
-			goto fail;
-		}
-	}
-	for (size_t i = 0; i < s->nfiles; i++) {
-		struct strace_ctx sc = { s, i, { 0 }, { 0 } };
-		int rc;
-
-		if (s->files[i].kind != ST_SYS_STRACE)
-			continue;
-		rc = sys_each_line(s->files[i].path, strace_line, &sc, err);
-		st_pairmap_release(&sc.tgid);
-		st_pairmap_release(&sc.pending);
-		if (rc < 0)
-			goto fail;
-	}
-	if (read_logs(s, err) < 0)
+	if (read_processes(s, o, err) < 0)
 		goto fail;
 	cpu = path_of(s, ST_SYS_CPU, NULL);
 	gpu = path_of(s, ST_SYS_GPU, NULL);
@@ -1595,59 +1674,14 @@ st_systrace *st_systrace_open(const char *dir, const st_systrace_opts *o,
 			     "(nvidia-smi pmon) beside it", talign);
 		goto fail;
 	}
-	if (!s->al.known && align_seed(s, talign, rpath, wpath, err) < 0)
+	if ((!s->al.known && align_seed(s, talign, rpath, wpath, err) < 0) ||
+	    read_cpu(s, err) < 0 || read_gpu(s, err) < 0)
 		goto fail;
-	if ((p = path_of(s, ST_SYS_CPU, &fi))) {
-		struct cpu_ctx c = { .s = s, .fi = fi, .y = s->y, .m = s->m,
-				     .d = s->d };
-
-		if (sys_each_line(p, cpu_line, &c, err) < 0)
-			goto fail;
-		/* only mpstat's first line: the run ended before its first
-		 * sample (shorter than the interval); no samples, no error */
-		if (s->files[fi].lines && !c.h.valid && !c.dated) {
-			st_error_set(err, ST_EXIT_DATAERR, "%s:1: not mpstat "
-				     "output: no 'HH:MM:SS CPU %%usr ... "
-				     "%%idle' header", p);
-			goto fail;
-		}
-	}
-	if ((p = path_of(s, ST_SYS_GPU, &fi))) {
-		struct gpu_ctx c = { .s = s, .fi = fi, .gpu = -1 };
-
-		s->max_gpu_seen = -1;
-		if (sys_each_line(p, gpu_line, &c, err) < 0)
-			goto fail;
-		if (gpu_flush(&c) < 0) {
-			OOM(err);
-			goto fail;
-		}
-		if (s->files[fi].lines && !c.h.valid) {
-			st_error_set(err, ST_EXIT_DATAERR, "%s:1: not nvidia-smi "
-				     "pmon output: no '#Date Time gpu pid ...' "
-				     "header", p);
-			goto fail;
-		}
-		if (gpu_grow(s, s->max_gpu_seen) < 0) {
-			OOM(err);
-			goto fail;
-		}
-	}
 	if (calls && (p = path_of(s, ST_SYS_OPENAT, NULL)) &&
 	    sys_opens_read(s, p, err) < 0)
 		goto fail;
-	/* the event files: bpftrace's calls, else strace's */
-	for (size_t i = 0; i < s->nfiles; i++) {
-		enum st_sys_file k = s->files[i].kind;
-
-		if (calls ? !st_sys_is_calls(k) : k != ST_SYS_STRACE)
-			continue;
-		if (ST_GROW(s->events, s->nevents, s->events_cap, 8) < 0) {
-			OOM(err);
-			goto fail;
-		}
-		s->events[s->nevents++] = s->files[i].path;
-	}
+	if (list_events(s, calls, err) < 0)
+		goto fail;
 	for (size_t i = 0; i < s->nnames; i++)
 		if (!s->names[i].name[0])
 			snprintf(s->names[i].name, sizeof(s->names[i].name),

@@ -162,6 +162,69 @@ static int section_fit(const struct callrd *c, const char *line,
 	return -1;
 }
 
+/* Is LINE[0..LEN) (trailing blanks cut) not a call: empty, bpftrace's
+ * "Attaching", a section's title ("mmap():", its header then comes next)
+ * or a header (C's, and its section's)? */
+static bool call_not_call(struct callrd *c, const char *line, size_t len)
+{
+	int sec;
+
+	if (len == 0 || (len > 10 && memcmp(line, "Attaching ", 10) == 0))
+		return true;
+	if (line[len - 1] == ':' && (sec = section_of(line, len)) >= 0) {
+		c->section = sec;
+		c->in_section = true;
+		c->have_h = false;
+		return true;
+	}
+	if (len >= 9 && memcmp(line, "TIMESTAMP", 9) == 0) {
+		c->have_h = st_sys_header_parse(line, len, &c->h) == 1;
+		if (c->have_h && c->in_section) {
+			c->nsh += !c->has_sh[c->section];
+			c->has_sh[c->section] = true;
+			c->sh[c->section] = c->h;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* EV's host (the set's, if it names one) and file, K's (for a read, write
+ * or close of a dentry's name: the path its openat gave, if any), as ids
+ * of R; KIND is the call's.  0, or -1 when memory runs out. */
+static int call_where(struct callrd *c, st_pfw_reader *r, st_sys_call *k,
+		      int kind, st_pfw_event *ev)
+{
+	ev->host = ST_PFW_NONE;
+	if (c->s->host[0]) {
+		if (c->host_id < 0)
+			c->host_id = st_pfw_intern(r, c->s->host,
+						   strlen(c->s->host));
+		if (c->host_id >= 0)
+			ev->host = (uint32_t)c->host_id;
+	}
+	ev->file = ST_PFW_NONE;
+	if (k->flen && (kind == K_READ || kind == K_WRITE || kind == K_CLOSE) &&
+	    k->fd >= 0 && !memchr(k->file, '/', k->flen)) {
+		size_t n;
+		const char *path = sys_open_path(c->s, k->pid, k->fd, k->ts,
+						 k->file, k->flen, &n);
+
+		if (path) {
+			k->file = path;
+			k->flen = n;
+		}
+	}
+	if (k->flen) {
+		int64_t f = st_pfw_intern(r, k->file, k->flen);
+
+		if (f < 0)
+			return -1;
+		ev->file = (uint32_t)f;
+	}
+	return 0;
+}
+
 static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 		     size_t len, st_pfw_event *ev)
 {
@@ -173,23 +236,8 @@ static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 
 	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
 		len--;
-	if (len == 0 || (len > 10 && memcmp(line, "Attaching ", 10) == 0))
+	if (call_not_call(c, line, len))
 		return ST_PFW_EOF;
-	if (line[len - 1] == ':' && (sec = section_of(line, len)) >= 0) {
-		c->section = sec;
-		c->in_section = true;
-		c->have_h = false;
-		return ST_PFW_EOF;
-	}
-	if (len >= 9 && memcmp(line, "TIMESTAMP", 9) == 0) {
-		c->have_h = st_sys_header_parse(line, len, &c->h) == 1;
-		if (c->have_h && c->in_section) {
-			c->nsh += !c->has_sh[c->section];
-			c->has_sh[c->section] = true;
-			c->sh[c->section] = c->h;
-		}
-		return ST_PFW_EOF;
-	}
 	if (!c->have_h)
 		return st_pfw_mark_bad(r, "a line before the header");
 	sec = c->section;
@@ -227,34 +275,8 @@ static int call_feed(void *ctx, st_pfw_reader *r, const char *line,
 				       "offset, is out of range (64-bit ns: "
 				       "1677 to 2262)");
 	ev->dur = end_us - ev->ts;
-	ev->host = ST_PFW_NONE;
-	if (c->s->host[0]) {
-		if (c->host_id < 0)
-			c->host_id = st_pfw_intern(r, c->s->host,
-						   strlen(c->s->host));
-		if (c->host_id >= 0)
-			ev->host = (uint32_t)c->host_id;
-	}
-	ev->file = ST_PFW_NONE;
-	if (k.flen && (kind == K_READ || kind == K_WRITE || kind == K_CLOSE) &&
-	    k.fd >= 0 && !memchr(k.file, '/', k.flen)) {
-		/* a dentry's name: the path its openat gave, if any */
-		size_t n;
-		const char *path = sys_open_path(c->s, k.pid, k.fd, k.ts,
-						 k.file, k.flen, &n);
-
-		if (path) {
-			k.file = path;
-			k.flen = n;
-		}
-	}
-	if (k.flen) {
-		int64_t f = st_pfw_intern(r, k.file, k.flen);
-
-		if (f < 0)
-			return st_pfw_mark_bad(r, "out of memory");
-		ev->file = (uint32_t)f;
-	}
+	if (call_where(c, r, &k, kind, ev) < 0)
+		return st_pfw_mark_bad(r, "out of memory");
 	c->fd = k.fd;
 	c->lat = k.lat;
 	c->ret = kind == K_OPENAT ? k.fd

@@ -273,6 +273,139 @@ static bool second_stamp(const char *w, size_t n, size_t tsn, int64_t ts)
 	return llabs(v - ts) < INT64_C(60000000000);
 }
 
+/* Column COL's word W[0..N) into C when it is a text column (a name, the
+ * rwbs letters, a buffer address).  1 done, 0 a number column (not read),
+ * -1 with *WHY. */
+static int call_text(st_sys_call *c, enum st_sys_col col, const char *w,
+		     size_t n, const char **why)
+{
+	int64_t v = 0;
+
+	switch (col) {
+	case ST_SC_COMM:
+		c->comm = w;
+		c->clen = n;
+		return 1;
+	case ST_SC_FUNC:
+		c->func = w;
+		c->fnlen = n;
+		return 1;
+	case ST_SC_DONECOMM: case ST_SC_DISK: case ST_SC_OTHER:
+		if (col == ST_SC_DISK) {
+			c->file = w;
+			c->flen = n;
+		}
+		return 1;
+	case ST_SC_FULLPATH: case ST_SC_FILENAME:
+		/* a name column that is not last: one word */
+		if (col == ST_SC_FULLPATH || !c->flen) {
+			c->file = w;
+			c->flen = n;
+		}
+		return 1;
+	case ST_SC_RW:
+		/* rwbs letters, or the request's op as a number (the seed's
+		 * bio of d3a55ad: REQ_OP_READ 0, _WRITE 1) */
+		if (num(w, n, &v) == 0)
+			c->rw = v == 0 ? 'R' : v == 1 ? 'W' : 0;
+		else
+			c->rw = memchr(w, 'W', n) ? 'W'
+				: memchr(w, 'R', n) ? 'R' : 0;
+		return 1;
+	case ST_SC_BUF:
+		if (hexnum(w, n) < 0) {
+			*why = "a buffer address that is not hex";
+			return -1;
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Number V of column COL into C (the timestamp's N digits into *TSN).  0,
+ * or -1 with *WHY when it is out of the column's range. */
+static int call_number(st_sys_call *c, enum st_sys_col col, int64_t v,
+		       size_t n, size_t *tsn, const char **why)
+{
+	switch (col) {
+	case ST_SC_TS:
+		if (v <= 0) {
+			*why = "a timestamp that is not positive";
+			return -1;
+		}
+		c->ts = v;
+		*tsn = n;
+		break;
+	case ST_SC_PID: case ST_SC_TID: case ST_SC_DONEPID:
+		if (v < 0 || v > MAX_PID) {
+			*why = "a pid out of range (an interleaved line)";
+			return -1;
+		}
+		if (col == ST_SC_PID)
+			c->pid = v;
+		else if (col == ST_SC_TID)
+			c->tid = v;
+		break;
+	case ST_SC_FD:
+		if (v < -4095 || v > INT32_MAX) {
+			*why = "a file descriptor out of range";
+			return -1;
+		}
+		c->fd = v;
+		break;
+	case ST_SC_RET: c->ret = v; break;
+	case ST_SC_REQ: c->req = v; break;
+	case ST_SC_OFFSET: c->off = v; break;
+	case ST_SC_BYTES: c->bytes = v; break;
+	case ST_SC_LAT:
+		if (v < 0) {
+			if (v < INT32_MIN) {
+				*why = "a negative latency";
+				return -1;
+			}
+			v += INT64_C(1) << 32;
+			c->lat_wrapped = true;
+		}
+		c->lat = v;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* The free last column of H, [P, E) (a file name that may hold blanks;
+ * PAIR: "FULLPATH FILENAME"), into C, whose timestamp has TSN digits.  0,
+ * or -1 with *WHY when a second timestamp shows lines interleaved. */
+static int call_name(const st_sys_header *h, st_sys_call *c, const char *p,
+		     const char *e, size_t tsn, bool pair, const char **why)
+{
+	const char *w;
+	size_t n;
+
+	while (p < e && sp(*p))
+		p++;
+	/* a second stamp in the name: lines interleaved */
+	for (const char *q = p; (n = word(&q, e, &w)) > 0;)
+		if (second_stamp(w, n, tsn, c->ts)) {
+			*why = "two timestamps on a line (lines of two CPUs "
+			       "interleaved)";
+			return -1;
+		}
+	if (pair) {
+		c->file = p;
+		c->flen = path_of_pair(p, e);
+	} else if (h->col[h->ncol - 1] == ST_SC_FILENAME &&
+		   h->pos[ST_SC_FULLPATH] >= 0 && c->flen && *c->file == '/') {
+		/* FULLPATH FILENAME: the path is the name */
+	} else {
+		c->file = p;
+		c->flen = (size_t)(e - p);
+	}
+	return 0;
+}
+
 int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 		      st_sys_call *c, const char **why)
 {
@@ -291,51 +424,17 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 	for (size_t i = 0; i < nfix; i++) {
 		int64_t v = 0;
 		enum st_sys_col col = (enum st_sys_col)h->col[i];
+		int k;
 
 		if ((n = word(&p, e, &w)) == 0) {
 			*why = "too few fields (a truncated or interleaved "
 			       "line)";
 			return -1;
 		}
-		switch (col) {
-		case ST_SC_COMM:
-			c->comm = w;
-			c->clen = n;
-			continue;
-		case ST_SC_FUNC:
-			c->func = w;
-			c->fnlen = n;
-			continue;
-		case ST_SC_DONECOMM: case ST_SC_DISK: case ST_SC_OTHER:
-			if (col == ST_SC_DISK) {
-				c->file = w;
-				c->flen = n;
-			}
-			continue;
-		case ST_SC_FULLPATH: case ST_SC_FILENAME:
-			/* a name column that is not last: one word */
-			if (col == ST_SC_FULLPATH || !c->flen) {
-				c->file = w;
-				c->flen = n;
-			}
-			continue;
-		case ST_SC_RW:
-			/* rwbs letters, or the request's op as a number (the
-			 * seed's bio of d3a55ad: REQ_OP_READ 0, _WRITE 1) */
-			if (num(w, n, &v) == 0)
-				c->rw = v == 0 ? 'R' : v == 1 ? 'W' : 0;
-			else
-				c->rw = memchr(w, 'W', n) ? 'W'
-					: memchr(w, 'R', n) ? 'R' : 0;
-			continue;
-		case ST_SC_BUF:
-			if (hexnum(w, n) < 0) {
-				*why = "a buffer address that is not hex";
+		if ((k = call_text(c, col, w, n, why)) != 0) {
+			if (k < 0)
 				return -1;
-			}
 			continue;
-		default:
-			break;
 		}
 		if (num(w, n, &v) < 0 &&
 		    (col != ST_SC_RET || unsigned_errno(w, n, &v) < 0)) {
@@ -347,51 +446,8 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 			       "interleaved)";
 			return -1;
 		}
-		switch (col) {
-		case ST_SC_TS:
-			if (v <= 0) {
-				*why = "a timestamp that is not positive";
-				return -1;
-			}
-			c->ts = v;
-			tsn = n;
-			break;
-		case ST_SC_PID: case ST_SC_TID: case ST_SC_DONEPID:
-			if (v < 0 || v > MAX_PID) {
-				*why = "a pid out of range (an interleaved "
-				       "line)";
-				return -1;
-			}
-			if (col == ST_SC_PID)
-				c->pid = v;
-			else if (col == ST_SC_TID)
-				c->tid = v;
-			break;
-		case ST_SC_FD:
-			if (v < -4095 || v > INT32_MAX) {
-				*why = "a file descriptor out of range";
-				return -1;
-			}
-			c->fd = v;
-			break;
-		case ST_SC_RET: c->ret = v; break;
-		case ST_SC_REQ: c->req = v; break;
-		case ST_SC_OFFSET: c->off = v; break;
-		case ST_SC_BYTES: c->bytes = v; break;
-		case ST_SC_LAT:
-			if (v < 0) {
-				if (v < INT32_MIN) {
-					*why = "a negative latency";
-					return -1;
-				}
-				v += INT64_C(1) << 32;
-				c->lat_wrapped = true;
-			}
-			c->lat = v;
-			break;
-		default:
-			break;
-		}
+		if (call_number(c, col, v, n, &tsn, why) < 0)
+			return -1;
 	}
 	if (h->pos[ST_SC_PID] < 0)
 		c->pid = c->tid;   /* the seed's older TID column */
@@ -404,29 +460,8 @@ int st_sys_call_parse(const st_sys_header *h, const char *line, size_t len,
 		return -1;
 	}
 	if (h->free_last) {
-		const char *s;
-
-		while (p < e && sp(*p))
-			p++;
-		/* a second stamp in the name: lines interleaved */
-		for (const char *q = p; (n = word(&q, e, &w)) > 0;)
-			if (second_stamp(w, n, tsn, c->ts)) {
-				*why = "two timestamps on a line (lines of two "
-				       "CPUs interleaved)";
-				return -1;
-			}
-		s = p;
-		if (pair) {
-			c->file = s;
-			c->flen = path_of_pair(s, e);
-		} else if (h->col[h->ncol - 1] == ST_SC_FILENAME &&
-		    h->pos[ST_SC_FULLPATH] >= 0 && c->flen &&
-		    *c->file == '/') {
-			/* FULLPATH FILENAME: the path is the name */
-		} else {
-			c->file = s;
-			c->flen = (size_t)(e - s);
-		}
+		if (call_name(h, c, p, e, tsn, pair, why) < 0)
+			return -1;
 	} else if (word(&p, e, &w) > 0) {
 		*why = "more fields than the header names (an interleaved "
 		       "line)";

@@ -420,22 +420,20 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 void trace_rmap_init(struct rmap *m, const st_trace_filter *f)
 {
 	memset(m, 0, sizeof(*m));
-	for (int d = 0; d < 4; d++) {
-		m->filter_dim[d] = trace_filter_has(f, (enum st_trace_field)d);
-		m->none_ok[d] = st_trace_filter_field(f, (enum st_trace_field)d,
-						      NULL, 0, NULL) > 0 ? 1 : -1;
-	}
+	if (f)
+		st_trace_fset_add(&m->fs, f);
 }
 
 void trace_rmap_release(struct rmap *m)
 {
-	for (int d = 0; d < 4; d++) {
+	for (int d = 0; d < 4; d++)
 		free(m->tr[d]);
-		free(m->ok[d]);
-	}
+	st_trace_fset_release(&m->fs);
 	memset(m, 0, sizeof(*m));
 }
 
+/* Room for reader string id ID in the tables' ids (new room: 0, not yet
+ * interned).  0, or -1 when memory runs out. */
 static int rmap_fit(struct rmap *m, uint32_t id)
 {
 	size_t cap;
@@ -447,56 +445,27 @@ static int rmap_fit(struct rmap *m, uint32_t id)
 		cap *= 2;
 	for (int d = 0; d < 4; d++) {
 		uint32_t *t = realloc(m->tr[d], cap * sizeof(*t));
-		int8_t *k;
 
-		if (t)
-			m->tr[d] = t;
-		k = t ? realloc(m->ok[d], cap) : NULL;
-		if (!k)
+		if (!t)
 			return -1;
-		m->ok[d] = k;
+		m->tr[d] = t;
 		memset(m->tr[d] + m->cap, 0, (cap - m->cap) * sizeof(*t));
-		memset(m->ok[d] + m->cap, 0, cap - m->cap);
 	}
 	m->cap = cap;
 	return 0;
 }
 
-/* Does the filter let the event through? */
 int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
-		     const st_trace_filter *f, const st_pfw_event *ev,
-		     st_error *err)
+		    const st_trace_filter *f, const st_pfw_event *ev,
+		    st_error *err)
 {
-	const uint32_t ids[4] = { ev->name, ev->cat, ev->host, ev->file };
+	uint64_t mask;
 
-	for (int d = 0; d < 4; d++) {
-		const char *s;
-		size_t len;
-
-		if (!m->filter_dim[d])
-			continue;
-		if (ids[d] == ST_PFW_NONE) {
-			if (m->none_ok[d] < 0)
-				return 0;
-			continue;
-		}
-		if (rmap_fit(m, ids[d]) < 0)
-			return OOM(err);
-		if (!m->ok[d][ids[d]]) {
-			int k;
-
-			s = st_pfw_str(r, ids[d], &len);
-			k = st_trace_filter_field(f, (enum st_trace_field)d, s,
-						  len, err);
-			if (k < 0)
-				return trace_filter_failed(r, err);
-			m->ok[d][ids[d]] = k ? 1 : -1;
-		}
-		if (m->ok[d][ids[d]] < 0)
-			return 0;
-	}
-	return st_trace_filter_nums(f, ev->pid, ev->tid, ev->ts, ev->dur,
-				    ev->bytes);
+	if (!f || !m->fs.n)
+		return 1;
+	if (st_trace_fset_eval(&m->fs, r, ev, &mask, err) < 0)
+		return -1;
+	return mask != 0;
 }
 
 /* The thread's id of reader string ID in dimension D. */

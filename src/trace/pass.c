@@ -44,9 +44,13 @@ int st_trace_fset_add(struct st_trace_fset *s, const st_trace_filter *f)
 		    st_trace_filter_field(f, (enum st_trace_field)k, NULL, 0,
 					  NULL) > 0)
 			s->none_ok[k] |= bit;
-	for (int k = 0; k < 4; k++)
-		if (s->ok[k])
-			memset(s->ok[k], 0, s->cap * sizeof(*s->ok[k]));
+	/* the answers kept are of fewer filters, and only for the fields
+	 * the filters had terms on: start again */
+	for (int k = 0; k < 4; k++) {
+		free(s->ok[k]);
+		s->ok[k] = NULL;
+	}
+	s->cap = 0;
 	return j;
 }
 
@@ -64,7 +68,8 @@ void st_trace_fset_release(struct st_trace_fset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Room for string id ID in the answers (new room: not yet).  0, -1. */
+/* Room for string id ID in the answers on the fields some filter has
+ * terms on (new room: not yet).  0, -1. */
 static int fset_room(struct st_trace_fset *s, uint32_t id)
 {
 	size_t cap = s->cap ? s->cap : 1024;
@@ -72,9 +77,11 @@ static int fset_room(struct st_trace_fset *s, uint32_t id)
 	while (cap <= id)
 		cap *= 2;
 	for (int k = 0; k < 4; k++) {
-		uint64_t *v = realloc(s->ok[k], cap * sizeof(*v));
+		uint64_t *v;
 
-		if (!v)
+		if (!s->has[k])
+			continue;
+		if (!(v = realloc(s->ok[k], cap * sizeof(*v))))
 			return -1;
 		memset(v + s->cap, 0, (cap - s->cap) * sizeof(*v));
 		s->ok[k] = v;
@@ -118,17 +125,18 @@ int st_trace_fset_eval(struct st_trace_fset *s, const st_pfw_reader *r,
 		if (!s->has[k])
 			continue;
 		if (id == ST_PFW_NONE) {
-			m &= s->none_ok[k];
-			continue;
+			a = s->none_ok[k];
+		} else {
+			if (id >= s->cap && fset_room(s, id) < 0)
+				return OOM(err);
+			if (!(a = s->ok[k][id])) {
+				if (fset_field(s, r, k, id, &a, err) < 0)
+					return -1;
+				s->ok[k][id] = a;
+			}
 		}
-		if (id >= s->cap && fset_room(s, id) < 0)
-			return OOM(err);
-		if (!(a = s->ok[k][id])) {
-			if (fset_field(s, r, k, id, &a, err) < 0)
-				return -1;
-			s->ok[k][id] = a;
-		}
-		m &= a;
+		if (!(m &= a))
+			break;   /* no filter left to ask */
 	}
 	for (uint64_t b = m & s->nums; b; b &= b - 1) {
 		int j = __builtin_ctzll(b);

@@ -18,7 +18,8 @@
 #include "streamtime/trace_keys.h"
 
 /* Up to ST_TRACE_FSET_MAX filters asked of each event at once (trace
- * compare's metrics; trace events' one filter): bit j of an answer is
+ * compare's metrics; the one filter of trace events, and of summaries and
+ * timelines through gather.c's rmap): bit j of an answer is
  * filter j's.  Their answers on a string field are kept per string id of
  * the reader, so each filter is asked once per distinct name, cat, host
  * and file, and an event costs one lookup per field the filters test,

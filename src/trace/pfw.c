@@ -1276,6 +1276,59 @@ static const char *str_bad(const st_pfw_val *v, bool optional)
 	}
 }
 
+/* A metadata event ("ph":"M") of RAW: a hash's value (FH, HH, SH) kept
+ * in R's maps, other names only counted.  ST_PFW_EOF (no event), or what
+ * bad() and OOM() return. */
+static int meta_event(st_pfw_reader *r, const st_pfw_raw *raw)
+{
+	const char *why;
+	int map;
+
+	for (map = 0; map < MAP_N; map++)
+		if (KEY_IS(raw->name.s, raw->name.n, map_names[map]))
+			break;
+	if (map < MAP_N) {
+		if ((why = str_bad(&raw->aname, false)))
+			return bad(r, why, "args.name");
+		if (raw->avalue.kind == ST_PFW_RANGE && !raw->avalue.s)
+			return bad(r, str_bad(&raw->avalue, false),
+				   "args.value");
+		if (raw->avalue.kind != ST_PFW_INT &&
+		    raw->avalue.kind != ST_PFW_STRING &&
+		    !is_big(&raw->avalue))
+			return bad(r, raw->avalue.kind ?
+				   "'%s' is not a hash value" :
+				   "missing '%s'", "args.value");
+		if (map_set(r, map, &raw->avalue, &raw->aname) < 0)
+			return OOM(r);
+	}
+	r->st.meta++;
+	return ST_PFW_EOF;
+}
+
+/* The id of a host or file of an event: its NAME (interned through the
+ * cache C), else the name its HASH stands for in map MAP (cache H), else
+ * ST_PFW_NONE into *ID.  0, or -1 when memory runs out. */
+static int where_id(st_pfw_reader *r, const st_pfw_val *name,
+		    struct str_cache *c, const st_pfw_val *hash, int map,
+		    struct hash_cache *h, uint32_t *id)
+{
+	int64_t k;
+
+	*id = ST_PFW_NONE;
+	if (name->kind == ST_PFW_STRING)
+		k = intern_cached(r, c, name->s, name->n);
+	else if (hash->kind == ST_PFW_INT || hash->kind == ST_PFW_STRING ||
+		 is_big(hash))
+		k = resolve(r, map, hash, h);
+	else
+		return 0;
+	if (k < 0)
+		return -1;
+	*id = (uint32_t)k;
+	return 0;
+}
+
 /* Raw fields -> an event, or the reason the line is corrupt. */
 static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 {
@@ -1294,31 +1347,8 @@ static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 		r->st.other++;
 		return ST_PFW_EOF;
 	}
-	if (raw->ph.s[0] == 'M') {
-		int map;
-
-		for (map = 0; map < MAP_N; map++)
-			if (KEY_IS(raw->name.s, raw->name.n, map_names[map]))
-				break;
-		if (map < MAP_N) {
-			if ((why = str_bad(&raw->aname, false)))
-				return bad(r, why, "args.name");
-			if (raw->avalue.kind == ST_PFW_RANGE &&
-			    !raw->avalue.s)
-				return bad(r, str_bad(&raw->avalue, false),
-					   "args.value");
-			if (raw->avalue.kind != ST_PFW_INT &&
-			    raw->avalue.kind != ST_PFW_STRING &&
-			    !is_big(&raw->avalue))
-				return bad(r, raw->avalue.kind ?
-					   "'%s' is not a hash value" :
-					   "missing '%s'", "args.value");
-			if (map_set(r, map, &raw->avalue, &raw->aname) < 0)
-				return OOM(r);
-		}
-		r->st.meta++;
-		return ST_PFW_EOF;
-	}
+	if (raw->ph.s[0] == 'M')
+		return meta_event(r, raw);
 	if ((why = str_bad(&raw->cat, false)))
 		return bad(r, why, "cat");
 	/* a host or file name the reader cannot hold is not skipped */
@@ -1354,30 +1384,11 @@ static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 	if ((id = intern_cached(r, &r->c_cat, raw->cat.s, raw->cat.n)) < 0)
 		return OOM(r);
 	ev->cat = (uint32_t)id;
-	ev->host = ev->file = ST_PFW_NONE;
-	if (raw->hostname.kind == ST_PFW_STRING) {
-		id = intern_cached(r, &r->c_host, raw->hostname.s,
-				   raw->hostname.n);
-		if (id < 0)
-			return OOM(r);
-		ev->host = (uint32_t)id;
-	} else if (raw->hhash.kind == ST_PFW_INT ||
-		   raw->hhash.kind == ST_PFW_STRING || is_big(&raw->hhash)) {
-		if ((id = resolve(r, MAP_HOST, &raw->hhash, &r->h_host)) < 0)
-			return OOM(r);
-		ev->host = (uint32_t)id;
-	}
-	if (raw->fname.kind == ST_PFW_STRING) {
-		id = intern_cached(r, &r->c_file, raw->fname.s, raw->fname.n);
-		if (id < 0)
-			return OOM(r);
-		ev->file = (uint32_t)id;
-	} else if (raw->fhash.kind == ST_PFW_INT ||
-		   raw->fhash.kind == ST_PFW_STRING || is_big(&raw->fhash)) {
-		if ((id = resolve(r, MAP_FILE, &raw->fhash, &r->h_file)) < 0)
-			return OOM(r);
-		ev->file = (uint32_t)id;
-	}
+	if (where_id(r, &raw->hostname, &r->c_host, &raw->hhash, MAP_HOST,
+		     &r->h_host, &ev->host) < 0 ||
+	    where_id(r, &raw->fname, &r->c_file, &raw->fhash, MAP_FILE,
+		     &r->h_file, &ev->file) < 0)
+		return OOM(r);
 	if (ev->name >= r->kindcap) {
 		size_t cap = r->kindcap ? r->kindcap : 256;
 		int8_t *k;

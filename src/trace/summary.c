@@ -537,6 +537,42 @@ int st_trace_summarize(const char *const *paths, size_t n,
 	return trace_summarize(paths, n, o, s, NULL, NULL, err);
 }
 
+/* RUN's files in the order the threads take them, largest first, in
+ * RUN->order (BS: room for RUN->n); each one's path in RUN->files. */
+static void order_by_size(struct run *run, struct by_size *bs)
+{
+	for (size_t i = 0; i < run->n; i++) {
+		struct stat sb;
+
+		run->files[i].path = run->paths[i];
+		bs[i].i = i;
+		bs[i].size = stat(run->paths[i], &sb) == 0 ? sb.st_size : 0;
+	}
+	qsort(bs, run->n, sizeof(*bs), cmp_by_size);
+	for (size_t i = 0; i < run->n; i++)
+		run->order[i] = bs[i].i;
+}
+
+/* The workers W[0..JOBS) run to their end: in this thread when there is
+ * one, or when no thread can be started. */
+static void run_workers(struct worker *w, size_t jobs)
+{
+	size_t started = 0;
+
+	if (jobs == 1) {
+		trace_worker_main(&w[0]);
+		return;
+	}
+	for (; started < jobs; started++)
+		if (pthread_create(&w[started].th, NULL, trace_worker_main,
+				   &w[started]) != 0)
+			break;
+	if (started == 0)
+		trace_worker_main(&w[0]);   /* no thread at all: read here */
+	for (size_t j = 0; j < started; j++)
+		pthread_join(w[j].th, NULL);
+}
+
 int trace_summarize(const char *const *paths, size_t n,
 		    const st_trace_opts *o, st_trace_summary *s,
 		    trace_agg_done done, void *ctx, st_error *err)
@@ -544,7 +580,7 @@ int trace_summarize(const char *const *paths, size_t n,
 	struct run run = { 0 };
 	struct worker *w = NULL;
 	struct by_size *bs = NULL;
-	size_t jobs = o->jobs > 1 ? (size_t)o->jobs : 1, started = 0;
+	size_t jobs = o->jobs > 1 ? (size_t)o->jobs : 1;
 	int rc = -1;
 
 	memset(s, 0, sizeof(*s));
@@ -565,16 +601,7 @@ int trace_summarize(const char *const *paths, size_t n,
 		goto out;
 	}
 	run.files = s->files_in;
-	for (size_t i = 0; i < n; i++) {
-		struct stat sb;
-
-		s->files_in[i].path = paths[i];
-		bs[i].i = i;
-		bs[i].size = stat(paths[i], &sb) == 0 ? sb.st_size : 0;
-	}
-	qsort(bs, n, sizeof(*bs), cmp_by_size);
-	for (size_t i = 0; i < n; i++)
-		run.order[i] = bs[i].i;
+	order_by_size(&run, bs);
 	for (size_t j = 0; j < jobs; j++) {
 		w[j].run = &run;
 		trace_agg_init(&w[j].agg, o);
@@ -587,22 +614,7 @@ int trace_summarize(const char *const *paths, size_t n,
 	/* jansson seeds its hash tables on first use: do it before the
 	 * threads parse lines */
 	json_object_seed(0);
-	if (jobs == 1) {
-		trace_worker_main(&w[0]);
-		started = 1;
-	} else {
-		for (; started < jobs; started++)
-			if (pthread_create(&w[started].th, NULL, trace_worker_main,
-					   &w[started]) != 0)
-				break;
-		if (started == 0) {
-			/* no thread at all: read them here */
-			trace_worker_main(&w[0]);
-			started = 0;
-		}
-		for (size_t j = 0; j < started; j++)
-			pthread_join(w[j].th, NULL);
-	}
+	run_workers(w, jobs);
 	for (size_t j = 0; j < jobs; j++)
 		if (w[j].failed) {
 			*err = w[j].err;

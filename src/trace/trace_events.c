@@ -424,12 +424,116 @@ void st_trace_rows_phases(struct st_trace_rows *w, const int64_t *seg_us,
 	w->seg_phase = seg_phase;
 }
 
+/* EV of R as the record the keys are formatted from (*E): its strings,
+ * and the phase of W's segments it starts in. */
+static void row_rec(const struct writer *w, const st_pfw_reader *r,
+		    const st_pfw_event *ev, st_trace_rec *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->pid = ev->pid;
+	e->tid = ev->tid;
+	e->name = st_pfw_str(r, ev->name, &e->name_len);
+	e->cat = st_pfw_str(r, ev->cat, &e->cat_len);
+	if (w->nseg) {
+		uint32_t seg = trace_phase_seg(w->seg_us, w->nseg, ev->ts);
+
+		if (seg && w->seg_phase[seg - 1]) {
+			e->phase = w->seg_phase[seg - 1];
+			e->phase_len = strlen(e->phase);
+		}
+	}
+	if (ev->host != ST_PFW_NONE)
+		e->host = st_pfw_str(r, ev->host, &e->host_len);
+	if (ev->file != ST_PFW_NONE)
+		e->file = st_pfw_str(r, ev->file, &e->file_len);
+}
+
+/* The keys' cells of E (EV's record) into the arena, at AT[C_N + i], N[C_N
+ * + i] (SIZE_MAX: none): the keys of the file first (cached by file id),
+ * then the others, whose text goes from the arena after the row (*MARK:
+ * where they start).  0, or -1 when memory runs out. */
+static int row_keys(struct writer *w, const st_pfw_event *ev,
+		    const st_trace_rec *e, size_t *at, size_t *n, bool *text,
+		    size_t *mark)
+{
+	int ret = 0;
+
+	*mark = w->an;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			*mark = w->an;
+		for (size_t i = 0; i < w->nkeys && ret == 0; i++) {
+			enum st_trace_key_kind kind = w->keys[i].kind;
+			bool of_file = kind == ST_TRACE_KEY_BASENAME ||
+				       kind == ST_TRACE_KEY_PATTERN ||
+				       kind == ST_TRACE_KEY_PREFIX;
+			struct idcache *c = &w->kfile[i];
+			size_t kn;
+
+			if (of_file == (pass == 1))
+				continue;
+			n[C_N + i] = SIZE_MAX;
+			text[C_N + i] = true;
+			if (of_file && !e->file)
+				continue;
+			if (of_file && ev->file < c->cap && c->at[ev->file]) {
+				at[C_N + i] = c->at[ev->file] - 1;
+				n[C_N + i] = c->len[ev->file];
+				continue;
+			}
+			if (st_trace_key_text(&w->keys[i], e, &w->kb,
+					      &w->kcap, &kn) < 0) {
+				ret = -1;
+				break;
+			}
+			if (of_file)
+				ret = cached(w, c, ev->file, w->kb, kn,
+					     &at[C_N + i], &n[C_N + i]);
+			else if (kn != ST_TRACE_KEY_NONE)
+				ret = render(w, w->kb, kn, &at[C_N + i],
+					     &n[C_N + i]);
+		}
+	}
+	return ret;
+}
+
+/* Cell NAME, P[0..LEN) (NULL: null), as a JSON member into OB: TEXT, a
+ * string whose bytes after a NUL are its hex (then also NAME_hex);
+ * QUOTED, a string as it is; else a number.  FIRST: the row's first. */
+static void row_json_cell(st_outbuf *ob, const char *name, const char *p,
+			  size_t len, bool text, bool quoted, bool first)
+{
+	st_outbuf_put(ob, first ? "{\"" : ",\"", 2);
+	/* key names need no escape */
+	st_outbuf_str(ob, name);
+	st_outbuf_put(ob, "\":", 2);
+	if (!p) {
+		st_outbuf_put(ob, "null", 4);
+	} else if (text || quoted) {
+		const char *hex = text ? memchr(p, 0, len) : NULL;
+		size_t tl = hex ? (size_t)(hex - p) : len;
+
+		st_outbuf_put(ob, "\"", 1);
+		st_outbuf_put(ob, p, tl);
+		st_outbuf_put(ob, "\"", 1);
+		if (hex) {
+			st_outbuf_put(ob, ",\"", 2);
+			st_outbuf_str(ob, name);
+			st_outbuf_put(ob, "_hex\":\"", 7);
+			st_outbuf_put(ob, hex + 1, len - tl - 1);
+			st_outbuf_put(ob, "\"", 1);
+		}
+	} else {
+		st_outbuf_put(ob, p, len);
+	}
+}
+
 int st_trace_rows_put(struct st_trace_rows *w, const st_pfw_reader *r,
 		      const st_pfw_event *ev)
 {
 	static const bool quoted[C_N] = { [C_START] = true, [C_END] = true };
 	bool json = w->format == ST_TRACE_EVENTS_JSONL;
-	st_trace_rec e = { .pid = ev->pid, .tid = ev->tid };
+	st_trace_rec e;
 	size_t at[NCOLS], n[NCOLS], mark;
 	bool text[NCOLS] = { false };
 	const uint32_t ids[4] = { ev->host, ev->name, ev->cat, ev->file };
@@ -437,20 +541,7 @@ int st_trace_rows_put(struct st_trace_rows *w, const st_pfw_reader *r,
 	st_outbuf *ob = &w->ob;
 	int ret = 0;
 
-	e.name = st_pfw_str(r, ev->name, &e.name_len);
-	e.cat = st_pfw_str(r, ev->cat, &e.cat_len);
-	if (w->nseg) {
-		uint32_t seg = trace_phase_seg(w->seg_us, w->nseg, ev->ts);
-
-		if (seg && w->seg_phase[seg - 1]) {
-			e.phase = w->seg_phase[seg - 1];
-			e.phase_len = strlen(e.phase);
-		}
-	}
-	if (ev->host != ST_PFW_NONE)
-		e.host = st_pfw_str(r, ev->host, &e.host_len);
-	if (ev->file != ST_PFW_NONE)
-		e.file = st_pfw_str(r, ev->file, &e.file_len);
+	row_rec(w, r, ev, &e);
 	/* the text cells first, into the arena (render uses ROW) */
 	for (int k = 0; k < 4 && ret == 0; k++) {
 		const char *str = k == 0 ? e.host : k == 1 ? e.name :
@@ -465,44 +556,9 @@ int st_trace_rows_put(struct st_trace_rows *w, const st_pfw_reader *r,
 		ret = cached(w, &w->ids, ids[k], str, len, &at[idcol[k]],
 			     &n[idcol[k]]);
 	}
-	/* the keys of the file (cached by file id), then the others, whose
-	 * text goes from the arena after the row (from MARK on) */
 	mark = w->an;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass)
-			mark = w->an;
-		for (size_t i = 0; i < w->nkeys && ret == 0; i++) {
-			enum st_trace_key_kind kind = w->keys[i].kind;
-			bool of_file = kind == ST_TRACE_KEY_BASENAME ||
-				       kind == ST_TRACE_KEY_PATTERN ||
-				       kind == ST_TRACE_KEY_PREFIX;
-			struct idcache *c = &w->kfile[i];
-			size_t kn;
-
-			if (of_file == (pass == 1))
-				continue;
-			n[C_N + i] = SIZE_MAX;
-			text[C_N + i] = true;
-			if (of_file && !e.file)
-				continue;
-			if (of_file && ev->file < c->cap && c->at[ev->file]) {
-				at[C_N + i] = c->at[ev->file] - 1;
-				n[C_N + i] = c->len[ev->file];
-				continue;
-			}
-			if (st_trace_key_text(&w->keys[i], &e, &w->kb,
-					      &w->kcap, &kn) < 0) {
-				ret = -1;
-				break;
-			}
-			if (of_file)
-				ret = cached(w, c, ev->file, w->kb, kn,
-					     &at[C_N + i], &n[C_N + i]);
-			else if (kn != ST_TRACE_KEY_NONE)
-				ret = render(w, w->kb, kn, &at[C_N + i],
-					     &n[C_N + i]);
-		}
-	}
+	if (ret == 0)
+		ret = row_keys(w, ev, &e, at, n, text, &mark);
 	/* then the numbers and times, into ROW */
 	w->rn = 0;
 	w->off[C_BYTES] = SIZE_MAX;
@@ -527,34 +583,9 @@ int st_trace_rows_put(struct st_trace_rows *w, const st_pfw_reader *r,
 			len = p ? strlen(p) : 0;
 		}
 		if (json) {
-			const char *name = i < C_N ? col_names[i]
-						   : w->knames[i - C_N];
-
-			st_outbuf_put(ob, i ? ",\"" : "{\"", 2);
-			/* key names need no escape */
-			st_outbuf_str(ob, name);
-			st_outbuf_put(ob, "\":", 2);
-			if (!p) {
-				st_outbuf_put(ob, "null", 4);
-			} else if (text[i] || quoted[i]) {
-				const char *hex = text[i] ? memchr(p, 0, len)
-							  : NULL;
-				size_t tl = hex ? (size_t)(hex - p) : len;
-
-				st_outbuf_put(ob, "\"", 1);
-				st_outbuf_put(ob, p, tl);
-				st_outbuf_put(ob, "\"", 1);
-				if (hex) {
-					st_outbuf_put(ob, ",\"", 2);
-					st_outbuf_str(ob, name);
-					st_outbuf_put(ob, "_hex\":\"", 7);
-					st_outbuf_put(ob, hex + 1,
-						      len - tl - 1);
-					st_outbuf_put(ob, "\"", 1);
-				}
-			} else {
-				st_outbuf_put(ob, p, len);
-			}
+			row_json_cell(ob, i < C_N ? col_names[i]
+					     : w->knames[i - C_N], p, len,
+				      text[i], i < C_N && quoted[i], i == 0);
 			continue;
 		}
 		if (i)

@@ -550,14 +550,3 @@ bool st_trace_filter_nums(const st_trace_filter *f, int64_t pid, int64_t tid,
 	}
 	return true;
 }
-
-bool trace_filter_has(const st_trace_filter *f, enum st_trace_field field)
-{
-	for (size_t i = 0; f && i < f->n; i++)
-		if (f->v[i].field == field ||
-		    (field == ST_TRACE_FILE &&
-		     (f->v[i].field == ST_TRACE_BASENAME ||
-		      f->v[i].field == ST_TRACE_PATTERN)))
-			return true;
-	return false;
-}

@@ -22,6 +22,7 @@
 #include "streamtime/num.h"
 #include "streamtime/pairmap.h"
 #include "streamtime/trace.h"
+#include "pass.h"
 
 #define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
 
@@ -122,14 +123,12 @@ struct agg {
 	bool have_thread;
 };
 
-/* Per reader string id: its id in each of the thread's tables (+ 1) and
- * whether the filter's terms on that field hold (0 unknown, 1, -1). */
+/* Per reader string id: its id in each of the thread's tables (+ 1);
+ * and the filter, whose answers the fset keeps per string id. */
 struct rmap {
 	uint32_t *tr[4];
-	int8_t *ok[4];
 	size_t cap;
-	int8_t none_ok[4];       /* for ST_PFW_NONE */
-	bool filter_dim[4];
+	struct st_trace_fset fs;  /* empty without a filter */
 };
 
 struct run {
@@ -182,8 +181,6 @@ static inline void uadd(uint64_t *a, uint64_t b, bool *sat)
 st_pfw_reader *trace_open(const st_trace_source *src, const char *path,
 			  bool tracks, st_error *err);
 
-/* trace_filter.c: does F have a term on FIELD? */
-bool trace_filter_has(const st_trace_filter *f, enum st_trace_field field);
 /* trace_filter.c: FIELD as a term names it ("name", "dur", ...). */
 const char *trace_field_name(enum st_trace_field f);
 
@@ -240,10 +237,12 @@ int trace_ivs_union(struct agg *g, size_t p, unsigned kinds,
 		    trace_iv_fn fn, void *ctx, int64_t *both);
 /* A thread's loop: files from RUN until none is left or one failed. */
 void *trace_worker_main(void *arg);
+/* M for a new reader, with filter F (may be NULL: none; borrowed). */
 void trace_rmap_init(struct rmap *m, const st_trace_filter *f);
 void trace_rmap_release(struct rmap *m);
-/* Does filter F let EV of R through?  1, 0, or -1 with ERR: out of
- * memory, or the filter failed (trace_filter_failed). */
+/* Does filter F, the one M was initialised with, let EV of R through
+ * (1 when F is NULL)?  1, 0, or -1 with ERR: out of memory, or the filter
+ * failed (trace_filter_failed). */
 int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
 		    const st_trace_filter *f, const st_pfw_event *ev,
 		    st_error *err);
