@@ -9,13 +9,14 @@ around tests/systrace/workload.py (which records every read/write it makes
 with CLOCK_REALTIME and CLOCK_MONOTONIC stamps and prints MLLOG lines on
 stdout, kept as app.log).  The tracers and mpstat run in the zone
 America/New_York (TZ), which streamtime is told with --tz; the date comes
-from mpstat's header.  The workload runs as `stwl` (a link to python3) so
-that the scripts follow its comm only.
+from mpstat's header.  The workload runs as `stwlPID` (a link to python3,
+PID this script's) so that the scripts follow its comm only, and not the
+workload of another run of this test on the same machine.
 
 Checks, each computed here from the truth file and the raw trace:
   * the summary: exact read/write call counts and bytes per (pid, file)
     of the workload's files (--filter), the epochs as phases, process
-    names (stwl for the workload's pids, children under their parent);
+    names (stwlPID for the workload's pids, children under their parent);
   * the alignment: a method and a finite bound, the bound holding for the
     true offset (the workload's REALTIME-MONOTONIC pairs);
   * the timeline: every read/write slice of the workload's files within
@@ -55,6 +56,8 @@ VERIFY = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
 SMALL = os.path.join(SRC, "..", "shared", "fixtures", "dftracer",
                      "small.pfw")
 ZONE = "America/New_York"
+# the workload's comm: unique to this run (the scripts trace by comm)
+COMM = "stwl%d" % (os.getpid() % 100000)
 from checks import FAILS, check, report  # noqa: E402
 STARTED = []   # the tracers started, stopped whatever happens
 
@@ -115,14 +118,14 @@ def record(tdir, data, truth, extra=()):
     procs, outs = STARTED, {}
     link_dir = os.path.join(os.path.dirname(tdir), "bin")
     os.makedirs(link_dir, exist_ok=True)
-    stwl = os.path.join(link_dir, "stwl")
+    stwl = os.path.join(link_dir, COMM)
     if not os.path.lexists(stwl):
         os.symlink(os.path.realpath(sys.executable), stwl)
     for name in ("read", "write", "openat", "close", "time_align"):
         out = os.path.join(tdir, "trace_%s.out" % name)
         p = subprocess.Popen(
             ["bpftrace", "-o", out, os.path.join(SEED, "trace_%s.bt" % name),
-             "stwl"], env=env, stdout=subprocess.DEVNULL,
+             COMM], env=env, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, text=True)
         procs.append(p)
         outs[out] = p
@@ -492,14 +495,14 @@ def run(top):
               "compare_phase_key: compare by phase = summary --group-by "
               "phase on the recording: %s, %s" % (cv, wantp))
 
-    # names: the workload's pids are stwl, the forked workers its children
+    # names: the workload's pids are COMM, the forked workers its children
     procs = {p["pid"]: p for p in sysj.get("processes", [])}
     pids = sorted({c["pid"] for c in calls})
     main_pid = min(pids, key=lambda p: sum(1 for c in calls if c["pid"] == p))
     main_pid = [m["pid"] for m in ml][0]
     for pid in pids:
         p = procs.get(pid, {})
-        check(p.get("name") == "stwl", "pid %d named stwl: %s" % (pid, p))
+        check(p.get("name") == COMM, "pid %d named %s: %s" % (pid, COMM, p))
         if pid != main_pid:
             check(p.get("ppid") == main_pid,
                   "worker %d is a child of %d: %s" % (pid, main_pid, p))
