@@ -1,4 +1,4 @@
-/* compare.c - `trace compare`: the one pass per case that computes
+/* trace_compare.c - `trace compare`: the one pass per case that computes
  * every metric, its per-key sums and their reduction (trace_compare.h). */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,7 +12,7 @@
 #include "streamtime/text.h"
 #include "streamtime/trace_compare.h"
 
-#include "compare_int.h"
+#include "trace_compare_int.h"
 
 /* ---- per-key sums ---------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* compare_metrics.c - the metrics files of `trace compare`
+/* trace_compare_metrics.c - the metrics files of `trace compare`
  * (trace_compare.h): parsed and checked, naming the metric and field. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
-/* compare_int.h - what the parts of trace compare share: the per-key
- * sums and a case's pass (compare.c), which the partials
- * (compare_partial.c) write and merge.  Not a public interface. */
+/* trace_compare_int.h - what the parts of trace compare share: the per-key
+ * sums and a case's pass (trace_compare.c), which the partials
+ * (trace_compare_partial.c) write and merge.  Not a public interface. */
 #ifndef STREAMTIME_TRACE_COMPARE_INT_H
 #define STREAMTIME_TRACE_COMPARE_INT_H
 

@@ -1,4 +1,4 @@
-/* compare_partial.c - the partials of `trace compare` (trace_compare.h):
+/* trace_compare_partial.c - the partials of `trace compare` (trace_compare.h):
  * a pass's per-key sums and inputs written, and partials merged back
  * into cases. */
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 
 #include "streamtime/trace_compare.h"
 
-#include "compare_int.h"
+#include "trace_compare_int.h"
 #include "partial_io.h"
 
 /* The sums of metric I of pass P: a line per key. */
