@@ -96,8 +96,8 @@ int cmd_trace_plot(int argc, char **argv)
 	if (!st_opt_go(&plot_desc, opts, argc, argv, &nargs, &rc))
 		goto out;
 	if ((rc = check_dirs(argv + 1, (size_t)nargs)) ||
-	    (rc = st_trace_sets_open(&ts, argv + 1, (size_t)nargs, &sys,
-				     st_verbosity > 0 ? 1000 : 10, NULL, NULL)))
+	    (rc = trace_sets_open(&ts, argv + 1, (size_t)nargs, &sys,
+				  st_verbosity > 0 ? 1000 : 10, NULL, NULL)))
 		goto out;
 	o.filter = filter.n ? &filter : NULL;
 	o.formats = formats;

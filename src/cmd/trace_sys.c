@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "streamtime/text.h"
 #include "streamtime/time.h"
+#include "streamtime/trace_render.h"
 #include "trace_sys.h"
 
 static const char *kind_text(enum st_sys_file k)
@@ -80,35 +81,12 @@ static size_t put_text(FILE *f, const char *s)
 	return n;
 }
 
-json_t *trace_name_json(const char *s, size_t len, json_t *hex)
-{
-	bool utf8 = st_utf8_valid(s, len);
-	char *t = utf8 ? NULL : malloc(ST_TEXT_GROWTH * len + 1);
-	json_t *v;
-
-	if (!utf8 && !t)
-		return NULL;
-	v = utf8 ? json_stringn(s, len)
-		 : json_stringn(t, st_text_escape(t, s, len, 0));
-	if (v && hex) {
-		free(t);
-		if (!(t = malloc(2 * len + 1))) {
-			json_decref(v);
-			return NULL;
-		}
-		st_text_hex(t, s, len);
-		json_array_append_new(hex, json_string(t));
-	}
-	free(t);
-	return v;
-}
-
 void trace_name_set(json_t *o, const char *key, const char *s)
 {
 	json_t *h = json_array();
 	char k[64];
 
-	json_object_set_new(o, key, s ? trace_name_json(s, strlen(s), h)
+	json_object_set_new(o, key, s ? st_trace_name_json(s, strlen(s), h)
 				      : json_null());
 	if (h && json_array_size(h) == 1 && s && !st_utf8_valid(s, strlen(s))) {
 		snprintf(k, sizeof(k), "%s_hex", key);

@@ -13,12 +13,7 @@
  * alignment, the files' line counts, the processes (children under their
  * parents) and the phases with their I/O (from S's segments, bounds SEG,
  * N) and CPU/GPU figures. */
-/* Name S[0..LEN) as a JSON string value (text.h): as it is when it is
- * UTF-8, else its escaped text; with HEX (may be NULL) its bytes in hex
- * appended to the array HEX.  New reference; NULL out of memory. */
-json_t *trace_name_json(const char *s, size_t len, json_t *hex);
-
-/* Member KEY of O, name S (NULL: null) as trace_name_json gives it, and
+/* Member KEY of O, name S (NULL: null) as st_trace_name_json gives it, and
  * KEY_hex with its bytes when it is not UTF-8. */
 void trace_name_set(json_t *o, const char *key, const char *s);
 

@@ -67,8 +67,11 @@
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
+#include "streamtime/trace_inputs.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/trace_path.h"
+#include "streamtime/trace_render.h"
+#include "streamtime/trace_sets.h"
 #include "streamtime/traceset.h"
 #include "streamtime/tz.h"
 
@@ -127,8 +130,11 @@
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
+#include "streamtime/trace_inputs.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/trace_path.h"
+#include "streamtime/trace_render.h"
+#include "streamtime/trace_sets.h"
 #include "streamtime/traceset.h"
 #include "streamtime/tz.h"
 
@@ -188,8 +194,11 @@ static const char *const included[] = {
 	"trace.h",
 	"trace_compare.h",
 	"trace_events.h",
+	"trace_inputs.h",
 	"trace_keys.h",
 	"trace_path.h",
+	"trace_render.h",
+	"trace_sets.h",
 	"traceset.h",
 	"tz.h",
 };
