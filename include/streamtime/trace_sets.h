@@ -30,6 +30,12 @@ struct st_trace_sets {
 	const char **phase;
 };
 
+/* Is every DIRS[0..N) a directory of system traces?  An error note for
+ * each that is not: 66 missing (naming it and why), 65 not a set.  0,
+ * or -1 with ERR set (74) when memory runs out. */
+int st_trace_sets_check(char *const *dirs, size_t n, st_trace_notes *nt,
+			st_error *err);
+
 /* Open DIRS[0..N) as system-trace sets with SO (their small files read
  * now), each set's call files appended to *PATHS (*NPATHS of them, owned
  * by the caller; PATHS may be NULL), TS->src their source.  What a

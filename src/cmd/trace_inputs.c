@@ -43,6 +43,14 @@ int trace_input_check(const char *path)
 	return said(&nt, st_trace_input_check(path, false, &nt, &err), &err);
 }
 
+int trace_sets_check(char *const *dirs, size_t n)
+{
+	st_trace_notes nt = { 0 };
+	st_error err;
+
+	return said(&nt, st_trace_sets_check(dirs, n, &nt, &err), &err);
+}
+
 int trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
 		    const struct st_trace_sys_opts *so, size_t max_bad,
 		    char ***paths, size_t *npaths)

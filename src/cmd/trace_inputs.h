@@ -33,6 +33,7 @@ int trace_notes_say(st_trace_notes *nt);
 int trace_inputs_collect(struct st_trace_inputs *in, char *const *args,
 			 size_t n);
 int trace_input_check(const char *path);
+int trace_sets_check(char *const *dirs, size_t n);
 int trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
 		    const struct st_trace_sys_opts *so, size_t max_bad,
 		    char ***paths, size_t *npaths);

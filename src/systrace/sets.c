@@ -1,8 +1,10 @@
 /* sets.c - the system-trace directories of a trace command, open
  * (trace_sets.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "streamtime/trace_sets.h"
 
@@ -31,6 +33,31 @@ static int record_notes(const char *dir, const st_sys_record *r,
 			    dir, r->lost_events, r->bad_lines);
 	return 0;
 #undef WARN
+}
+
+int st_trace_sets_check(char *const *dirs, size_t n, st_trace_notes *nt,
+			st_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat sb;
+		int r = 0;
+
+		if (stat(dirs[i], &sb) < 0)
+			r = st_trace_notes_add(nt, ST_NOTE_ERROR, ST_EXIT_NOINPUT,
+					       dirs[i], err, "cannot read %s: %s",
+					       dirs[i], strerror(errno));
+		else if (!S_ISDIR(sb.st_mode) || !st_systrace_is_set(dirs[i]))
+			r = st_trace_notes_add(nt, ST_NOTE_ERROR, ST_EXIT_DATAERR,
+					       dirs[i], err, "%s: not a trace "
+					       "set: no system-trace file "
+					       "(trace_*.out, cpu.out, gpu.out, "
+					       "*.log with MLLOG lines, "
+					       "strace.out, manifest.json; see "
+					       "docs/systrace.md)", dirs[i]);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int st_trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
