@@ -39,22 +39,16 @@ static void make(st_trace_summary *s, st_trace_stat cat[2],
 		 st_trace_stat name[4], st_trace_stat grp[2],
 		 st_trace_bin bin[2])
 {
-	memset(s, 0, sizeof(*s));
-	s->n_files = 2;
-	s->bad_lines = 3;
-	s->events = 7;
-	s->hosts = 1;
-	s->processes = 2;
-	s->threads = 3;
-	s->files = 2;
-	s->first_us = T0;
-	s->end_us = T0 + 2500000;
-	s->io_us = 1250000;
-	s->io_unoverlapped_us = 250000;
-	s->io_max_us = 1000000;
-	s->compute_us = 3000001;
-	s->compute_unoverlapped_us = 2000001;
-	s->compute_max_us = 2000000;
+	*s = (st_trace_summary){
+		.n_files = 2, .bad_lines = 3, .events = 7, .hosts = 1,
+		.processes = 2, .threads = 3, .files = 2,
+		.first_us = T0, .end_us = T0 + 2500000,
+		.io_us = 1250000, .io_unoverlapped_us = 250000,
+		.io_max_us = 1000000, .compute_us = 3000001,
+		.compute_unoverlapped_us = 2000001, .compute_max_us = 2000000,
+		.by_cat = cat, .n_cat = 2, .by_name = name, .n_name = 4,
+		.groups = grp, .n_groups = 2, .bins = bin, .n_bins = 2,
+	};
 	cat[0] = (st_trace_stat){ .key = "POSIX", .count = 5, .dur_us = 1250000 };
 	cat[1] = (st_trace_stat){ .key = "compute", .count = 2,
 				  .dur_us = 3000001 };
@@ -77,14 +71,6 @@ static void make(st_trace_summary *s, st_trace_stat cat[2],
 				 .io_us = 1000000, .compute_us = 500000 };
 	bin[1] = (st_trace_bin){ .start_us = T0 + 2000000, .events = 2,
 				 .compute_us = 1 };
-	s->by_cat = cat;
-	s->n_cat = 2;
-	s->by_name = name;
-	s->n_name = 4;
-	s->groups = grp;
-	s->n_groups = 2;
-	s->bins = bin;
-	s->n_bins = 2;
 }
 
 /* R's text of S, whole (new). */
