@@ -345,6 +345,51 @@ static int experiment_input(const char *exp_dir, const char *data,
 	return 0;
 }
 
+/* What --clock-offsets and --experiment bring to the timeline. */
+struct extras {
+	st_table otab;
+	st_clock_offsets offs;
+	st_experiments ex;
+	struct exp_paths ep;
+	st_timeline_input tin;
+};
+
+/* The clock offsets of OFFSETS and the inputs of the experiment EXP_DIR
+ * (with DATA, CONFIG; each may be NULL) into X, given to O.  The exit
+ * status. */
+static int extras_load(struct extras *x, st_trace_timeline_opts *o,
+		       const char *offsets, const char *exp_dir,
+		       const char *data, const char *config)
+{
+	st_error err;
+	int rc;
+
+	if (offsets) {
+		if (st_table_read(&x->otab, offsets, &err) < 0 ||
+		    st_clock_offsets_load(&x->offs, &x->otab, &err) < 0)
+			return st_msg_fail(&err);
+		o->offsets = &x->offs;
+	}
+	if (exp_dir) {
+		if ((rc = experiment_input(exp_dir, data, config, &x->ex,
+					   &x->ep, &x->tin)))
+			return rc;
+		o->experiment = &x->tin;
+	}
+	return 0;
+}
+
+static void extras_release(struct extras *x)
+{
+	st_clock_offsets_release(&x->offs);
+	st_table_release(&x->otab);
+	st_experiments_release(&x->ex);
+	free(x->ep.merged);
+	free(x->ep.stdir);
+	free(x->ep.wt);
+	free(x->ep.created);
+}
+
 /* The I/O categories when system traces are read and --io-cat is not
  * given. */
 static const char *sys_io_cats[] = { "POSIX", "STDIO", "syscall", "block" };
@@ -509,17 +554,12 @@ int cmd_trace_timeline(int argc, char **argv)
 		ST_TRACE_SYS_OPT_ROWS(sys),
 		ST_OPT_END_ROW,
 	};
-	struct exp_paths ep = { 0 };
 	st_trace_progress prog_c = { 0 };
-	st_table otab;
-	st_clock_offsets offs = { 0 };
-	st_experiments ex = { 0 };
-	st_timeline_input tin = { 0 };
+	struct extras x = { 0 };
 	struct inputs in = { 0 };
-	st_error err;
 	int nargs, rc;
 
-	st_table_init(&otab);
+	st_table_init(&x.otab);
 	if (!st_opt_go(&timeline_desc, opts, argc, argv, &nargs, &rc))
 		goto out;
 	rc = ST_EXIT_OK;
@@ -544,33 +584,15 @@ int cmd_trace_timeline(int argc, char **argv)
 		goto out;
 	if (in.ts.sets.n)
 		o.src = &in.ts.src;
-	if (offsets_path) {
-		if (st_table_read(&otab, offsets_path, &err) < 0 ||
-		    st_clock_offsets_load(&offs, &otab, &err) < 0) {
-			rc = st_msg_fail(&err);
-			goto out;
-		}
-		o.offsets = &offs;
-	}
-	if (exp_dir) {
-		if ((rc = experiment_input(exp_dir, data, config, &ex, &ep,
-					   &tin)))
-			goto out;
-		o.experiment = &tin;
-	}
+	if ((rc = extras_load(&x, &o, offsets_path, exp_dir, data, config)))
+		goto out;
 	o.filter = filter.n ? &filter : NULL;
 	o.jobs = (int)jobs;
 	o.progress = &prog_c;
 	rc = run_timeline(&in, &o, out, exp_dir, offsets_path);
 out:
 	st_trace_filter_release(&filter);
-	st_clock_offsets_release(&offs);
-	st_table_release(&otab);
-	st_experiments_release(&ex);
+	extras_release(&x);
 	inputs_release(&in);
-	free(ep.merged);
-	free(ep.stdir);
-	free(ep.wt);
-	free(ep.created);
 	return rc;
 }
