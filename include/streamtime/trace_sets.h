@@ -54,6 +54,14 @@ int st_trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
  * 0, or -1 with ERR set (74 out of memory). */
 int st_trace_sets_phases(struct st_trace_sets *ts, st_error *err);
 
+/* O set to summarise the events of TS's sets (nothing when TS holds no
+ * set): O->src their source, the phases' segments (st_trace_sets_phases)
+ * as O's seg_us, nseg and seg_phase, and, when O names no I/O category,
+ * POSIX, STDIO, syscall and block (static).  0, or -1 with ERR set (74
+ * out of memory). */
+int st_trace_sets_summary_opts(struct st_trace_sets *ts, st_trace_opts *o,
+			       st_error *err);
+
 void st_trace_sets_release(struct st_trace_sets *ts);
 
 #endif

@@ -11,10 +11,6 @@
 #include "streamtime/trace_keys.h"
 #include "streamtime/traceset.h"
 
-/* The I/O categories of system traces (as trace summary takes them). */
-static const char *const sys_io_cats[] = { "POSIX", "STDIO", "syscall",
-					   "block" };
-
 #define MAX_BAD 10
 
 /* Summarise set I of S into F.  Returns the exit status (said). */
@@ -34,17 +30,8 @@ static int one_set(FILE *f, const st_session *s, size_t i)
 	    (rc = trace_sets_open(&ts, in.sysdirs, in.nsys, &so, MAX_BAD,
 				  &in.v, &in.n)))
 		goto out;
-	if (ts.sets.n) {
-		o.src = &ts.src;
-		o.io_cats = sys_io_cats;
-		o.n_io = 4;
-		if ((rc = trace_sets_phases(&ts)))
-			goto out;
-		o.seg_us = ts.seg;
-		o.nseg = ts.nseg;
-		o.seg_phase = ts.phase;
-	}
-	if (st_trace_keys_parse(&o.group, "pid", &err) < 0 ||
+	if (st_trace_sets_summary_opts(&ts, &o, &err) < 0 ||
+	    st_trace_keys_parse(&o.group, "pid", &err) < 0 ||
 	    st_trace_summarize((const char *const *)in.v, in.n, &o, &sum,
 			       &err) < 0) {
 		rc = st_msg_fail(&err);

@@ -98,39 +98,38 @@ static int set_keys(const struct st_option *o, char *arg,
 	return 0;
 }
 
-/* --io-cat or --compute-cat LIST into the st_trace_opts at TARGET: ""
+/* --io-cat and --compute-cat, as given (NULL: not given). */
+struct cats {
+	const char **io, **comp;
+	size_t n_io, n_comp;
+};
+
+/* --io-cat or --compute-cat LIST into the struct cats at TARGET: ""
  * (no category) or names joined by commas, none of them empty ("," or
  * "POSIX," must not quietly mean the default).  LIST is cut in place. */
 static int set_cats(const struct st_option *o, char *arg, st_error *err)
 {
-	st_trace_opts *to = o->target;
-	const char **v = NULL;
-	size_t n = 0, len = strlen(arg);
+	struct cats *c = o->target;
+	bool io = strcmp(o->name, "io-cat") == 0;
+	const char ***v = io ? &c->io : &c->comp;
+	size_t *n = io ? &c->n_io : &c->n_comp, len = strlen(arg);
 
 	if (len && (arg[0] == ',' || arg[len - 1] == ',' || strstr(arg, ",,")))
 		return st_error_set(err, ST_EXIT_USAGE, "--%s '%s': an empty "
 				    "category in the list (NAME[,NAME...], or "
 				    "'' for none)", o->name, arg);
-	if (!len && st_strv_push(&v, &n, "") == 0)
-		n = 0;
+	free(*v);
+	*v = NULL;
+	*n = 0;
+	if (!len && st_strv_push(v, n, "") == 0)
+		*n = 0;
 	for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ","))
-		if (st_strv_push(&v, &n, tok) < 0) {
-			free(v);
-			v = NULL;
+		if (st_strv_push(v, n, tok) < 0) {
+			free(*v);
+			*v = NULL;
 			break;
 		}
-	if (!v)
-		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	if (strcmp(o->name, "io-cat") == 0) {
-		free((void *)to->io_cats);
-		to->io_cats = v;
-		to->n_io = n;
-	} else {
-		free((void *)to->compute_cats);
-		to->compute_cats = v;
-		to->n_compute = n;
-	}
-	return 0;
+	return *v ? 0 : st_error_set(err, ST_EXIT_IOERR, "out of memory");
 }
 
 static int default_jobs(void)
@@ -390,35 +389,20 @@ static void extras_release(struct extras *x)
 	free(x->ep.created);
 }
 
-/* The I/O categories when system traces are read and --io-cat is not
- * given. */
-static const char *sys_io_cats[] = { "POSIX", "STDIO", "syscall", "block" };
-
-/* The summary's options checked against the inputs IN (opened), and
- * completed: O gets the system traces' source,
- * I/O categories and phases.  The exit status. */
+/* --save-partial refused with system traces among IN; else O set to
+ * read them (st_trace_sets_summary_opts).  The exit status. */
 static int summary_setup(const char *prog, struct inputs *in,
 			 st_trace_opts *o, const char *partial)
 {
-	int rc;
+	st_error err;
 
 	if (in->ts.sets.n && partial)
 		return st_msg_usage(prog, "--save-partial takes DFTracer files "
 				    "only, not a system-trace directory (%s): "
 				    "summarise it in one process",
 				    in->in.sysdirs[0]);
-	if (!in->ts.sets.n)
-		return 0;
-	o->src = &in->ts.src;
-	if (!o->io_cats) {
-		o->io_cats = sys_io_cats;
-		o->n_io = 4;
-	}
-	if ((rc = trace_sets_phases(&in->ts)))
-		return rc;
-	o->seg_us = in->ts.seg;
-	o->nseg = in->ts.nseg;
-	o->seg_phase = in->ts.phase;
+	if (st_trace_sets_summary_opts(&in->ts, o, &err) < 0)
+		return st_msg_fail(&err);
 	return 0;
 }
 
@@ -430,6 +414,7 @@ int cmd_trace_summary(int argc, char **argv)
 	st_trace_opts o = { 0 };
 	struct group_sel group = { .k = &o.group }, per = { .k = &o.per };
 	struct st_trace_sys_opts sys = { 0 };
+	struct cats cats = { 0 };
 	int64_t jobs = default_jobs();
 	const struct st_option opts[] = {
 		{ ST_O("json", 0, ST_OPT_FLAG, &json, NULL,
@@ -453,10 +438,10 @@ int cmd_trace_summary(int argc, char **argv)
 		  .choices = group_choices, .cb = set_keys },
 		{ ST_O("filter", 0, ST_OPT_CALLBACK, &filter, "F", filter_help,
 		       ST_OPT_REPEAT), .cb = trace_opt_filter },
-		{ ST_O("io-cat", 0, ST_OPT_CALLBACK, &o, "LIST",
+		{ ST_O("io-cat", 0, ST_OPT_CALLBACK, &cats, "LIST",
 		       "categories that are I/O (default POSIX,STDIO; '' for "
 		       "none)", 0), .cb = set_cats },
-		{ ST_O("compute-cat", 0, ST_OPT_CALLBACK, &o, "LIST",
+		{ ST_O("compute-cat", 0, ST_OPT_CALLBACK, &cats, "LIST",
 		       "categories that are compute (default compute; '' for "
 		       "none)", 0), .cb = set_cats },
 		{ ST_O("time-granularity", 0, ST_OPT_INT, &o.granularity_us, "US",
@@ -493,6 +478,10 @@ int cmd_trace_summary(int argc, char **argv)
 				  "it");
 		goto out;
 	}
+	o.io_cats = cats.io;
+	o.n_io = cats.n_io;
+	o.compute_cats = cats.comp;
+	o.n_compute = cats.n_comp;
 	o.max_bad = st_verbosity > 0 ? 1000 : 10;
 	o.filter = filter.n ? &filter : NULL;
 	o.jobs = (int)jobs;
@@ -509,9 +498,8 @@ int cmd_trace_summary(int argc, char **argv)
 out:
 	st_trace_filter_release(&filter);
 	inputs_release(&in);
-	if (o.io_cats != sys_io_cats)
-		free((void *)o.io_cats);
-	free((void *)o.compute_cats);
+	free(cats.io);
+	free(cats.comp);
 	return rc;
 }
 

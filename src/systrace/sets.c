@@ -113,6 +113,27 @@ int st_trace_sets_phases(struct st_trace_sets *ts, st_error *err)
 	return 0;
 }
 
+int st_trace_sets_summary_opts(struct st_trace_sets *ts, st_trace_opts *o,
+			       st_error *err)
+{
+	static const char *const io[] = { "POSIX", "STDIO", "syscall",
+					  "block" };
+
+	if (!ts->sets.n)
+		return 0;
+	if (st_trace_sets_phases(ts, err) < 0)
+		return -1;
+	o->src = &ts->src;
+	if (!o->io_cats) {
+		o->io_cats = io;
+		o->n_io = sizeof(io) / sizeof(*io);
+	}
+	o->seg_us = ts->seg;
+	o->nseg = ts->nseg;
+	o->seg_phase = ts->phase;
+	return 0;
+}
+
 void st_trace_sets_release(struct st_trace_sets *ts)
 {
 	free(ts->seg);
