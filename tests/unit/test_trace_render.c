@@ -2,8 +2,8 @@
  * built here by hand, the expected text and JSON written out from the
  * numbers put in (seconds from microseconds by hand, the layout of the
  * README's example); and what the trace commands say about their inputs
- * (trace_inputs.h): the notes of missing, empty and damaged inputs and
- * the exit status they ask for. */
+ * (trace_inputs.h, trace_sets.h): the notes of missing, empty and
+ * damaged inputs and the exit status they ask for. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +21,7 @@
 #include "streamtime/atomic.h"
 #include "streamtime/trace_inputs.h"
 #include "streamtime/trace_render.h"
+#include "streamtime/trace_sets.h"
 
 #define TMPDIR_NAME "render"
 #include "tmpdir.h"
@@ -378,6 +379,46 @@ static void test_inputs_report_notes(void **state)
 	st_trace_notes_release(&nt);
 }
 
+/* trace plot's directories: a missing one (66), a file and a directory
+ * without system traces (65), a set (none); 66 the status. */
+static void test_sets_check_notes(void **state)
+{
+	char *set = st_path_join(dir, "set"), *cpu = st_path_join(dir,
+								   "set/cpu.out");
+	char *file = put("plain.txt", "x"), *none = st_path_join(dir, "none");
+	char *missing = st_path_join(dir, "gone");
+	char *args[] = { set, missing, file, none };
+	st_trace_notes nt = { 0 };
+	st_error err;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(mkdir(set, 0755), 0);
+	assert_int_equal(mkdir(none, 0755), 0);
+	assert_non_null(f = fopen(cpu, "w"));
+	fclose(f);
+	assert_int_equal(st_trace_sets_check(args, 4, &nt, &err), 0);
+	assert_int_equal(nt.n, 3);
+	assert_int_equal(nt.v[0].code, ST_EXIT_NOINPUT);
+	assert_string_equal(nt.v[0].path, missing);
+	assert_int_equal(nt.v[1].code, ST_EXIT_DATAERR);
+	assert_string_equal(nt.v[1].path, file);
+	assert_int_equal(nt.v[2].code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(nt.v[2].reason, "none: not a trace set: no "
+			       "system-trace file"));
+	assert_int_equal(st_trace_notes_status(&nt), ST_EXIT_NOINPUT);
+	st_trace_notes_release(&nt);
+	remove(cpu);
+	remove(file);
+	rmdir(set);
+	rmdir(none);
+	free(set);
+	free(cpu);
+	free(file);
+	free(none);
+	free(missing);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_name_json),
 		cmocka_unit_test(test_inputs_collect_notes),
 		cmocka_unit_test(test_inputs_report_notes),
+		cmocka_unit_test(test_sets_check_notes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
