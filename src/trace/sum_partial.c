@@ -358,6 +358,7 @@ static int keep_agg(void *ctx, struct agg *g, st_trace_summary *s,
 	st_sum_partial *p = ctx;
 
 	(void)err;
+	trace_agg_release(&p->g);
 	p->g = *g;
 	memset(g, 0, sizeof(*g));
 	trace_agg_init(g, p->g.o);
