@@ -31,6 +31,11 @@ enum st_record_tracer {
 /* "io", "proc", "cpu", "gpu" (a NULL-terminated table, for did-you-mean). */
 extern const char *const st_record_tracer_names[ST_REC_NTRACERS + 1];
 
+/* --tracers LIST, names of st_record_tracer_names joined by commas, into
+ * *SET (bits 1 << enum st_record_tracer).  0, or -1 with ERR set: 64 an
+ * unknown name (with a did-you-mean) or none at all, 74 out of memory. */
+int st_record_tracers_parse(const char *list, unsigned *set, st_error *err);
+
 typedef struct st_record_opts {
 	const char *dir;              /* DIR: created, or an empty directory */
 	char *const *argv;            /* COMMAND and its arguments, NULL-ended */

@@ -36,29 +36,35 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "streamtime/error.h"
 #include "streamtime/trace.h"
 
 #define ST_SUM_PARTIAL_VERSION 1
 
-/* The second half of st_trace_summary_run (run.c): the check of S's
- * inputs, the saturation warning, then S through WRITE to O->out
- * atomically (O's paths are not read).  Returns as st_trace_summary_run. */
-int st_trace_summary_emit(const st_trace_run_opts *o,
-			  const st_trace_summary *s, st_trace_writer write,
-			  void *write_ctx, int *check_rc, st_log *log,
-			  st_error *err);
+/* What `trace summary --save-partial` writes, made and not yet written. */
+typedef struct st_sum_partial st_sum_partial;
 
-/* `trace summary --save-partial`: summarise O's paths with SO (GROUP and
- * PER the --group-by and --per texts, NULL when not given), check them
- * with O's check, then write the partial to O->out atomically.  Error 64
- * when SO reads system traces (a source or segments: the partial has no
- * room for their sets).  Returns as st_trace_summary_run. */
-int st_trace_summary_partial_run(const st_trace_run_opts *o,
-				 const st_trace_opts *so, const char *group,
-				 const char *per, int *check_rc, st_log *log,
-				 st_error *err);
+/* `trace summary --save-partial`: summarise PATHS[0..N) with SO (GROUP
+ * and PER the --group-by and --per texts, NULL when not given) into a
+ * partial.  S gets the inputs' records only (files_in, bad, bad_lines,
+ * saturated), for what is said about them (trace_inputs.h) before the
+ * partial is written; release it either way.  New (st_sum_partial_free),
+ * or NULL with ERR set: 64 when SO reads system traces (a source or
+ * segments: the partial has no room for their sets) or skips the
+ * unions, else as st_trace_summarize. */
+st_sum_partial *st_sum_partial_new(const char *const *paths, size_t n,
+				   const st_trace_opts *so, const char *group,
+				   const char *per, st_trace_summary *s,
+				   st_error *err);
+
+/* The partial P, S the records st_sum_partial_new gave with it, to F.
+ * 0, or -1 with ERR set (74). */
+int st_sum_partial_write(FILE *f, st_sum_partial *p,
+			 const st_trace_summary *s, st_error *err);
+
+void st_sum_partial_free(st_sum_partial *p);
 
 /* The command a partial TEXT[0..LEN) names ("trace summary", "trace
  * compare", ...) into BUF (SIZE bytes), or NULL when it is no JSON object

@@ -307,39 +307,13 @@ int st_trace_timeline_write(const char *const *paths, size_t n,
 			    st_trace_timeline_counts *c, st_log *log,
 			    st_error *err);
 
-/* ---- the trace commands at file level (run.c) ------------------------ */
-
-/* Said about the inputs after the first pass, before the output is
- * touched: 0 goes on, anything else stops the run with nothing written
- * (the value comes back in *CHECK_RC). */
-typedef int (*st_trace_check)(void *ctx, const st_trace_summary *s);
-
-/* Writes the summary S to F; 0, or -1 with ERR set. */
-typedef int (*st_trace_writer)(void *ctx, const st_trace_summary *s, FILE *f,
-			       st_error *err);
-
-typedef struct st_trace_run_opts {
-	const char *const *paths;       /* the trace files */
-	size_t n;
-	const char *out;                /* written atomically; "-": stdout */
-	st_trace_check check;           /* may be NULL */
-	void *check_ctx;
-} st_trace_run_opts;
-
-/* `trace summary`: summarise O's paths with SO, check them, then write
- * the summary through WRITE to O->out.  A total capped at INT64_MAX is
- * said through LOG.  Returns 0, or -1: with *CHECK_RC the check's
- * refusal (nothing said in ERR), else with ERR set. */
-int st_trace_summary_run(const st_trace_run_opts *o, const st_trace_opts *so,
-			 st_trace_writer write, void *write_ctx,
-			 int *check_rc, st_log *log, st_error *err);
-
-/* `trace timeline`: the first pass over O's paths, the check, then the
- * Chrome trace to O->out; C gets the counts.  Returns as
- * st_trace_summary_run. */
-int st_trace_timeline_run(const st_trace_run_opts *o,
-			  const st_trace_timeline_opts *to,
-			  st_trace_timeline_counts *c, int *check_rc,
-			  st_log *log, st_error *err);
+/* st_trace_timeline_write to the file OUT ("-": stdout), whole or not at
+ * all (atomic.h): nothing is left behind when it fails.  0, or -1 with
+ * ERR set. */
+int st_trace_timeline_save(const char *const *paths, size_t n,
+			   const st_trace_timeline_opts *o,
+			   const st_trace_summary *s, const char *out,
+			   st_trace_timeline_counts *c, st_log *log,
+			   st_error *err);
 
 #endif

@@ -36,14 +36,19 @@ st_cmd_fn cmd_trace_timeline;
 st_cmd_fn cmd_trace_compare;
 st_cmd_fn cmd_trace_events;
 st_cmd_fn cmd_trace_merge;
-/* trace.c: the summary S of merged partials (computed with O; GROUP and
- * PER the --group-by and --per texts, NULL when not given) checked and
- * written as `trace summary` writes it, to OUT.  The exit status. */
+/* trace.c: the summary S (of the inputs or of merged partials), what
+ * became of its inputs said as WHAT first (SETS: the system traces among
+ * them, may be NULL), then written as `trace summary` writes it (R, JSON;
+ * P: the partial instead) to OUT, whole or not at all.  The exit
+ * status. */
 struct st_trace_summary;
-struct st_trace_opts;
-int trace_summary_merged(const struct st_trace_summary *s,
-			 const struct st_trace_opts *o, bool json,
-			 const char *group, const char *per, const char *out);
+struct st_trace_render;
+struct st_sum_partial;
+struct st_systrace_list;
+int trace_summary_emit(const char *what, const struct st_trace_summary *s,
+		       const struct st_trace_render *r, bool json,
+		       const struct st_systrace_list *sets,
+		       struct st_sum_partial *p, const char *out);
 st_cmd_fn cmd_trace_record;
 st_cmd_fn cmd_trace_plot;
 

@@ -11,10 +11,6 @@
 #include "streamtime/trace_keys.h"
 #include "streamtime/traceset.h"
 
-/* The I/O categories of system traces (as trace summary takes them). */
-static const char *const sys_io_cats[] = { "POSIX", "STDIO", "syscall",
-					   "block" };
-
 #define MAX_BAD 10
 
 /* Summarise set I of S into F.  Returns the exit status (said). */
@@ -30,28 +26,19 @@ static int one_set(FILE *f, const st_session *s, size_t i)
 	int rc;
 
 	memset(&sum, 0, sizeof(sum));
-	if ((rc = st_trace_inputs_collect(&in, t->paths, t->npaths)) ||
-	    (rc = st_trace_sets_open(&ts, in.sysdirs, in.nsys, &so, MAX_BAD,
-				     &in.v, &in.n)))
+	if ((rc = trace_inputs_collect(&in, t->paths, t->npaths)) ||
+	    (rc = trace_sets_open(&ts, in.sysdirs, in.nsys, &so, MAX_BAD,
+				  &in.v, &in.n)))
 		goto out;
-	if (ts.sets.n) {
-		o.src = &ts.src;
-		o.io_cats = sys_io_cats;
-		o.n_io = 4;
-		if ((rc = st_trace_sets_phases(&ts)))
-			goto out;
-		o.seg_us = ts.seg;
-		o.nseg = ts.nseg;
-		o.seg_phase = ts.phase;
-	}
-	if (st_trace_keys_parse(&o.group, "pid", &err) < 0 ||
+	if (st_trace_sets_summary_opts(&ts, &o, &err) < 0 ||
+	    st_trace_keys_parse(&o.group, "pid", &err) < 0 ||
 	    st_trace_summarize((const char *const *)in.v, in.n, &o, &sum,
 			       &err) < 0) {
 		rc = st_msg_fail(&err);
 		goto out;
 	}
-	rc = st_trace_inputs_report(sum.files_in, sum.n_files, sum.bad,
-				    sum.n_bad, sum.bad_lines, &ts.sets);
+	rc = trace_inputs_report(sum.files_in, sum.n_files, sum.bad,
+				 sum.n_bad, sum.bad_lines, &ts.sets);
 	if (rc)
 		goto out;
 	if (st_traceset_write(f, i, t->label, st_trace_role_name(t->role),
@@ -100,9 +87,10 @@ int st_reproduce_trace_timeline(const st_session *s, const char *out,
 		.max_events = 1000000, .offsets = offsets, .experiment = tin,
 		.jobs = 2, .max_bad = MAX_BAD,
 	};
+	st_trace_summary sum = { 0 };
 	char **args = NULL;
 	size_t n = 0;
-	int rc, check_rc = 0;
+	int rc;
 
 	for (size_t i = 0; i < s->ntraces; i++)
 		n += s->traces[i].npaths;
@@ -113,22 +101,21 @@ int st_reproduce_trace_timeline(const st_session *s, const char *out,
 	for (size_t i = 0; i < s->ntraces; i++)
 		for (size_t k = 0; k < s->traces[i].npaths; k++)
 			args[n++] = s->traces[i].paths[k];
-	if ((rc = st_trace_inputs_collect(&in, args, n)) ||
-	    (rc = st_trace_sets_open(&ts, in.sysdirs, in.nsys, &so, MAX_BAD,
-				     &in.v, &in.n))) {
+	if ((rc = trace_inputs_collect(&in, args, n)) ||
+	    (rc = trace_sets_open(&ts, in.sysdirs, in.nsys, &so, MAX_BAD,
+				  &in.v, &in.n))) {
 		st_error_set(err, rc, "the session's trace sets could not be "
 			     "read (said above)");
 		goto out;
 	}
 	if (ts.sets.n)
 		o.src = &ts.src;
-	rc = st_trace_timeline_run(&(st_trace_run_opts){
-			.paths = (const char *const *)in.v, .n = in.n,
-			.out = out }, &o, c, &check_rc, log, err);
-	if (rc < 0 && check_rc)
-		st_error_set(err, check_rc, "the session's traces could not be "
-			     "read (said above)");
+	rc = st_trace_timeline_scan((const char *const *)in.v, in.n, &o, &sum,
+				    err) < 0 ||
+	     st_trace_timeline_save((const char *const *)in.v, in.n, &o, &sum,
+				    out, c, log, err) < 0;
 out:
+	st_trace_summary_release(&sum);
 	free(args);
 	st_trace_sets_release(&ts);
 	st_trace_inputs_release(&in);

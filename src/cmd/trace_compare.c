@@ -93,7 +93,7 @@ static int case_parse(struct case_in *c, char *arg,
 				    "path in '%s'", arg, eq + 1);
 	for (p = strtok_r(eq + 1, ",", &save); p;
 	     p = strtok_r(NULL, ",", &save)) {
-		int r = st_trace_inputs_collect(&c->in, &p, 1);
+		int r = trace_inputs_collect(&c->in, &p, 1);
 
 		if (r == ST_EXIT_IOERR)
 			return r;
@@ -101,10 +101,10 @@ static int case_parse(struct case_in *c, char *arg,
 			rc = r;
 	}
 	if (!rc)
-		rc = st_trace_sets_open(&c->ts, c->in.sysdirs, c->in.nsys, so,
-					max_bad, &c->in.v, &c->in.n);
+		rc = trace_sets_open(&c->ts, c->in.sysdirs, c->in.nsys, so,
+				     max_bad, &c->in.v, &c->in.n);
 	if (!rc && c->ts.sets.n)
-		rc = st_trace_sets_phases(&c->ts);
+		rc = trace_sets_phases(&c->ts);
 	return rc;
 }
 
@@ -116,10 +116,10 @@ int st_compare_report(const st_compare_case *cs, size_t n,
 	int rc = 0;
 
 	for (size_t c = 0; c < n; c++) {
-		int r = st_trace_inputs_report(cs[c].files_in, cs[c].n_files,
-					       cs[c].bad, cs[c].n_bad,
-					       cs[c].bad_lines,
-					       sets ? sets[c] : NULL);
+		int r = trace_inputs_report(cs[c].files_in, cs[c].n_files,
+					    cs[c].bad, cs[c].n_bad,
+					    cs[c].bad_lines,
+					    sets ? sets[c] : NULL);
 
 		if (r && (!rc || r == ST_EXIT_IOERR ||
 			  (r == ST_EXIT_NOINPUT && rc == ST_EXIT_DATAERR)))

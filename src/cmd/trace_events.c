@@ -41,16 +41,6 @@ static const char *const key_choices[] = {
 	"thread", "basename", "pattern", "prefix:", "phase", NULL,
 };
 
-/* --filter F: one more AND of terms (as `trace summary`). */
-static int add_filter(const struct st_option *o, char *arg, st_error *err)
-{
-	if (st_trace_filter_parse(o->target, arg, err) < 0) {
-		err->code = ST_EXIT_USAGE;
-		return -1;
-	}
-	return 0;
-}
-
 /* --keys LIST: the derived columns; none of them a column already. */
 static int set_keys(const struct st_option *o, char *arg, st_error *err)
 {
@@ -87,8 +77,8 @@ static int run_events(const struct st_trace_inputs *in,
 	wrc = st_trace_events_write((const char *const *)in->v, in->n, o,
 				    af.fp, &res, &err);
 	trace_sys_report(sets);
-	rc = st_trace_inputs_report(res.files_in, res.n_files, res.bad,
-				    res.n_bad, res.bad_lines, sets);
+	rc = trace_inputs_report(res.files_in, res.n_files, res.bad,
+				 res.n_bad, res.bad_lines, sets);
 	if (wrc < 0) {
 		if (res.write_failed)
 			st_msg_error("cannot write %s: %s", to_stdout ?
@@ -134,7 +124,7 @@ int cmd_trace_events(int argc, char **argv)
 	const struct st_option opts[] = {
 		{ ST_O("filter", 0, ST_OPT_CALLBACK, &filter, "F",
 		       "as for `trace summary`", ST_OPT_REPEAT),
-		  .cb = add_filter },
+		  .cb = trace_opt_filter },
 		{ ST_O("format", 0, ST_OPT_CHOICE, &format, "F",
 		       "CSV with a header (RFC 4180, the default) or a JSON "
 		       "object per line", 0), .choices = format_choices },
@@ -175,12 +165,11 @@ int cmd_trace_events(int argc, char **argv)
 				  "'-'");
 		goto out;
 	}
-	if ((rc = st_trace_inputs_collect(&in, argv + 1, (size_t)nargs)) ||
-	    (rc = st_trace_sets_open(&ts, in.sysdirs, in.nsys, &sys,
-				     st_verbosity > 0 ? 1000 : 10, &in.v,
-				     &in.n)))
-		goto out;
-	if (ts.sets.n && (rc = st_trace_sets_phases(&ts)))
+	o.max_bad = st_verbosity > 0 ? 1000 : 10;
+	if ((rc = trace_inputs_collect(&in, argv + 1, (size_t)nargs)) ||
+	    (rc = trace_sets_open(&ts, in.sysdirs, in.nsys, &sys, o.max_bad,
+				  &in.v, &in.n)) ||
+	    (ts.sets.n && (rc = trace_sets_phases(&ts))))
 		goto out;
 	o.src = ts.sets.n ? &ts.src : NULL;
 	o.seg_us = ts.seg;
@@ -190,7 +179,6 @@ int cmd_trace_events(int argc, char **argv)
 	o.keys = &keys;
 	o.format = format ? ST_TRACE_EVENTS_JSONL : ST_TRACE_EVENTS_CSV;
 	o.limit = (uint64_t)limit;
-	o.max_bad = st_verbosity > 0 ? 1000 : 10;
 	rc = run_events(&in, &o, out, &ts.sets);
 out:
 	st_trace_sets_release(&ts);

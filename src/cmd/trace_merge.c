@@ -11,6 +11,7 @@
 #include "streamtime/sum_partial.h"
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
+#include "streamtime/trace_render.h"
 
 static const struct st_cmd_desc merge_desc = {
 	.path = "streamtime trace merge",
@@ -85,8 +86,9 @@ static int emit_summary(struct merge *m, bool json, const char *out)
 				&err) < 0)
 		rc = st_msg_fail(&err);
 	else
-		rc = trace_summary_merged(&s, m->sm.o, json, m->sm.group,
-					  m->sm.per, out);
+		rc = trace_summary_emit("trace merge", &s, &(st_trace_render){
+			m->sm.o, m->sm.group, m->sm.per }, json, NULL, NULL,
+			out);
 	st_trace_summary_release(&s);
 	return rc;
 }

@@ -1,9 +1,6 @@
 /* trace_plot.c - `streamtime trace plot`: the overview figure of
  * system-trace directories (sysplot.h). */
-#include <errno.h>
 #include <inttypes.h>
-#include <string.h>
-#include <sys/stat.h>
 
 #include "cmd.h"
 #include "trace_inputs.h"
@@ -34,40 +31,6 @@ static const struct st_cmd_desc plot_desc = {
 	"output cannot be created.  The files appear together or not at all.\n",
 };
 
-static int add_filter(const struct st_option *o, char *arg, st_error *err)
-{
-	if (st_trace_filter_parse(o->target, arg, err) < 0) {
-		err->code = ST_EXIT_USAGE;
-		return -1;
-	}
-	return 0;
-}
-
-/* Is every DIR of ARGS[0..N) a system-trace directory?  The exit status
- * (66 missing, 65 not a set), each failure said. */
-static int check_dirs(char **args, size_t n)
-{
-	int rc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		struct stat sb;
-
-		if (stat(args[i], &sb) < 0) {
-			st_msg_error("cannot read %s: %s", args[i],
-				     strerror(errno));
-			rc = ST_EXIT_NOINPUT;
-		} else if (!S_ISDIR(sb.st_mode) || !st_systrace_is_set(args[i])) {
-			st_msg_error("%s: not a trace set: no system-trace file "
-				     "(trace_*.out, cpu.out, gpu.out, *.log with "
-				     "MLLOG lines, strace.out, manifest.json; see "
-				     "docs/systrace.md)", args[i]);
-			if (!rc)
-				rc = ST_EXIT_DATAERR;
-		}
-	}
-	return rc;
-}
-
 int cmd_trace_plot(int argc, char **argv)
 {
 	const char *outdir = NULL;
@@ -80,7 +43,7 @@ int cmd_trace_plot(int argc, char **argv)
 		ST_ROW_PLOT_FORMAT(formats),
 		{ ST_O("filter", 0, ST_OPT_CALLBACK, &filter, "F",
 		       "the calls drawn, as for `trace summary`", ST_OPT_REPEAT),
-		  .cb = add_filter },
+		  .cb = trace_opt_filter },
 		ST_TRACE_SYS_OPT_ROWS(sys),
 		ST_OPT_END_ROW,
 	};
@@ -92,9 +55,9 @@ int cmd_trace_plot(int argc, char **argv)
 
 	if (!st_opt_go(&plot_desc, opts, argc, argv, &nargs, &rc))
 		goto out;
-	if ((rc = check_dirs(argv + 1, (size_t)nargs)) ||
-	    (rc = st_trace_sets_open(&ts, argv + 1, (size_t)nargs, &sys,
-				     st_verbosity > 0 ? 1000 : 10, NULL, NULL)))
+	if ((rc = trace_sets_check(argv + 1, (size_t)nargs)) ||
+	    (rc = trace_sets_open(&ts, argv + 1, (size_t)nargs, &sys,
+				  st_verbosity > 0 ? 1000 : 10, NULL, NULL)))
 		goto out;
 	o.filter = filter.n ? &filter : NULL;
 	o.formats = formats;

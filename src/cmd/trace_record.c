@@ -56,39 +56,10 @@ static const struct st_cmd_desc record_desc = {
 	"found, 126 not executable (or a directory); nothing starts then.\n",
 };
 
-/* --tracers io,proc,cpu,gpu: a bit set of enum st_record_tracer. */
+/* --tracers LIST into the bit set at O->target (st_record_tracers_parse). */
 static int parse_tracers(const struct st_option *o, char *arg, st_error *err)
 {
-	unsigned *set = o->target, bits = 0;
-	char *save = NULL, *copy = strdup(arg), *w;
-
-	if (!copy)
-		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		int i;
-
-		for (i = 0; i < ST_REC_NTRACERS; i++)
-			if (!strcmp(w, st_record_tracer_names[i]))
-				break;
-		if (i == ST_REC_NTRACERS) {
-			const char *near = st_opt_suggest(w,
-				st_record_tracer_names, (size_t)-1);
-
-			st_error_set(err, ST_EXIT_USAGE, "--tracers: unknown "
-				     "tracer '%s'%s%s%s (io, proc, cpu, gpu)",
-				     w, near ? "; did you mean '" : "",
-				     near ? near : "", near ? "'?" : "");
-			free(copy);
-			return -1;
-		}
-		bits |= 1u << i;
-	}
-	free(copy);
-	if (!bits)
-		return st_error_set(err, ST_EXIT_USAGE, "--tracers: empty (give "
-				    "some of io, proc, cpu, gpu)");
-	*set = bits;
-	return 0;
+	return st_record_tracers_parse(arg, o->target, err);
 }
 
 int cmd_trace_record(int argc, char **argv)

@@ -35,11 +35,46 @@
 #include "streamtime/install.h"
 #include "streamtime/record.h"
 #include "streamtime/spawn.h"
+#include "streamtime/suggest.h"
 
 
 const char *const st_record_tracer_names[ST_REC_NTRACERS + 1] = {
 	"io", "proc", "cpu", "gpu", NULL,
 };
+
+int st_record_tracers_parse(const char *list, unsigned *set, st_error *err)
+{
+	char *save = NULL, *copy = strdup(list), *w;
+	unsigned bits = 0;
+
+	if (!copy)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		int i;
+
+		for (i = 0; i < ST_REC_NTRACERS; i++)
+			if (!strcmp(w, st_record_tracer_names[i]))
+				break;
+		if (i == ST_REC_NTRACERS) {
+			const char *near = st_suggest(w, st_record_tracer_names,
+						      (size_t)-1);
+
+			st_error_set(err, ST_EXIT_USAGE, "--tracers: unknown "
+				     "tracer '%s'%s%s%s (io, proc, cpu, gpu)",
+				     w, near ? "; did you mean '" : "",
+				     near ? near : "", near ? "'?" : "");
+			free(copy);
+			return -1;
+		}
+		bits |= 1u << i;
+	}
+	free(copy);
+	if (!bits)
+		return st_error_set(err, ST_EXIT_USAGE, "--tracers: empty (give "
+				    "some of io, proc, cpu, gpu)");
+	*set = bits;
+	return 0;
+}
 
 const char *const st_record_file_names[ST_RF_COUNT] = {
 	"trace_read.out", "trace_write.out", "trace_openat.out",

@@ -344,58 +344,76 @@ static int write_partial(FILE *f, struct agg *g, const st_trace_summary *s,
 
 /* ---- trace summary --save-partial ------------------------------------ */
 
-struct save {
-	const st_trace_run_opts *ro;
+/* What a partial is written from: the threads' gatherings merged, and the
+ * options as written. */
+struct st_sum_partial {
+	struct agg g;
 	json_t *opts;
-	struct agg *g;
-	int *check_rc;
-	st_log *log;
 };
 
-static int save_write(void *ctx, const st_trace_summary *s, FILE *f,
-		      st_error *err)
+/* trace_summarize's end: G moved into the partial at CTX. */
+static int keep_agg(void *ctx, struct agg *g, st_trace_summary *s,
+		    st_error *err)
 {
-	struct save *sv = ctx;
+	st_sum_partial *p = ctx;
 
-	if (write_partial(f, sv->g, s, sv->opts) < 0)
+	(void)err;
+	trace_agg_release(&p->g);
+	p->g = *g;
+	memset(g, 0, sizeof(*g));
+	trace_agg_init(g, p->g.o);
+	s->saturated = p->g.saturated;
+	return 0;
+}
+
+st_sum_partial *st_sum_partial_new(const char *const *paths, size_t n,
+				   const st_trace_opts *so, const char *group,
+				   const char *per, st_trace_summary *s,
+				   st_error *err)
+{
+	st_sum_partial *p;
+
+	memset(s, 0, sizeof(*s));
+	if (so->src || so->nseg) {
+		st_error_set(err, ST_EXIT_USAGE, "--save-partial does not take "
+			     "system-trace directories");
+		return NULL;
+	}
+	if (so->no_overlap) {
+		st_error_set(err, ST_EXIT_USAGE, "--save-partial needs the "
+			     "interval unions");
+		return NULL;
+	}
+	if (!(p = calloc(1, sizeof(*p))) ||
+	    !(p->opts = options_json(so, group, per))) {
+		free(p);
+		OOM(err);
+		return NULL;
+	}
+	trace_agg_init(&p->g, so);
+	if (trace_summarize(paths, n, so, s, keep_agg, p, err) < 0) {
+		st_sum_partial_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int st_sum_partial_write(FILE *f, st_sum_partial *p,
+			 const st_trace_summary *s, st_error *err)
+{
+	if (write_partial(f, &p->g, s, p->opts) < 0)
 		return st_error_set(err, ST_EXIT_IOERR, "cannot write the "
 				    "partial");
 	return 0;
 }
 
-static int save_done(void *ctx, struct agg *g, st_trace_summary *s,
-		     st_error *err)
+void st_sum_partial_free(st_sum_partial *p)
 {
-	struct save *sv = ctx;
-
-	sv->g = g;
-	s->saturated = g->saturated;
-	return st_trace_summary_emit(sv->ro, s, save_write, sv, sv->check_rc,
-				     sv->log, err);
-}
-
-int st_trace_summary_partial_run(const st_trace_run_opts *o,
-				 const st_trace_opts *so, const char *group,
-				 const char *per, int *check_rc, st_log *log,
-				 st_error *err)
-{
-	struct save sv = { o, NULL, NULL, check_rc, log };
-	st_trace_summary s;
-	int rc;
-
-	*check_rc = 0;
-	if (so->src || so->nseg)
-		return st_error_set(err, ST_EXIT_USAGE, "--save-partial does "
-				    "not take system-trace directories");
-	if (so->no_overlap)
-		return st_error_set(err, ST_EXIT_USAGE, "--save-partial needs "
-				    "the interval unions");
-	if (!(sv.opts = options_json(so, group, per)))
-		return OOM(err);
-	rc = trace_summarize(o->paths, o->n, so, &s, save_done, &sv, err);
-	st_trace_summary_release(&s);
-	json_decref(sv.opts);
-	return rc;
+	if (!p)
+		return;
+	trace_agg_release(&p->g);
+	json_decref(p->opts);
+	free(p);
 }
 
 /* ---- reading a partial ----------------------------------------------- */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "streamtime/atomic.h"
 #include "streamtime/ctrace.h"
 #include "trace_int.h"
 
@@ -545,4 +546,21 @@ out:
 	free(t->lane_tid);
 	free(t);
 	return rc;
+}
+
+int st_trace_timeline_save(const char *const *paths, size_t n,
+			   const st_trace_timeline_opts *o,
+			   const st_trace_summary *s, const char *out,
+			   st_trace_timeline_counts *c, st_log *log,
+			   st_error *err)
+{
+	st_atomic_file af = { 0 };
+
+	if (st_atomic_open(&af, out, err) < 0)
+		return -1;
+	if (st_trace_timeline_write(paths, n, o, s, af.fp, c, log, err) < 0) {
+		st_atomic_abort(&af);
+		return -1;
+	}
+	return st_atomic_commit(&af, err);
 }

@@ -70,11 +70,13 @@
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
-#include "streamtime/trace_render.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_filter.h"
+#include "streamtime/trace_inputs.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/trace_path.h"
+#include "streamtime/trace_render.h"
+#include "streamtime/trace_sets.h"
 #include "streamtime/traceset.h"
 #include "streamtime/tz.h"
 
@@ -136,11 +138,13 @@
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
-#include "streamtime/trace_render.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_filter.h"
+#include "streamtime/trace_inputs.h"
 #include "streamtime/trace_keys.h"
 #include "streamtime/trace_path.h"
+#include "streamtime/trace_render.h"
+#include "streamtime/trace_sets.h"
 #include "streamtime/traceset.h"
 #include "streamtime/tz.h"
 
@@ -203,11 +207,13 @@ static const char *const included[] = {
 	"timeline.h",
 	"trace.h",
 	"trace_compare.h",
-	"trace_render.h",
 	"trace_events.h",
 	"trace_filter.h",
+	"trace_inputs.h",
 	"trace_keys.h",
 	"trace_path.h",
+	"trace_render.h",
+	"trace_sets.h",
 	"traceset.h",
 	"tz.h",
 };

@@ -1,5 +1,5 @@
 /* Summary partials (sum_partial.h): written by
- * st_trace_summary_partial_run over small traces made here, merged with
+ * st_sum_partial_new and _write over small traces made here, merged with
  * st_sum_merge_*, and held against st_trace_summarize over all the
  * traces at once; the edge cases of the serialisation (an empty share, a
  * process split across shares whose intervals overlap, times and sums
@@ -42,15 +42,19 @@ static void trace_file(char *path, size_t size, const char *name,
 static void save(const char *part, const char **paths, size_t n,
 		 const st_trace_opts *o, const char *group, const char *per)
 {
-	st_trace_run_opts ro = { .paths = paths, .n = n, .out = part };
-	st_log log = { 0 };
+	st_trace_summary s;
+	st_sum_partial *p;
 	st_error err = { 0 };
-	int check_rc;
+	FILE *f;
 
-	assert_int_equal(st_trace_summary_partial_run(&ro, o, group, per,
-						      &check_rc, &log, &err),
-			 0);
-	assert_int_equal(check_rc, 0);
+	assert_non_null(p = st_sum_partial_new(paths, n, o, group, per, &s,
+					       &err));
+	assert_int_equal(s.n_files, n);
+	assert_non_null(f = fopen(part, "w"));
+	assert_int_equal(st_sum_partial_write(f, p, &s, &err), 0);
+	assert_int_equal(fclose(f), 0);
+	st_sum_partial_free(p);
+	st_trace_summary_release(&s);
 }
 
 /* Partial file PATH into MG: the return of st_sum_merge_add. */

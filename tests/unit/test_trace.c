@@ -1192,64 +1192,36 @@ static void test_saturation(void **state)
 	free(c);
 }
 
-/* st_trace_summary_run and st_trace_timeline_run: the check sees the
- * first pass; its refusal comes back and nothing is written; else the
- * writer's output is in place. */
-static int refuse(void *ctx, const st_trace_summary *s)
-{
-	*(uint64_t *)ctx = s->events;
-	return ST_EXIT_DATAERR;
-}
-
-static int write_events(void *ctx, const st_trace_summary *s, FILE *f,
-			st_error *err)
-{
-	(void)ctx;
-	(void)err;
-	return fprintf(f, "%" PRIu64 " events\n", s->events) < 0 ? -1 : 0;
-}
-
-static void test_trace_run_check_and_write(void **state)
+/* st_trace_timeline_save: the trace of the scan's inputs in place, whole;
+ * an output that cannot be created is error 73. */
+static void test_trace_timeline_save(void **state)
 {
 	char *a = put("run_a.pfw", trace_a), *out = st_path_join(dir, "run.out");
+	char *bad = st_path_join(dir, "no/such/dir/run.out");
 	const char *paths[] = { a };
-	uint64_t seen = 0;
-	st_trace_run_opts ro = { .paths = paths, .n = 1, .out = out,
-				 .check = refuse, .check_ctx = &seen };
-	st_trace_opts so = { .jobs = 1, .max_bad = 10 };
 	st_trace_timeline_opts to = { .jobs = 1, .max_bad = 10 };
 	st_trace_timeline_counts c;
-	char line[64];
+	st_trace_summary s;
 	st_error err;
-	int check_rc;
 	FILE *f;
 
 	(void)state;
-	assert_int_equal(st_trace_summary_run(&ro, &so, write_events, NULL,
-					      &check_rc, NULL, &err), -1);
-	assert_int_equal(check_rc, ST_EXIT_DATAERR);
-	assert_int_equal(seen, 5);
-	assert_int_equal(access(out, F_OK), -1);
-	seen = 0;
-	assert_int_equal(st_trace_timeline_run(&ro, &to, &c, &check_rc, NULL,
-					       &err), -1);
-	assert_int_equal(check_rc, ST_EXIT_DATAERR);
-	assert_int_equal(seen, 5);
-	assert_int_equal(access(out, F_OK), -1);
-	ro.check = NULL;
-	assert_int_equal(st_trace_summary_run(&ro, &so, write_events, NULL,
-					      &check_rc, NULL, &err), 0);
-	assert_int_equal(check_rc, 0);
-	assert_non_null(f = fopen(out, "r"));
-	assert_non_null(fgets(line, sizeof(line), f));
-	assert_string_equal(line, "5 events\n");
-	fclose(f);
-	assert_int_equal(st_trace_timeline_run(&ro, &to, &c, &check_rc, NULL,
-					       &err), 0);
+	assert_int_equal(st_trace_timeline_scan(paths, 1, &to, &s, &err), 0);
+	assert_int_equal(s.events, 5);
+	assert_int_equal(st_trace_timeline_save(paths, 1, &to, &s, bad, &c,
+						NULL, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
+	assert_int_equal(st_trace_timeline_save(paths, 1, &to, &s, out, &c,
+						NULL, &err), 0);
 	assert_int_equal(c.written, 5);
 	assert_int_equal(c.processes, 2);
+	assert_non_null(f = fopen(out, "r"));
+	assert_int_equal(fgetc(f), '{');
+	fclose(f);
+	st_trace_summary_release(&s);
 	remove(out);
 	remove(a);
+	free(bad);
 	free(out);
 	free(a);
 }
@@ -1277,7 +1249,7 @@ int main(void)
 		cmocka_unit_test(test_lanes_random),
 		cmocka_unit_test(test_quartiles),
 		cmocka_unit_test(test_saturation),
-		cmocka_unit_test(test_trace_run_check_and_write),
+		cmocka_unit_test(test_trace_timeline_save),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
