@@ -7,6 +7,7 @@
 #include "streamtime/session.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_timeline.h"
 
 /* Every trace set of S summarised into PATH (traceset.h's rows),
  * atomically.  A set that cannot be read (missing, damaged, not a trace)

@@ -13,9 +13,10 @@
 #include "meter.h"
 #include "streamtime/atomic.h"
 #include "streamtime/sum_partial.h"
-#include "streamtime/trace.h"
 #include "streamtime/systrace_render.h"
+#include "streamtime/trace.h"
 #include "streamtime/trace_render.h"
+#include "streamtime/trace_timeline.h"
 #include "trace_inputs.h"
 #include "trace_sys.h"
 

@@ -154,7 +154,7 @@ static int ib_put(struct agg *g, size_t *pos, const char *s, size_t len)
 
 /* Value S[0..LEN) of a key of several appended to the joined key *POS
  * of G->ib, its NULs (the separator) and 0x01s escaped as 0x01 0x01 and
- * 0x01 0x02 (summary.c key_next undoes it).  0, -1 OOM. */
+ * 0x01 0x02 (trace.c key_next undoes it).  0, -1 OOM. */
 static int ib_put_value(struct agg *g, size_t *pos, const char *s,
 			size_t len)
 {

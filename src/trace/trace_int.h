@@ -4,10 +4,10 @@
  * gather.c) and gathers into its own struct agg: ids of its own string
  * tables, counters indexed by them, a few pair maps, and per process the
  * intervals of its I/O and compute events.  The threads' aggs are then
- * merged by string key into the first one and finished (summary.c):
+ * merged by string key into the first one and finished (trace.c):
  * exact unions per process, quartiles, sorted lists.  Nothing depends on
- * which thread read which file.  Timelines (timeline.c) read the files
- * twice more and give overlapping slices lanes (lanes.c).
+ * which thread read which file.  Timelines (trace_timeline.c) read the files
+ * twice more and give overlapping slices lanes (trace_timeline_lanes.c).
  */
 #ifndef STREAMTIME_TRACE_INT_H
 #define STREAMTIME_TRACE_INT_H
@@ -254,7 +254,7 @@ int trace_filter_failed(const st_pfw_reader *r, st_error *err);
 void trace_progress_add(st_trace_progress *p, uint64_t *seen,
 			const st_pfw_reader *r, uint64_t *events);
 
-/* summary.c */
+/* trace.c */
 /* G, the threads' gatherings merged, finished into S (zeroed, its
  * strings table initialised): sorted stats, quartiles, unions, bins.
  * 0, or -1 with ERR set. */
@@ -270,7 +270,7 @@ int trace_summarize(const char *const *paths, size_t n,
 		    const st_trace_opts *o, st_trace_summary *s,
 		    trace_agg_done done, void *ctx, st_error *err);
 
-/* lanes.c */
+/* trace_timeline_lanes.c */
 /* A slice to be given a lane: [s, e) on TRACK, the SEQ-th slice written. */
 struct lrec {
 	int64_t s, e;

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "streamtime/trace.h"
+#include "streamtime/trace_timeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -77,6 +77,7 @@
 #include "streamtime/trace_path.h"
 #include "streamtime/trace_render.h"
 #include "streamtime/trace_sets.h"
+#include "streamtime/trace_timeline.h"
 #include "streamtime/traceset.h"
 #include "streamtime/tz.h"
 
@@ -145,6 +146,7 @@
 #include "streamtime/trace_path.h"
 #include "streamtime/trace_render.h"
 #include "streamtime/trace_sets.h"
+#include "streamtime/trace_timeline.h"
 #include "streamtime/traceset.h"
 #include "streamtime/tz.h"
 
@@ -214,6 +216,7 @@ static const char *const included[] = {
 	"trace_path.h",
 	"trace_render.h",
 	"trace_sets.h",
+	"trace_timeline.h",
 	"traceset.h",
 	"tz.h",
 };

@@ -22,6 +22,7 @@
 #include "streamtime/atomic.h"
 #include "streamtime/stats.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_timeline.h"
 
 #define TMPDIR_NAME "trace"
 #include "tmpdir.h"

@@ -1,4 +1,4 @@
-/* render.c - `trace summary`'s output as text and JSON (trace_render.h). */
+/* trace_render.c - `trace summary`'s output as text and JSON (trace_render.h). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* timeline.c - DFTracer traces as one Chrome trace (SPEC 5.10): a pass
+/* trace_timeline.c - DFTracer traces as one Chrome trace (SPEC 5.10): a pass
  * for the summary, one for the slices' lanes, one that writes. */
 #include <errno.h>
 #include <inttypes.h>
@@ -8,6 +8,7 @@
 
 #include "streamtime/atomic.h"
 #include "streamtime/ctrace.h"
+#include "streamtime/trace_timeline.h"
 #include "trace_int.h"
 
 /* Per host of the trace: its clock correction state. */

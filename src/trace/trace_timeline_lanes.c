@@ -1,7 +1,9 @@
-/* lanes.c - first-fit lanes for overlapping slices of a track. */
+/* trace_timeline_lanes.c - first-fit lanes for overlapping slices of a
+ * track (trace_timeline.h). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "streamtime/trace_timeline.h"
 #include "trace_int.h"
 
 /* By track, start, the longer first (so that an equal start nests), then

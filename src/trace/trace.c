@@ -1,4 +1,4 @@
-/* summary.c - the threads' gatherings finished into st_trace_summary:
+/* trace.c - the threads' gatherings finished into st_trace_summary:
  * sorted stats, quartiles, bins, processes (SPEC 5.10). */
 #include <errno.h>
 #include <inttypes.h>

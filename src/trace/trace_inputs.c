@@ -1,4 +1,4 @@
-/* inputs.c - the inputs of the trace commands and the notes about them
+/* trace_inputs.c - the inputs of the trace commands and the notes about them
  * (trace_inputs.h). */
 #include <dirent.h>
 #include <errno.h>

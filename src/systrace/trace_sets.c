@@ -1,4 +1,4 @@
-/* sets.c - the system-trace directories of a trace command, open
+/* trace_sets.c - the system-trace directories of a trace command, open
  * (trace_sets.h). */
 #include <errno.h>
 #include <inttypes.h>
