@@ -20,8 +20,11 @@
 # UID.log; the tests' is build/meson-logs/install.log).
 set -uo pipefail
 
-installed() {	# installed PACKAGE: dpkg says it is
-	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+installed() {	# installed PACKAGE: dpkg says it is (for one architecture)
+	case $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) in
+	*"install ok installed"*) return 0 ;;
+	*) return 1 ;;
+	esac
 }
 missing=()
 for p in "$@"; do
