@@ -41,8 +41,9 @@ import setup_rule  # noqa: E402
 
 TEST = "cli-trace-record"
 # the real tracers of trace record (mpstat is sysstat's; nvidia-smi comes
-# with a GPU's driver, never installed here), installed on first use
-PACKAGES = ["bpftrace", "sysstat"]
+# with a GPU's driver, never installed here) and pgrep (procps), installed
+# on first use
+PACKAGES = ["bpftrace", "sysstat", "procps"]
 BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
 WORKLOAD = os.path.join(SRC, "tests", "systrace", "workload.py")
