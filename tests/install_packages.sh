@@ -26,23 +26,24 @@ installed() {	# installed PACKAGE: dpkg says it is (for one architecture)
 	*) return 1 ;;
 	esac
 }
-missing=()
-for p in "$@"; do
-	installed "$p" || missing+=("$p")
-done
+find_missing() {	# find_missing PACKAGE...: those not installed, in missing
+	missing=()
+	for p; do
+		installed "$p" || missing+=("$p")
+	done
+}
+find_missing "$@"
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-# --as-root (this script through sudo, or as root): take the lock, look
-# again (another suite may have installed them meanwhile), apt-get
+# ST_INSTALL_AS_ROOT=1 (this script again, as root or through sudo): take
+# the lock, look again (another suite may have installed them meanwhile),
+# apt-get
 if [ "${ST_INSTALL_AS_ROOT:-0}" = 1 ]; then
 	lock=${ST_INSTALL_LOCK:-/run/lock/streamtime-install.lock}
 	mkdir -p "$(dirname "$lock")"
 	exec 9>>"$lock" || exit 1
 	flock -w 900 9 || { echo "another install held $lock for 900 s"; exit 1; }
-	missing=()
-	for p in "$@"; do
-		installed "$p" || missing+=("$p")
-	done
+	find_missing "$@"
 	[ ${#missing[@]} -eq 0 ] && exit 0
 	echo "== $(date -u +%FT%TZ) apt-get install ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
@@ -69,12 +70,10 @@ fi
 echo "install_packages: installing ${missing[*]} (log: $log)" >&2
 "${as_root[@]}" bash "$0" "$@" >>"$log" 2>&1
 rc=$?
-still=()
-for p in "$@"; do
-	installed "$p" || still+=("$p")
-done
-if [ $rc -ne 0 ] || [ ${#still[@]} -gt 0 ]; then
-	echo "install_packages: apt-get install ${still[*]:-${missing[*]}} failed (exit $rc); the end of $log:" >&2
+asked=("${missing[@]}")
+find_missing "$@"
+if [ $rc -ne 0 ] || [ ${#missing[@]} -gt 0 ]; then
+	echo "install_packages: apt-get install ${missing[*]:-${asked[*]}} failed (exit $rc); the end of $log:" >&2
 	tail -n 20 "$log" >&2
 	exit 1
 fi

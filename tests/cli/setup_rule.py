@@ -47,20 +47,19 @@ def missing(test, why):
 
 def install(packages):
     """Install those of the Debian PACKAGES that are missing (tests/
-    install_packages.sh, its messages on our stderr).  None when all are
+    install_packages.sh, what it says on our stderr).  None when all are
     installed now, else (cannot, why): cannot True when they cannot be had
     here (not root), False when installing them failed."""
     p = subprocess.run(["bash", INSTALLER, *packages],
                        stdin=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        text=True)
+    if p.returncode == 69:      # its one line is why
+        return True, p.stderr.strip()
     sys.stderr.write(p.stderr)
     if p.returncode == 0:
         return None
-    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
-    return (p.returncode == 69,
-            lines[0] if p.returncode == 69 and lines else
-            "installing %s failed (exit %d)" % (" ".join(packages),
-                                                 p.returncode))
+    return False, "installing %s failed (exit %d)" % (" ".join(packages),
+                                                       p.returncode)
 
 
 def need(test, packages):
