@@ -49,9 +49,8 @@ log() { echo "slurm_up: $*" >&2; }
 elapsed() { echo "$(date +%s.%N) $t0" | awk '{printf "%.1f", $1-$2}'; }
 
 # --- packages --------------------------------------------------------------------
-# curl: the checks of slurmrestd below (a fresh minbase has none)
-# (installed when missing by the project's one installer, its log in
-# STATE_DIR/apt.log)
+# installed when missing by tests/install_packages.sh (its log: STATE_DIR/
+# apt.log); curl: the checks of slurmrestd below (a fresh minbase has none)
 pkgs="slurmctld slurmd slurmdbd slurm-client slurmrestd slurm-wlm-jwt-plugin munge mariadb-server curl"
 # shellcheck disable=SC2086
 ST_INSTALL_LOG=$S/apt.log bash "$here/../install_packages.sh" $pkgs 9>&- || exit 1
