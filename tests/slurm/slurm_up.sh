@@ -50,8 +50,10 @@ elapsed() { echo "$(date +%s.%N) $t0" | awk '{printf "%.1f", $1-$2}'; }
 
 # --- packages --------------------------------------------------------------------
 # installed when missing by tests/install_packages.sh (its log: STATE_DIR/
-# apt.log); curl: the checks of slurmrestd below (a fresh minbase has none)
-pkgs="slurmctld slurmd slurmdbd slurm-client slurmrestd slurm-wlm-jwt-plugin munge mariadb-server curl"
+# apt.log); a fresh minbase has neither curl (the checks of slurmrestd
+# below) nor netbase, whose /etc/hosts names localhost for
+# mariadb-install-db
+pkgs="slurmctld slurmd slurmdbd slurm-client slurmrestd slurm-wlm-jwt-plugin munge mariadb-server curl netbase"
 # shellcheck disable=SC2086
 ST_INSTALL_LOG=$S/apt.log bash "$here/../install_packages.sh" $pkgs 9>&- || exit 1
 
