@@ -24,36 +24,17 @@ build_packages=(
 	# the time zone database, read at run time
 	tzdata
 )
-# what the test suites need besides
-test_packages=(
-	# CMocka, Python (stdlib only) for the independent checks
-	libcmocka-dev python3
-	# tests of the collectors and clocks: setpriv (permission tests as
-	# nobody), libfaketime (shifted clocks), a throwaway sshd and its client
-	util-linux faketime openssh-server openssh-client
-	# tests of the Distiller source: a throwaway PostgreSQL server and psql
-	postgresql postgresql-client
-	# tests of system traces: the real tracers around a workload of their own
-	bpftrace sysstat strace
-)
+# what building and running the tests needs besides: CMocka, and Python
+# (stdlib only) for the independent checks.  The servers and tracers of the
+# suites that start them (sshd, PostgreSQL, bpftrace, mpstat, strace,
+# libfaketime, Slurm, Chromium) are installed by those suites on first use,
+# through tests/install_packages.sh, never here.
+test_packages=(libcmocka-dev python3)
 # SETUP_PACKAGES=build (the Docker image's build stage): no test packages,
 # and configure with -Dtests=false yourself
 packages=("${build_packages[@]}")
 [ "${SETUP_PACKAGES:-all}" = build ] || packages+=("${test_packages[@]}")
-
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	echo "setup: installing ${missing[*]}" >&2
-	sudo=()
-	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
-	"${sudo[@]}" apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq \
-		--no-install-recommends "${missing[@]}" >&2
-fi
+bash tests/install_packages.sh "${packages[@]}"
 
 if [ ! -f "$build/build.ninja" ]; then
 	# a directory left by a failed configure is configured afresh

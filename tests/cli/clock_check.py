@@ -34,6 +34,10 @@ BIN = os.path.abspath(sys.argv[1])
 # with the faketime wrapper, which leaks per-pid semaphores when killed
 SHIFTED = os.path.join(HERE, "shifted.sh")
 MODE = sys.argv[2]
+# the Debian packages of each mode, installed on first use (setup_rule)
+PACKAGES = {"local": ["libfaketime"], "paths": ["libfaketime"],
+            "ssh": ["libfaketime", "openssh-client", "openssh-server"],
+            "faults": [], "merge": ["libfaketime"]}[MODE]
 from checks import check, report, runner  # noqa: E402
 STARTED = []        # every server started, stopped however the test ends
 HEADER = "measured_at,reference,target,offset_ms,delay_ms,bound_ms,samples,method"
@@ -180,15 +184,14 @@ def test_paths(tmp):
 
 
 def start_sshd(tmp):
-    """A throwaway sshd that accepts connections, or exit: missing
-    programs per setup_rule, an sshd that does not come up a failure."""
+    """A throwaway sshd that accepts connections, or exit: an sshd that
+    does not come up is a failure (its packages are installed by main)."""
     for prog in ("ssh", "ssh-keygen"):
         if not shutil.which(prog):
-            setup_rule.missing("cli-clock-ssh", "no %s (apt-get install "
-                               "openssh-client)" % prog)
+            setup_rule.broken("cli-clock-ssh", "ssh", "no %s in PATH" % prog)
     if not (shutil.which("sshd") or os.path.exists("/usr/sbin/sshd")):
-        setup_rule.missing("cli-clock-ssh", "no sshd (apt-get install "
-                           "openssh-server)")
+        setup_rule.broken("cli-clock-ssh", "sshd", "no sshd in PATH nor "
+                          "/usr/sbin")
     try:
         d = sshd_helper.Sshd(tmp)
     except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
@@ -469,10 +472,11 @@ def have_faketime():
 
 
 def main():
+    setup_rule.need("cli-clock-" + MODE, PACKAGES)
     if MODE != "faults":
         ok, why = have_faketime()
         if not ok:
-            setup_rule.missing("cli-clock-" + MODE, why)
+            setup_rule.broken("cli-clock-" + MODE, "shifted clocks", why)
     tmp = tempfile.mkdtemp(prefix="st-clock-")
     try:
         {"local": test_local, "paths": test_paths, "ssh": test_ssh,

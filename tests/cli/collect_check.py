@@ -25,6 +25,7 @@ import zoneinfo
 BIN = os.path.abspath(sys.argv[1])
 MODE = sys.argv[2]
 from checks import FAILS, check, report, runner  # noqa: E402
+import setup_rule  # noqa: E402
 
 HEADER = "scan_number,time0,time1,time2,time3,time_last_written"
 
@@ -556,6 +557,7 @@ def as_nobody(tmp):
     anything).  Returns (prefix argv, binary path)."""
     if os.geteuid() != 0:
         return [], BIN
+    setup_rule.need("cli-collect-" + MODE, ["util-linux"])    # setpriv
     b = os.path.join(tmp, "streamtime")
     shutil.copy(BIN, b)
     os.chmod(tmp, 0o755)

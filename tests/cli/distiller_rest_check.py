@@ -454,8 +454,12 @@ def test_failures(tmp):
 def test_https(tmp):
     # https with a self-signed certificate: trusted through --cacert only
     cert, keyf = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
-    if not shutil.which("openssl"):
-        MISSING.append("https: no openssl to make a certificate")
+    why = setup_rule.install(["openssl"])   # to make the certificate
+    if why:
+        if why[0]:
+            MISSING.append("https: no openssl: " + why[1])
+        else:
+            check(False, "https: " + why[1])
         return
     p = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048",
                         "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",

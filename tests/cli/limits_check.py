@@ -335,15 +335,17 @@ while n < 100000:
 def killed_real(tmp):
     """killed_record_real: a real `trace record` SIGKILLed while its
     command reads a file (read 0 events before)."""
-    import shutil
     import signal
     import time
-    if os.geteuid() != 0 or not shutil.which("bpftrace"):
-        import setup_rule
-        if setup_rule.may_skip():
-            print("killed_record_real: skipped: needs root and bpftrace")
+    import setup_rule
+    # root, then bpftrace (its io and proc tracers), installed on first use
+    why = (True, "needs root") if os.geteuid() != 0 else \
+        setup_rule.install(["bpftrace"])
+    if why:
+        if why[0] and setup_rule.may_skip():
+            print("killed_record_real: skipped: %s" % why[1])
             return
-        check(False, "killed_record_real: needs root and bpftrace")
+        check(False, "killed_record_real: %s" % why[1])
         return
     out, wl = os.path.join(tmp, "rec"), os.path.join(tmp, "wl.py")
     data, truth = os.path.join(tmp, "wl.dat"), os.path.join(tmp, "truth")

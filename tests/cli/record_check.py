@@ -40,6 +40,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import setup_rule  # noqa: E402
 
 TEST = "cli-trace-record"
+# the real tracers of trace record (mpstat is sysstat's; nvidia-smi comes
+# with a GPU's driver, never installed here) and pgrep (procps), installed
+# on first use
+PACKAGES = ["bpftrace", "sysstat", "procps"]
 BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
 WORKLOAD = os.path.join(SRC, "tests", "systrace", "workload.py")
@@ -721,9 +725,10 @@ def close_path_race(tmp):
 def main():
     if os.geteuid() != 0:
         setup_rule.missing(TEST, "trace record's tracers need root")
+    setup_rule.need(TEST, PACKAGES)
     for prog in ("bpftrace", "mpstat"):
         if not shutil.which(prog):
-            setup_rule.missing(TEST, "%s is not installed (setup.sh)" % prog)
+            setup_rule.broken(TEST, prog, "not in PATH")
     tmp = tempfile.mkdtemp(prefix="rec-check-")
     try:
         main_run(tmp)

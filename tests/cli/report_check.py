@@ -379,19 +379,12 @@ def find_chromium():
         p = shutil.which(name)
         if p:
             return p, None
-    if os.geteuid() != 0:
-        return None, (True, "chromium is not installed and we are not "
-                      "root to install it")
-    try:
-        r = subprocess.run("apt-get update -qq && DEBIAN_FRONTEND=noninteractive "
-                           "apt-get install -y -qq chromium", shell=True,
-                           capture_output=True, text=True, timeout=420)
-    except subprocess.TimeoutExpired:
-        return None, (False, "apt-get install chromium timed out")
+    why = setup_rule.install(["chromium"])
+    if why:
+        return None, why
     p = shutil.which("chromium")
     if not p:
-        return None, (False, "apt-get install chromium failed: "
-                      f"{r.stderr.strip()[-300:]}")
+        return None, (False, "chromium installed, but not in PATH")
     return p, None
 
 

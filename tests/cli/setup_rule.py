@@ -12,9 +12,17 @@ tests/docker, tests/fresh):
   * the component is there but does not come up (a port taken, initdb or a
     daemon failing, an install that fails as root): always a failure,
     exit 1, saying what failed.
+
+setup.sh installs only what building needs: a suite names the Debian
+packages of its component once and calls need() (or install()) on first
+use, which installs the missing ones through tests/install_packages.sh.
 """
 import os
+import subprocess
 import sys
+
+INSTALLER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "install_packages.sh")
 
 
 def on_ci():
@@ -35,6 +43,35 @@ def missing(test, why):
           (test, why, "CI=%s" % os.environ.get("CI") if on_ci() else "root"),
           file=sys.stderr)
     sys.exit(1)
+
+
+def install(packages):
+    """Install those of the Debian PACKAGES that are missing (tests/
+    install_packages.sh, what it says on our stderr).  None when all are
+    installed now, else (cannot, why): cannot True when they cannot be had
+    here (not root), False when installing them failed."""
+    p = subprocess.run(["bash", INSTALLER, *packages],
+                       stdin=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True)
+    if p.returncode == 69:      # its one line is why
+        return True, p.stderr.strip()
+    sys.stderr.write(p.stderr)
+    if p.returncode == 0:
+        return None
+    return False, "installing %s failed (exit %d)" % (" ".join(packages),
+                                                       p.returncode)
+
+
+def need(test, packages):
+    """The Debian PACKAGES of TEST's component, installed when missing; or
+    exit by the rule: missing() when they cannot be had here, broken()
+    when installing them failed."""
+    r = install(packages)
+    if r is None:
+        return
+    if r[0]:
+        missing(test, r[1])
+    broken(test, "its packages", r[1])
 
 
 def broken(test, what, detail=""):

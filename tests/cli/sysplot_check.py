@@ -478,8 +478,8 @@ def real(top):
     """A real trace record around the workload, drawn."""
     if os.geteuid() != 0:
         setup_rule.missing(TEST, "not root: bpftrace needs root")
-    if shutil.which("bpftrace") is None:
-        setup_rule.missing(TEST, "bpftrace is not installed")
+    # trace record's default tracers: bpftrace, and sysstat's mpstat
+    setup_rule.need(TEST, ["bpftrace", "sysstat"])
     d = os.path.join(top, "real")
     wd = os.path.join(top, "wd")
     os.makedirs(wd)

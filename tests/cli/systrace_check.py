@@ -48,6 +48,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import setup_rule  # noqa: E402
 
 TEST = "cli-systrace"
+# the real tracers (mpstat is sysstat's), installed on first use
+PACKAGES = ["bpftrace", "sysstat", "strace"]
 BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
 SEED = os.path.join(SRC, "tests", "systrace", "seed")
@@ -304,9 +306,10 @@ def main():
         return report(TEST)
     if os.geteuid() != 0:
         setup_rule.missing(TEST, "not root: bpftrace needs root")
+    setup_rule.need(TEST, PACKAGES)
     for tool in ("bpftrace", "mpstat", "strace"):
         if not shutil.which(tool):
-            setup_rule.missing(TEST, "%s is not installed" % tool)
+            setup_rule.broken(TEST, tool, "not in PATH")
     if not os.path.ismount("/sys/kernel/tracing"):
         r = subprocess.run(["mount", "-t", "tracefs", "nodev",
                             "/sys/kernel/tracing"], capture_output=True,

@@ -633,6 +633,7 @@ def test_errors(pg, tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o755)
+        setup_rule.need("db-distiller", pgserver.PACKAGES)
         try:
             pg = pgserver.PgServer(tmp)
         except pgserver.Missing as e:

@@ -13,6 +13,10 @@ import shutil
 import subprocess
 import tempfile
 
+# its Debian packages (initdb, pg_ctl; psql): tests/db/pg_check.py installs
+# them on first use (tests/cli/setup_rule.py)
+PACKAGES = ["postgresql", "postgresql-client"]
+
 
 class Missing(RuntimeError):
     """No PostgreSQL server is installed."""

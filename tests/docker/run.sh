@@ -26,17 +26,10 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "tests/docker: needs root (podman image mount, chroot): skipped" >&2
 	exit 77
 fi
-need=()
-command -v podman >/dev/null || need+=(podman)
-command -v debootstrap >/dev/null || need+=(debootstrap)
-if [ ${#need[@]} -gt 0 ]; then
-	{ apt-get update -qq &&
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			--no-install-recommends "${need[@]}" >&2; } || {
-		echo "tests/docker: FAIL: cannot install ${need[*]}" >&2
-		exit 1
-	}
-fi
+bash tests/install_packages.sh podman debootstrap || {
+	echo "tests/docker: FAIL: cannot install podman and debootstrap" >&2
+	exit 1
+}
 
 fails=0
 try() {     # try WHAT COMMAND...: run it, say ok or FAIL, go on either way

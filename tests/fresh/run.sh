@@ -6,9 +6,10 @@
 #   ./setup.sh && build/streamtime reproduce
 #   ./setup.sh && meson test -C build --print-errorlogs
 # This proves that the two commands need nothing this machine happened to
-# have.  Needs root; installs debootstrap when missing.  .ci/run calls it
-# when CI_FRESH=1.  Takes 10 to 20 minutes (the whole suite, with Slurm,
-# PostgreSQL and Chromium installed inside).
+# have, and that the first installs no server or tracer.  Needs root;
+# installs debootstrap when missing.  .ci/run calls it when CI_FRESH=1.
+# Takes 10 to 20 minutes (the whole suite, with the packages of Slurm,
+# PostgreSQL, the tracers and Chromium installed inside by their suites).
 #
 # ST_FRESH_BASE=DIR keeps the debootstrap base between runs (default
 # /var/tmp/streamtime-bookworm-base, shared with tests/docker/run.sh);
@@ -27,13 +28,10 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "tests/fresh: needs root (debootstrap, chroot): skipped" >&2
 	exit 77
 fi
-if ! command -v debootstrap >/dev/null; then
-	{ apt-get update -qq &&
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >&2; } || {
-		echo "tests/fresh: FAIL: cannot install debootstrap" >&2
-		exit 1
-	}
-fi
+bash tests/install_packages.sh debootstrap || {
+	echo "tests/fresh: FAIL: cannot install debootstrap" >&2
+	exit 1
+}
 base=${ST_FRESH_BASE:-/var/tmp/streamtime-bookworm-base}
 if [ ! -x "$base/bin/sh" ]; then
 	rm -rf "$base"
@@ -85,6 +83,9 @@ inside './setup.sh && build/streamtime reproduce' | tee "$work/reproduce.txt"
 grep -q '^| size | file transfer (s) | streaming (s) | enhancement |$' \
 	"$work/reproduce.txt"
 echo "fresh: command 1 passed in $(( $(date +%s) - t0 )) s"
+# ./setup.sh installed what the build needs and nothing else: no server or
+# tracer in the root (the suites install theirs on first use, below)
+inside 'python3 tests/cli/setup_packages_check.py --installed'
 t1=$(date +%s)
 inside './setup.sh && meson test -C build --print-errorlogs'
 echo "fresh: command 2 passed in $(( $(date +%s) - t1 )) s"

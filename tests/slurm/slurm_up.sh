@@ -49,19 +49,13 @@ log() { echo "slurm_up: $*" >&2; }
 elapsed() { echo "$(date +%s.%N) $t0" | awk '{printf "%.1f", $1-$2}'; }
 
 # --- packages --------------------------------------------------------------------
-# curl: the checks of slurmrestd below (a fresh minbase has none)
-pkgs="slurmctld slurmd slurmdbd slurm-client slurmrestd slurm-wlm-jwt-plugin munge mariadb-server curl"
-missing=
-for p in $pkgs; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  log "installing$missing"
-  export DEBIAN_FRONTEND=noninteractive
-  inst() { apt-get install -y -q --no-install-recommends $missing >>"$S/apt.log" 2>&1; }
-  inst || { apt-get update >>"$S/apt.log" 2>&1; inst; } || {
-    log "apt-get install$missing failed:"; tail -n 20 "$S/apt.log" >&2; exit 1; }
-fi
+# installed when missing by tests/install_packages.sh (its log: STATE_DIR/
+# apt.log); a fresh minbase has neither curl (the checks of slurmrestd
+# below) nor netbase, whose /etc/hosts names localhost for
+# mariadb-install-db
+pkgs="slurmctld slurmd slurmdbd slurm-client slurmrestd slurm-wlm-jwt-plugin munge mariadb-server curl netbase"
+# shellcheck disable=SC2086
+ST_INSTALL_LOG=$S/apt.log bash "$here/../install_packages.sh" $pkgs 9>&- || exit 1
 
 # --- writes STATE_DIR/env with a fresh token ---------------------------------------
 write_env() {
