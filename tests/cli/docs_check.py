@@ -13,10 +13,12 @@ usage: docs_check.py STREAMTIME SOURCE_ROOT
     reproduce`); a block that is only ./setup.sh or runs the test suite
     is left to .ci/run and tests/fresh/run.sh.  PAPER_DATA is the paper's
     data in shared/ beside the checkout (a block needing it is left out,
-    and said, without it).  A `sudo` block (trace
-    record) runs only as root with bpftrace and mpstat on PATH, and the
-    rest of its document with it; otherwise it is said and left out
-    (tests/cli/record_check.py covers trace record itself);
+    and said, without it).  A `sudo` block (trace record) runs as root,
+    bpftrace and sysstat installed first when missing (tests/
+    install_packages.sh), and the rest of its document with it; not as
+    root it is said and left out (tests/cli/record_check.py covers trace
+    record itself); as root, tracers that cannot be installed fail the
+    check under CI (setup_rule's rule);
   * docs_output_as_shown: an unlabelled ``` block that comes next after a
     ```sh block is what that block prints: each of its lines must be a
     line of the block's standard output or error;
@@ -32,6 +34,9 @@ BIN = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
 PAPER = os.path.join(os.path.dirname(SRC), "shared", "paper-data")
 from checks import check, fresh_clone, run, run_in_tmp  # noqa: E402
+import setup_rule  # noqa: E402
+
+TEST = "cli-docs"
 
 DOCS = ["README.md", "docs/operations.md", "docs/trace.md",
         "docs/systrace.md"]
@@ -44,8 +49,15 @@ def blocks(text):
 
 
 def can_record():
-    return os.geteuid() == 0 and all(shutil.which(t)
-                                     for t in ("bpftrace", "mpstat"))
+    if os.geteuid() != 0:
+        return False
+    r = setup_rule.install(["bpftrace", "sysstat"])
+    if r is not None:
+        print("%s: %s" % (TEST, r[1]))
+        check(not setup_rule.on_ci(), "docs_commands_run_as_shown: the "
+              "tracers of the sudo blocks could not be installed: " + r[1])
+        return False
+    return all(shutil.which(t) for t in ("bpftrace", "mpstat"))
 
 
 def run_doc(doc, text, repo):
