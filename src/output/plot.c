@@ -630,7 +630,10 @@ int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 		status = cairo_surface_status(surface);
 	if (status == CAIRO_STATUS_SUCCESS && tl.failed)
 		status = CAIRO_STATUS_NO_MEMORY;
-	if (status != CAIRO_STATUS_SUCCESS)
+	if (fmt == ST_PLOT_PDF && pdf.failed)   /* before cairo's own word */
+		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write the PDF "
+				  "document");
+	else if (status != CAIRO_STATUS_SUCCESS)
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot draw the figure: %s",
 				  cairo_status_to_string(status));
 	/* before the surface goes: finishing an image surface frees its pixels */
@@ -642,9 +645,6 @@ int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 					72.0 * png_scale(fig), err);
 	else if (fmt == ST_PLOT_SVG && svg_finish(&doc, &tl, f) < 0)
 		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write the SVG "
-				  "document");
-	else if (pdf.failed)
-		rc = st_error_set(err, ST_EXIT_IOERR, "cannot write the PDF "
 				  "document");
 	cairo_surface_destroy(surface);
 	free(doc.buf);

@@ -13,12 +13,12 @@ usage: docs_check.py STREAMTIME SOURCE_ROOT
     reproduce`); a block that is only ./setup.sh or runs the test suite
     is left to .ci/run and tests/fresh/run.sh.  PAPER_DATA is the paper's
     data in shared/ beside the checkout (a block needing it is left out,
-    and said, without it).  A `sudo` block (trace record) runs as root,
-    bpftrace and sysstat installed first when missing (tests/
-    install_packages.sh), and the rest of its document with it; not as
-    root it is said and left out (tests/cli/record_check.py covers trace
-    record itself); as root, tracers that cannot be installed fail the
-    check under CI (setup_rule's rule);
+    and said, off CI; a failure under CI, which has it).  A `sudo` block
+    (trace record) runs as root, bpftrace and sysstat installed first when
+    missing (tests/install_packages.sh), and the rest of its document
+    with it; not as root it is said and left out off CI, and fails under
+    CI; tracers that cannot be installed as root fail (setup_rule's
+    rule; tests/cli/record_check.py covers trace record itself);
   * docs_output_as_shown: an unlabelled ``` block that comes next after a
     ```sh block is what that block prints: each of its lines must be a
     line of the block's standard output or error;
@@ -49,15 +49,17 @@ def blocks(text):
 
 
 def can_record():
+    """Whether the sudo blocks can run, by setup_rule's rule: not as root
+    they are left out, and said, off CI, and fail under CI; as root the
+    tracers are installed when missing, and a failed install fails."""
     if os.geteuid() != 0:
+        check(not setup_rule.on_ci(), "docs_commands_run_as_shown: the "
+              "sudo blocks need root, which CI has")
         return False
     r = setup_rule.install(["bpftrace", "sysstat"])
-    if r is not None:
-        print("%s: %s" % (TEST, r[1]))
-        check(not setup_rule.on_ci(), "docs_commands_run_as_shown: the "
-              "tracers of the sudo blocks could not be installed: " + r[1])
-        return False
-    return all(shutil.which(t) for t in ("bpftrace", "mpstat"))
+    check(r is None, "docs_commands_run_as_shown: the tracers of the sudo "
+          "blocks: %s" % (r[1] if r else ""))
+    return r is None and all(shutil.which(t) for t in ("bpftrace", "mpstat"))
 
 
 def run_doc(doc, text, repo):
@@ -71,8 +73,12 @@ def run_doc(doc, text, repo):
             continue
         if "PAPER_DATA" in cmd:
             if not os.path.isdir(PAPER):
+                # setup_rule.data_missing's rule: CI has the data
                 print("%s: block %d needs the paper's data (%s): left out"
                       % (doc, i + 1, PAPER))
+                check(not setup_rule.on_ci(), "docs_commands_run_as_shown:"
+                      " %s block %d: no paper data at %s" % (doc, i + 1,
+                                                            PAPER))
                 continue
             cmd = cmd.replace("PAPER_DATA", PAPER)
         if re.search(r"^sudo ", cmd, re.M):
