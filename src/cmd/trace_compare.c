@@ -1,16 +1,15 @@
 /* trace_compare.c - `streamtime trace compare` (SPEC 5.12, issue 16): the
  * DFAnalyzer notebook's table, a row per metric, a column per case. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
-#include "compare_out.h"
 #include "trace_inputs.h"
 #include "streamtime/atomic.h"
 #include "streamtime/compare_events.h"
+#include "streamtime/compare_out.h"
 #include "streamtime/compare_render.h"
 #include "streamtime/file.h"
 #include "streamtime/systrace.h"
@@ -108,57 +107,6 @@ static int case_parse(struct case_in *c, char *arg,
 	return rc;
 }
 
-/* Say what became of the inputs of CS[0..N) (system-trace sets SETS[c]
- * or NULL) as WHO.  Returns the exit status, 0 when all were traces. */
-int st_compare_report(const st_compare_case *cs, size_t n,
-		      const st_systrace_list *const *sets, const char *who)
-{
-	int rc = 0;
-
-	for (size_t c = 0; c < n; c++) {
-		int r = trace_inputs_report(cs[c].files_in, cs[c].n_files,
-					    cs[c].bad, cs[c].n_bad,
-					    cs[c].bad_lines,
-					    sets ? sets[c] : NULL);
-
-		if (r && (!rc || r == ST_EXIT_IOERR ||
-			  (r == ST_EXIT_NOINPUT && rc == ST_EXIT_DATAERR)))
-			rc = r;
-		if (cs[c].saturated)
-			st_msg_warn("%s: case %s: a sum passed 2^63-1 and "
-				    "stopped there", who, cs[c].name);
-	}
-	return rc;
-}
-
-int st_compare_emit(const st_metrics *m, const st_compare_case *cs, size_t n,
-		    bool json, const char *partial_of, const char *out)
-{
-	st_atomic_file af = { 0 };
-	st_error err;
-	int bad;
-
-	if (st_atomic_open(&af, out, &err) < 0)
-		return st_msg_fail(&err);
-	errno = 0;
-	if (!partial_of)
-		bad = st_compare_render(af.fp, m, cs, n, json ? ST_COMPARE_JSON
-					: ST_COMPARE_TEXT, &err) < 0;
-	else if ((bad = st_compare_partial_write(af.fp, partial_of, m, cs,
-						 n) < 0))
-		st_error_set(&err, ST_EXIT_IOERR, "%s",
-			     strerror(errno ? errno : EIO));
-	if (bad) {
-		st_atomic_abort(&af);
-		st_error_prefix(&err, "cannot write %s", strcmp(out, "-") ?
-				out : "to standard output");
-		return st_msg_fail(&err);
-	}
-	if (st_atomic_commit(&af, &err) < 0)
-		return st_msg_fail(&err);
-	return st_finish_stdout(0);
-}
-
 /* Compute CS with O, say what became of the inputs, and write the table
  * (or the partial, METRICS_TEXT given) to OUT unless that went wrong.
  * Returns the exit status. */
@@ -170,6 +118,7 @@ static int run_compare(st_compare_case *cs, struct case_in *ci,
 	const st_systrace_list *sets[MAX_CASES];
 	st_compare_events ev;
 	st_atomic_set evset = { 0 };
+	st_trace_notes nt = { 0 };
 	st_error err;
 	int rc;
 
@@ -183,7 +132,8 @@ static int run_compare(st_compare_case *cs, struct case_in *ci,
 	}
 	for (size_t c = 0; c < n; c++)
 		sets[c] = &ci[c].ts.sets;
-	rc = st_compare_report(cs, n, sets, "trace compare");
+	rc = trace_notes_said(&nt, st_compare_out_notes(cs, n, sets,
+			      "trace compare", &nt, &err), &err);
 	if (st_compare_events_close(&ev, cs, n, o->metrics, rc ? NULL : &evset,
 				    &err) < 0)
 		rc = st_msg_fail(&err);
@@ -197,13 +147,13 @@ static int run_compare(st_compare_case *cs, struct case_in *ci,
 				     "left as it was)", events_dir);
 		return rc;
 	}
-	/* a partial does not know the sets: their call files are traces */
-	for (size_t c = 0; metrics_text && c < n; c++)
-		for (size_t i = 0; i < cs[c].n_files; i++)
-			if (st_systrace_owner(&ci[c].ts.sets,
-					      cs[c].files_in[i].path))
-				cs[c].files_in[i].not_trace = false;
-	rc = st_compare_emit(o->metrics, cs, n, json, metrics_text, out);
+	if (metrics_text)
+		st_compare_out_calls(cs, n, sets);
+	if (st_compare_out_save(o->metrics, cs, n, json, metrics_text, out,
+				&err) < 0)
+		rc = st_msg_fail(&err);
+	else
+		rc = st_finish_stdout(0);
 	if (rc == 0 && events_dir && st_atomic_set_commit(&evset, &err) < 0)
 		return st_msg_fail(&err);
 	st_atomic_set_abort(&evset);

@@ -18,8 +18,7 @@ int trace_notes_say(st_trace_notes *nt)
 	return rc;
 }
 
-/* NT said, then ERR's failure when R < 0.  The exit status. */
-static int said(st_trace_notes *nt, int r, const st_error *err)
+int trace_notes_said(st_trace_notes *nt, int r, const st_error *err)
 {
 	int rc = trace_notes_say(nt);
 
@@ -32,7 +31,7 @@ int trace_inputs_collect(struct st_trace_inputs *in, char *const *args,
 	st_trace_notes nt = { 0 };
 	st_error err;
 
-	return said(&nt, st_trace_inputs_collect(in, args, n, &nt, &err), &err);
+	return trace_notes_said(&nt, st_trace_inputs_collect(in, args, n, &nt, &err), &err);
 }
 
 int trace_input_check(const char *path)
@@ -40,7 +39,7 @@ int trace_input_check(const char *path)
 	st_trace_notes nt = { 0 };
 	st_error err;
 
-	return said(&nt, st_trace_input_check(path, false, &nt, &err), &err);
+	return trace_notes_said(&nt, st_trace_input_check(path, false, &nt, &err), &err);
 }
 
 int trace_sets_check(char *const *dirs, size_t n)
@@ -48,7 +47,7 @@ int trace_sets_check(char *const *dirs, size_t n)
 	st_trace_notes nt = { 0 };
 	st_error err;
 
-	return said(&nt, st_trace_sets_check(dirs, n, &nt, &err), &err);
+	return trace_notes_said(&nt, st_trace_sets_check(dirs, n, &nt, &err), &err);
 }
 
 int trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
@@ -58,7 +57,7 @@ int trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
 	st_trace_notes nt = { 0 };
 	st_error err;
 
-	return said(&nt, st_trace_sets_open(ts, dirs, n, so, max_bad, paths,
+	return trace_notes_said(&nt, st_trace_sets_open(ts, dirs, n, so, max_bad, paths,
 					    npaths, &nt, &err), &err);
 }
 
@@ -76,7 +75,7 @@ int trace_inputs_report(const st_trace_file *files, size_t nfiles,
 	st_trace_notes nt = { 0 };
 	st_error err;
 
-	return said(&nt, st_trace_inputs_report(files, nfiles, bad, nbad,
+	return trace_notes_said(&nt, st_trace_inputs_report(files, nfiles, bad, nbad,
 						bad_lines, sets, &nt, &err),
 		    &err);
 }

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "compare_out.h"
+#include "trace_inputs.h"
+#include "streamtime/compare_out.h"
 #include "streamtime/file.h"
 #include "streamtime/sum_partial.h"
 #include "streamtime/trace.h"
@@ -96,20 +97,24 @@ static int emit_summary(struct merge *m, bool json, const char *out)
 /* The merged table of M to OUT.  The exit status. */
 static int emit_compare(struct merge *m, bool json, const char *out)
 {
+	st_trace_notes nt = { 0 };
 	st_error err;
 	int rc;
 
 	if (st_compare_merge_finish(&m->cm, st_verbosity > 0 ? 1000 : 10,
 				    &err) < 0)
 		return st_msg_fail(&err);
-	if ((rc = st_compare_report(m->cm.cases, m->cm.n, NULL,
-				    "trace merge")) != 0) {
+	if ((rc = trace_notes_said(&nt, st_compare_out_notes(m->cm.cases,
+			m->cm.n, NULL, "trace merge", &nt, &err), &err))) {
 		if (strcmp(out, "-") != 0)
 			st_msg_error("trace merge: nothing written (%s is "
 				     "left as it was)", out);
 		return rc;
 	}
-	return st_compare_emit(&m->cm.m, m->cm.cases, m->cm.n, json, NULL, out);
+	if (st_compare_out_save(&m->cm.m, m->cm.cases, m->cm.n, json, NULL, out,
+				&err) < 0)
+		return st_msg_fail(&err);
+	return st_finish_stdout(0);
 }
 
 int cmd_trace_merge(int argc, char **argv)

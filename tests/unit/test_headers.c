@@ -21,6 +21,7 @@
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
 #include "streamtime/compare_events.h"
+#include "streamtime/compare_out.h"
 #include "streamtime/compare_render.h"
 #include "streamtime/csv.h"
 #include "streamtime/ctrace.h"
@@ -90,6 +91,7 @@
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
 #include "streamtime/compare_events.h"
+#include "streamtime/compare_out.h"
 #include "streamtime/compare_render.h"
 #include "streamtime/csv.h"
 #include "streamtime/ctrace.h"
@@ -160,6 +162,7 @@ static const char *const included[] = {
 	"clockfix.h",
 	"collect.h",
 	"compare_events.h",
+	"compare_out.h",
 	"compare_render.h",
 	"csv.h",
 	"ctrace.h",
