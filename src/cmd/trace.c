@@ -310,88 +310,6 @@ static int run_timeline(const struct inputs *in,
 	return st_finish_stdout(ST_EXIT_OK);
 }
 
-/* --experiment DIR (with --data, --config): the experiment's inputs into
- * *TIN, their paths in P (freed by the caller); each checked before the
- * output is touched.  Returns the exit status, 0 when all are there. */
-struct exp_paths {
-	char *merged, *stdir, *wt, *created;
-};
-
-static int experiment_input(const char *exp_dir, const char *data,
-			    const char *config, st_experiments *ex,
-			    struct exp_paths *p, st_timeline_input *tin)
-{
-	st_error err;
-
-	if (st_load_experiments(config, data, ex, &err) < 0)
-		return st_msg_fail(&err);
-	p->merged = st_path_join(exp_dir, "file_transfer/merged_job_info.csv");
-	p->stdir = st_path_join(exp_dir, "streaming");
-	if (data) {
-		p->wt = st_path_join(data, "file_transfer/write_times.csv");
-		p->created = st_path_join(data, "streaming/"
-					  "ncem_file_created_times.csv");
-	}
-	if (!p->merged || !p->stdir || (data && (!p->wt || !p->created))) {
-		st_msg_error("out of memory");
-		return ST_EXIT_IOERR;
-	}
-	/* missing: said before the output is touched */
-	if (trace_input_check(p->merged) ||
-	    (p->wt && trace_input_check(p->wt)) ||
-	    (p->created && trace_input_check(p->created)))
-		return ST_EXIT_NOINPUT;
-	*tin = (st_timeline_input){ .merged = p->merged, .write_times = p->wt,
-				    .created = p->created,
-				    .streaming_dir = p->stdir, .ex = ex };
-	return 0;
-}
-
-/* What --clock-offsets and --experiment bring to the timeline. */
-struct extras {
-	st_table otab;
-	st_clock_offsets offs;
-	st_experiments ex;
-	struct exp_paths ep;
-	st_timeline_input tin;
-};
-
-/* The clock offsets of OFFSETS and the inputs of the experiment EXP_DIR
- * (with DATA, CONFIG; each may be NULL) into X, given to O.  The exit
- * status. */
-static int extras_load(struct extras *x, st_trace_timeline_opts *o,
-		       const char *offsets, const char *exp_dir,
-		       const char *data, const char *config)
-{
-	st_error err;
-	int rc;
-
-	if (offsets) {
-		if (st_table_read(&x->otab, offsets, &err) < 0 ||
-		    st_clock_offsets_load(&x->offs, &x->otab, &err) < 0)
-			return st_msg_fail(&err);
-		o->offsets = &x->offs;
-	}
-	if (exp_dir) {
-		if ((rc = experiment_input(exp_dir, data, config, &x->ex,
-					   &x->ep, &x->tin)))
-			return rc;
-		o->experiment = &x->tin;
-	}
-	return 0;
-}
-
-static void extras_release(struct extras *x)
-{
-	st_clock_offsets_release(&x->offs);
-	st_table_release(&x->otab);
-	st_experiments_release(&x->ex);
-	free(x->ep.merged);
-	free(x->ep.stdir);
-	free(x->ep.wt);
-	free(x->ep.created);
-}
-
 /* --save-partial refused with system traces among IN; else O set to
  * read them (st_trace_sets_summary_opts).  The exit status. */
 static int summary_setup(const char *prog, struct inputs *in,
@@ -546,11 +464,12 @@ int cmd_trace_timeline(int argc, char **argv)
 		ST_OPT_END_ROW,
 	};
 	st_trace_progress prog_c = { 0 };
-	struct extras x = { 0 };
+	st_trace_timeline_extras x = { 0 };
+	st_trace_notes nt = { 0 };
 	struct inputs in = { 0 };
+	st_error err;
 	int nargs, rc;
 
-	st_table_init(&x.otab);
 	if (!st_opt_go(&timeline_desc, opts, argc, argv, &nargs, &rc))
 		goto out;
 	rc = ST_EXIT_OK;
@@ -575,7 +494,8 @@ int cmd_trace_timeline(int argc, char **argv)
 		goto out;
 	if (in.ts.sets.n)
 		o.src = &in.ts.src;
-	if ((rc = extras_load(&x, &o, offsets_path, exp_dir, data, config)))
+	if ((rc = trace_notes_said(&nt, st_trace_timeline_extras_load(&x, &o,
+			offsets_path, exp_dir, data, config, &nt, &err), &err)))
 		goto out;
 	o.filter = filter.n ? &filter : NULL;
 	o.jobs = (int)jobs;
@@ -583,7 +503,7 @@ int cmd_trace_timeline(int argc, char **argv)
 	rc = run_timeline(&in, &o, out, exp_dir, offsets_path);
 out:
 	st_trace_filter_release(&filter);
-	extras_release(&x);
+	st_trace_timeline_extras_release(&x);
 	inputs_release(&in);
 	return rc;
 }

@@ -34,14 +34,6 @@ int trace_inputs_collect(struct st_trace_inputs *in, char *const *args,
 	return trace_notes_said(&nt, st_trace_inputs_collect(in, args, n, &nt, &err), &err);
 }
 
-int trace_input_check(const char *path)
-{
-	st_trace_notes nt = { 0 };
-	st_error err;
-
-	return trace_notes_said(&nt, st_trace_input_check(path, false, &nt, &err), &err);
-}
-
 int trace_sets_check(char *const *dirs, size_t n)
 {
 	st_trace_notes nt = { 0 };
