@@ -62,6 +62,21 @@ int st_trace_sets_phases(struct st_trace_sets *ts, st_error *err);
 int st_trace_sets_summary_opts(struct st_trace_sets *ts, st_trace_opts *o,
 			       st_error *err);
 
+/* What is to be said of the sets L (bpftrace, mpstat, pmon, MLPerf
+ * files) besides their calls: the first ten of their corrupt lines,
+ * "FILE:LINE: corrupt line skipped: WHY", and how many more the sample
+ * files had, as warnings in NT.  0, or -1 with ERR set (74). */
+int st_trace_sets_notes(const st_systrace_list *l, st_trace_notes *nt,
+			st_error *err);
+
+/* What is to be said after a summary S of inputs with the sets L (may
+ * be NULL): st_trace_inputs_report's notes, then L's
+ * (st_trace_sets_notes), then st_trace_span_report's, into NT.  0, or
+ * -1 with ERR set (74). */
+int st_trace_sets_summary_notes(const st_trace_summary *s,
+				const st_systrace_list *l, st_trace_notes *nt,
+				st_error *err);
+
 void st_trace_sets_release(struct st_trace_sets *ts);
 
 #endif

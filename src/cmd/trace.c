@@ -7,18 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "cmd.h"
 #include "meter.h"
-#include "streamtime/atomic.h"
 #include "streamtime/sum_partial.h"
 #include "streamtime/systrace_render.h"
 #include "streamtime/trace.h"
 #include "streamtime/trace_render.h"
 #include "streamtime/trace_timeline.h"
 #include "trace_inputs.h"
-#include "trace_sys.h"
 
 #define MAX_JOBS 256
 
@@ -173,45 +169,13 @@ static int report_inputs(const st_trace_summary *s, const char *what,
 {
 	st_trace_notes nt = { 0 };
 	st_error err;
-	int rc = trace_inputs_report(s->files_in, s->n_files, s->bad, s->n_bad,
-				     s->bad_lines, sets);
+	int rc = trace_notes_said(&nt, st_trace_sets_summary_notes(s, sets,
+				  &nt, &err), &err);
 
-	if (sets)
-		trace_sys_report(sets);
-	if (st_trace_span_report(s, &nt, &err) < 0 && !rc)
-		rc = st_msg_fail(&err);
-	trace_notes_say(&nt);
 	if (rc)
 		st_msg_error("%s: nothing written (an output file is left as "
 			     "it was)", what);
 	return rc;
-}
-
-/* S written as R and JSON ask, the system traces' part of SETS (may be
- * NULL) with it; P: the partial instead. */
-static int summary_put(FILE *f, const st_trace_summary *s,
-		       const st_trace_render *r, bool json,
-		       const st_systrace_list *sets, st_sum_partial *p,
-		       st_error *err)
-{
-	bool sys = sets && sets->n;
-	json_t *j;
-
-	if (p)
-		return st_sum_partial_write(f, p, s, err);
-	if (!json) {
-		if (st_trace_summary_text(f, s, r, err) < 0)
-			return -1;
-		if (sys)
-			return st_systrace_text(f, sets, s, r->o->seg_us,
-						r->o->nseg, err);
-		return 0;
-	}
-	j = st_trace_summary_json(s, r);
-	if (j && sys)
-		json_object_set_new(j, "system", st_systrace_json(sets, s,
-			r->o->seg_us, r->o->nseg));
-	return st_trace_json_write(f, j, "the summary", err);
 }
 
 int trace_summary_emit(const char *what, const st_trace_summary *s,
@@ -219,7 +183,6 @@ int trace_summary_emit(const char *what, const st_trace_summary *s,
 		       const st_systrace_list *sets, st_sum_partial *p,
 		       const char *out)
 {
-	st_atomic_file af = { 0 };
 	st_error err;
 	int rc = report_inputs(s, what, sets);
 
@@ -229,13 +192,7 @@ int trace_summary_emit(const char *what, const st_trace_summary *s,
 		st_msg_warn("trace summary: a total of bytes or time passed %"
 			    PRId64 " and is shown as that (capped, not "
 			    "wrapped)", INT64_MAX);
-	if (st_atomic_open(&af, out, &err) < 0)
-		return st_msg_fail(&err);
-	if (summary_put(af.fp, s, r, json, sets, p, &err) < 0) {
-		st_atomic_abort(&af);
-		return st_msg_fail(&err);
-	}
-	if (st_atomic_commit(&af, &err) < 0)
+	if (st_systrace_render_save(out, s, r, json, sets, p, &err) < 0)
 		return st_msg_fail(&err);
 	return st_finish_stdout(ST_EXIT_OK);
 }

@@ -6,7 +6,6 @@
 
 #include "cmd.h"
 #include "trace_inputs.h"
-#include "trace_sys.h"
 #include "streamtime/atomic.h"
 #include "streamtime/trace_events.h"
 
@@ -68,7 +67,8 @@ static int run_events(const struct st_trace_inputs *in,
 {
 	st_atomic_file af = { 0 };
 	st_trace_events_result res = { 0 };
-	st_error err;
+	st_trace_notes nt = { 0 };
+	st_error err, nerr;
 	bool to_stdout = strcmp(out, "-") == 0;
 	int rc, wrc;
 
@@ -76,9 +76,10 @@ static int run_events(const struct st_trace_inputs *in,
 		return st_msg_fail(&err);
 	wrc = st_trace_events_write((const char *const *)in->v, in->n, o,
 				    af.fp, &res, &err);
-	trace_sys_report(sets);
-	rc = trace_inputs_report(res.files_in, res.n_files, res.bad,
-				 res.n_bad, res.bad_lines, sets);
+	rc = trace_notes_said(&nt, st_trace_sets_notes(sets, &nt, &nerr) < 0 ||
+			      st_trace_inputs_report(res.files_in, res.n_files,
+			      res.bad, res.n_bad, res.bad_lines, sets, &nt,
+			      &nerr) < 0 ? -1 : 0, &nerr);
 	if (wrc < 0) {
 		if (res.write_failed)
 			st_msg_error("cannot write %s: %s", to_stdout ?

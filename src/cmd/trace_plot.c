@@ -4,7 +4,6 @@
 
 #include "cmd.h"
 #include "trace_inputs.h"
-#include "trace_sys.h"
 #include "streamtime/plot.h"
 #include "streamtime/sysplot.h"
 
@@ -50,6 +49,7 @@ int cmd_trace_plot(int argc, char **argv)
 	struct st_trace_sets ts = { 0 };
 	st_sysplot_opts o = { 0 };
 	st_sysplot_result res = { 0 };
+	st_trace_notes nt = { 0 };
 	st_error err;
 	int nargs, rc;
 
@@ -66,7 +66,9 @@ int cmd_trace_plot(int argc, char **argv)
 		rc = st_msg_fail(&err);
 		st_msg_error("trace plot: nothing written");
 	}
-	trace_sys_report(&ts.sets);
+	if (trace_notes_said(&nt, st_trace_sets_notes(&ts.sets, &nt, &err),
+			     &err) && !rc)
+		rc = ST_EXIT_IOERR;
 	for (size_t i = 0; i < res.n_bad; i++)
 		st_msg_warn("%s:%" PRIu64 ": corrupt line skipped: %s",
 			    res.paths[res.bad[i].file], res.bad[i].line,
