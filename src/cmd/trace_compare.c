@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "trace_inputs.h"
 #include "streamtime/atomic.h"
+#include "streamtime/compare_cases.h"
 #include "streamtime/compare_events.h"
 #include "streamtime/compare_out.h"
 #include "streamtime/compare_render.h"
@@ -60,57 +61,10 @@ static const struct st_cmd_desc compare_desc = {
 	"as they were.\n",
 };
 
-/* A case's inputs: its trace files and system-trace sets. */
-struct case_in {
-	char *name;              /* borrowed from argv */
-	struct st_trace_inputs in;
-	struct st_trace_sets ts;
-};
-
-static void case_in_release(struct case_in *c)
-{
-	st_trace_inputs_release(&c->in);
-	st_trace_sets_release(&c->ts);
-}
-
-/* --case NAME=PATH[,PATH...] (ARG, overwritten) into C: the paths
- * expanded and checked as `trace summary` does, system-trace directories
- * opened with SO.  Returns the exit status. */
-static int case_parse(struct case_in *c, char *arg,
-		      const struct st_trace_sys_opts *so, size_t max_bad)
-{
-	char *eq = strchr(arg, '='), *p, *save = NULL;
-	int rc = 0;
-
-	if (!eq || eq == arg || !eq[1])
-		return st_msg_usage(compare_desc.path, "--case '%s': expected "
-				    "NAME=PATH[,PATH...]", arg);
-	*eq = 0;
-	c->name = arg;
-	if (strstr(eq + 1, ",,") || eq[1] == ',' || eq[strlen(eq) - 1] == ',')
-		return st_msg_usage(compare_desc.path, "--case %s: an empty "
-				    "path in '%s'", arg, eq + 1);
-	for (p = strtok_r(eq + 1, ",", &save); p;
-	     p = strtok_r(NULL, ",", &save)) {
-		int r = trace_inputs_collect(&c->in, &p, 1);
-
-		if (r == ST_EXIT_IOERR)
-			return r;
-		if (r && !rc)
-			rc = r;
-	}
-	if (!rc)
-		rc = trace_sets_open(&c->ts, c->in.sysdirs, c->in.nsys, so,
-				     max_bad, &c->in.v, &c->in.n);
-	if (!rc && c->ts.sets.n)
-		rc = trace_sets_phases(&c->ts);
-	return rc;
-}
-
 /* Compute CS with O, say what became of the inputs, and write the table
  * (or the partial, METRICS_TEXT given) to OUT unless that went wrong.
  * Returns the exit status. */
-static int run_compare(st_compare_case *cs, struct case_in *ci,
+static int run_compare(st_compare_case *cs, st_compare_input *ci,
 		       size_t n, const st_compare_opts *o, bool json,
 		       const char *metrics_text, const char *out,
 		       const char *events_dir)
@@ -211,10 +165,10 @@ static int args_check(int nargs, const char *arg, const char *out, size_t n,
 	return 0;
 }
 
-/* The cases ARGS[0..N) (--case) into CI and CS: their inputs, their
- * names unique and, with EVENTS_DIR, fit to name files.  Returns the
- * exit status (a usage error or 74 before the others). */
-static int cases_open(struct case_in *ci, st_compare_case *cs, size_t n,
+/* The cases ARGS[0..N) (--case) into CI and CS (compare_cases.h), what
+ * became of each said in turn.  Returns the exit status (a usage error
+ * or 74 before the others). */
+static int cases_open(st_compare_input *ci, st_compare_case *cs, size_t n,
 		      const char *const *args,
 		      const struct st_trace_sys_opts *so, size_t max_bad,
 		      const char *events_dir)
@@ -222,27 +176,16 @@ static int cases_open(struct case_in *ci, st_compare_case *cs, size_t n,
 	int rc = 0;
 
 	for (size_t c = 0; c < n; c++) {
-		int r = case_parse(&ci[c], (char *)args[c], so, max_bad);
+		st_trace_notes nt = { 0 };
+		st_error err;
+		int r = st_compare_case_open(ci, cs, c, (char *)args[c], so,
+					     max_bad, events_dir, &nt, &err);
+		int said = trace_notes_say(&nt);
 
-		if (!r && events_dir && (strchr(ci[c].name, '/') ||
-					 ci[c].name[0] == '.'))
-			r = st_msg_usage(compare_desc.path, "--case %s: the "
-					 "name of a case names its events "
-					 "files: no '/' in it, and no '.' "
-					 "first", ci[c].name);
-		for (size_t k = 0; !r && k < c; k++)
-			if (strcmp(ci[k].name, ci[c].name) == 0)
-				r = st_msg_usage(compare_desc.path, "--case %s "
-						 "given twice", ci[c].name);
+		r = r < 0 ? st_msg_fail(&err) : r ? st_msg_usage(compare_desc.path,
+			"%s", err.text) : said;
 		if (r && (!rc || r == ST_EXIT_USAGE || r == ST_EXIT_IOERR))
 			rc = r;
-		cs[c].name = ci[c].name;
-		cs[c].paths = (const char *const *)ci[c].in.v;
-		cs[c].n = ci[c].in.n;
-		cs[c].src = ci[c].ts.sets.n ? &ci[c].ts.src : NULL;
-		cs[c].seg_us = ci[c].ts.seg;
-		cs[c].nseg = ci[c].ts.nseg;
-		cs[c].seg_phase = ci[c].ts.phase;
 	}
 	return rc;
 }
@@ -284,7 +227,7 @@ int cmd_trace_compare(int argc, char **argv)
 	st_metrics m = { 0 };
 	char *mtext = NULL;
 	size_t mlen, n = 0;
-	struct case_in *ci = NULL;
+	st_compare_input *ci = NULL;
 	st_compare_case *cs = NULL;
 	st_compare_opts o = { .metrics = &m,
 			      .max_bad = st_verbosity > 0 ? 1000 : 10 };
@@ -323,7 +266,7 @@ out:
 	for (size_t c = 0; cs && c < n; c++)
 		st_compare_case_release(&cs[c]);
 	for (size_t c = 0; ci && c < n; c++)
-		case_in_release(&ci[c]);
+		st_compare_input_release(&ci[c]);
 	free(cs);
 	free(ci);
 	free(case_args.v);

@@ -20,6 +20,7 @@
 #include "streamtime/clock_run.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
+#include "streamtime/compare_cases.h"
 #include "streamtime/compare_events.h"
 #include "streamtime/compare_out.h"
 #include "streamtime/compare_render.h"
@@ -90,6 +91,7 @@
 #include "streamtime/clock_run.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
+#include "streamtime/compare_cases.h"
 #include "streamtime/compare_events.h"
 #include "streamtime/compare_out.h"
 #include "streamtime/compare_render.h"
@@ -161,6 +163,7 @@ static const char *const included[] = {
 	"clock_run.h",
 	"clockfix.h",
 	"collect.h",
+	"compare_cases.h",
 	"compare_events.h",
 	"compare_out.h",
 	"compare_render.h",
