@@ -114,35 +114,6 @@ static int run_compare(st_compare_case *cs, st_compare_input *ci,
 	return rc;
 }
 
-/* --events-dir DIR against the metrics M and --save-partial PARTIAL:
- * given exactly when a metric writes events, and no partial then.
- * Returns the exit status. */
-static int events_check(const st_metrics *m, const char *dir,
-			const char *partial)
-{
-	const st_metric *ev = NULL;
-
-	for (size_t i = 0; !ev && i < m->n; i++)
-		if (m->v[i].events)
-			ev = &m->v[i];
-	if (ev && partial)
-		return st_msg_usage(compare_desc.path, "--save-partial: metric "
-				    "'%s' writes events, which a partial "
-				    "cannot hold (run the metrics with "
-				    "'events' in one process)", ev->name);
-	if (ev && !dir)
-		return st_msg_usage(compare_desc.path, "metric '%s' writes "
-				    "events: give --events-dir DIR", ev->name);
-	if (!ev && dir)
-		return st_msg_usage(compare_desc.path, "--events-dir: no "
-				    "metric writes events (give one "
-				    "\"events\": \"csv\")");
-	if (dir && !*dir)
-		return st_msg_usage(compare_desc.path, "--events-dir needs a "
-				    "directory");
-	return 0;
-}
-
 /* The arguments besides the options (NARGS of them, the first ARG),
  * --out OUT, the N cases and --save-partial PARTIAL with --json JSON
  * checked.  Returns the exit status. */
@@ -249,8 +220,11 @@ int cmd_trace_compare(int argc, char **argv)
 		rc = st_msg_fail(&err);
 		goto out;
 	}
-	if ((rc = events_check(&m, events_dir, partial)) ||
-	    (rc = cases_open(ci, cs, n, case_args.v, &so, o.max_bad,
+	if (st_metrics_events_check(&m, events_dir, partial != NULL, &err) < 0) {
+		rc = st_msg_fail_usage(compare_desc.path, &err);
+		goto out;
+	}
+	if ((rc = cases_open(ci, cs, n, case_args.v, &so, o.max_bad,
 			     events_dir)))
 		goto out;
 	if (!jobs) {
