@@ -76,6 +76,7 @@
 #include "streamtime/trace_filter.h"
 #include "streamtime/trace_inputs.h"
 #include "streamtime/trace_keys.h"
+#include "streamtime/trace_merge.h"
 #include "streamtime/trace_path.h"
 #include "streamtime/trace_render.h"
 #include "streamtime/trace_sets.h"
@@ -147,6 +148,7 @@
 #include "streamtime/trace_filter.h"
 #include "streamtime/trace_inputs.h"
 #include "streamtime/trace_keys.h"
+#include "streamtime/trace_merge.h"
 #include "streamtime/trace_path.h"
 #include "streamtime/trace_render.h"
 #include "streamtime/trace_sets.h"
@@ -219,6 +221,7 @@ static const char *const included[] = {
 	"trace_filter.h",
 	"trace_inputs.h",
 	"trace_keys.h",
+	"trace_merge.h",
 	"trace_path.h",
 	"trace_render.h",
 	"trace_sets.h",
