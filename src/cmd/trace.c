@@ -102,32 +102,14 @@ struct cats {
 	size_t n_io, n_comp;
 };
 
-/* --io-cat or --compute-cat LIST into the struct cats at TARGET: ""
- * (no category) or names joined by commas, none of them empty ("," or
- * "POSIX," must not quietly mean the default).  LIST is cut in place. */
+/* --io-cat or --compute-cat LIST into the struct cats at TARGET. */
 static int set_cats(const struct st_option *o, char *arg, st_error *err)
 {
 	struct cats *c = o->target;
 	bool io = strcmp(o->name, "io-cat") == 0;
-	const char ***v = io ? &c->io : &c->comp;
-	size_t *n = io ? &c->n_io : &c->n_comp, len = strlen(arg);
 
-	if (len && (arg[0] == ',' || arg[len - 1] == ',' || strstr(arg, ",,")))
-		return st_error_set(err, ST_EXIT_USAGE, "--%s '%s': an empty "
-				    "category in the list (NAME[,NAME...], or "
-				    "'' for none)", o->name, arg);
-	free(*v);
-	*v = NULL;
-	*n = 0;
-	if (!len && st_strv_push(v, n, "") == 0)
-		*n = 0;
-	for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ","))
-		if (st_strv_push(v, n, tok) < 0) {
-			free(*v);
-			*v = NULL;
-			break;
-		}
-	return *v ? 0 : st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	return st_trace_cats_parse(o->name, arg, io ? &c->io : &c->comp,
+				   io ? &c->n_io : &c->n_comp, err);
 }
 
 static int default_jobs(void)
