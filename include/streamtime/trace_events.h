@@ -36,8 +36,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "streamtime/atomic.h"
 #include "streamtime/error.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_inputs.h"
 #include "streamtime/trace_keys.h"
 
 enum st_trace_events_format { ST_TRACE_EVENTS_CSV, ST_TRACE_EVENTS_JSONL };
@@ -94,5 +96,20 @@ int st_trace_events_write(const char *const *paths, size_t n,
 			  st_trace_events_result *res, st_error *err);
 
 void st_trace_events_result_release(st_trace_events_result *res);
+
+/* st_trace_events_write to AF, open on the file OUT ("-": stdout, as
+ * the rows come; atomic.h), then what is to be said into NT: the corrupt
+ * lines of the system-trace sets SETS (st_trace_sets_notes), then what
+ * became of the inputs read (st_trace_inputs_report).  AF is committed
+ * when the writing went well and NT holds no error, else aborted
+ * (standard output has had the rows before a fault).  0, or -1 with ERR
+ * set: st_trace_events_write's error ("cannot write OUT: REASON" when it
+ * is OUT's), the commit's, or 74.  Release RES in every case. */
+int st_trace_events_save(st_atomic_file *af, const char *out,
+			 const char *const *paths, size_t n,
+			 const st_trace_events_opts *o,
+			 const st_systrace_list *sets,
+			 st_trace_events_result *res, st_trace_notes *nt,
+			 st_error *err);
 
 #endif

@@ -68,33 +68,17 @@ static int run_events(const struct st_trace_inputs *in,
 	st_atomic_file af = { 0 };
 	st_trace_events_result res = { 0 };
 	st_trace_notes nt = { 0 };
-	st_error err, nerr;
+	st_error err;
 	bool to_stdout = strcmp(out, "-") == 0;
-	int rc, wrc;
+	int r, rc;
 
 	if (st_atomic_open(&af, out, &err) < 0)
 		return st_msg_fail(&err);
-	wrc = st_trace_events_write((const char *const *)in->v, in->n, o,
-				    af.fp, &res, &err);
-	rc = trace_notes_said(&nt, st_trace_sets_notes(sets, &nt, &nerr) < 0 ||
-			      st_trace_inputs_report(res.files_in, res.n_files,
-			      res.bad, res.n_bad, res.bad_lines, sets, &nt,
-			      &nerr) < 0 ? -1 : 0, &nerr);
-	if (wrc < 0) {
-		if (res.write_failed)
-			st_msg_error("cannot write %s: %s", to_stdout ?
-				     "to standard output" : out,
-				     strerror(res.write_errno));
-		else
-			st_msg_fail(&err);
-		st_atomic_abort(&af);
-		if (!rc || err.code == ST_EXIT_IOERR)
-			rc = err.code;
-	} else if (rc) {
-		st_atomic_abort(&af);
-	} else if (st_atomic_commit(&af, &err) < 0) {
-		rc = st_msg_fail(&err);
-	}
+	r = st_trace_events_save(&af, out, (const char *const *)in->v, in->n,
+				 o, sets, &res, &nt, &err);
+	rc = trace_notes_say(&nt);
+	if (r < 0 && ((r = st_msg_fail(&err)) == ST_EXIT_IOERR || !rc))
+		rc = r;
 	if (rc && to_stdout && !res.write_failed && res.rows)
 		st_msg_error("trace events: standard output got the first %"
 			     PRIu64 " rows only", res.rows);
