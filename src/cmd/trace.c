@@ -125,17 +125,6 @@ struct inputs {
 	struct st_trace_sets ts;
 };
 
-/* ARGS[0..N) collected into IN, the system-trace directories among them
- * opened with SO.  The exit status. */
-static int inputs_open(struct inputs *in, char **args, size_t n,
-		       const struct st_trace_sys_opts *so, size_t max_bad)
-{
-	int rc = trace_inputs_collect(&in->in, args, n);
-
-	return rc ? rc : trace_sets_open(&in->ts, in->in.sysdirs, in->in.nsys,
-					 so, max_bad, &in->in.v, &in->in.n);
-}
-
 static void inputs_release(struct inputs *in)
 {
 	st_trace_inputs_release(&in->in);
@@ -346,7 +335,8 @@ int cmd_trace_summary(int argc, char **argv)
 	o.filter = filter.n ? &filter : NULL;
 	o.jobs = (int)jobs;
 	o.progress = &prog_c;
-	if ((rc = inputs_open(&in, argv + 1, (size_t)nargs, &sys, o.max_bad)) ||
+	if ((rc = trace_inputs_open(&in.in, &in.ts, argv + 1, (size_t)nargs,
+				    &sys, o.max_bad)) ||
 	    (rc = summary_setup(prog, &in, &o, partial)))
 		goto out;
 	if (per.text && !group.text) {
@@ -429,7 +419,8 @@ int cmd_trace_timeline(int argc, char **argv)
 		goto out;
 	}
 	o.max_bad = st_verbosity > 0 ? 1000 : 10;
-	if ((rc = inputs_open(&in, argv + 1, (size_t)nargs, &sys, o.max_bad)))
+	if ((rc = trace_inputs_open(&in.in, &in.ts, argv + 1, (size_t)nargs,
+				    &sys, o.max_bad)))
 		goto out;
 	if (in.ts.sets.n)
 		o.src = &in.ts.src;

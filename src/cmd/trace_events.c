@@ -151,9 +151,8 @@ int cmd_trace_events(int argc, char **argv)
 		goto out;
 	}
 	o.max_bad = st_verbosity > 0 ? 1000 : 10;
-	if ((rc = trace_inputs_collect(&in, argv + 1, (size_t)nargs)) ||
-	    (rc = trace_sets_open(&ts, in.sysdirs, in.nsys, &sys, o.max_bad,
-				  &in.v, &in.n)) ||
+	if ((rc = trace_inputs_open(&in, &ts, argv + 1, (size_t)nargs, &sys,
+				    o.max_bad)) ||
 	    (ts.sets.n && (rc = trace_sets_phases(&ts))))
 		goto out;
 	o.src = ts.sets.n ? &ts.src : NULL;

@@ -25,13 +25,15 @@ int trace_notes_said(st_trace_notes *nt, int r, const st_error *err)
 	return r < 0 ? st_msg_fail(err) : rc;
 }
 
-int trace_inputs_collect(struct st_trace_inputs *in, char *const *args,
-			 size_t n)
+int trace_inputs_open(struct st_trace_inputs *in, struct st_trace_sets *ts,
+		      char *const *args, size_t n,
+		      const struct st_trace_sys_opts *so, size_t max_bad)
 {
 	st_trace_notes nt = { 0 };
 	st_error err;
+	int r = st_trace_sets_collect(in, ts, args, n, so, max_bad, &nt, &err);
 
-	return trace_notes_said(&nt, st_trace_inputs_collect(in, args, n, &nt, &err), &err);
+	return trace_notes_said(&nt, r, &err);
 }
 
 int trace_sets_check(char *const *dirs, size_t n)

@@ -185,3 +185,16 @@ int st_trace_sets_summary_notes(const st_trace_summary *s,
 		return -1;
 	return st_trace_span_report(s, nt, err);
 }
+
+int st_trace_sets_collect(struct st_trace_inputs *in, struct st_trace_sets *ts,
+			  char *const *args, size_t n,
+			  const struct st_trace_sys_opts *so, size_t max_bad,
+			  st_trace_notes *nt, st_error *err)
+{
+	if (st_trace_inputs_collect(in, args, n, nt, err) < 0)
+		return -1;
+	if (st_trace_notes_status(nt))
+		return 0;
+	return st_trace_sets_open(ts, in->sysdirs, in->nsys, so, max_bad,
+				  &in->v, &in->n, nt, err);
+}
