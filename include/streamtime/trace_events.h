@@ -82,6 +82,11 @@ typedef struct st_trace_events_result {
  * that it cannot be a derived column too? */
 bool st_trace_events_key_is_column(const st_trace_key *k);
 
+/* --keys LIST (st_trace_keys_parse) into K: the derived columns, none
+ * of them a column already (64 naming it).  0, or -1 with ERR set. */
+int st_trace_events_keys_parse(st_trace_keys *k, const char *list,
+			       st_error *err);
+
 /* Write the header and a row per event of PATHS[0..N) that O's filter
  * keeps to OUT.  An input that cannot be opened, a damaged gzip stream
  * or a read error is recorded in RES->files_in (err_code, err_text: what

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
 #include "meter.h"
@@ -110,13 +109,6 @@ static int set_cats(const struct st_option *o, char *arg, st_error *err)
 
 	return st_trace_cats_parse(o->name, arg, io ? &c->io : &c->comp,
 				   io ? &c->n_io : &c->n_comp, err);
-}
-
-static int default_jobs(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (int)n;
 }
 
 /* The paths (DFTracer files, system-trace directories) and the sets. */
@@ -264,7 +256,7 @@ int cmd_trace_summary(int argc, char **argv)
 	struct group_sel group = { .k = &o.group }, per = { .k = &o.per };
 	struct st_trace_sys_opts sys = { 0 };
 	struct cats cats = { 0 };
-	int64_t jobs = default_jobs();
+	int64_t jobs = st_trace_jobs_default(MAX_JOBS);
 	const struct st_option opts[] = {
 		{ ST_O("json", 0, ST_OPT_FLAG, &json, NULL,
 		       "the summary as JSON", 0) },
@@ -363,7 +355,7 @@ int cmd_trace_timeline(int argc, char **argv)
 	st_trace_filter filter = { 0 };
 	st_trace_timeline_opts o = { .max_events = 1000000 };
 	struct st_trace_sys_opts sys = { 0 };
-	int64_t jobs = default_jobs(), max_events = 1000000;
+	int64_t jobs = st_trace_jobs_default(MAX_JOBS), max_events = 1000000;
 	const struct st_option opts[] = {
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
 		       "the trace ('-' for stdout)", ST_OPT_REQUIRED) },

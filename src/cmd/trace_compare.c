@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
 #include "trace_inputs.h"
@@ -167,7 +166,7 @@ int cmd_trace_compare(int argc, char **argv)
 		   *events_dir = NULL;
 	struct st_strlist case_args = { 0 };
 	bool json = false;
-	int64_t jobs = 0;
+	int64_t jobs = st_trace_jobs_default(0);
 	struct st_trace_sys_opts so = { 0 };
 	const struct st_option opts[] = {
 		{ ST_O("metrics", 0, ST_OPT_PATH, &metrics_path, "FILE",
@@ -227,11 +226,6 @@ int cmd_trace_compare(int argc, char **argv)
 	if ((rc = cases_open(ci, cs, n, case_args.v, &so, o.max_bad,
 			     events_dir)))
 		goto out;
-	if (!jobs) {
-		long nc = sysconf(_SC_NPROCESSORS_ONLN);
-
-		jobs = nc < 1 ? 1 : nc;
-	}
 	o.jobs = (int)jobs;
 	o.keep = partial != NULL;
 	rc = run_compare(cs, ci, n, &o, json, partial ? mtext : NULL,

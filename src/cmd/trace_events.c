@@ -40,22 +40,10 @@ static const char *const key_choices[] = {
 	"thread", "basename", "pattern", "prefix:", "phase", NULL,
 };
 
-/* --keys LIST: the derived columns; none of them a column already. */
+/* --keys LIST into the st_trace_keys at TARGET. */
 static int set_keys(const struct st_option *o, char *arg, st_error *err)
 {
-	st_trace_keys *k = o->target;
-	char name[16];
-
-	if (st_trace_keys_parse(k, arg, err) < 0)
-		return -1;
-	for (size_t i = 0; i < k->n; i++)
-		if (st_trace_events_key_is_column(&k->v[i]))
-			return st_error_set(err, ST_EXIT_USAGE, "'%s': a column "
-					    "already (host, pid, tid, name, cat "
-					    "and file always are)",
-					    st_trace_key_name(&k->v[i], name,
-							      sizeof(name)));
-	return 0;
+	return st_trace_events_keys_parse(o->target, arg, err);
 }
 
 /* Write the rows of IN with O to OUT (atomically; '-' streams to stdout)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -750,4 +751,11 @@ int st_trace_cats_parse(const char *opt, char *list, const char ***v,
 	     t = strtok_r(NULL, ",", &save))
 		(*v)[(*n)++] = t;
 	return 0;
+}
+
+int st_trace_jobs_default(int max)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : max > 0 && n > max ? max : (int)n;
 }

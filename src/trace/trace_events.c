@@ -85,6 +85,23 @@ bool st_trace_events_key_is_column(const st_trace_key *k)
 	       k->kind == ST_TRACE_KEY_FILE;
 }
 
+int st_trace_events_keys_parse(st_trace_keys *k, const char *list,
+			       st_error *err)
+{
+	char name[16];
+
+	if (st_trace_keys_parse(k, list, err) < 0)
+		return -1;
+	for (size_t i = 0; i < k->n; i++)
+		if (st_trace_events_key_is_column(&k->v[i]))
+			return st_error_set(err, ST_EXIT_USAGE, "'%s': a column "
+					    "already (host, pid, tid, name, cat "
+					    "and file always are)",
+					    st_trace_key_name(&k->v[i], name,
+							      sizeof(name)));
+	return 0;
+}
+
 /* ---- cells ----------------------------------------------------------- */
 
 /* Room for N more bytes in the row. */
