@@ -22,15 +22,17 @@ static int case_inputs(st_compare_input *c, char *arg,
 		       st_trace_notes *nt, st_error *err)
 {
 	char *eq = strchr(arg, '='), *p, *save = NULL;
+	size_t len;
 
 	if (!eq || eq == arg || !eq[1])
-		return USAGE(err, "--case '%s': expected "
-				    "NAME=PATH[,PATH...]", arg);
+		return USAGE(err, "--case '%s': expected NAME=PATH[,PATH...]",
+			     arg);
 	*eq = 0;
 	c->name = arg;
-	if (strstr(eq + 1, ",,") || eq[1] == ',' || eq[strlen(eq) - 1] == ',')
-		return USAGE(err, "--case %s: an empty "
-				    "path in '%s'", arg, eq + 1);
+	len = strlen(eq + 1);
+	if (strstr(eq + 1, ",,") || eq[1] == ',' || eq[len] == ',')
+		return USAGE(err, "--case %s: an empty path in '%s'", arg,
+			     eq + 1);
 	for (p = strtok_r(eq + 1, ",", &save); p;
 	     p = strtok_r(NULL, ",", &save))
 		if (st_trace_inputs_collect(&c->in, &p, 1, nt, err) < 0)

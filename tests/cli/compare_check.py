@@ -462,6 +462,9 @@ def errors(tmp, hand):
     bad('[%s]' % one, 64, "expected NAME=PATH", case="=" + hand)
     bad('[%s]' % one, 64, "--case 'a=': expected NAME=PATH", case="a=")
     bad('[%s]' % one, 64, "an empty path", case="a=%s,,%s" % (hand, hand))
+    # compare_case_trailing_comma: "a=P," was taken as "a=P"
+    bad('[%s]' % one, 64, "--case a: an empty path in '%s,'" % hand,
+        case="a=%s," % hand)
     bad('[%s]' % one, 64, "--case a given twice", case="a=" + hand,
         extra=("--case", "a=" + hand))
     # compare_case_after_bad_case: a case that is not one, then a good
