@@ -152,8 +152,12 @@ static int cases_open(st_compare_input *ci, st_compare_case *cs, size_t n,
 					     max_bad, events_dir, &nt, &err);
 		int said = trace_notes_say(&nt);
 
-		r = r < 0 ? st_msg_fail(&err) : r ? st_msg_usage(compare_desc.path,
-			"%s", err.text) : said;
+		if (r < 0)
+			r = st_msg_fail(&err);
+		else if (r)
+			r = st_msg_usage(compare_desc.path, "%s", err.text);
+		else
+			r = said;
 		if (r && (!rc || r == ST_EXIT_USAGE || r == ST_EXIT_IOERR))
 			rc = r;
 	}
@@ -219,7 +223,8 @@ int cmd_trace_compare(int argc, char **argv)
 		rc = st_msg_fail(&err);
 		goto out;
 	}
-	if (st_metrics_events_check(&m, events_dir, partial != NULL, &err) < 0) {
+	if (st_metrics_events_check(&m, events_dir, partial != NULL,
+				    &err) < 0) {
 		rc = st_msg_fail_usage(compare_desc.path, &err);
 		goto out;
 	}

@@ -40,8 +40,9 @@ int trace_sets_check(char *const *dirs, size_t n)
 {
 	st_trace_notes nt = { 0 };
 	st_error err;
+	int r = st_trace_sets_check(dirs, n, &nt, &err);
 
-	return trace_notes_said(&nt, st_trace_sets_check(dirs, n, &nt, &err), &err);
+	return trace_notes_said(&nt, r, &err);
 }
 
 int trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
@@ -50,9 +51,10 @@ int trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
 {
 	st_trace_notes nt = { 0 };
 	st_error err;
+	int r = st_trace_sets_open(ts, dirs, n, so, max_bad, paths, npaths, &nt,
+				   &err);
 
-	return trace_notes_said(&nt, st_trace_sets_open(ts, dirs, n, so, max_bad, paths,
-					    npaths, &nt, &err), &err);
+	return trace_notes_said(&nt, r, &err);
 }
 
 int trace_sets_phases(struct st_trace_sets *ts)
@@ -68,10 +70,10 @@ int trace_inputs_report(const st_trace_file *files, size_t nfiles,
 {
 	st_trace_notes nt = { 0 };
 	st_error err;
+	int r = st_trace_inputs_report(files, nfiles, bad, nbad, bad_lines,
+				       sets, &nt, &err);
 
-	return trace_notes_said(&nt, st_trace_inputs_report(files, nfiles, bad, nbad,
-						bad_lines, sets, &nt, &err),
-		    &err);
+	return trace_notes_said(&nt, r, &err);
 }
 
 int trace_opt_filter(const struct st_option *o, char *arg, st_error *err)

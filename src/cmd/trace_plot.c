@@ -67,9 +67,10 @@ int cmd_trace_plot(int argc, char **argv)
 		st_msg_error("trace plot: nothing written");
 	}
 	/* the sets' corrupt lines, then those of the call files drawn */
-	r = st_trace_sets_notes(&ts.sets, &nt, &err) < 0 ||
-	    st_trace_bad_notes((const char *const *)res.paths, res.bad,
-			       res.n_bad, res.bad_lines, &nt, &err) < 0 ? -1 : 0;
+	r = st_trace_sets_notes(&ts.sets, &nt, &err);
+	if (r == 0)
+		r = st_trace_bad_notes((const char *const *)res.paths, res.bad,
+				       res.n_bad, res.bad_lines, &nt, &err);
 	if (trace_notes_said(&nt, r, &err) && !rc)
 		rc = ST_EXIT_IOERR;
 	if (!rc)

@@ -159,10 +159,12 @@ int st_trace_sets_notes(const st_systrace_list *l, st_trace_notes *nt,
 		for (size_t k = 0; k < nb && shown < 10; k++, shown++)
 			if (st_trace_notes_add(nt, ST_NOTE_WARN, 0, NULL, err,
 					       "%s:%" PRIu64 ": corrupt line "
-					       "skipped: %s", fs[b[k].file].path,
-					       b[k].line, b[k].why) < 0)
+					       "skipped: %s",
+					       fs[b[k].file].path, b[k].line,
+					       b[k].why) < 0)
 				return -1;
-		for (size_t k = 0; st_systrace_file_stats(l->v[i], &fs) > k; k++)
+		for (size_t k = 0; st_systrace_file_stats(l->v[i], &fs) > k;
+		     k++)
 			if (!st_sys_is_calls(fs[k].kind) &&
 			    fs[k].kind != ST_SYS_STRACE)
 				all += fs[k].bad;

@@ -351,10 +351,10 @@ int st_metrics_events_check(const st_metrics *m, const char *dir,
 		if (m->v[i].events)
 			ev = &m->v[i];
 	if (ev && partial)
-		return st_error_set(err, ST_EXIT_USAGE, "--save-partial: metric "
-				    "'%s' writes events, which a partial "
-				    "cannot hold (run the metrics with "
-				    "'events' in one process)", ev->name);
+		return st_error_set(err, ST_EXIT_USAGE, "--save-partial: "
+				    "metric '%s' writes events, which a "
+				    "partial cannot hold (run the metrics "
+				    "with 'events' in one process)", ev->name);
 	if (ev && !dir)
 		return st_error_set(err, ST_EXIT_USAGE, "metric '%s' writes "
 				    "events: give --events-dir DIR", ev->name);

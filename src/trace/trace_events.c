@@ -94,9 +94,9 @@ int st_trace_events_keys_parse(st_trace_keys *k, const char *list,
 		return -1;
 	for (size_t i = 0; i < k->n; i++)
 		if (st_trace_events_key_is_column(&k->v[i]))
-			return st_error_set(err, ST_EXIT_USAGE, "'%s': a column "
-					    "already (host, pid, tid, name, cat "
-					    "and file always are)",
+			return st_error_set(err, ST_EXIT_USAGE, "'%s': a "
+					    "column already (host, pid, tid, "
+					    "name, cat and file always are)",
 					    st_trace_key_name(&k->v[i], name,
 							      sizeof(name)));
 	return 0;

@@ -22,10 +22,10 @@ static int merge_add(st_trace_merge *m, char *const *paths, size_t i,
 	if (i == 0)
 		m->summary = k == 1;
 	else if (k >= 0 && k != m->summary)
-		return st_error_set(err, ST_EXIT_DATAERR, "trace merge: %s is a "
-				    "partial of %s and %s one of %s: they do "
-				    "not merge", paths[i], kinds[k], paths[0],
-				    kinds[m->summary]);
+		return st_error_set(err, ST_EXIT_DATAERR, "trace merge: %s is "
+				    "a partial of %s and %s one of %s: they "
+				    "do not merge", paths[i], kinds[k],
+				    paths[0], kinds[m->summary]);
 	return m->summary ? st_sum_merge_add(&m->sm, text, len, paths[i], err)
 			  : st_compare_merge_add(&m->cm, text, len, paths[i],
 						 err);

@@ -149,7 +149,8 @@ static void test_compare_out_notes(void **state)
 		  .err_text = "c.pfw: read error" },
 	};
 	st_compare_case cs[2] = {
-		{ .name = "a", .files_in = fa, .n_files = 1, .saturated = true },
+		{ .name = "a", .files_in = fa, .n_files = 1,
+		  .saturated = true },
 		{ .name = "b", .files_in = fb, .n_files = 2 },
 	};
 	st_trace_notes nt = { 0 };

@@ -429,7 +429,8 @@ static void test_sets_check_notes(void **state)
 static void test_bad_notes(void **state)
 {
 	const char *const paths[] = { "p0.out", "p1.out" };
-	st_trace_bad bad[1] = { { .file = 1, .line = 7, .why = "not a number" } };
+	st_trace_bad bad[1] = { { .file = 1, .line = 7,
+				  .why = "not a number" } };
 	st_trace_notes nt = { 0 };
 	st_error err;
 
