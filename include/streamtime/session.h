@@ -148,4 +148,11 @@ void st_session_release(st_session *s);
  * times). */
 int st_experiments_load(st_experiments *ex, const char *path, st_error *err);
 
+/* The experiments a command is given: CONFIG (st_experiments_load), else
+ * DATA/experiments.json when DATA (may be NULL) has one, else the
+ * paper's, built in (st_experiments_default), into EX; *USED the file
+ * read (new string), NULL for the paper's.  0, or -1 with ERR set. */
+int st_experiments_given(st_experiments *ex, const char *config,
+			 const char *data, char **used, st_error *err);
+
 #endif

@@ -13,8 +13,10 @@
 #include <stdio.h>
 
 #include "streamtime/error.h"
+#include "streamtime/sum_partial.h"
 #include "streamtime/systrace.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_render.h"
 
 struct json_t;
 
@@ -34,5 +36,16 @@ struct json_t *st_systrace_json(const st_systrace_list *l,
 int st_systrace_text(FILE *f, const st_systrace_list *l,
 		     const st_trace_summary *s, const int64_t *seg, size_t n,
 		     st_error *err);
+
+/* The output of `trace summary` and `trace merge`: S as text or (JSON)
+ * as JSON (trace_render.h, with R), the part of the sets L (may be NULL)
+ * after it (the text's tables, the JSON's "system"), with R->o's
+ * segments; or, P given, the partial (st_sum_partial_write) instead.
+ * Written to the file OUT ("-": stdout) whole or not at all (atomic.h).
+ * 0, or -1 with ERR set and nothing left behind. */
+int st_systrace_render_save(const char *out, const st_trace_summary *s,
+			    const st_trace_render *r, bool json,
+			    const st_systrace_list *l, st_sum_partial *p,
+			    st_error *err);
 
 #endif

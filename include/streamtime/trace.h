@@ -239,4 +239,16 @@ int st_trace_summarize(const char *const *paths, size_t n,
 
 void st_trace_summary_release(st_trace_summary *s);
 
+/* The trace commands' default of --jobs: the cores online, at least 1,
+ * at most MAX (0: no limit). */
+int st_trace_jobs_default(int max);
+
+/* --io-cat or --compute-cat (OPT, for the message) LIST, cut in place,
+ * into *V (its names, pointing into LIST; the old *V freed, the new one
+ * the caller's to free) and *N: "" is no category (*V not NULL, *N 0),
+ * else names joined by commas, none of them empty ("," or "POSIX," must
+ * not quietly mean the default: 64).  0, or -1 with ERR set. */
+int st_trace_cats_parse(const char *opt, char *list, const char ***v,
+			size_t *n, st_error *err);
+
 #endif

@@ -88,6 +88,13 @@ int st_metrics_load(st_metrics *m, const char *path, st_error *err);
 
 void st_metrics_release(st_metrics *m);
 
+/* --events-dir DIR (NULL: not given) and --save-partial (PARTIAL) of
+ * `trace compare` against the metrics M: DIR given, and not empty,
+ * exactly when a metric writes events, and no partial then.  0, or -1
+ * with ERR set (64, naming the metric). */
+int st_metrics_events_check(const st_metrics *m, const char *dir,
+			    bool partial, st_error *err);
+
 /* A metric's word for its value or reduce ("dur", "max"). */
 const char *st_metric_value_name(enum st_metric_value v);
 const char *st_metric_reduce_name(enum st_metric_reduce r);

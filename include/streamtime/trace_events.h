@@ -36,8 +36,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "streamtime/atomic.h"
 #include "streamtime/error.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_inputs.h"
 #include "streamtime/trace_keys.h"
 
 enum st_trace_events_format { ST_TRACE_EVENTS_CSV, ST_TRACE_EVENTS_JSONL };
@@ -80,6 +82,11 @@ typedef struct st_trace_events_result {
  * that it cannot be a derived column too? */
 bool st_trace_events_key_is_column(const st_trace_key *k);
 
+/* --keys LIST (st_trace_keys_parse) into K: the derived columns, none
+ * of them a column already (64 naming it).  0, or -1 with ERR set. */
+int st_trace_events_keys_parse(st_trace_keys *k, const char *list,
+			       st_error *err);
+
 /* Write the header and a row per event of PATHS[0..N) that O's filter
  * keeps to OUT.  An input that cannot be opened, a damaged gzip stream
  * or a read error is recorded in RES->files_in (err_code, err_text: what
@@ -94,5 +101,20 @@ int st_trace_events_write(const char *const *paths, size_t n,
 			  st_trace_events_result *res, st_error *err);
 
 void st_trace_events_result_release(st_trace_events_result *res);
+
+/* st_trace_events_write to AF, open on the file OUT ("-": stdout, as
+ * the rows come; atomic.h), then what is to be said into NT: the corrupt
+ * lines of the system-trace sets SETS (st_trace_sets_notes), then what
+ * became of the inputs read (st_trace_inputs_report).  AF is committed
+ * when the writing went well and NT holds no error, else aborted
+ * (standard output has had the rows before a fault).  0, or -1 with ERR
+ * set: st_trace_events_write's error ("cannot write OUT: REASON" when it
+ * is OUT's), the commit's, or 74.  Release RES in every case. */
+int st_trace_events_save(st_atomic_file *af, const char *out,
+			 const char *const *paths, size_t n,
+			 const st_trace_events_opts *o,
+			 const st_systrace_list *sets,
+			 st_trace_events_result *res, st_trace_notes *nt,
+			 st_error *err);
 
 #endif

@@ -98,6 +98,13 @@ int st_trace_inputs_report(const st_trace_file *files, size_t nfiles,
 			   uint64_t bad_lines, const st_systrace_list *sets,
 			   st_trace_notes *nt, st_error *err);
 
+/* The corrupt lines BAD[0..NBAD) of the files PATHS (BAD[i].file an
+ * index of them), BAD_LINES in all, as warnings in NT, as
+ * st_trace_inputs_report says them.  0, or -1 with ERR set (74). */
+int st_trace_bad_notes(const char *const *paths, const st_trace_bad *bad,
+		       size_t nbad, uint64_t bad_lines, st_trace_notes *nt,
+		       st_error *err);
+
 /* Inputs whose events lie more than a day apart are most likely of
  * unrelated runs (a trace with times since boot or 1970 beside one of
  * this year): their summary spans the gap, so a warning says so

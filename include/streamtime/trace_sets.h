@@ -48,6 +48,16 @@ int st_trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
 		       char ***paths, size_t *npaths, st_trace_notes *nt,
 		       st_error *err);
 
+/* The FILE arguments ARGS[0..N) into IN (st_trace_inputs_collect) and,
+ * when NT then holds no error, the system-trace directories among them
+ * opened into TS with SO (st_trace_sets_open), their call files added to
+ * IN's paths.  0 (what the inputs are in NT), or -1 with ERR set.
+ * Release IN and TS in every case. */
+int st_trace_sets_collect(struct st_trace_inputs *in, struct st_trace_sets *ts,
+			  char *const *args, size_t n,
+			  const struct st_trace_sys_opts *so, size_t max_bad,
+			  st_trace_notes *nt, st_error *err);
+
 /* The phase key's segments of TS's sets into TS->seg, nseg and phase
  * (st_systrace_segments, st_systrace_phase_names): the phase of an
  * event of inputs read with these sets is from these sets' phases only.
@@ -61,6 +71,21 @@ int st_trace_sets_phases(struct st_trace_sets *ts, st_error *err);
  * out of memory). */
 int st_trace_sets_summary_opts(struct st_trace_sets *ts, st_trace_opts *o,
 			       st_error *err);
+
+/* What is to be said of the sets L (bpftrace, mpstat, pmon, MLPerf
+ * files) besides their calls: the first ten of their corrupt lines,
+ * "FILE:LINE: corrupt line skipped: WHY", and how many more the sample
+ * files had, as warnings in NT.  0, or -1 with ERR set (74). */
+int st_trace_sets_notes(const st_systrace_list *l, st_trace_notes *nt,
+			st_error *err);
+
+/* What is to be said after a summary S of inputs with the sets L (may
+ * be NULL): st_trace_inputs_report's notes, then L's
+ * (st_trace_sets_notes), then st_trace_span_report's, into NT.  0, or
+ * -1 with ERR set (74). */
+int st_trace_sets_summary_notes(const st_trace_summary *s,
+				const st_systrace_list *l, st_trace_notes *nt,
+				st_error *err);
 
 void st_trace_sets_release(struct st_trace_sets *ts);
 

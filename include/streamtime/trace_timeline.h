@@ -1,6 +1,7 @@
 /* trace_timeline.h - DFTracer traces as one Chrome trace for Perfetto
  * (SPEC 5.10): a first pass that summarises, lanes for overlapping slices,
- * the writer (trace_timeline.c, trace_timeline_lanes.c). */
+ * the writer, what --clock-offsets and --experiment add
+ * (trace_timeline.c, trace_timeline_lanes.c, trace_timeline_extras.c). */
 #ifndef STREAMTIME_TRACE_TIMELINE_H
 #define STREAMTIME_TRACE_TIMELINE_H
 
@@ -10,9 +11,12 @@
 #include <stdio.h>
 
 #include "streamtime/clockfix.h"
+#include "streamtime/csv.h"
 #include "streamtime/error.h"
+#include "streamtime/experiments.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_inputs.h"
 
 typedef struct st_trace_timeline_opts {
 	const st_trace_filter *filter;      /* NULL: every event */
@@ -86,5 +90,34 @@ int st_trace_timeline_save(const char *const *paths, size_t n,
 			   const st_trace_summary *s, const char *out,
 			   st_trace_timeline_counts *c, st_log *log,
 			   st_error *err);
+
+/* What --clock-offsets and --experiment bring to a timeline, owned. */
+typedef struct st_trace_timeline_extras {
+	st_table otab;                 /* the clock probe's file */
+	st_clock_offsets offs;
+	st_experiments ex;
+	char *config;                  /* the experiments' file; NULL: the
+					* paper's */
+	char *merged, *stdir, *wt, *created;  /* the experiment's inputs */
+	st_timeline_input tin;
+} st_trace_timeline_extras;
+
+/* The clock offsets of the `clock probe` file OFFSETS into X, O->offsets
+ * then pointing at them; the experiment EXP_DIR (`reproduce --out DIR`;
+ * with DATA, the dataset, and CONFIG, as `streamtime timeline` takes
+ * them: st_experiments_given) into X, O->experiment then pointing at it,
+ * its inputs checked before any output is touched: the first that is
+ * missing or unreadable is an error note (66) in NT, the experiments
+ * read a verbose one ("experiments: FILE").  Each of OFFSETS, EXP_DIR,
+ * DATA and CONFIG may be NULL (not given).  0 (an error note in NT then
+ * stops the command), or -1 with ERR set.  Release X in every case
+ * (zeroed first). */
+int st_trace_timeline_extras_load(st_trace_timeline_extras *x,
+				  st_trace_timeline_opts *o,
+				  const char *offsets, const char *exp_dir,
+				  const char *data, const char *config,
+				  st_trace_notes *nt, st_error *err);
+
+void st_trace_timeline_extras_release(st_trace_timeline_extras *x);
 
 #endif

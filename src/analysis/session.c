@@ -758,6 +758,28 @@ int st_experiments_load(st_experiments *ex, const char *path, st_error *err)
 	return 0;
 }
 
+int st_experiments_given(st_experiments *ex, const char *config,
+			 const char *data, char **used, st_error *err)
+{
+	char *auto_config = NULL;
+	int rc;
+
+	*used = NULL;
+	if (!config && data) {
+		auto_config = st_path_join(data, "experiments.json");
+		if (auto_config && st_path_is_file(auto_config))
+			config = auto_config;
+	}
+	rc = config ? st_experiments_load(ex, config, err)
+		    : st_experiments_default(ex, err);
+	if (rc == 0 && config && !(*used = strdup(config))) {
+		st_experiments_release(ex);
+		rc = st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	}
+	free(auto_config);
+	return rc;
+}
+
 /* ---- checking and listing the inputs ------------------------------------ */
 
 static int need(const st_session *s, const char *key, const char *path,

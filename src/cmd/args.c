@@ -76,20 +76,13 @@ int st_push_size_range(st_size_range **v, size_t *n, const char *arg)
 int st_load_experiments(const char *config, const char *data,
 			st_experiments *ex, st_error *err)
 {
-	char *auto_config = NULL;
-	int rc;
+	char *used;
+	int rc = st_experiments_given(ex, config, data, &used, err);
 
-	if (!config && data) {
-		auto_config = st_path_join(data, "experiments.json");
-		if (auto_config && st_path_is_file(auto_config))
-			config = auto_config;
-	}
-	rc = config ? st_experiments_load(ex, config, err)
-		    : st_experiments_default(ex, err);
 	if (rc == 0)
-		st_msg_verbose("experiments: %s", config ? config :
+		st_msg_verbose("experiments: %s", used ? used :
 			       "the paper's (built in)");
-	free(auto_config);
+	free(used);
 	return rc;
 }
 

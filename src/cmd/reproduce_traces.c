@@ -26,9 +26,8 @@ static int one_set(FILE *f, const st_session *s, size_t i)
 	int rc;
 
 	memset(&sum, 0, sizeof(sum));
-	if ((rc = trace_inputs_collect(&in, t->paths, t->npaths)) ||
-	    (rc = trace_sets_open(&ts, in.sysdirs, in.nsys, &so, MAX_BAD,
-				  &in.v, &in.n)))
+	if ((rc = trace_inputs_open(&in, &ts, t->paths, t->npaths, &so,
+				    MAX_BAD)))
 		goto out;
 	if (st_trace_sets_summary_opts(&ts, &o, &err) < 0 ||
 	    st_trace_keys_parse(&o.group, "pid", &err) < 0 ||
@@ -101,9 +100,7 @@ int st_reproduce_trace_timeline(const st_session *s, const char *out,
 	for (size_t i = 0; i < s->ntraces; i++)
 		for (size_t k = 0; k < s->traces[i].npaths; k++)
 			args[n++] = s->traces[i].paths[k];
-	if ((rc = trace_inputs_collect(&in, args, n)) ||
-	    (rc = trace_sets_open(&ts, in.sysdirs, in.nsys, &so, MAX_BAD,
-				  &in.v, &in.n))) {
+	if ((rc = trace_inputs_open(&in, &ts, args, n, &so, MAX_BAD))) {
 		st_error_set(err, rc, "the session's trace sets could not be "
 			     "read (said above)");
 		goto out;

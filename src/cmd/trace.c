@@ -5,20 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <jansson.h>
 
 #include "cmd.h"
 #include "meter.h"
-#include "streamtime/atomic.h"
 #include "streamtime/sum_partial.h"
 #include "streamtime/systrace_render.h"
 #include "streamtime/trace.h"
 #include "streamtime/trace_render.h"
 #include "streamtime/trace_timeline.h"
 #include "trace_inputs.h"
-#include "trace_sys.h"
 
 #define MAX_JOBS 256
 
@@ -106,39 +101,14 @@ struct cats {
 	size_t n_io, n_comp;
 };
 
-/* --io-cat or --compute-cat LIST into the struct cats at TARGET: ""
- * (no category) or names joined by commas, none of them empty ("," or
- * "POSIX," must not quietly mean the default).  LIST is cut in place. */
+/* --io-cat or --compute-cat LIST into the struct cats at TARGET. */
 static int set_cats(const struct st_option *o, char *arg, st_error *err)
 {
 	struct cats *c = o->target;
 	bool io = strcmp(o->name, "io-cat") == 0;
-	const char ***v = io ? &c->io : &c->comp;
-	size_t *n = io ? &c->n_io : &c->n_comp, len = strlen(arg);
 
-	if (len && (arg[0] == ',' || arg[len - 1] == ',' || strstr(arg, ",,")))
-		return st_error_set(err, ST_EXIT_USAGE, "--%s '%s': an empty "
-				    "category in the list (NAME[,NAME...], or "
-				    "'' for none)", o->name, arg);
-	free(*v);
-	*v = NULL;
-	*n = 0;
-	if (!len && st_strv_push(v, n, "") == 0)
-		*n = 0;
-	for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ","))
-		if (st_strv_push(v, n, tok) < 0) {
-			free(*v);
-			*v = NULL;
-			break;
-		}
-	return *v ? 0 : st_error_set(err, ST_EXIT_IOERR, "out of memory");
-}
-
-static int default_jobs(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (int)n;
+	return st_trace_cats_parse(o->name, arg, io ? &c->io : &c->comp,
+				   io ? &c->n_io : &c->n_comp, err);
 }
 
 /* The paths (DFTracer files, system-trace directories) and the sets. */
@@ -146,17 +116,6 @@ struct inputs {
 	struct st_trace_inputs in;
 	struct st_trace_sets ts;
 };
-
-/* ARGS[0..N) collected into IN, the system-trace directories among them
- * opened with SO.  The exit status. */
-static int inputs_open(struct inputs *in, char **args, size_t n,
-		       const struct st_trace_sys_opts *so, size_t max_bad)
-{
-	int rc = trace_inputs_collect(&in->in, args, n);
-
-	return rc ? rc : trace_sets_open(&in->ts, in->in.sysdirs, in->in.nsys,
-					 so, max_bad, &in->in.v, &in->in.n);
-}
 
 static void inputs_release(struct inputs *in)
 {
@@ -173,45 +132,13 @@ static int report_inputs(const st_trace_summary *s, const char *what,
 {
 	st_trace_notes nt = { 0 };
 	st_error err;
-	int rc = trace_inputs_report(s->files_in, s->n_files, s->bad, s->n_bad,
-				     s->bad_lines, sets);
+	int rc = trace_notes_said(&nt, st_trace_sets_summary_notes(s, sets,
+				  &nt, &err), &err);
 
-	if (sets)
-		trace_sys_report(sets);
-	if (st_trace_span_report(s, &nt, &err) < 0 && !rc)
-		rc = st_msg_fail(&err);
-	trace_notes_say(&nt);
 	if (rc)
 		st_msg_error("%s: nothing written (an output file is left as "
 			     "it was)", what);
 	return rc;
-}
-
-/* S written as R and JSON ask, the system traces' part of SETS (may be
- * NULL) with it; P: the partial instead. */
-static int summary_put(FILE *f, const st_trace_summary *s,
-		       const st_trace_render *r, bool json,
-		       const st_systrace_list *sets, st_sum_partial *p,
-		       st_error *err)
-{
-	bool sys = sets && sets->n;
-	json_t *j;
-
-	if (p)
-		return st_sum_partial_write(f, p, s, err);
-	if (!json) {
-		if (st_trace_summary_text(f, s, r, err) < 0)
-			return -1;
-		if (sys)
-			return st_systrace_text(f, sets, s, r->o->seg_us,
-						r->o->nseg, err);
-		return 0;
-	}
-	j = st_trace_summary_json(s, r);
-	if (j && sys)
-		json_object_set_new(j, "system", st_systrace_json(sets, s,
-			r->o->seg_us, r->o->nseg));
-	return st_trace_json_write(f, j, "the summary", err);
 }
 
 int trace_summary_emit(const char *what, const st_trace_summary *s,
@@ -219,7 +146,6 @@ int trace_summary_emit(const char *what, const st_trace_summary *s,
 		       const st_systrace_list *sets, st_sum_partial *p,
 		       const char *out)
 {
-	st_atomic_file af = { 0 };
 	st_error err;
 	int rc = report_inputs(s, what, sets);
 
@@ -229,13 +155,7 @@ int trace_summary_emit(const char *what, const st_trace_summary *s,
 		st_msg_warn("trace summary: a total of bytes or time passed %"
 			    PRId64 " and is shown as that (capped, not "
 			    "wrapped)", INT64_MAX);
-	if (st_atomic_open(&af, out, &err) < 0)
-		return st_msg_fail(&err);
-	if (summary_put(af.fp, s, r, json, sets, p, &err) < 0) {
-		st_atomic_abort(&af);
-		return st_msg_fail(&err);
-	}
-	if (st_atomic_commit(&af, &err) < 0)
+	if (st_systrace_render_save(out, s, r, json, sets, p, &err) < 0)
 		return st_msg_fail(&err);
 	return st_finish_stdout(ST_EXIT_OK);
 }
@@ -310,88 +230,6 @@ static int run_timeline(const struct inputs *in,
 	return st_finish_stdout(ST_EXIT_OK);
 }
 
-/* --experiment DIR (with --data, --config): the experiment's inputs into
- * *TIN, their paths in P (freed by the caller); each checked before the
- * output is touched.  Returns the exit status, 0 when all are there. */
-struct exp_paths {
-	char *merged, *stdir, *wt, *created;
-};
-
-static int experiment_input(const char *exp_dir, const char *data,
-			    const char *config, st_experiments *ex,
-			    struct exp_paths *p, st_timeline_input *tin)
-{
-	st_error err;
-
-	if (st_load_experiments(config, data, ex, &err) < 0)
-		return st_msg_fail(&err);
-	p->merged = st_path_join(exp_dir, "file_transfer/merged_job_info.csv");
-	p->stdir = st_path_join(exp_dir, "streaming");
-	if (data) {
-		p->wt = st_path_join(data, "file_transfer/write_times.csv");
-		p->created = st_path_join(data, "streaming/"
-					  "ncem_file_created_times.csv");
-	}
-	if (!p->merged || !p->stdir || (data && (!p->wt || !p->created))) {
-		st_msg_error("out of memory");
-		return ST_EXIT_IOERR;
-	}
-	/* missing: said before the output is touched */
-	if (trace_input_check(p->merged) ||
-	    (p->wt && trace_input_check(p->wt)) ||
-	    (p->created && trace_input_check(p->created)))
-		return ST_EXIT_NOINPUT;
-	*tin = (st_timeline_input){ .merged = p->merged, .write_times = p->wt,
-				    .created = p->created,
-				    .streaming_dir = p->stdir, .ex = ex };
-	return 0;
-}
-
-/* What --clock-offsets and --experiment bring to the timeline. */
-struct extras {
-	st_table otab;
-	st_clock_offsets offs;
-	st_experiments ex;
-	struct exp_paths ep;
-	st_timeline_input tin;
-};
-
-/* The clock offsets of OFFSETS and the inputs of the experiment EXP_DIR
- * (with DATA, CONFIG; each may be NULL) into X, given to O.  The exit
- * status. */
-static int extras_load(struct extras *x, st_trace_timeline_opts *o,
-		       const char *offsets, const char *exp_dir,
-		       const char *data, const char *config)
-{
-	st_error err;
-	int rc;
-
-	if (offsets) {
-		if (st_table_read(&x->otab, offsets, &err) < 0 ||
-		    st_clock_offsets_load(&x->offs, &x->otab, &err) < 0)
-			return st_msg_fail(&err);
-		o->offsets = &x->offs;
-	}
-	if (exp_dir) {
-		if ((rc = experiment_input(exp_dir, data, config, &x->ex,
-					   &x->ep, &x->tin)))
-			return rc;
-		o->experiment = &x->tin;
-	}
-	return 0;
-}
-
-static void extras_release(struct extras *x)
-{
-	st_clock_offsets_release(&x->offs);
-	st_table_release(&x->otab);
-	st_experiments_release(&x->ex);
-	free(x->ep.merged);
-	free(x->ep.stdir);
-	free(x->ep.wt);
-	free(x->ep.created);
-}
-
 /* --save-partial refused with system traces among IN; else O set to
  * read them (st_trace_sets_summary_opts).  The exit status. */
 static int summary_setup(const char *prog, struct inputs *in,
@@ -418,7 +256,7 @@ int cmd_trace_summary(int argc, char **argv)
 	struct group_sel group = { .k = &o.group }, per = { .k = &o.per };
 	struct st_trace_sys_opts sys = { 0 };
 	struct cats cats = { 0 };
-	int64_t jobs = default_jobs();
+	int64_t jobs = st_trace_jobs_default(MAX_JOBS);
 	const struct st_option opts[] = {
 		{ ST_O("json", 0, ST_OPT_FLAG, &json, NULL,
 		       "the summary as JSON", 0) },
@@ -489,7 +327,8 @@ int cmd_trace_summary(int argc, char **argv)
 	o.filter = filter.n ? &filter : NULL;
 	o.jobs = (int)jobs;
 	o.progress = &prog_c;
-	if ((rc = inputs_open(&in, argv + 1, (size_t)nargs, &sys, o.max_bad)) ||
+	if ((rc = trace_inputs_open(&in.in, &in.ts, argv + 1, (size_t)nargs,
+				    &sys, o.max_bad)) ||
 	    (rc = summary_setup(prog, &in, &o, partial)))
 		goto out;
 	if (per.text && !group.text) {
@@ -516,7 +355,7 @@ int cmd_trace_timeline(int argc, char **argv)
 	st_trace_filter filter = { 0 };
 	st_trace_timeline_opts o = { .max_events = 1000000 };
 	struct st_trace_sys_opts sys = { 0 };
-	int64_t jobs = default_jobs(), max_events = 1000000;
+	int64_t jobs = st_trace_jobs_default(MAX_JOBS), max_events = 1000000;
 	const struct st_option opts[] = {
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
 		       "the trace ('-' for stdout)", ST_OPT_REQUIRED) },
@@ -546,11 +385,12 @@ int cmd_trace_timeline(int argc, char **argv)
 		ST_OPT_END_ROW,
 	};
 	st_trace_progress prog_c = { 0 };
-	struct extras x = { 0 };
+	st_trace_timeline_extras x = { 0 };
+	st_trace_notes nt = { 0 };
 	struct inputs in = { 0 };
+	st_error err;
 	int nargs, rc;
 
-	st_table_init(&x.otab);
 	if (!st_opt_go(&timeline_desc, opts, argc, argv, &nargs, &rc))
 		goto out;
 	rc = ST_EXIT_OK;
@@ -571,11 +411,13 @@ int cmd_trace_timeline(int argc, char **argv)
 		goto out;
 	}
 	o.max_bad = st_verbosity > 0 ? 1000 : 10;
-	if ((rc = inputs_open(&in, argv + 1, (size_t)nargs, &sys, o.max_bad)))
+	if ((rc = trace_inputs_open(&in.in, &in.ts, argv + 1, (size_t)nargs,
+				    &sys, o.max_bad)))
 		goto out;
 	if (in.ts.sets.n)
 		o.src = &in.ts.src;
-	if ((rc = extras_load(&x, &o, offsets_path, exp_dir, data, config)))
+	if ((rc = trace_notes_said(&nt, st_trace_timeline_extras_load(&x, &o,
+			offsets_path, exp_dir, data, config, &nt, &err), &err)))
 		goto out;
 	o.filter = filter.n ? &filter : NULL;
 	o.jobs = (int)jobs;
@@ -583,7 +425,7 @@ int cmd_trace_timeline(int argc, char **argv)
 	rc = run_timeline(&in, &o, out, exp_dir, offsets_path);
 out:
 	st_trace_filter_release(&filter);
-	extras_release(&x);
+	st_trace_timeline_extras_release(&x);
 	inputs_release(&in);
 	return rc;
 }

@@ -1,16 +1,15 @@
 /* trace_compare.c - `streamtime trace compare` (SPEC 5.12, issue 16): the
  * DFAnalyzer notebook's table, a row per metric, a column per case. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
-#include "compare_out.h"
 #include "trace_inputs.h"
 #include "streamtime/atomic.h"
+#include "streamtime/compare_cases.h"
 #include "streamtime/compare_events.h"
+#include "streamtime/compare_out.h"
 #include "streamtime/compare_render.h"
 #include "streamtime/file.h"
 #include "streamtime/systrace.h"
@@ -61,108 +60,10 @@ static const struct st_cmd_desc compare_desc = {
 	"as they were.\n",
 };
 
-/* A case's inputs: its trace files and system-trace sets. */
-struct case_in {
-	char *name;              /* borrowed from argv */
-	struct st_trace_inputs in;
-	struct st_trace_sets ts;
-};
-
-static void case_in_release(struct case_in *c)
-{
-	st_trace_inputs_release(&c->in);
-	st_trace_sets_release(&c->ts);
-}
-
-/* --case NAME=PATH[,PATH...] (ARG, overwritten) into C: the paths
- * expanded and checked as `trace summary` does, system-trace directories
- * opened with SO.  Returns the exit status. */
-static int case_parse(struct case_in *c, char *arg,
-		      const struct st_trace_sys_opts *so, size_t max_bad)
-{
-	char *eq = strchr(arg, '='), *p, *save = NULL;
-	int rc = 0;
-
-	if (!eq || eq == arg || !eq[1])
-		return st_msg_usage(compare_desc.path, "--case '%s': expected "
-				    "NAME=PATH[,PATH...]", arg);
-	*eq = 0;
-	c->name = arg;
-	if (strstr(eq + 1, ",,") || eq[1] == ',' || eq[strlen(eq) - 1] == ',')
-		return st_msg_usage(compare_desc.path, "--case %s: an empty "
-				    "path in '%s'", arg, eq + 1);
-	for (p = strtok_r(eq + 1, ",", &save); p;
-	     p = strtok_r(NULL, ",", &save)) {
-		int r = trace_inputs_collect(&c->in, &p, 1);
-
-		if (r == ST_EXIT_IOERR)
-			return r;
-		if (r && !rc)
-			rc = r;
-	}
-	if (!rc)
-		rc = trace_sets_open(&c->ts, c->in.sysdirs, c->in.nsys, so,
-				     max_bad, &c->in.v, &c->in.n);
-	if (!rc && c->ts.sets.n)
-		rc = trace_sets_phases(&c->ts);
-	return rc;
-}
-
-/* Say what became of the inputs of CS[0..N) (system-trace sets SETS[c]
- * or NULL) as WHO.  Returns the exit status, 0 when all were traces. */
-int st_compare_report(const st_compare_case *cs, size_t n,
-		      const st_systrace_list *const *sets, const char *who)
-{
-	int rc = 0;
-
-	for (size_t c = 0; c < n; c++) {
-		int r = trace_inputs_report(cs[c].files_in, cs[c].n_files,
-					    cs[c].bad, cs[c].n_bad,
-					    cs[c].bad_lines,
-					    sets ? sets[c] : NULL);
-
-		if (r && (!rc || r == ST_EXIT_IOERR ||
-			  (r == ST_EXIT_NOINPUT && rc == ST_EXIT_DATAERR)))
-			rc = r;
-		if (cs[c].saturated)
-			st_msg_warn("%s: case %s: a sum passed 2^63-1 and "
-				    "stopped there", who, cs[c].name);
-	}
-	return rc;
-}
-
-int st_compare_emit(const st_metrics *m, const st_compare_case *cs, size_t n,
-		    bool json, const char *partial_of, const char *out)
-{
-	st_atomic_file af = { 0 };
-	st_error err;
-	int bad;
-
-	if (st_atomic_open(&af, out, &err) < 0)
-		return st_msg_fail(&err);
-	errno = 0;
-	if (!partial_of)
-		bad = st_compare_render(af.fp, m, cs, n, json ? ST_COMPARE_JSON
-					: ST_COMPARE_TEXT, &err) < 0;
-	else if ((bad = st_compare_partial_write(af.fp, partial_of, m, cs,
-						 n) < 0))
-		st_error_set(&err, ST_EXIT_IOERR, "%s",
-			     strerror(errno ? errno : EIO));
-	if (bad) {
-		st_atomic_abort(&af);
-		st_error_prefix(&err, "cannot write %s", strcmp(out, "-") ?
-				out : "to standard output");
-		return st_msg_fail(&err);
-	}
-	if (st_atomic_commit(&af, &err) < 0)
-		return st_msg_fail(&err);
-	return st_finish_stdout(0);
-}
-
 /* Compute CS with O, say what became of the inputs, and write the table
  * (or the partial, METRICS_TEXT given) to OUT unless that went wrong.
  * Returns the exit status. */
-static int run_compare(st_compare_case *cs, struct case_in *ci,
+static int run_compare(st_compare_case *cs, st_compare_input *ci,
 		       size_t n, const st_compare_opts *o, bool json,
 		       const char *metrics_text, const char *out,
 		       const char *events_dir)
@@ -170,6 +71,7 @@ static int run_compare(st_compare_case *cs, struct case_in *ci,
 	const st_systrace_list *sets[MAX_CASES];
 	st_compare_events ev;
 	st_atomic_set evset = { 0 };
+	st_trace_notes nt = { 0 };
 	st_error err;
 	int rc;
 
@@ -183,7 +85,8 @@ static int run_compare(st_compare_case *cs, struct case_in *ci,
 	}
 	for (size_t c = 0; c < n; c++)
 		sets[c] = &ci[c].ts.sets;
-	rc = st_compare_report(cs, n, sets, "trace compare");
+	rc = trace_notes_said(&nt, st_compare_out_notes(cs, n, sets,
+			      "trace compare", &nt, &err), &err);
 	if (st_compare_events_close(&ev, cs, n, o->metrics, rc ? NULL : &evset,
 				    &err) < 0)
 		rc = st_msg_fail(&err);
@@ -197,46 +100,17 @@ static int run_compare(st_compare_case *cs, struct case_in *ci,
 				     "left as it was)", events_dir);
 		return rc;
 	}
-	/* a partial does not know the sets: their call files are traces */
-	for (size_t c = 0; metrics_text && c < n; c++)
-		for (size_t i = 0; i < cs[c].n_files; i++)
-			if (st_systrace_owner(&ci[c].ts.sets,
-					      cs[c].files_in[i].path))
-				cs[c].files_in[i].not_trace = false;
-	rc = st_compare_emit(o->metrics, cs, n, json, metrics_text, out);
+	if (metrics_text)
+		st_compare_out_calls(cs, n, sets);
+	if (st_compare_out_save(o->metrics, cs, n, json, metrics_text, out,
+				&err) < 0)
+		rc = st_msg_fail(&err);
+	else
+		rc = st_finish_stdout(0);
 	if (rc == 0 && events_dir && st_atomic_set_commit(&evset, &err) < 0)
 		return st_msg_fail(&err);
 	st_atomic_set_abort(&evset);
 	return rc;
-}
-
-/* --events-dir DIR against the metrics M and --save-partial PARTIAL:
- * given exactly when a metric writes events, and no partial then.
- * Returns the exit status. */
-static int events_check(const st_metrics *m, const char *dir,
-			const char *partial)
-{
-	const st_metric *ev = NULL;
-
-	for (size_t i = 0; !ev && i < m->n; i++)
-		if (m->v[i].events)
-			ev = &m->v[i];
-	if (ev && partial)
-		return st_msg_usage(compare_desc.path, "--save-partial: metric "
-				    "'%s' writes events, which a partial "
-				    "cannot hold (run the metrics with "
-				    "'events' in one process)", ev->name);
-	if (ev && !dir)
-		return st_msg_usage(compare_desc.path, "metric '%s' writes "
-				    "events: give --events-dir DIR", ev->name);
-	if (!ev && dir)
-		return st_msg_usage(compare_desc.path, "--events-dir: no "
-				    "metric writes events (give one "
-				    "\"events\": \"csv\")");
-	if (dir && !*dir)
-		return st_msg_usage(compare_desc.path, "--events-dir needs a "
-				    "directory");
-	return 0;
 }
 
 /* The arguments besides the options (NARGS of them, the first ARG),
@@ -261,10 +135,10 @@ static int args_check(int nargs, const char *arg, const char *out, size_t n,
 	return 0;
 }
 
-/* The cases ARGS[0..N) (--case) into CI and CS: their inputs, their
- * names unique and, with EVENTS_DIR, fit to name files.  Returns the
- * exit status (a usage error or 74 before the others). */
-static int cases_open(struct case_in *ci, st_compare_case *cs, size_t n,
+/* The cases ARGS[0..N) (--case) into CI and CS (compare_cases.h), what
+ * became of each said in turn.  Returns the exit status (a usage error
+ * or 74 before the others). */
+static int cases_open(st_compare_input *ci, st_compare_case *cs, size_t n,
 		      const char *const *args,
 		      const struct st_trace_sys_opts *so, size_t max_bad,
 		      const char *events_dir)
@@ -272,27 +146,20 @@ static int cases_open(struct case_in *ci, st_compare_case *cs, size_t n,
 	int rc = 0;
 
 	for (size_t c = 0; c < n; c++) {
-		int r = case_parse(&ci[c], (char *)args[c], so, max_bad);
+		st_trace_notes nt = { 0 };
+		st_error err;
+		int r = st_compare_case_open(ci, cs, c, (char *)args[c], so,
+					     max_bad, events_dir, &nt, &err);
+		int said = trace_notes_say(&nt);
 
-		if (!r && events_dir && (strchr(ci[c].name, '/') ||
-					 ci[c].name[0] == '.'))
-			r = st_msg_usage(compare_desc.path, "--case %s: the "
-					 "name of a case names its events "
-					 "files: no '/' in it, and no '.' "
-					 "first", ci[c].name);
-		for (size_t k = 0; !r && k < c; k++)
-			if (strcmp(ci[k].name, ci[c].name) == 0)
-				r = st_msg_usage(compare_desc.path, "--case %s "
-						 "given twice", ci[c].name);
+		if (r < 0)
+			r = st_msg_fail(&err);
+		else if (r)
+			r = st_msg_usage(compare_desc.path, "%s", err.text);
+		else
+			r = said;
 		if (r && (!rc || r == ST_EXIT_USAGE || r == ST_EXIT_IOERR))
 			rc = r;
-		cs[c].name = ci[c].name;
-		cs[c].paths = (const char *const *)ci[c].in.v;
-		cs[c].n = ci[c].in.n;
-		cs[c].src = ci[c].ts.sets.n ? &ci[c].ts.src : NULL;
-		cs[c].seg_us = ci[c].ts.seg;
-		cs[c].nseg = ci[c].ts.nseg;
-		cs[c].seg_phase = ci[c].ts.phase;
 	}
 	return rc;
 }
@@ -303,7 +170,7 @@ int cmd_trace_compare(int argc, char **argv)
 		   *events_dir = NULL;
 	struct st_strlist case_args = { 0 };
 	bool json = false;
-	int64_t jobs = 0;
+	int64_t jobs = st_trace_jobs_default(0);
 	struct st_trace_sys_opts so = { 0 };
 	const struct st_option opts[] = {
 		{ ST_O("metrics", 0, ST_OPT_PATH, &metrics_path, "FILE",
@@ -334,7 +201,7 @@ int cmd_trace_compare(int argc, char **argv)
 	st_metrics m = { 0 };
 	char *mtext = NULL;
 	size_t mlen, n = 0;
-	struct case_in *ci = NULL;
+	st_compare_input *ci = NULL;
 	st_compare_case *cs = NULL;
 	st_compare_opts o = { .metrics = &m,
 			      .max_bad = st_verbosity > 0 ? 1000 : 10 };
@@ -356,15 +223,14 @@ int cmd_trace_compare(int argc, char **argv)
 		rc = st_msg_fail(&err);
 		goto out;
 	}
-	if ((rc = events_check(&m, events_dir, partial)) ||
-	    (rc = cases_open(ci, cs, n, case_args.v, &so, o.max_bad,
+	if (st_metrics_events_check(&m, events_dir, partial != NULL,
+				    &err) < 0) {
+		rc = st_msg_fail_usage(compare_desc.path, &err);
+		goto out;
+	}
+	if ((rc = cases_open(ci, cs, n, case_args.v, &so, o.max_bad,
 			     events_dir)))
 		goto out;
-	if (!jobs) {
-		long nc = sysconf(_SC_NPROCESSORS_ONLN);
-
-		jobs = nc < 1 ? 1 : nc;
-	}
 	o.jobs = (int)jobs;
 	o.keep = partial != NULL;
 	rc = run_compare(cs, ci, n, &o, json, partial ? mtext : NULL,
@@ -373,7 +239,7 @@ out:
 	for (size_t c = 0; cs && c < n; c++)
 		st_compare_case_release(&cs[c]);
 	for (size_t c = 0; ci && c < n; c++)
-		case_in_release(&ci[c]);
+		st_compare_input_release(&ci[c]);
 	free(cs);
 	free(ci);
 	free(case_args.v);

@@ -6,7 +6,6 @@
 
 #include "cmd.h"
 #include "trace_inputs.h"
-#include "trace_sys.h"
 #include "streamtime/atomic.h"
 #include "streamtime/trace_events.h"
 
@@ -41,22 +40,10 @@ static const char *const key_choices[] = {
 	"thread", "basename", "pattern", "prefix:", "phase", NULL,
 };
 
-/* --keys LIST: the derived columns; none of them a column already. */
+/* --keys LIST into the st_trace_keys at TARGET. */
 static int set_keys(const struct st_option *o, char *arg, st_error *err)
 {
-	st_trace_keys *k = o->target;
-	char name[16];
-
-	if (st_trace_keys_parse(k, arg, err) < 0)
-		return -1;
-	for (size_t i = 0; i < k->n; i++)
-		if (st_trace_events_key_is_column(&k->v[i]))
-			return st_error_set(err, ST_EXIT_USAGE, "'%s': a column "
-					    "already (host, pid, tid, name, cat "
-					    "and file always are)",
-					    st_trace_key_name(&k->v[i], name,
-							      sizeof(name)));
-	return 0;
+	return st_trace_events_keys_parse(o->target, arg, err);
 }
 
 /* Write the rows of IN with O to OUT (atomically; '-' streams to stdout)
@@ -68,32 +55,18 @@ static int run_events(const struct st_trace_inputs *in,
 {
 	st_atomic_file af = { 0 };
 	st_trace_events_result res = { 0 };
+	st_trace_notes nt = { 0 };
 	st_error err;
 	bool to_stdout = strcmp(out, "-") == 0;
-	int rc, wrc;
+	int r, rc;
 
 	if (st_atomic_open(&af, out, &err) < 0)
 		return st_msg_fail(&err);
-	wrc = st_trace_events_write((const char *const *)in->v, in->n, o,
-				    af.fp, &res, &err);
-	trace_sys_report(sets);
-	rc = trace_inputs_report(res.files_in, res.n_files, res.bad,
-				 res.n_bad, res.bad_lines, sets);
-	if (wrc < 0) {
-		if (res.write_failed)
-			st_msg_error("cannot write %s: %s", to_stdout ?
-				     "to standard output" : out,
-				     strerror(res.write_errno));
-		else
-			st_msg_fail(&err);
-		st_atomic_abort(&af);
-		if (!rc || err.code == ST_EXIT_IOERR)
-			rc = err.code;
-	} else if (rc) {
-		st_atomic_abort(&af);
-	} else if (st_atomic_commit(&af, &err) < 0) {
-		rc = st_msg_fail(&err);
-	}
+	r = st_trace_events_save(&af, out, (const char *const *)in->v, in->n,
+				 o, sets, &res, &nt, &err);
+	rc = trace_notes_say(&nt);
+	if (r < 0 && ((r = st_msg_fail(&err)) == ST_EXIT_IOERR || !rc))
+		rc = r;
 	if (rc && to_stdout && !res.write_failed && res.rows)
 		st_msg_error("trace events: standard output got the first %"
 			     PRIu64 " rows only", res.rows);
@@ -166,9 +139,8 @@ int cmd_trace_events(int argc, char **argv)
 		goto out;
 	}
 	o.max_bad = st_verbosity > 0 ? 1000 : 10;
-	if ((rc = trace_inputs_collect(&in, argv + 1, (size_t)nargs)) ||
-	    (rc = trace_sets_open(&ts, in.sysdirs, in.nsys, &sys, o.max_bad,
-				  &in.v, &in.n)) ||
+	if ((rc = trace_inputs_open(&in, &ts, argv + 1, (size_t)nargs, &sys,
+				    o.max_bad)) ||
 	    (ts.sets.n && (rc = trace_sets_phases(&ts))))
 		goto out;
 	o.src = ts.sets.n ? &ts.src : NULL;

@@ -18,37 +18,31 @@ int trace_notes_say(st_trace_notes *nt)
 	return rc;
 }
 
-/* NT said, then ERR's failure when R < 0.  The exit status. */
-static int said(st_trace_notes *nt, int r, const st_error *err)
+int trace_notes_said(st_trace_notes *nt, int r, const st_error *err)
 {
 	int rc = trace_notes_say(nt);
 
 	return r < 0 ? st_msg_fail(err) : rc;
 }
 
-int trace_inputs_collect(struct st_trace_inputs *in, char *const *args,
-			 size_t n)
+int trace_inputs_open(struct st_trace_inputs *in, struct st_trace_sets *ts,
+		      char *const *args, size_t n,
+		      const struct st_trace_sys_opts *so, size_t max_bad)
 {
 	st_trace_notes nt = { 0 };
 	st_error err;
+	int r = st_trace_sets_collect(in, ts, args, n, so, max_bad, &nt, &err);
 
-	return said(&nt, st_trace_inputs_collect(in, args, n, &nt, &err), &err);
-}
-
-int trace_input_check(const char *path)
-{
-	st_trace_notes nt = { 0 };
-	st_error err;
-
-	return said(&nt, st_trace_input_check(path, false, &nt, &err), &err);
+	return trace_notes_said(&nt, r, &err);
 }
 
 int trace_sets_check(char *const *dirs, size_t n)
 {
 	st_trace_notes nt = { 0 };
 	st_error err;
+	int r = st_trace_sets_check(dirs, n, &nt, &err);
 
-	return said(&nt, st_trace_sets_check(dirs, n, &nt, &err), &err);
+	return trace_notes_said(&nt, r, &err);
 }
 
 int trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
@@ -57,9 +51,10 @@ int trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
 {
 	st_trace_notes nt = { 0 };
 	st_error err;
+	int r = st_trace_sets_open(ts, dirs, n, so, max_bad, paths, npaths, &nt,
+				   &err);
 
-	return said(&nt, st_trace_sets_open(ts, dirs, n, so, max_bad, paths,
-					    npaths, &nt, &err), &err);
+	return trace_notes_said(&nt, r, &err);
 }
 
 int trace_sets_phases(struct st_trace_sets *ts)
@@ -75,10 +70,10 @@ int trace_inputs_report(const st_trace_file *files, size_t nfiles,
 {
 	st_trace_notes nt = { 0 };
 	st_error err;
+	int r = st_trace_inputs_report(files, nfiles, bad, nbad, bad_lines,
+				       sets, &nt, &err);
 
-	return said(&nt, st_trace_inputs_report(files, nfiles, bad, nbad,
-						bad_lines, sets, &nt, &err),
-		    &err);
+	return trace_notes_said(&nt, r, &err);
 }
 
 int trace_opt_filter(const struct st_option *o, char *arg, st_error *err)

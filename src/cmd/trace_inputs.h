@@ -28,11 +28,15 @@
  * (st_trace_notes_status). */
 int trace_notes_say(st_trace_notes *nt);
 
+/* NT said, then ERR's failure when R (a library call's return) < 0.
+ * The exit status. */
+int trace_notes_said(st_trace_notes *nt, int r, const st_error *err);
+
 /* The library's calls, what they found said: each returns the exit
  * status (74 out of memory), 0 when all is well. */
-int trace_inputs_collect(struct st_trace_inputs *in, char *const *args,
-			 size_t n);
-int trace_input_check(const char *path);
+int trace_inputs_open(struct st_trace_inputs *in, struct st_trace_sets *ts,
+		      char *const *args, size_t n,
+		      const struct st_trace_sys_opts *so, size_t max_bad);
 int trace_sets_check(char *const *dirs, size_t n);
 int trace_sets_open(struct st_trace_sets *ts, char *const *dirs, size_t n,
 		    const struct st_trace_sys_opts *so, size_t max_bad,

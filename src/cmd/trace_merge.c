@@ -2,15 +2,15 @@
  * the partials of `trace compare --save-partial` into the table one
  * process gives over all their inputs, or those of `trace summary
  * --save-partial` into its summary. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
-#include "compare_out.h"
-#include "streamtime/file.h"
+#include "trace_inputs.h"
+#include "streamtime/compare_out.h"
 #include "streamtime/sum_partial.h"
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
+#include "streamtime/trace_merge.h"
 #include "streamtime/trace_render.h"
 
 static const struct st_cmd_desc merge_desc = {
@@ -37,46 +37,8 @@ static const struct st_cmd_desc merge_desc = {
 	"not 0, --out FILE is left as it was.\n",
 };
 
-/* The partials being merged: of trace compare or of trace summary. */
-struct merge {
-	bool summary;
-	st_compare_merge cm;
-	st_sum_merge sm;
-};
-
-static const char *const kinds[] = { "trace compare", "trace summary" };
-
-/* Partial TEXT[0..LEN), ARGS[I], into M; ARGS[0] the first.  The first
- * partial says which command's partials these are (one that names no
- * command goes to trace compare's merge, which says what is wrong with
- * it).  The exit status. */
-static int merge_add(struct merge *m, char **args, int i, const char *text,
-		     size_t len)
-{
-	char buf[32];
-	const char *c = st_partial_command(text, len, buf, sizeof(buf));
-	int k = -1;
-	st_error err;
-
-	for (int j = 0; c && j < 2; j++)
-		if (strcmp(c, kinds[j]) == 0)
-			k = j;
-	if (i == 0)
-		m->summary = k == 1;
-	else if (k >= 0 && k != m->summary) {
-		st_msg_error("trace merge: %s is a partial of %s and %s one of "
-			     "%s: they do not merge", args[i], kinds[k],
-			     args[0], kinds[m->summary]);
-		return ST_EXIT_DATAERR;
-	}
-	if ((m->summary ? st_sum_merge_add(&m->sm, text, len, args[i], &err)
-	     : st_compare_merge_add(&m->cm, text, len, args[i], &err)) < 0)
-		return st_msg_fail(&err);
-	return 0;
-}
-
 /* The merged summary of M to OUT.  The exit status. */
-static int emit_summary(struct merge *m, bool json, const char *out)
+static int emit_summary(st_trace_merge *m, bool json, const char *out)
 {
 	st_trace_summary s = { 0 };
 	st_error err;
@@ -94,22 +56,26 @@ static int emit_summary(struct merge *m, bool json, const char *out)
 }
 
 /* The merged table of M to OUT.  The exit status. */
-static int emit_compare(struct merge *m, bool json, const char *out)
+static int emit_compare(st_trace_merge *m, bool json, const char *out)
 {
+	st_trace_notes nt = { 0 };
 	st_error err;
 	int rc;
 
 	if (st_compare_merge_finish(&m->cm, st_verbosity > 0 ? 1000 : 10,
 				    &err) < 0)
 		return st_msg_fail(&err);
-	if ((rc = st_compare_report(m->cm.cases, m->cm.n, NULL,
-				    "trace merge")) != 0) {
+	if ((rc = trace_notes_said(&nt, st_compare_out_notes(m->cm.cases,
+			m->cm.n, NULL, "trace merge", &nt, &err), &err))) {
 		if (strcmp(out, "-") != 0)
 			st_msg_error("trace merge: nothing written (%s is "
 				     "left as it was)", out);
 		return rc;
 	}
-	return st_compare_emit(&m->cm.m, m->cm.cases, m->cm.n, json, NULL, out);
+	if (st_compare_out_save(&m->cm.m, m->cm.cases, m->cm.n, json, NULL, out,
+				&err) < 0)
+		return st_msg_fail(&err);
+	return st_finish_stdout(0);
 }
 
 int cmd_trace_merge(int argc, char **argv)
@@ -125,7 +91,8 @@ int cmd_trace_merge(int argc, char **argv)
 		       "(default '-': stdout)", 0) },
 		ST_OPT_END_ROW,
 	};
-	struct merge m = { 0 };
+	st_trace_merge m;
+	st_error err;
 	int nargs, rc;
 
 	if (!st_opt_go(&merge_desc, opts, argc, argv, &nargs, &rc))
@@ -133,20 +100,11 @@ int cmd_trace_merge(int argc, char **argv)
 	if (!*out)
 		return st_msg_usage(merge_desc.path, "--out needs a file name "
 				    "or '-'");
-	rc = 0;
-	for (int i = 0; i < nargs && !rc; i++) {
-		st_error err;
-		size_t len;
-		char *text = st_file_read(argv[1 + i], &len, &err);
-
-		rc = text ? merge_add(&m, argv + 1, i, text, len)
-			  : st_msg_fail(&err);
-		free(text);
-	}
-	if (!rc)
+	if (st_trace_merge_read(&m, argv + 1, (size_t)nargs, &err) < 0)
+		rc = st_msg_fail(&err);
+	else
 		rc = m.summary ? emit_summary(&m, json, out)
 			       : emit_compare(&m, json, out);
-	st_compare_merge_release(&m.cm);
-	st_sum_merge_release(&m.sm);
+	st_trace_merge_release(&m);
 	return rc;
 }

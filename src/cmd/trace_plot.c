@@ -4,7 +4,6 @@
 
 #include "cmd.h"
 #include "trace_inputs.h"
-#include "trace_sys.h"
 #include "streamtime/plot.h"
 #include "streamtime/sysplot.h"
 
@@ -50,8 +49,9 @@ int cmd_trace_plot(int argc, char **argv)
 	struct st_trace_sets ts = { 0 };
 	st_sysplot_opts o = { 0 };
 	st_sysplot_result res = { 0 };
+	st_trace_notes nt = { 0 };
 	st_error err;
-	int nargs, rc;
+	int nargs, r, rc;
 
 	if (!st_opt_go(&plot_desc, opts, argc, argv, &nargs, &rc))
 		goto out;
@@ -66,14 +66,13 @@ int cmd_trace_plot(int argc, char **argv)
 		rc = st_msg_fail(&err);
 		st_msg_error("trace plot: nothing written");
 	}
-	trace_sys_report(&ts.sets);
-	for (size_t i = 0; i < res.n_bad; i++)
-		st_msg_warn("%s:%" PRIu64 ": corrupt line skipped: %s",
-			    res.paths[res.bad[i].file], res.bad[i].line,
-			    res.bad[i].why);
-	if (res.bad_lines > res.n_bad)
-		st_msg_warn("%" PRIu64 " more corrupt lines skipped (%" PRIu64
-			    " in all)", res.bad_lines - res.n_bad, res.bad_lines);
+	/* the sets' corrupt lines, then those of the call files drawn */
+	r = st_trace_sets_notes(&ts.sets, &nt, &err);
+	if (r == 0)
+		r = st_trace_bad_notes((const char *const *)res.paths, res.bad,
+				       res.n_bad, res.bad_lines, &nt, &err);
+	if (trace_notes_said(&nt, r, &err) && !rc)
+		rc = ST_EXIT_IOERR;
 	if (!rc)
 		st_msg_info("trace plot: %" PRIu64 " calls in %zu rows (%zu as "
 			    "busy share, %zu processes as 'other'); %zu files "

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "streamtime/atomic.h"
 #include "streamtime/systrace_render.h"
 #include "streamtime/text.h"
 #include "streamtime/time.h"
@@ -413,4 +414,47 @@ int st_systrace_text(FILE *f, const st_systrace_list *l,
 			phase_text(f, &ph[k], ng, s, seg, n);
 	}
 	return 0;
+}
+
+/* S written as R and JSON ask, the part of the sets L (may be NULL) with
+ * it; P: the partial instead. */
+static int summary_put(FILE *f, const st_trace_summary *s,
+		       const st_trace_render *r, bool json,
+		       const st_systrace_list *l, st_sum_partial *p,
+		       st_error *err)
+{
+	bool sys = l && l->n;
+	json_t *j;
+
+	if (p)
+		return st_sum_partial_write(f, p, s, err);
+	if (!json) {
+		if (st_trace_summary_text(f, s, r, err) < 0)
+			return -1;
+		if (sys)
+			return st_systrace_text(f, l, s, r->o->seg_us,
+						r->o->nseg, err);
+		return 0;
+	}
+	j = st_trace_summary_json(s, r);
+	if (j && sys)
+		json_object_set_new(j, "system", st_systrace_json(l, s,
+			r->o->seg_us, r->o->nseg));
+	return st_trace_json_write(f, j, "the summary", err);
+}
+
+int st_systrace_render_save(const char *out, const st_trace_summary *s,
+			    const st_trace_render *r, bool json,
+			    const st_systrace_list *l, st_sum_partial *p,
+			    st_error *err)
+{
+	st_atomic_file af = { 0 };
+
+	if (st_atomic_open(&af, out, err) < 0)
+		return -1;
+	if (summary_put(af.fp, s, r, json, l, p, err) < 0) {
+		st_atomic_abort(&af);
+		return -1;
+	}
+	return st_atomic_commit(&af, err);
 }

@@ -144,3 +144,59 @@ void st_trace_sets_release(struct st_trace_sets *ts)
 	st_tz_free(ts->tz);
 	memset(ts, 0, sizeof(*ts));
 }
+
+int st_trace_sets_notes(const st_systrace_list *l, st_trace_notes *nt,
+			st_error *err)
+{
+	uint64_t shown = 0, all = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const st_sys_bad *b;
+		const st_sys_file_stat *fs;
+		size_t nb = st_systrace_bad(l->v[i], &b);
+
+		st_systrace_file_stats(l->v[i], &fs);
+		for (size_t k = 0; k < nb && shown < 10; k++, shown++)
+			if (st_trace_notes_add(nt, ST_NOTE_WARN, 0, NULL, err,
+					       "%s:%" PRIu64 ": corrupt line "
+					       "skipped: %s",
+					       fs[b[k].file].path, b[k].line,
+					       b[k].why) < 0)
+				return -1;
+		for (size_t k = 0; st_systrace_file_stats(l->v[i], &fs) > k;
+		     k++)
+			if (!st_sys_is_calls(fs[k].kind) &&
+			    fs[k].kind != ST_SYS_STRACE)
+				all += fs[k].bad;
+	}
+	if (all > shown)
+		return st_trace_notes_add(nt, ST_NOTE_WARN, 0, NULL, err,
+					  "%" PRIu64 " more corrupt lines "
+					  "skipped in the system traces (%"
+					  PRIu64 " in all)", all - shown, all);
+	return 0;
+}
+
+int st_trace_sets_summary_notes(const st_trace_summary *s,
+				const st_systrace_list *l, st_trace_notes *nt,
+				st_error *err)
+{
+	if (st_trace_inputs_report(s->files_in, s->n_files, s->bad, s->n_bad,
+				   s->bad_lines, l, nt, err) < 0 ||
+	    (l && st_trace_sets_notes(l, nt, err) < 0))
+		return -1;
+	return st_trace_span_report(s, nt, err);
+}
+
+int st_trace_sets_collect(struct st_trace_inputs *in, struct st_trace_sets *ts,
+			  char *const *args, size_t n,
+			  const struct st_trace_sys_opts *so, size_t max_bad,
+			  st_trace_notes *nt, st_error *err)
+{
+	if (st_trace_inputs_collect(in, args, n, nt, err) < 0)
+		return -1;
+	if (st_trace_notes_status(nt))
+		return 0;
+	return st_trace_sets_open(ts, in->sysdirs, in->nsys, so, max_bad,
+				  &in->v, &in->n, nt, err);
+}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -727,4 +728,34 @@ int st_trace_span_gap(const st_trace_file *files, size_t n, size_t *before,
 	}
 	free(v);
 	return rc;
+}
+
+int st_trace_cats_parse(const char *opt, char *list, const char ***v,
+			size_t *n, st_error *err)
+{
+	size_t len = strlen(list), room = 1;
+	char *save = NULL;
+
+	if (len && (list[0] == ',' || list[len - 1] == ',' ||
+		    strstr(list, ",,")))
+		return st_error_set(err, ST_EXIT_USAGE, "--%s '%s': an empty "
+				    "category in the list (NAME[,NAME...], or "
+				    "'' for none)", opt, list);
+	free(*v);
+	*n = 0;
+	for (const char *c = list; *c; c++)
+		room += *c == ',';
+	if (!(*v = malloc(room * sizeof(**v))))
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	for (char *t = strtok_r(list, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save))
+		(*v)[(*n)++] = t;
+	return 0;
+}
+
+int st_trace_jobs_default(int max)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : max > 0 && n > max ? max : (int)n;
 }

@@ -342,3 +342,28 @@ int st_metrics_load(st_metrics *m, const char *path, st_error *err)
 	return ret;
 }
 
+int st_metrics_events_check(const st_metrics *m, const char *dir,
+			    bool partial, st_error *err)
+{
+	const st_metric *ev = NULL;
+
+	for (size_t i = 0; !ev && i < m->n; i++)
+		if (m->v[i].events)
+			ev = &m->v[i];
+	if (ev && partial)
+		return st_error_set(err, ST_EXIT_USAGE, "--save-partial: "
+				    "metric '%s' writes events, which a "
+				    "partial cannot hold (run the metrics "
+				    "with 'events' in one process)", ev->name);
+	if (ev && !dir)
+		return st_error_set(err, ST_EXIT_USAGE, "metric '%s' writes "
+				    "events: give --events-dir DIR", ev->name);
+	if (!ev && dir)
+		return st_error_set(err, ST_EXIT_USAGE, "--events-dir: no "
+				    "metric writes events (give one "
+				    "\"events\": \"csv\")");
+	if (dir && !*dir)
+		return st_error_set(err, ST_EXIT_USAGE, "--events-dir needs a "
+				    "directory");
+	return 0;
+}

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "streamtime/atomic.h"
 #include "streamtime/csv.h"
 #include "streamtime/grow.h"
 #include "streamtime/outbuf.h"
 #include "streamtime/text.h"
 #include "streamtime/time.h"
 #include "streamtime/trace_events.h"
+#include "streamtime/trace_sets.h"
 #include "trace_int.h"
 
 #include "pass.h"
@@ -81,6 +83,23 @@ bool st_trace_events_key_is_column(const st_trace_key *k)
 	return k->kind == ST_TRACE_KEY_HOST || k->kind == ST_TRACE_KEY_PID ||
 	       k->kind == ST_TRACE_KEY_NAME || k->kind == ST_TRACE_KEY_CAT ||
 	       k->kind == ST_TRACE_KEY_FILE;
+}
+
+int st_trace_events_keys_parse(st_trace_keys *k, const char *list,
+			       st_error *err)
+{
+	char name[16];
+
+	if (st_trace_keys_parse(k, list, err) < 0)
+		return -1;
+	for (size_t i = 0; i < k->n; i++)
+		if (st_trace_events_key_is_column(&k->v[i]))
+			return st_error_set(err, ST_EXIT_USAGE, "'%s': a "
+					    "column already (host, pid, tid, "
+					    "name, cat and file always are)",
+					    st_trace_key_name(&k->v[i], name,
+							      sizeof(name)));
+	return 0;
 }
 
 /* ---- cells ----------------------------------------------------------- */
@@ -705,4 +724,33 @@ void st_trace_events_result_release(st_trace_events_result *res)
 	st_trace_inputs_free(res->files_in, res->n_files, res->bad,
 			     res->n_bad);
 	memset(res, 0, sizeof(*res));
+}
+
+int st_trace_events_save(st_atomic_file *af, const char *out,
+			 const char *const *paths, size_t n,
+			 const st_trace_events_opts *o,
+			 const st_systrace_list *sets,
+			 st_trace_events_result *res, st_trace_notes *nt,
+			 st_error *err)
+{
+	st_error nerr;
+	int wrc = st_trace_events_write(paths, n, o, af->fp, res, err);
+
+	if (wrc < 0 && res->write_failed)
+		st_error_set(err, err->code, "cannot write %s: %s",
+			     strcmp(out, "-") ? out : "to standard output",
+			     strerror(res->write_errno));
+	if (st_trace_sets_notes(sets, nt, &nerr) < 0 ||
+	    st_trace_inputs_report(res->files_in, res->n_files, res->bad,
+				   res->n_bad, res->bad_lines, sets, nt,
+				   &nerr) < 0) {
+		if (wrc == 0)
+			*err = nerr;
+		wrc = -1;
+	}
+	if (wrc < 0 || st_trace_notes_status(nt)) {
+		st_atomic_abort(af);
+		return wrc;
+	}
+	return st_atomic_commit(af, err);
 }

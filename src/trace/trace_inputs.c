@@ -254,13 +254,15 @@ static int report_file(const st_trace_file *f, const char *name,
 			    f->st.other, f->st.bad, f->st.fast);
 }
 
-int st_trace_inputs_report(const st_trace_file *files, size_t nfiles,
-			   const st_trace_bad *bad, size_t nbad,
-			   uint64_t bad_lines, const st_systrace_list *sets,
-			   st_trace_notes *nt, st_error *err)
+/* The corrupt lines BAD[0..NBAD) (BAD_LINES in all) of the inputs
+ * FILES (or PATHS, when FILES is NULL) as warnings in NT. */
+static int bad_notes(const st_trace_file *files, const char *const *paths,
+		     const st_trace_bad *bad, size_t nbad, uint64_t bad_lines,
+		     st_trace_notes *nt, st_error *err)
 {
 	for (size_t i = 0; i < nbad; i++) {
-		const char *path = files[bad[i].file].path;
+		const char *path = files ? files[bad[i].file].path
+					 : paths[bad[i].file];
 
 		if (NOTE_WARN(path, "%s:%" PRIu64 ": corrupt line skipped: %s",
 			      path, bad[i].line, bad[i].why) < 0)
@@ -269,6 +271,23 @@ int st_trace_inputs_report(const st_trace_file *files, size_t nfiles,
 	if (bad_lines > nbad &&
 	    NOTE_WARN(NULL, "%" PRIu64 " more corrupt lines skipped (%" PRIu64
 		      " in all)", bad_lines - nbad, bad_lines) < 0)
+		return -1;
+	return 0;
+}
+
+int st_trace_bad_notes(const char *const *paths, const st_trace_bad *bad,
+		       size_t nbad, uint64_t bad_lines, st_trace_notes *nt,
+		       st_error *err)
+{
+	return bad_notes(NULL, paths, bad, nbad, bad_lines, nt, err);
+}
+
+int st_trace_inputs_report(const st_trace_file *files, size_t nfiles,
+			   const st_trace_bad *bad, size_t nbad,
+			   uint64_t bad_lines, const st_systrace_list *sets,
+			   st_trace_notes *nt, st_error *err)
+{
+	if (bad_notes(files, NULL, bad, nbad, bad_lines, nt, err) < 0)
 		return -1;
 	for (size_t i = 0; i < nfiles; i++) {
 		const st_trace_file *f = &files[i];

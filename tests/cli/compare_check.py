@@ -462,8 +462,16 @@ def errors(tmp, hand):
     bad('[%s]' % one, 64, "expected NAME=PATH", case="=" + hand)
     bad('[%s]' % one, 64, "--case 'a=': expected NAME=PATH", case="a=")
     bad('[%s]' % one, 64, "an empty path", case="a=%s,,%s" % (hand, hand))
+    # compare_case_trailing_comma: "a=P," was taken as "a=P"
+    bad('[%s]' % one, 64, "--case a: an empty path in '%s,'" % hand,
+        case="a=%s," % hand)
     bad('[%s]' % one, 64, "--case a given twice", case="a=" + hand,
         extra=("--case", "a=" + hand))
+    # compare_case_after_bad_case: a case that is not one, then a good
+    # one: the good one's name was checked against the first's, which
+    # has none (a crash, 139)
+    bad('[%s]' % one, 64, "--case 'a': expected NAME=PATH", case="a",
+        extra=("--case", "b=" + hand))
     bad('[%s]' % one, 66, "cannot read %s" % os.path.join(tmp, "no.pfw"),
         case="a=%s,%s" % (hand, os.path.join(tmp, "no.pfw")))
     empty = write(os.path.join(tmp, "empty.pfw"), "")

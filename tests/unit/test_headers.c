@@ -20,7 +20,9 @@
 #include "streamtime/clock_run.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
+#include "streamtime/compare_cases.h"
 #include "streamtime/compare_events.h"
+#include "streamtime/compare_out.h"
 #include "streamtime/compare_render.h"
 #include "streamtime/csv.h"
 #include "streamtime/ctrace.h"
@@ -74,6 +76,7 @@
 #include "streamtime/trace_filter.h"
 #include "streamtime/trace_inputs.h"
 #include "streamtime/trace_keys.h"
+#include "streamtime/trace_merge.h"
 #include "streamtime/trace_path.h"
 #include "streamtime/trace_render.h"
 #include "streamtime/trace_sets.h"
@@ -89,7 +92,9 @@
 #include "streamtime/clock_run.h"
 #include "streamtime/clockfix.h"
 #include "streamtime/collect.h"
+#include "streamtime/compare_cases.h"
 #include "streamtime/compare_events.h"
+#include "streamtime/compare_out.h"
 #include "streamtime/compare_render.h"
 #include "streamtime/csv.h"
 #include "streamtime/ctrace.h"
@@ -143,6 +148,7 @@
 #include "streamtime/trace_filter.h"
 #include "streamtime/trace_inputs.h"
 #include "streamtime/trace_keys.h"
+#include "streamtime/trace_merge.h"
 #include "streamtime/trace_path.h"
 #include "streamtime/trace_render.h"
 #include "streamtime/trace_sets.h"
@@ -159,7 +165,9 @@ static const char *const included[] = {
 	"clock_run.h",
 	"clockfix.h",
 	"collect.h",
+	"compare_cases.h",
 	"compare_events.h",
+	"compare_out.h",
 	"compare_render.h",
 	"csv.h",
 	"ctrace.h",
@@ -213,6 +221,7 @@ static const char *const included[] = {
 	"trace_filter.h",
 	"trace_inputs.h",
 	"trace_keys.h",
+	"trace_merge.h",
 	"trace_path.h",
 	"trace_render.h",
 	"trace_sets.h",

@@ -3,7 +3,9 @@
  * matching, and summaries of small traces: the same for any -j, max over
  * processes, quartiles (linear interpolation, against st_stats), time
  * bins, sums capped at INT64_MAX; timeline lanes (hand-made, and random
- * slices against a brute-force first fit). */
+ * slices against a brute-force first fit); the --io-cat lists, the
+ * default --jobs, and what --clock-offsets and --experiment bring to a
+ * timeline (their inputs checked, the first missing one named). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -1227,6 +1230,144 @@ static void test_trace_timeline_save(void **state)
 	free(a);
 }
 
+/* --io-cat LIST: names cut at the commas; '' none (a list still); an
+ * empty name anywhere 64, the list named. */
+static void test_cats_parse(void **state)
+{
+	static const char *const bad[] = { ",", "POSIX,", ",POSIX", "a,,b" };
+	char list[32];
+	const char **v = NULL;
+	size_t n = 7;
+	st_error err;
+
+	(void)state;
+	strcpy(list, "POSIX,STDIO,x");
+	assert_int_equal(st_trace_cats_parse("io-cat", list, &v, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0], "POSIX");
+	assert_string_equal(v[1], "STDIO");
+	assert_string_equal(v[2], "x");
+	strcpy(list, "");
+	assert_int_equal(st_trace_cats_parse("io-cat", list, &v, &n, &err), 0);
+	assert_non_null(v);
+	assert_int_equal(n, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[128];
+
+		strcpy(list, bad[i]);
+		assert_int_equal(st_trace_cats_parse("compute-cat", list, &v,
+						     &n, &err), -1);
+		assert_int_equal(err.code, ST_EXIT_USAGE);
+		snprintf(want, sizeof(want), "--compute-cat '%s': an empty "
+			 "category in the list (NAME[,NAME...], or '' for "
+			 "none)", bad[i]);
+		assert_string_equal(err.text, want);
+	}
+	free(v);
+}
+
+/* The cores online, at least 1, at most the limit given. */
+static void test_jobs_default(void **state)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	(void)state;
+	assert_int_equal(st_trace_jobs_default(0), cores < 1 ? 1 : cores);
+	assert_int_equal(st_trace_jobs_default(1), 1);
+}
+
+/* A file of the test's directory, made empty (with its folders). */
+static char *touch(const char *name)
+{
+	char *p = st_path_join(dir, name), *slash;
+	FILE *f;
+
+	assert_non_null(p);
+	for (slash = p + strlen(dir) + 1; (slash = strchr(slash, '/'));
+	     *slash++ = '/') {
+		*slash = 0;
+		mkdir(p, 0755);
+	}
+	assert_non_null(f = fopen(p, "w"));
+	fclose(f);
+	return p;
+}
+
+/* --experiment DIR (with --data): the experiments said (verbose), then
+ * the first missing input an error note (66) naming it, no experiment
+ * given to the timeline; all there: the timeline's input set from them.
+ * --clock-offsets of a file without measurements: 65. */
+static void test_timeline_extras(void **state)
+{
+	char *exp = st_path_join(dir, "exp"), *data = st_path_join(dir, "ds");
+	char *merged, *wt, *created, want[512];
+	st_trace_timeline_extras x = { 0 };
+	st_trace_timeline_opts o = { 0 };
+	st_trace_notes nt = { 0 };
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_trace_timeline_extras_load(&x, &o, NULL, exp,
+						       NULL, NULL, &nt, &err),
+			 0);
+	assert_int_equal(nt.n, 2);
+	assert_int_equal(nt.v[0].level, ST_NOTE_VERBOSE);
+	assert_string_equal(nt.v[0].reason, "experiments: the paper's (built "
+			    "in)");
+	assert_int_equal(nt.v[1].code, ST_EXIT_NOINPUT);
+	snprintf(want, sizeof(want), "cannot read %s/file_transfer/"
+		 "merged_job_info.csv: No such file or directory", exp);
+	assert_string_equal(nt.v[1].reason, want);
+	assert_null(o.experiment);
+	st_trace_notes_release(&nt);
+	st_trace_timeline_extras_release(&x);
+	merged = touch("exp/file_transfer/merged_job_info.csv");
+	wt = touch("ds/file_transfer/write_times.csv");
+	memset(&x, 0, sizeof(x));
+	assert_int_equal(st_trace_timeline_extras_load(&x, &o, NULL, exp,
+						       data, NULL, &nt, &err),
+			 0);
+	assert_int_equal(st_trace_notes_status(&nt), ST_EXIT_NOINPUT);
+	assert_non_null(strstr(nt.v[nt.n - 1].reason,
+			       "ds/streaming/ncem_file_created_times.csv"));
+	assert_null(o.experiment);
+	st_trace_notes_release(&nt);
+	st_trace_timeline_extras_release(&x);
+	created = touch("ds/streaming/ncem_file_created_times.csv");
+	memset(&x, 0, sizeof(x));
+	assert_int_equal(st_trace_timeline_extras_load(&x, &o, NULL, exp,
+						       data, NULL, &nt, &err),
+			 0);
+	assert_int_equal(st_trace_notes_status(&nt), 0);
+	assert_ptr_equal(o.experiment, &x.tin);
+	assert_string_equal(x.tin.merged, merged);
+	assert_string_equal(x.tin.write_times, wt);
+	assert_string_equal(x.tin.created, created);
+	snprintf(want, sizeof(want), "%s/streaming", exp);
+	assert_string_equal(x.tin.streaming_dir, want);
+	assert_null(o.offsets);
+	st_trace_notes_release(&nt);
+	st_trace_timeline_extras_release(&x);
+	free(merged);
+	merged = put("offsets.csv", "measured_at,reference,target,offset_ms,"
+		     "bound_ms\n");
+	memset(&x, 0, sizeof(x));
+	o = (st_trace_timeline_opts){ 0 };
+	assert_int_equal(st_trace_timeline_extras_load(&x, &o, merged, NULL,
+						       NULL, NULL, &nt, &err),
+			 -1);
+	assert_int_equal(err.code, ST_EXIT_DATAERR);
+	assert_non_null(strstr(err.text, "no measurements"));
+	assert_null(o.offsets);
+	assert_int_equal(nt.n, 0);
+	st_trace_timeline_extras_release(&x);
+	free(merged);
+	free(wt);
+	free(created);
+	free(exp);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1251,6 +1392,9 @@ int main(void)
 		cmocka_unit_test(test_quartiles),
 		cmocka_unit_test(test_saturation),
 		cmocka_unit_test(test_trace_timeline_save),
+		cmocka_unit_test(test_cats_parse),
+		cmocka_unit_test(test_jobs_default),
+		cmocka_unit_test(test_timeline_extras),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

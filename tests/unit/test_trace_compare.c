@@ -4,7 +4,8 @@
  * mean over keys, sums past INT64_MAX (stopped, said), keys of events
  * without a file or host (a key of their own, not "" nor "?"), the same
  * key across two files of a case, a case whose input is missing; by
- * metrics' rows; an events metric's stream against trace events. */
+ * metrics' rows; an events metric's stream against trace events;
+ * --events-dir and --save-partial against the metrics. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -720,11 +721,45 @@ static void test_partial_round_trip(void **state)
 	unlink(out);
 }
 
+/* --events-dir exactly when a metric writes events, not empty, and no
+ * --save-partial then: each refusal 64, naming the metric. */
+static void test_events_check(void **state)
+{
+	st_metrics ev = { 0 }, plain = { 0 };
+	st_error err;
+
+	(void)state;
+	assert_int_equal(parse(&ev, "[{\"name\":\"n\",\"value\":\"count\"},"
+			       "{\"name\":\"w\",\"value\":\"count\","
+			       "\"events\":\"csv\"}]", &err), 0);
+	assert_int_equal(parse(&plain, "[{\"name\":\"n\",\"value\":"
+			       "\"count\"}]", &err), 0);
+	assert_int_equal(st_metrics_events_check(&ev, "d", false, &err), 0);
+	assert_int_equal(st_metrics_events_check(&plain, NULL, true, &err), 0);
+	assert_int_equal(st_metrics_events_check(&ev, "d", true, &err), -1);
+	assert_int_equal(err.code, ST_EXIT_USAGE);
+	assert_string_equal(err.text, "--save-partial: metric 'w' writes "
+			    "events, which a partial cannot hold (run the "
+			    "metrics with 'events' in one process)");
+	assert_int_equal(st_metrics_events_check(&ev, NULL, false, &err), -1);
+	assert_string_equal(err.text, "metric 'w' writes events: give "
+			    "--events-dir DIR");
+	assert_int_equal(st_metrics_events_check(&plain, "d", false, &err),
+			 -1);
+	assert_string_equal(err.text, "--events-dir: no metric writes events "
+			    "(give one \"events\": \"csv\")");
+	assert_int_equal(st_metrics_events_check(&ev, "", false, &err), -1);
+	assert_string_equal(err.text, "--events-dir needs a directory");
+	st_metrics_release(&ev);
+	st_metrics_release(&plain);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_ok),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_events_check),
 		cmocka_unit_test(test_load_missing),
 		cmocka_unit_test(test_reduce_edges),
 		cmocka_unit_test(test_reduce_edges_threads),

@@ -3,7 +3,8 @@
  * 1970 and at the reader's limits (the formatter caches a second);
  * every control character escaped in CSV and JSON, nothing else touched;
  * derived keys; --limit across files; what becomes of inputs that are
- * missing, empty or hold corrupt lines; a key that is a column already. */
+ * missing, empty or hold corrupt lines; a key that is a column already,
+ * in the writer and in --keys (st_trace_events_keys_parse). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -279,11 +280,35 @@ static void test_keys_limit_inputs(void **state)
 	st_trace_events_result_release(&res);
 }
 
+/* --keys: derived keys taken; a column (host, file, ...) 64, named. */
+static void test_keys_parse(void **state)
+{
+	st_trace_keys k = { 0 };
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_trace_events_keys_parse(&k, "thread,prefix:2",
+						    &err), 0);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.v[0].kind, ST_TRACE_KEY_THREAD);
+	assert_int_equal(st_trace_events_keys_parse(&k, "pattern,host", &err),
+			 -1);
+	assert_int_equal(err.code, ST_EXIT_USAGE);
+	assert_string_equal(err.text, "'host': a column already (host, pid, "
+			    "tid, name, cat and file always are)");
+	assert_int_equal(st_trace_events_keys_parse(&k, "file", &err), -1);
+	assert_string_equal(err.text, "'file': a column already (host, pid, "
+			    "tid, name, cat and file always are)");
+	assert_int_equal(st_trace_events_keys_parse(&k, "", &err), 0);
+	assert_int_equal(k.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_escapes),
+		cmocka_unit_test(test_keys_parse),
 		cmocka_unit_test(test_keys_limit_inputs),
 	};
 

@@ -3,7 +3,10 @@
  * numbers put in (seconds from microseconds by hand, the layout of the
  * README's example); and what the trace commands say about their inputs
  * (trace_inputs.h, trace_sets.h): the notes of missing, empty and
- * damaged inputs and the exit status they ask for. */
+ * damaged inputs and the exit status they ask for, corrupt lines named
+ * then counted (a command's and a system-trace set's), a set not opened
+ * when an input is missing; the summary written to a file whole
+ * (systrace_render.h), an output that cannot be made leaving nothing. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +22,8 @@
 #include <jansson.h>
 
 #include "streamtime/atomic.h"
+#include "streamtime/file.h"
+#include "streamtime/systrace_render.h"
 #include "streamtime/trace_inputs.h"
 #include "streamtime/trace_render.h"
 #include "streamtime/trace_sets.h"
@@ -419,6 +424,118 @@ static void test_sets_check_notes(void **state)
 	free(missing);
 }
 
+/* Corrupt lines named by their file's path (an index), then the rest
+ * counted. */
+static void test_bad_notes(void **state)
+{
+	const char *const paths[] = { "p0.out", "p1.out" };
+	st_trace_bad bad[1] = { { .file = 1, .line = 7,
+				  .why = "not a number" } };
+	st_trace_notes nt = { 0 };
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_trace_bad_notes(paths, bad, 1, 3, &nt, &err), 0);
+	assert_int_equal(nt.n, 2);
+	assert_int_equal(nt.v[0].level, ST_NOTE_WARN);
+	assert_string_equal(nt.v[0].path, "p1.out");
+	assert_string_equal(nt.v[0].reason, "p1.out:7: corrupt line skipped: "
+			    "not a number");
+	assert_null(nt.v[1].path);
+	assert_string_equal(nt.v[1].reason, "2 more corrupt lines skipped "
+			    "(3 in all)");
+	assert_int_equal(st_trace_notes_status(&nt), 0);
+	st_trace_notes_release(&nt);
+	assert_int_equal(st_trace_bad_notes(paths, bad, 1, 1, &nt, &err), 0);
+	assert_int_equal(nt.n, 1);
+	st_trace_notes_release(&nt);
+}
+
+/* A set whose ps.out has 12 lines that are no process: the first ten
+ * named (lines 2 to 11), the other two counted; with a missing input
+ * beside it the set is not opened (66). */
+static void test_sets_collect_notes(void **state)
+{
+	char *set = st_path_join(dir, "pset"), *proc, *ps, *missing;
+	char text[512] = "    PID    PPID COMMAND\n", want[256];
+	char *args[2];
+	struct st_trace_inputs in = { 0 };
+	struct st_trace_sets ts = { 0 };
+	struct st_trace_sys_opts so = { 0 };
+	st_trace_notes nt = { 0 };
+	st_error err;
+
+	(void)state;
+	assert_int_equal(mkdir(set, 0755), 0);
+	for (int i = 0; i < 12; i++)
+		strcat(text, "garbage\n");
+	proc = put("pset/trace_proc.out", "TIMESTAMP EVENT PID PPID COMM\n"
+		   "1000 exec 4242 -1 python3\n");
+	ps = put("pset/ps.out", text);
+	missing = st_path_join(dir, "gone.pfw");
+	args[0] = missing;
+	args[1] = set;
+	assert_int_equal(st_trace_sets_collect(&in, &ts, args, 2, &so, 10,
+					       &nt, &err), 0);
+	assert_int_equal(st_trace_notes_status(&nt), ST_EXIT_NOINPUT);
+	assert_int_equal(ts.sets.n, 0);
+	st_trace_notes_release(&nt);
+	st_trace_inputs_release(&in);
+	memset(&in, 0, sizeof(in));
+	assert_int_equal(st_trace_sets_collect(&in, &ts, args + 1, 1, &so, 10,
+					       &nt, &err), 0);
+	assert_int_equal(st_trace_notes_status(&nt), 0);
+	assert_int_equal(ts.sets.n, 1);
+	st_trace_notes_release(&nt);
+	assert_int_equal(st_trace_sets_notes(&ts.sets, &nt, &err), 0);
+	assert_int_equal(nt.n, 11);
+	for (int i = 0; i < 10; i++) {
+		snprintf(want, sizeof(want), "%s:%d: corrupt line skipped: ",
+			 ps, i + 2);
+		assert_int_equal(nt.v[i].level, ST_NOTE_WARN);
+		assert_memory_equal(nt.v[i].reason, want, strlen(want));
+	}
+	assert_string_equal(nt.v[10].reason, "2 more corrupt lines skipped in "
+			    "the system traces (12 in all)");
+	st_trace_notes_release(&nt);
+	st_trace_sets_release(&ts);
+	st_trace_inputs_release(&in);
+	free(set);
+	free(proc);
+	free(ps);
+	free(missing);
+}
+
+/* The summary written to a file: the text by hand (want_text); in a
+ * folder that is not there, -1 and nothing made. */
+static void test_summary_save(void **state)
+{
+	st_trace_summary s;
+	st_trace_stat cat[2], name[4], grp[2];
+	st_trace_bin bin[2];
+	st_trace_opts o = { .compute_cats = compute_cats, .n_compute = 2,
+			    .granularity_us = 1000000 };
+	st_trace_render r = { &o, "file", NULL };
+	char *out = st_path_join(dir, "summary.txt"), *bad, *got;
+	size_t len;
+	st_error err;
+
+	(void)state;
+	make(&s, cat, name, grp, bin);
+	assert_int_equal(st_systrace_render_save(out, &s, &r, false, NULL,
+						 NULL, &err), 0);
+	assert_non_null(got = st_file_read(out, &len, &err));
+	assert_string_equal(got, want_text);
+	free(got);
+	bad = st_path_join(dir, "nowhere/summary.txt");
+	assert_int_equal(st_systrace_render_save(bad, &s, &r, false, NULL,
+						 NULL, &err), -1);
+	assert_int_not_equal(err.code, 0);
+	assert_false(st_path_is_file(bad));
+	free(bad);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +546,9 @@ int main(void)
 		cmocka_unit_test(test_inputs_collect_notes),
 		cmocka_unit_test(test_inputs_report_notes),
 		cmocka_unit_test(test_sets_check_notes),
+		cmocka_unit_test(test_bad_notes),
+		cmocka_unit_test(test_sets_collect_notes),
+		cmocka_unit_test(test_summary_save),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
