@@ -95,20 +95,37 @@ static int set_keys(const struct st_option *o, char *arg,
 	return 0;
 }
 
-/* --io-cat and --compute-cat, as given (NULL: not given). */
+/* --io-cat and --compute-cat: the last given of each (NULL: not given),
+ * then their lists (NULL: not given). */
 struct cats {
+	char *io_arg, *comp_arg;
 	const char **io, **comp;
 	size_t n_io, n_comp;
 };
 
-/* --io-cat or --compute-cat LIST into the struct cats at TARGET. */
+/* --io-cat or --compute-cat LIST into the struct cats at TARGET, as given:
+ * checked once the options are read (--help first, the last one wins). */
 static int set_cats(const struct st_option *o, char *arg, st_error *err)
 {
 	struct cats *c = o->target;
-	bool io = strcmp(o->name, "io-cat") == 0;
 
-	return st_trace_cats_parse(o->name, arg, io ? &c->io : &c->comp,
-				   io ? &c->n_io : &c->n_comp, err);
+	(void)err;
+	*(strcmp(o->name, "io-cat") == 0 ? &c->io_arg : &c->comp_arg) = arg;
+	return 0;
+}
+
+/* C's lists from the texts given; 0, or the exit status of PROG. */
+static int cats_parse(const char *prog, struct cats *c)
+{
+	st_error err;
+
+	if ((c->io_arg && st_trace_cats_parse("io-cat", c->io_arg, &c->io,
+					      &c->n_io, &err) < 0) ||
+	    (c->comp_arg && st_trace_cats_parse("compute-cat", c->comp_arg,
+						&c->comp, &c->n_comp,
+						&err) < 0))
+		return st_msg_fail_usage(prog, &err);
+	return 0;
 }
 
 /* The paths (DFTracer files, system-trace directories) and the sets. */
@@ -306,9 +323,9 @@ int cmd_trace_summary(int argc, char **argv)
 	struct inputs in = { 0 };
 	int nargs, rc;
 
-	if (!st_opt_go(&summary_desc, opts, argc, argv, &nargs, &rc))
+	if (!st_opt_go(&summary_desc, opts, argc, argv, &nargs, &rc) ||
+	    (rc = cats_parse(prog, &cats)))
 		goto out;
-	rc = ST_EXIT_OK;
 	if (!*out) {
 		rc = st_msg_usage(prog, "--out needs a file name or '-'");
 		goto out;

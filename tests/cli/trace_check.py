@@ -904,6 +904,22 @@ def test_review_edges(tmp):
                   "empty category" in p.stderr,
                   "%s '%s': exit 64 naming it: %d %s"
                   % (opt, val, p.returncode, p.stderr))
+    # io_cat_checked_after_options: the lists are checked once the options
+    # are read, as every option value is: --help still helps, the last
+    # --io-cat given is the one used, no FILE is said first
+    p = st("trace", "summary", "--io-cat", ",", "--help")
+    check(p.returncode == 0 and "--io-cat" in p.stdout,
+          "io_cat_checked_after_options: --io-cat , --help: help, exit 0: "
+          "%d %s" % (p.returncode, p.stderr))
+    want = st("trace", "summary", OLD, "--io-cat", "POSIX")
+    p = st("trace", "summary", OLD, "--io-cat", ",", "--io-cat", "POSIX")
+    check(p.returncode == 0 and p.stdout == want.stdout,
+          "io_cat_checked_after_options: the last --io-cat wins: %d %s"
+          % (p.returncode, p.stderr))
+    p = st("trace", "summary", "--io-cat", ",")
+    check(p.returncode == 64 and "no trace file given" in p.stderr,
+          "io_cat_checked_after_options: no FILE is said first: %d %s"
+          % (p.returncode, p.stderr))
 
 
 def temporaries(d, name):
