@@ -66,6 +66,13 @@ int st_sysplot_write(const st_systrace_list *l, const st_sysplot_opts *o,
 		     const char *out_dir, st_sysplot_result *res,
 		     st_error *err);
 
+/* The figure st_sysplot_write writes (new, st_plot_fig_free), or NULL
+ * with ERR set as it says; for a set of figures written together. */
+struct st_plot_fig;
+struct st_plot_fig *st_sysplot_figure(const st_systrace_list *l,
+				      const st_sysplot_opts *o,
+				      st_sysplot_result *res, st_error *err);
+
 void st_sysplot_result_release(st_sysplot_result *res);
 
 /* Add the call [S, E) to the N columns that cut [T0, T1) into equal

@@ -841,42 +841,6 @@ static st_plot_fig *build(const struct plot *p)
 	return fig;
 }
 
-static int write_figs(const st_plot_fig *fig, const char *dir,
-		      unsigned formats, size_t *files, st_error *err)
-{
-	st_atomic_set set = { 0 };
-
-	if (st_mkdir_p(dir, err) < 0)
-		return -1;
-	for (unsigned k = 0; k < ST_PLOT_NFORMATS; k++) {
-		enum st_plot_format fmt = 1u << k;
-		st_atomic_file af;
-		char name[64], *path;
-		int rc;
-
-		if (!(formats & fmt))
-			continue;
-		snprintf(name, sizeof(name), "systrace_overview%s",
-			 st_plot_format_ext(fmt));
-		if (!(path = st_path_join(dir, name))) {
-			st_atomic_set_abort(&set);
-			return OOM(err);
-		}
-		rc = st_plot_save_prepared(fig, fmt, path, &af, err);
-		free(path);
-		if (rc < 0 || st_atomic_set_add(&set, &af, err) < 0) {
-			st_atomic_set_abort(&set);
-			return -1;
-		}
-		(*files)++;
-	}
-	if (st_atomic_set_commit(&set, err) < 0) {
-		*files = 0;
-		return -1;
-	}
-	return 0;
-}
-
 static void plot_release(struct plot *p)
 {
 	for (size_t i = 0; i < p->ndrawn; i++) {
@@ -897,14 +861,13 @@ static void plot_release(struct plot *p)
 	free(p->gpu_n);
 }
 
-int st_sysplot_write(const st_systrace_list *l, const st_sysplot_opts *o,
-		     const char *out_dir, st_sysplot_result *res,
-		     st_error *err)
+st_plot_fig *st_sysplot_figure(const st_systrace_list *l,
+				const st_sysplot_opts *o,
+				st_sysplot_result *res, st_error *err)
 {
 	struct plot p = { .l = l, .o = o, .res = res };
 	st_plot_fig *fig = NULL;
 	size_t nc = ST_SYSPLOT_COLS;
-	int rc = -1;
 
 	memset(res, 0, sizeof(*res));
 	if (read_calls(&p, false, err) < 0)
@@ -941,14 +904,26 @@ int st_sysplot_write(const st_systrace_list *l, const st_sysplot_opts *o,
 		if (st_systrace_each_sample(l->v[p.set_now], add_sample, &p,
 					    err) < 0)
 			goto out;
-	if (!(fig = build(&p))) {
+	if (!(fig = build(&p)))
 		OOM(err);
-		goto out;
-	}
-	rc = write_figs(fig, out_dir, o->formats, &res->files, err);
 out:
-	st_plot_fig_free(fig);
 	plot_release(&p);
+	return fig;
+}
+
+int st_sysplot_write(const st_systrace_list *l, const st_sysplot_opts *o,
+		     const char *out_dir, st_sysplot_result *res,
+		     st_error *err)
+{
+	st_plot_fig *fig = st_sysplot_figure(l, o, res, err);
+	const char *name = "systrace_overview";
+	int rc;
+
+	if (!fig)
+		return -1;
+	rc = st_plot_save_set((const st_plot_fig *const *)&fig, &name, 1,
+			      out_dir, o->formats, &res->files, err);
+	st_plot_fig_free(fig);
 	return rc;
 }
 
