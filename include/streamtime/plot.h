@@ -165,7 +165,7 @@ void st_plot_axes_ycategories(st_plot_axes *ax, const char *const *names,
 /* Y values are base-10 logarithms of the quantity shown (what spans
  * decades: call sizes, durations): ticks at whole powers of ten labelled
  * with the quantity (1, 10, 100, 1k, ..., 1M, ...), at least two of them
- * (within one decade the steps between, labelled likewise). */
+ * (within a decade 1, 2 and 5 times them, labelled likewise). */
 void st_plot_axes_ylog10(st_plot_axes *ax);
 
 /* Y grows downwards (row 0 at the top, as in a Gantt chart). */

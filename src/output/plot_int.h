@@ -117,8 +117,9 @@ size_t plot_numeric_ticks(double lo, double hi, double len, double spacing,
 
 /* Ticks of [LO, HI], base-10 logarithms, for an axis LEN points long:
  * the whole powers of ten in it labelled 1, 10, 100, 1k, ... (every
- * other one when crowded), or with fewer than two, plot_numeric_ticks'
- * steps labelled with the quantity.  Returns how many. */
+ * other one when crowded); with fewer than two, 1, 2 and 5 times them;
+ * with fewer still, plot_numeric_ticks' steps labelled with the
+ * quantity.  Returns how many. */
 size_t plot_log10_ticks(double lo, double hi, double len, double spacing,
 			struct tick *t);
 

@@ -245,8 +245,9 @@ static void pow10_label(double v, char *buf, size_t size)
 size_t plot_log10_ticks(double lo, double hi, double len, double spacing,
 			struct tick *t)
 {
+	static const double m125[] = { 1, 2, 5 };
 	double step = 1;
-	size_t n;
+	size_t n = 0;
 
 	while (st_plot_ticks(lo, hi, step, NULL, 0) > (size_t)fmax(2, len /
 	       spacing) + 1 && step < 64)
@@ -261,6 +262,19 @@ size_t plot_log10_ticks(double lo, double hi, double len, double spacing,
 		}
 		return n < MAX_TICKS ? n : MAX_TICKS;
 	}
+	/* within a decade or two: 1, 2 and 5 times the powers of ten */
+	for (double k = floor(lo) - 1; k <= ceil(hi) && n < MAX_TICKS; k++)
+		for (size_t i = 0; i < 3 && n < MAX_TICKS; i++) {
+			double v = k + log10(m125[i]);
+
+			if (v < lo - 1e-9 || v > hi + 1e-9)
+				continue;
+			t[n].v = v;
+			pow10_label(v, t[n].text, sizeof(t[n].text));
+			n++;
+		}
+	if (n >= 2)
+		return n;
 	n = plot_numeric_ticks(lo, hi, len, spacing, false, t);
 	for (size_t i = 0; i < n; i++)
 		pow10_label(t[i].v, t[i].text, sizeof(t[i].text));

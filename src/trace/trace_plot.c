@@ -49,6 +49,10 @@ struct tplot {
 	const st_trace_plot_opts *o;
 	st_trace_plot_result *res;
 	int64_t t0, t1, gran, b0;     /* axis (us); bins from b0 * gran */
+	int64_t x0;                   /* the x axis' 0 (us): 0, a clock of
+				       * UTC; t0 under RELATIVE_US, seconds
+				       * since the first call */
+	bool relative;
 	size_t nb;
 	double *rd, *wr, *ev;         /* per bin: bytes read, written, events */
 	double *rops, *wops;          /* per bin: read and write calls */
@@ -62,6 +66,16 @@ struct tplot {
 	size_t funcs_cap;
 	struct lane other;            /* units beyond the row budget */
 };
+
+/* An axis shorter than this is in seconds since its start: a clock's
+ * ticks are at least a tenth of a second apart. */
+#define RELATIVE_US 2000000
+
+/* The x of the instant US (seconds). */
+static double xs(const struct tplot *p, int64_t us)
+{
+	return (double)(us - p->x0) / 1e6;
+}
 
 /* ---- the pass ----------------------------------------------------------- */
 
@@ -81,8 +95,7 @@ static int lane_dense(struct tplot *p, struct lane *l)
 		return -1;
 	for (size_t i = 0; i < l->nbars; i++)
 		st_sysplot_bin(l->busy, l->count, ST_SYSPLOT_COLS,
-			       (double)p->t0 / 1e6, (double)p->t1 / 1e6,
-			       l->x0[i], l->x1[i]);
+			       xs(p, p->t0), xs(p, p->t1), l->x0[i], l->x1[i]);
 	free(l->x0);
 	free(l->x1);
 	free(l->cls);
@@ -101,7 +114,7 @@ static int lane_add(struct tplot *p, struct lane *l, double s, double e,
 		return -1;
 	if (l->busy) {
 		st_sysplot_bin(l->busy, l->count, ST_SYSPLOT_COLS,
-			       (double)p->t0 / 1e6, (double)p->t1 / 1e6, s, e);
+			       xs(p, p->t0), xs(p, p->t1), s, e);
 		return 0;
 	}
 	if (l->nbars == l->cap) {
@@ -186,8 +199,8 @@ static int take(struct tplot *p, const st_pfw_reader *r,
 	struct func *f = func_of(p, name, nlen);
 	int64_t b = st_floor_div(ev->ts, p->gran) - p->b0;
 
-	if (!l || !f || lane_add(p, l, (double)ev->ts / 1e6,
-				 (double)(ev->ts + ev->dur) / 1e6, c) < 0)
+	if (!l || !f || lane_add(p, l, xs(p, ev->ts), xs(p, ev->ts + ev->dur),
+				 c) < 0)
 		return -1;
 	f->calls++;
 	if (ev->bytes <= 0)
@@ -354,7 +367,7 @@ static void lane_label(const struct tplot *p, const struct lane *l,
 static void dense_row(const struct tplot *p, st_plot_axes *ax,
 		      const struct lane *l, size_t i)
 {
-	double span = (double)(p->t1 - p->t0) / 1e6, t0 = (double)p->t0 / 1e6;
+	double span = (double)(p->t1 - p->t0) / 1e6, t0 = xs(p, p->t0);
 
 	for (int q = 1; q <= 4; q++) {
 		double x0[ST_SYSPLOT_COLS], x1[ST_SYSPLOT_COLS],
@@ -516,7 +529,7 @@ static void rate_panel(const struct tplot *p, st_plot_axes *ax,
 
 	for (size_t k = 0; x && y && k < nv; k++) {
 		for (size_t i = 0; i < p->nb; i++) {
-			x[i] = ((double)(p->b0 + (int64_t)i) + 0.5) * w;
+			x[i] = xs(p, (p->b0 + (int64_t)i) * p->gran) + w / 2;
 			y[i] = v[k][i] / w / scale;
 		}
 		st_plot_line(ax, x, y, p->nb, st_plot_hex(rgb[k], 1), 1.3,
@@ -564,18 +577,27 @@ static void caption(const struct tplot *p, size_t sizes_left,
 			 p->zero_dur, sizes_left, durs_left);
 }
 
+/* AX's x axis from LO to HI: a UTC clock, or seconds since the start. */
+static void time_axis(const struct tplot *p, st_plot_axes *ax, double lo,
+		      double hi)
+{
+	st_plot_axes_xlim(ax, lo, hi);
+	if (!p->relative)
+		st_plot_axes_xclock(ax);
+}
+
 static st_plot_fig *build(struct tplot *p)
 {
 	double lanes_h = 60 + 15.0 * (double)(p->res->lanes + 1);
 	double wts[5] = { 170, 150, lanes_h, 200, 200 };
 	double height = 40 + 170 + 150 + lanes_h + 400 + 70;
-	double lo = (double)p->t0 / 1e6, hi = (double)p->t1 / 1e6;
+	double lo = xs(p, p->t0), hi = xs(p, p->t1);
 	st_plot_fig *fig = st_plot_fig_new(1000, height);
 	size_t *order = calloc(p->names.n + 1, sizeof(*order));
 	double peak_b;
 	double scale = 1;
 	const char *unit = "B/s";
-	char title[80], ylab[32], cap[1024];
+	char title[80], ylab[32], xlab[80], cap[1024];
 	st_plot_axes *ax;
 	size_t sl, dl;
 
@@ -599,16 +621,14 @@ static st_plot_fig *build(struct tplot *p)
 	st_plot_axes_title(ax, "read and write bandwidth");
 	snprintf(ylab, sizeof(ylab), "%s", unit);
 	st_plot_axes_labels(ax, NULL, ylab);
-	st_plot_axes_xlim(ax, lo, hi);
-	st_plot_axes_xclock(ax);
+	time_axis(p, ax, lo, hi);
 	rate_panel(p, ax, (const double *const[]){ p->rd, p->wr },
 		   (const char *const[]){ "read", "write" },
 		   (const uint32_t[]){ class_rgb[0], class_rgb[1] }, 2, scale);
 	ax = st_plot_fig_grid(fig, 5, 1, 1, 0);
 	st_plot_axes_title(ax, "operations per second");
 	st_plot_axes_labels(ax, NULL, "calls/s");
-	st_plot_axes_xlim(ax, lo, hi);
-	st_plot_axes_xclock(ax);
+	time_axis(p, ax, lo, hi);
 	rate_panel(p, ax, (const double *const[]){ p->rops, p->wops, p->ev },
 		   (const char *const[]){ "read", "write", "all calls" },
 		   (const uint32_t[]){ class_rgb[0], class_rgb[1], 0x2f2f2f },
@@ -617,9 +637,14 @@ static st_plot_fig *build(struct tplot *p)
 	snprintf(title, sizeof(title), "busy lanes per %s",
 		 p->o->per_thread ? "thread" : "process");
 	st_plot_axes_title(ax, title);
-	st_plot_axes_labels(ax, "time (UTC)", NULL);
-	st_plot_axes_xlim(ax, lo, hi);
-	st_plot_axes_xclock(ax);
+	if (p->relative) {
+		char t[48];
+
+		st_time_format_utc(p->x0 * 1000, t, sizeof(t));
+		snprintf(xlab, sizeof(xlab), "seconds since %s", t);
+	}
+	st_plot_axes_labels(ax, p->relative ? xlab : "time (UTC)", NULL);
+	time_axis(p, ax, lo, hi);
 	lanes_panel(p, ax);
 	for (size_t i = 0; i < p->names.n; i++)
 		order[i] = i;
@@ -710,6 +735,8 @@ st_plot_fig *st_trace_plot_figure(const char *const *paths, size_t n,
 	st_strtab_init(&p.names);
 	p.t0 = res->s.first_us;
 	p.t1 = res->s.end_us > p.t0 ? res->s.end_us : p.t0 + 1;
+	p.relative = p.t1 - p.t0 < RELATIVE_US;
+	p.x0 = p.relative ? p.t0 : 0;
 	p.gran = res->granularity_us = o->granularity_us > 0 ? o->granularity_us
 				       : round_width(p.t1 - p.t0);
 	if ((p.t1 - 1 - p.t0) / p.gran >= ST_TRACE_MAX_BINS) {
