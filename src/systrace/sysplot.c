@@ -61,6 +61,36 @@ void st_sysplot_bin(double *busy, uint32_t *count, size_t n, double t0,
 	}
 }
 
+void st_sysplot_busy_bars(st_plot_axes *ax, const double *busy,
+			  const uint32_t *count, double x0, double x1,
+			  double row, st_plot_rgba c)
+{
+	double span = x1 - x0;
+
+	/* a series per quarter of busy share, bottom-aligned: 0.3 of a
+	 * row for any call, up to 0.7 for a busy column */
+	for (int q = 1; q <= 4; q++) {
+		double a[ST_SYSPLOT_COLS], b[ST_SYSPLOT_COLS],
+		       y[ST_SYSPLOT_COLS], h = 0.3 + 0.4 * (q - 1) / 3;
+		size_t m = 0;
+
+		for (size_t col = 0; col < ST_SYSPLOT_COLS; col++) {
+			double share = fmin(busy[col], 1.0);
+			int level = count[col] ? (int)ceil(share * 4) : 0;
+
+			if (count[col] && level < 1)
+				level = 1;
+			if (level != q)
+				continue;
+			a[m] = x0 + span * (double)col / ST_SYSPLOT_COLS;
+			b[m] = x0 + span * (double)(col + 1) / ST_SYSPLOT_COLS;
+			y[m++] = row + 0.35 - h / 2;
+		}
+		if (m)
+			st_plot_hbars(ax, a, b, y, m, h, c, NULL);
+	}
+}
+
 /* ---- the calls' table ------------------------------------------------- */
 
 struct row {
@@ -606,31 +636,9 @@ static void calls_panel(const struct plot *p, st_plot_axes *ax)
 			free(y);
 			continue;
 		}
-		/* a series per quarter of busy share, bottom-aligned */
-		for (int q = 1; q <= 4; q++) {
-			/* 0.3 of a row for any call, up to 0.7 for a busy column */
-			double x0[ST_SYSPLOT_COLS], x1[ST_SYSPLOT_COLS],
-			       y[ST_SYSPLOT_COLS], h = 0.3 + 0.4 * (q - 1) / 3;
-			double span = (double)(p->t1_us - p->t0_us) / 1e6;
-			size_t m = 0;
-
-			for (size_t col = 0; col < ST_SYSPLOT_COLS; col++) {
-				double b = fmin(d->busy[col], 1.0);
-				int level = d->count[col] ? (int)ceil(b * 4) : 0;
-
-				if (d->count[col] && level < 1)
-					level = 1;
-				if (level != q)
-					continue;
-				x0[m] = (double)p->t0_us / 1e6 +
-					span * (double)col / ST_SYSPLOT_COLS;
-				x1[m] = (double)p->t0_us / 1e6 +
-					span * (double)(col + 1) / ST_SYSPLOT_COLS;
-				y[m++] = (double)i + 0.35 - h / 2;
-			}
-			if (m)
-				st_plot_hbars(ax, x0, x1, y, m, h, c, NULL);
-		}
+		st_sysplot_busy_bars(ax, d->busy, d->count,
+				     (double)p->t0_us / 1e6,
+				     (double)p->t1_us / 1e6, (double)i, c);
 	}
 	free(names);
 }

@@ -171,15 +171,8 @@ static struct func *func_of(struct tplot *p, const char *n, size_t len)
 	if (id < 0)
 		return NULL;
 	if (added) {
-		if ((size_t)id >= p->funcs_cap) {
-			size_t cap = p->funcs_cap ? 2 * p->funcs_cap : 64;
-			struct func *f = realloc(p->funcs, cap * sizeof(*f));
-
-			if (!f)
-				return NULL;
-			p->funcs = f;
-			p->funcs_cap = cap;
-		}
+		if (ST_GROW(p->funcs, (size_t)id, p->funcs_cap, 64) < 0)
+			return NULL;
 		memset(&p->funcs[id], 0, sizeof(*p->funcs));
 	}
 	return &p->funcs[id];
@@ -363,35 +356,6 @@ static void lane_label(const struct tplot *p, const struct lane *l,
 			 l->pid);
 }
 
-/* Row I's busy share of L as bars a quarter high each, as sysplot. */
-static void dense_row(const struct tplot *p, st_plot_axes *ax,
-		      const struct lane *l, size_t i)
-{
-	double span = (double)(p->t1 - p->t0) / 1e6, t0 = xs(p, p->t0);
-
-	for (int q = 1; q <= 4; q++) {
-		double x0[ST_SYSPLOT_COLS], x1[ST_SYSPLOT_COLS],
-		       y[ST_SYSPLOT_COLS], h = 0.3 + 0.4 * (q - 1) / 3;
-		size_t m = 0;
-
-		for (size_t c = 0; c < ST_SYSPLOT_COLS; c++) {
-			int level = l->count[c] ? (int)ceil(fmin(l->busy[c], 1)
-							    * 4) : 0;
-
-			if (l->count[c] && level < 1)
-				level = 1;
-			if (level != q)
-				continue;
-			x0[m] = t0 + span * (double)c / ST_SYSPLOT_COLS;
-			x1[m] = t0 + span * (double)(c + 1) / ST_SYSPLOT_COLS;
-			y[m++] = (double)i + 0.35 - h / 2;
-		}
-		if (m)
-			st_plot_hbars(ax, x0, x1, y, m, h,
-				      st_plot_hex(0x4c566a, 1), NULL);
-	}
-}
-
 /* The lane of row I: the units kept, then the others' row. */
 static const struct lane *row_lane(const struct tplot *p, size_t i)
 {
@@ -446,7 +410,9 @@ static void lanes_panel(struct tplot *p, st_plot_axes *ax)
 		lane_label(p, l, buf, sizeof(buf));
 		names[i] = strdup(buf);
 		if (l->busy) {
-			dense_row(p, ax, l, i);
+			st_sysplot_busy_bars(ax, l->busy, l->count,
+					     xs(p, p->t0), xs(p, p->t1),
+					     (double)i, st_plot_hex(0x4c566a, 1));
 			p->res->dense_lanes++;
 		}
 	}
