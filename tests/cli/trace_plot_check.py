@@ -381,6 +381,13 @@ def figure_checks(label, out, evs, per_thread=False, formats=("png", "svg")):
           % (label, cap.get("units"), len(x["units"])))
     check(cap.get("left") == (x["unsized"], x["zero"]), "%s: left out %s, "
           "want %s" % (label, cap.get("left"), (x["unsized"], x["zero"])))
+    top, unit = max(x["rpeak"], x["wpeak"]), "B/s"
+    for u in ("KiB/s", "MiB/s", "GiB/s", "TiB/s"):
+        if top < 1024:
+            break
+        top, unit = top / 1024, u
+    check(unit in texts, "%s: no bandwidth axis in %s (peak %s B/s)"
+          % (label, unit, max(x["rpeak"], x["wpeak"])))
     boxes(texts, x["sizes"], label + " sizes")
     boxes(texts, x["durs"], label + " durations")
     return texts, x
