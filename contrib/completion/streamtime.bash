@@ -40,7 +40,7 @@ _streamtime_opts() {   # the options of leaf command $1
 	"trace compare") echo "--metrics --case --json --out --save-partial --events-dir --date --tz --names --jobs -j --help --quiet --verbose" ;;
 	"trace events") echo "--filter --format --keys --limit --out --date --tz --names --help --quiet --verbose" ;;
 	"trace merge") echo "--json --out --help --quiet --verbose" ;;
-	"trace plot") echo "--out-dir --format --filter --date --tz --names --help --quiet --verbose" ;;
+	"trace plot") echo "--out-dir --format --filter --per --time-granularity --date --tz --names --help --quiet --verbose" ;;
 	"trace record") echo "--out --tracers --follow-children --interval -o --help --quiet --verbose" ;;
 	"trace summary") echo "--json --group-by --per --filter --io-cat --compute-cat --time-granularity --jobs --out --save-partial --date --tz --names -j --help --quiet --verbose" ;;
 	"trace timeline") echo "--out --max-events --clock-offsets --experiment --data --config --filter --jobs --date --tz --names -j --help --quiet --verbose" ;;
@@ -174,6 +174,8 @@ _streamtime_value() {
 	"trace plot --out-dir") echo "dir" ;;
 	"trace plot --format") echo "choice png svg pdf png,svg png,pdf svg,pdf png,svg,pdf" ;;
 	"trace plot --filter") echo "none" ;;
+	"trace plot --per") echo "choice process thread" ;;
+	"trace plot --time-granularity") echo "none" ;;
 	"trace plot --date") echo "none" ;;
 	"trace plot --tz") echo "zone" ;;
 	"trace plot --names") echo "file" ;;
@@ -217,7 +219,7 @@ _streamtime_args() {   # what the arguments of command $1 are
 	"collect receivers") echo dir ;;
 	"trace events") echo file ;;
 	"trace merge") echo file ;;
-	"trace plot") echo dir ;;
+	"trace plot") echo file ;;
 	"trace record") echo file ;;
 	"trace summary") echo file ;;
 	"trace timeline") echo file ;;

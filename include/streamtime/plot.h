@@ -162,6 +162,12 @@ void st_plot_axes_xclock(st_plot_axes *ax);
 void st_plot_axes_ycategories(st_plot_axes *ax, const char *const *names,
 			      size_t n);
 
+/* Y values are base-10 logarithms of the quantity shown (what spans
+ * decades: call sizes, durations): ticks at whole powers of ten labelled
+ * with the quantity (1, 10, 100, 1k, ..., 1M, ...), at least two of them
+ * (within a decade 1, 2 and 5 times them, labelled likewise). */
+void st_plot_axes_ylog10(st_plot_axes *ax);
+
 /* Y grows downwards (row 0 at the top, as in a Gantt chart). */
 void st_plot_axes_yinvert(st_plot_axes *ax);
 
@@ -240,5 +246,13 @@ int st_plot_save_prepared(const st_plot_fig *fig, enum st_plot_format fmt,
 			  st_error *err);
 int st_plot_save(const st_plot_fig *fig, enum st_plot_format fmt,
 		 const char *path, st_error *err);
+
+/* The N figures FIGS, each as DIR/NAMES[i] plus the extension of every
+ * format in the mask FORMATS, DIR created with its parents: all files
+ * published together or none (st_atomic_set).  *FILES (added to): the
+ * files written.  Errors as st_plot_save, 73 when DIR cannot be made. */
+int st_plot_save_set(const st_plot_fig *const *figs,
+		     const char *const *names, size_t n, const char *dir,
+		     unsigned formats, size_t *files, st_error *err);
 
 #endif

@@ -41,7 +41,10 @@
 #include "streamtime/error.h"
 #include "streamtime/trace.h"
 
-#define ST_SUM_PARTIAL_VERSION 1
+/* Version 2 added the bins' bytes read and written; a version 1 partial
+ * still merges when it has no bins (no --time-granularity). */
+#define ST_SUM_PARTIAL_VERSION 2
+#define ST_SUM_PARTIAL_OLDEST 1
 
 /* What `trace summary --save-partial` writes, made and not yet written. */
 typedef struct st_sum_partial st_sum_partial;

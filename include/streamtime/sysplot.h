@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "streamtime/error.h"
+#include "streamtime/plot.h"
 #include "streamtime/systrace.h"
 #include "streamtime/trace.h"
 
@@ -65,6 +66,20 @@ typedef struct st_sysplot_result {
 int st_sysplot_write(const st_systrace_list *l, const st_sysplot_opts *o,
 		     const char *out_dir, st_sysplot_result *res,
 		     st_error *err);
+
+/* The busy share of a row drawn on AX at y ROW: BUSY and COUNT of the
+ * ST_SYSPLOT_COLS columns of [X0, X1) (st_sysplot_bin), a bar per
+ * column that holds a call, its height the share in quarters (any call:
+ * the lowest), 0.3 to 0.7 of a row, bottom-aligned, in colour C. */
+void st_sysplot_busy_bars(st_plot_axes *ax, const double *busy,
+			  const uint32_t *count, double x0, double x1,
+			  double row, st_plot_rgba c);
+
+/* The figure st_sysplot_write writes (new, st_plot_fig_free), or NULL
+ * with ERR set as it says; for a set of figures written together. */
+st_plot_fig *st_sysplot_figure(const st_systrace_list *l,
+				      const st_sysplot_opts *o,
+				      st_sysplot_result *res, st_error *err);
 
 void st_sysplot_result_release(st_sysplot_result *res);
 

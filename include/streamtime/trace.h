@@ -13,6 +13,13 @@
  *   files       distinct file names (args.fname, or args.fhash resolved);
  *   span        first ts to the last ts + dur;
  *   bytes       st_pfw_event_bytes (pfw.h);
+ *   read, write a read or write call: a name that holds "read" or
+ *               "write" (not "readdir" or "readlink": the calls whose
+ *               bytes are args.ret) and does not start with "bio" (a
+ *               block device's, under a call already counted); a name
+ *               holding both is a write (DFAnalyzer's order).  Other
+ *               events with bytes (args.size, args.image_size) are in
+ *               bytes only: bytes_read + bytes_written <= bytes;
  *   I/O time    per process, the length of the union of the intervals
  *               [ts, ts + dur) of its events whose category is an I/O
  *               category; io_us is the sum over processes (io_max_us the
@@ -155,6 +162,8 @@ typedef struct st_trace_bin {
 	int64_t start_us;         /* a multiple of the granularity */
 	uint64_t events;          /* events starting in the bin */
 	int64_t bytes;            /* of those events */
+	int64_t bytes_read;       /* of those, the read calls' and */
+	int64_t bytes_written;    /* the write calls' (see below) */
 	int64_t io_us, compute_us;  /* union time in the bin, summed over
 				     * processes */
 } st_trace_bin;
@@ -163,8 +172,8 @@ typedef struct st_trace_bin {
 typedef struct st_trace_seg {
 	uint64_t events;
 	int64_t io_us;            /* their durations summed, I/O categories */
-	int64_t read_bytes, write_bytes;   /* names with "read" / "write"
-					    * (not "bio...") */
+	int64_t read_bytes, write_bytes;   /* read and write calls (see
+					    * the definitions above) */
 	uint64_t reads, writes;
 } st_trace_seg;
 

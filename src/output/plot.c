@@ -339,6 +339,12 @@ void st_plot_axes_xclock(st_plot_axes *ax)
 		ax->xclock = true;
 }
 
+void st_plot_axes_ylog10(st_plot_axes *ax)
+{
+	if (ax)
+		ax->ylog10 = true;
+}
+
 void st_plot_axes_yinvert(st_plot_axes *ax)
 {
 	if (ax)
@@ -684,4 +690,44 @@ int st_plot_save(const st_plot_fig *fig, enum st_plot_format fmt,
 	if (st_plot_save_prepared(fig, fmt, path, &af, err) < 0)
 		return -1;
 	return st_atomic_commit(&af, err);
+}
+
+int st_plot_save_set(const st_plot_fig *const *figs,
+		     const char *const *names, size_t n, const char *dir,
+		     unsigned formats, size_t *files, st_error *err)
+{
+	st_atomic_set set = { 0 };
+	size_t made = 0;
+
+	if (st_mkdir_p(dir, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 0; k < ST_PLOT_NFORMATS; k++) {
+			enum st_plot_format fmt = 1u << k;
+			st_atomic_file af;
+			char name[256], *path;
+			int rc;
+
+			if (!(formats & fmt))
+				continue;
+			snprintf(name, sizeof(name), "%s%s", names[i],
+				 st_plot_format_ext(fmt));
+			if (!(path = st_path_join(dir, name))) {
+				st_atomic_set_abort(&set);
+				return st_error_set(err, ST_EXIT_IOERR,
+						    "out of memory");
+			}
+			rc = st_plot_save_prepared(figs[i], fmt, path, &af,
+						   err);
+			free(path);
+			if (rc < 0 || st_atomic_set_add(&set, &af, err) < 0) {
+				st_atomic_set_abort(&set);
+				return -1;
+			}
+			made++;
+		}
+	if (st_atomic_set_commit(&set, err) < 0)
+		return -1;
+	*files += made;
+	return 0;
 }

@@ -739,8 +739,13 @@ static void axes_ticks(const st_plot_axes *ax, const struct frame *f,
 		*nx = plot_numeric_ticks(f->xlo, f->xhi, f->w, f->inset ? 45 : 75,
 				    false, xt);
 	}
-	*ny = plot_numeric_ticks(fmin(f->ylo, f->yhi), fmax(f->ylo, f->yhi), f->h,
-			    f->inset ? 22 : 40, ax->yinteger, yt);
+	if (ax->ylog10)
+		*ny = plot_log10_ticks(fmin(f->ylo, f->yhi), fmax(f->ylo, f->yhi),
+				       f->h, f->inset ? 22 : 40, yt);
+	else
+		*ny = plot_numeric_ticks(fmin(f->ylo, f->yhi), fmax(f->ylo, f->yhi),
+					 f->h, f->inset ? 22 : 40, ax->yinteger,
+					 yt);
 	if ((!f->has_data && !ax->has_ylim) || ax->nycats)
 		*ny = 0;
 	if (!f->has_data && !ax->has_xlim && !ax->ncats)

@@ -54,6 +54,7 @@ struct st_plot_axes {
 	double ix, iy, iw, ih;        /* inset rectangle, fractions */
 	char *title, *xlabel, *ylabel, *empty, *note;
 	bool has_xlim, has_ylim, xdates, xclock, yinvert, yinteger, legend;
+	bool ylog10;
 	double xlo, xhi, ylo, yhi;
 	enum st_plot_loc legend_loc, note_loc;
 	char **cats;
@@ -113,6 +114,14 @@ void plot_limits(const st_plot_axes *ax, struct frame *f);
  * in T.  Returns how many. */
 size_t plot_numeric_ticks(double lo, double hi, double len, double spacing,
 			  bool integer, struct tick *t);
+
+/* Ticks of [LO, HI], base-10 logarithms, for an axis LEN points long:
+ * the whole powers of ten in it labelled 1, 10, 100, 1k, ... (every
+ * other one when crowded); with fewer than two, 1, 2 and 5 times them;
+ * with fewer still, plot_numeric_ticks' steps labelled with the
+ * quantity.  Returns how many. */
+size_t plot_log10_ticks(double lo, double hi, double len, double spacing,
+			struct tick *t);
 
 /* Date ticks of [LO, HI] (seconds since the epoch, UTC), about TARGET. */
 size_t plot_date_ticks(double lo, double hi, int target, struct tick *t);

@@ -224,6 +224,63 @@ size_t plot_numeric_ticks(double lo, double hi, double len, double spacing,
 	return n;
 }
 
+/* 10^V as a short label: 1, 20, 500, 1k, 2.5M, ... (SI prefixes). */
+static void pow10_label(double v, char *buf, size_t size)
+{
+	static const char *const pre[] = { "", "k", "M", "G", "T", "P", "E" };
+	double x = pow(10.0, v);
+	int k = 0;
+
+	if (x < 1) {
+		snprintf(buf, size, "%.3g", x);
+		return;
+	}
+	while (x >= 999.5 && k < 6) {
+		x /= 1000;
+		k++;
+	}
+	snprintf(buf, size, "%.3g%s", x, pre[k]);
+}
+
+size_t plot_log10_ticks(double lo, double hi, double len, double spacing,
+			struct tick *t)
+{
+	static const double m125[] = { 1, 2, 5 };
+	double step = 1;
+	size_t n = 0;
+
+	while (st_plot_ticks(lo, hi, step, NULL, 0) > (size_t)fmax(2, len /
+	       spacing) + 1 && step < 64)
+		step *= 2;
+	if (st_plot_ticks(lo, hi, step, NULL, 0) >= 2) {
+		double v[MAX_TICKS];
+
+		n = st_plot_ticks(lo, hi, step, v, MAX_TICKS);
+		for (size_t i = 0; i < n && i < MAX_TICKS; i++) {
+			t[i].v = v[i];
+			pow10_label(v[i], t[i].text, sizeof(t[i].text));
+		}
+		return n < MAX_TICKS ? n : MAX_TICKS;
+	}
+	/* within a decade or two: 1, 2 and 5 times the powers of ten */
+	for (double k = floor(lo) - 1; k <= ceil(hi) && n < MAX_TICKS; k++)
+		for (size_t i = 0; i < 3 && n < MAX_TICKS; i++) {
+			double v = k + log10(m125[i]);
+
+			if (v < lo - 1e-9 || v > hi + 1e-9)
+				continue;
+			t[n].v = v;
+			pow10_label(v, t[n].text, sizeof(t[n].text));
+			n++;
+		}
+	if (n >= 2)
+		return n;
+	n = plot_numeric_ticks(lo, hi, len, spacing, false, t);
+	for (size_t i = 0; i < n; i++)
+		pow10_label(t[i].v, t[i].text, sizeof(t[i].text));
+	return n;
+}
+
 /* Date ticks of [LO, HI] (wall-clock seconds): the finest of hours, days,
  * months and years that gives at most TARGET ticks. */
 size_t plot_date_ticks(double lo, double hi, int target, struct tick *t)

@@ -61,6 +61,36 @@ void st_sysplot_bin(double *busy, uint32_t *count, size_t n, double t0,
 	}
 }
 
+void st_sysplot_busy_bars(st_plot_axes *ax, const double *busy,
+			  const uint32_t *count, double x0, double x1,
+			  double row, st_plot_rgba c)
+{
+	double span = x1 - x0;
+
+	/* a series per quarter of busy share, bottom-aligned: 0.3 of a
+	 * row for any call, up to 0.7 for a busy column */
+	for (int q = 1; q <= 4; q++) {
+		double a[ST_SYSPLOT_COLS], b[ST_SYSPLOT_COLS],
+		       y[ST_SYSPLOT_COLS], h = 0.3 + 0.4 * (q - 1) / 3;
+		size_t m = 0;
+
+		for (size_t col = 0; col < ST_SYSPLOT_COLS; col++) {
+			double share = fmin(busy[col], 1.0);
+			int level = count[col] ? (int)ceil(share * 4) : 0;
+
+			if (count[col] && level < 1)
+				level = 1;
+			if (level != q)
+				continue;
+			a[m] = x0 + span * (double)col / ST_SYSPLOT_COLS;
+			b[m] = x0 + span * (double)(col + 1) / ST_SYSPLOT_COLS;
+			y[m++] = row + 0.35 - h / 2;
+		}
+		if (m)
+			st_plot_hbars(ax, a, b, y, m, h, c, NULL);
+	}
+}
+
 /* ---- the calls' table ------------------------------------------------- */
 
 struct row {
@@ -606,31 +636,9 @@ static void calls_panel(const struct plot *p, st_plot_axes *ax)
 			free(y);
 			continue;
 		}
-		/* a series per quarter of busy share, bottom-aligned */
-		for (int q = 1; q <= 4; q++) {
-			/* 0.3 of a row for any call, up to 0.7 for a busy column */
-			double x0[ST_SYSPLOT_COLS], x1[ST_SYSPLOT_COLS],
-			       y[ST_SYSPLOT_COLS], h = 0.3 + 0.4 * (q - 1) / 3;
-			double span = (double)(p->t1_us - p->t0_us) / 1e6;
-			size_t m = 0;
-
-			for (size_t col = 0; col < ST_SYSPLOT_COLS; col++) {
-				double b = fmin(d->busy[col], 1.0);
-				int level = d->count[col] ? (int)ceil(b * 4) : 0;
-
-				if (d->count[col] && level < 1)
-					level = 1;
-				if (level != q)
-					continue;
-				x0[m] = (double)p->t0_us / 1e6 +
-					span * (double)col / ST_SYSPLOT_COLS;
-				x1[m] = (double)p->t0_us / 1e6 +
-					span * (double)(col + 1) / ST_SYSPLOT_COLS;
-				y[m++] = (double)i + 0.35 - h / 2;
-			}
-			if (m)
-				st_plot_hbars(ax, x0, x1, y, m, h, c, NULL);
-		}
+		st_sysplot_busy_bars(ax, d->busy, d->count,
+				     (double)p->t0_us / 1e6,
+				     (double)p->t1_us / 1e6, (double)i, c);
 	}
 	free(names);
 }
@@ -841,42 +849,6 @@ static st_plot_fig *build(const struct plot *p)
 	return fig;
 }
 
-static int write_figs(const st_plot_fig *fig, const char *dir,
-		      unsigned formats, size_t *files, st_error *err)
-{
-	st_atomic_set set = { 0 };
-
-	if (st_mkdir_p(dir, err) < 0)
-		return -1;
-	for (unsigned k = 0; k < ST_PLOT_NFORMATS; k++) {
-		enum st_plot_format fmt = 1u << k;
-		st_atomic_file af;
-		char name[64], *path;
-		int rc;
-
-		if (!(formats & fmt))
-			continue;
-		snprintf(name, sizeof(name), "systrace_overview%s",
-			 st_plot_format_ext(fmt));
-		if (!(path = st_path_join(dir, name))) {
-			st_atomic_set_abort(&set);
-			return OOM(err);
-		}
-		rc = st_plot_save_prepared(fig, fmt, path, &af, err);
-		free(path);
-		if (rc < 0 || st_atomic_set_add(&set, &af, err) < 0) {
-			st_atomic_set_abort(&set);
-			return -1;
-		}
-		(*files)++;
-	}
-	if (st_atomic_set_commit(&set, err) < 0) {
-		*files = 0;
-		return -1;
-	}
-	return 0;
-}
-
 static void plot_release(struct plot *p)
 {
 	for (size_t i = 0; i < p->ndrawn; i++) {
@@ -897,14 +869,13 @@ static void plot_release(struct plot *p)
 	free(p->gpu_n);
 }
 
-int st_sysplot_write(const st_systrace_list *l, const st_sysplot_opts *o,
-		     const char *out_dir, st_sysplot_result *res,
-		     st_error *err)
+st_plot_fig *st_sysplot_figure(const st_systrace_list *l,
+				const st_sysplot_opts *o,
+				st_sysplot_result *res, st_error *err)
 {
 	struct plot p = { .l = l, .o = o, .res = res };
 	st_plot_fig *fig = NULL;
 	size_t nc = ST_SYSPLOT_COLS;
-	int rc = -1;
 
 	memset(res, 0, sizeof(*res));
 	if (read_calls(&p, false, err) < 0)
@@ -941,14 +912,26 @@ int st_sysplot_write(const st_systrace_list *l, const st_sysplot_opts *o,
 		if (st_systrace_each_sample(l->v[p.set_now], add_sample, &p,
 					    err) < 0)
 			goto out;
-	if (!(fig = build(&p))) {
+	if (!(fig = build(&p)))
 		OOM(err);
-		goto out;
-	}
-	rc = write_figs(fig, out_dir, o->formats, &res->files, err);
 out:
-	st_plot_fig_free(fig);
 	plot_release(&p);
+	return fig;
+}
+
+int st_sysplot_write(const st_systrace_list *l, const st_sysplot_opts *o,
+		     const char *out_dir, st_sysplot_result *res,
+		     st_error *err)
+{
+	st_plot_fig *fig = st_sysplot_figure(l, o, res, err);
+	const char *name = "systrace_overview";
+	int rc;
+
+	if (!fig)
+		return -1;
+	rc = st_plot_save_set((const st_plot_fig *const *)&fig, &name, 1,
+			      out_dir, o->formats, &res->files, err);
+	st_plot_fig_free(fig);
 	return rc;
 }
 

@@ -76,6 +76,15 @@ static bool in_list(const char *const *v, size_t n, const char *s, size_t len)
 static const char *const default_io[] = { "POSIX", "STDIO" };
 static const char *const default_compute[] = { "compute" };
 
+int trace_name_rw(const char *name, size_t len)
+{
+	if ((len >= 3 && memcmp(name, "bio", 3) == 0) ||
+	    memmem(name, len, "readdir", 7) || memmem(name, len, "readlink", 8))
+		return 0;
+	return memmem(name, len, "write", 5) ? 2
+	       : memmem(name, len, "read", 4) ? 1 : 0;
+}
+
 /* The id of S in dimension D, its counters zeroed when new; -1 on OOM. */
 int64_t trace_agg_intern(struct agg *g, int d, const char *s, size_t len)
 {
@@ -94,9 +103,8 @@ int64_t trace_agg_intern(struct agg *g, int d, const char *s, size_t len)
 		g->acc_cap[d] = cap;
 	}
 	memset(&g->acc[d][id], 0, sizeof(g->acc[d][id]));
-	if (d == D_NAME && !(len >= 3 && memcmp(s, "bio", 3) == 0))
-		g->acc[d][id].rw = memmem(s, len, "read", 4) ? 1
-				   : memmem(s, len, "write", 5) ? 2 : 0;
+	if (d == D_NAME)
+		g->acc[d][id].rw = (uint8_t)trace_name_rw(s, len);
 	if (d == D_CAT) {
 		const st_trace_opts *o = g->o;
 
@@ -402,11 +410,21 @@ static int agg_event(struct agg *g, uint32_t name, uint32_t cat,
 	if (o->granularity_us > 0) {
 		int64_t b = st_floor_div(ev->ts, o->granularity_us);
 
-		if (!(v = st_pairmap_get(&g->bins, (uint64_t)b, 0, NULL)))
+		uint8_t rw = g->acc[D_NAME][name].rw;
+
+		if (!(v = st_pairmap_get(&g->bins, (uint64_t)b, BIN_EVENTS,
+					 NULL)))
 			return -1;
 		(*v)++;
 		if (ev->bytes > 0) {
-			if (!(v = st_pairmap_get(&g->bins, (uint64_t)b, 1, NULL)))
+			if (!(v = st_pairmap_get(&g->bins, (uint64_t)b,
+						 BIN_BYTES, NULL)))
+				return -1;
+			uadd(v, (uint64_t)ev->bytes, &g->saturated);
+		}
+		if (ev->bytes > 0 && rw) {
+			if (!(v = st_pairmap_get(&g->bins, (uint64_t)b, rw == 1 ?
+						 BIN_READ : BIN_WRITTEN, NULL)))
 				return -1;
 			uadd(v, (uint64_t)ev->bytes, &g->saturated);
 		}

@@ -47,8 +47,8 @@ void st_partial_put_file(FILE *f, const st_trace_file *t)
 #define BAD(...) st_error_set(err, ST_EXIT_DATAERR, __VA_ARGS__)
 
 json_t *st_partial_load(const char *text, size_t len, const char *what,
-			const char *command, int version, size_t flags,
-			st_error *err)
+			const char *command, int oldest, int version,
+			size_t flags, st_error *err)
 {
 	json_error_t je;
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | flags,
@@ -64,10 +64,16 @@ json_t *st_partial_load(const char *text, size_t len, const char *what,
 	if (!json_is_object(root) || !json_is_integer(ver))
 		BAD("%s: not a streamtime partial (no 'streamtime_partial' "
 		    "version)", what);
-	else if (json_integer_value(ver) != version)
+	else if ((json_integer_value(ver) < oldest ||
+		  json_integer_value(ver) > version) && oldest == version)
 		BAD("%s: partial version %" JSON_INTEGER_FORMAT ", this "
 		    "streamtime reads version %d", what,
 		    json_integer_value(ver), version);
+	else if (json_integer_value(ver) < oldest ||
+		 json_integer_value(ver) > version)
+		BAD("%s: partial version %" JSON_INTEGER_FORMAT ", this "
+		    "streamtime reads versions %d to %d", what,
+		    json_integer_value(ver), oldest, version);
 	else if (!json_is_string(cmd) ||
 		 strcmp(json_string_value(cmd), command) != 0)
 		BAD("%s: not a partial of %s", what, command);

@@ -26,12 +26,13 @@ void st_partial_put_cstr(FILE *f, const char *s);
 void st_partial_put_file(FILE *f, const st_trace_file *t);
 
 /* TEXT[0..LEN), the partial named WHAT, loaded (jansson FLAGS) and its
- * head checked: a JSON object with "streamtime_partial": VERSION and
- * "command": COMMAND.  The root, or NULL with ERR set (65 naming WHAT,
- * and the line and column where the JSON is invalid). */
+ * head checked: a JSON object with "streamtime_partial": a version from
+ * OLDEST to VERSION and "command": COMMAND.  The root, or NULL with ERR
+ * set (65 naming WHAT, and the line and column where the JSON is
+ * invalid). */
 json_t *st_partial_load(const char *text, size_t len, const char *what,
-			const char *command, int version, size_t flags,
-			st_error *err);
+			const char *command, int oldest, int version,
+			size_t flags, st_error *err);
 
 /* V as a string: a string or {"x": HEX} into *S (owned by V or by *BUF,
  * which the caller frees), *LEN.  false when it is neither. */

@@ -665,7 +665,8 @@ static int get_agg(json_t *root, struct agg *g, const char **why)
 	    (rc = get_map(json_object_get(root, "gper"), &g->gper, 0, ng - 1,
 			  0, 2 * np - 1, 0, &g->saturated)) ||
 	    (rc = get_map(json_object_get(root, "bins"), &g->bins, -bmax,
-			  bmax, 0, gran > 0 ? 1 : -1, 0, &g->saturated)))
+			  bmax, 0, gran > 0 ? BIN_WRITTEN : -1, 0,
+			  &g->saturated)))
 		return rc;
 	*why = "its sizes count more calls than its tables";
 	return sizes_fit(g) ? 0 : 1;
@@ -788,12 +789,21 @@ int st_sum_merge_add(st_sum_merge *mg, const char *text, size_t len,
 	bool have_g = false;
 
 	if (!(root = st_partial_load(text, len, what, "trace summary",
+				     ST_SUM_PARTIAL_OLDEST,
 				     ST_SUM_PARTIAL_VERSION, JSON_ALLOW_NUL,
 				     err)))
 		return -1;
 	if (!json_is_object(opts = json_object_get(root, "options"))) {
 		rc = BAD("%s: not a partial of trace summary (no options)",
 			 what);
+		goto out;
+	}
+	if (json_integer_value(json_object_get(root, "streamtime_partial")) <
+	    2 && json_integer_value(json_object_get(
+		    opts, "time_granularity_us")) != 0) {
+		rc = BAD("%s: a partial of version 1 has time bins without "
+			 "their bytes read and written: save it again with "
+			 "this streamtime", what);
 		goto out;
 	}
 	if (st && !json_equal(st->opts.j, opts)) {

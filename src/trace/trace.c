@@ -159,8 +159,8 @@ static int quartiles(struct agg *g, st_trace_stat *v)
 	return 0;
 }
 
-/* The union V's time per bin into G->bins as (bin, KIND) (2: I/O, 3:
- * compute); *BUDGET bins may still be touched.  -1 when it runs out or
+/* The union V's time per bin into G->bins as (bin, KIND) (BIN_IO,
+ * BIN_COMPUTE); *BUDGET bins may still be touched.  -1 when it runs out or
  * the bins would pass ST_TRACE_MAX_BINS, -2 out of memory. */
 static int bins_add(struct agg *g, int64_t gran, const st_trace_iv *v,
 		    size_t n, uint64_t kind, int64_t *budget)
@@ -228,9 +228,11 @@ static int bins_collect(st_trace_summary *s, struct agg *g, int64_t gran,
 		b = &s->bins[k];
 		b->start_us = (int64_t)(e[i][0] ^ (UINT64_C(1) << 63)) * gran;
 		switch (e[i][1]) {
-		case 0: b->events = e[i][2]; break;
-		case 1: b->bytes = (int64_t)e[i][2]; break;
-		case 2: b->io_us = (int64_t)e[i][2]; break;
+		case BIN_EVENTS: b->events = e[i][2]; break;
+		case BIN_BYTES: b->bytes = (int64_t)e[i][2]; break;
+		case BIN_READ: b->bytes_read = (int64_t)e[i][2]; break;
+		case BIN_WRITTEN: b->bytes_written = (int64_t)e[i][2]; break;
+		case BIN_IO: b->io_us = (int64_t)e[i][2]; break;
 		default: b->compute_us = (int64_t)e[i][2]; break;
 		}
 	}
@@ -407,7 +409,8 @@ static int fin_iv(void *ctx, int kind, int64_t s, int64_t e)
 	f->len[kind] += e - s;
 	if (f->gran <= 0)
 		return 0;
-	rc = bins_add(f->g, f->gran, &x, 1, kind == TRACE_IV_IO ? 2 : 3,
+	rc = bins_add(f->g, f->gran, &x, 1, kind == TRACE_IV_IO ? BIN_IO
+							  : BIN_COMPUTE,
 		      f->budget);
 	return rc == -1 ? FIN_BUDGET : rc;
 }

@@ -419,6 +419,7 @@ int st_compare_merge_add(st_compare_merge *mg, const char *text, size_t len,
 	int rc = 0;
 
 	if (!(root = st_partial_load(text, len, what, "trace compare",
+				     ST_COMPARE_PARTIAL_VERSION,
 				     ST_COMPARE_PARTIAL_VERSION, 0, err)))
 		return -1;
 	mt = json_object_get(root, "metrics");

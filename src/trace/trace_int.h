@@ -66,7 +66,7 @@ struct acc {
 	uint64_t count;
 	int64_t dur, bytes;
 	uint8_t io, compute;    /* categories */
-	uint8_t rw;             /* names: 1 read, 2 write, 0 neither */
+	uint8_t rw;             /* names: trace_name_rw */
 };
 
 struct proc {
@@ -110,7 +110,7 @@ struct agg {
 	struct kev klast;      /* the last event's ids */
 	uint32_t kgroup, kper; /* and its group and unit */
 	bool have_key;
-	st_pairmap bins;       /* (bin, 0) -> events, (bin, 1) -> bytes */
+	st_pairmap bins;       /* (bin, BIN_*) -> its events, bytes, ... */
 	st_trace_seg *segs;    /* o->nseg - 1 of them, or NULL */
 	uint64_t events;
 	int64_t first, end;
@@ -196,6 +196,19 @@ int trace_agg_merge(struct agg *a, struct agg *b);
 uint32_t trace_phase_seg(const int64_t *seg, size_t nseg, int64_t ts);
 /* The id of S[0..LEN) in G's table D (added if new), -1 out of memory. */
 int64_t trace_agg_intern(struct agg *g, int d, const char *s, size_t len);
+
+/* Is the call NAME[0..LEN) a read (1), a write (2) or neither (0)?  A
+ * read or write call as st_pfw_event_bytes takes its bytes (its name
+ * holds "read" or "write", not "readdir" or "readlink"), not a block
+ * device's ("bio_read": the call above it moved the bytes); "write"
+ * decides first, as DFAnalyzer does. */
+int trace_name_rw(const char *name, size_t len);
+
+/* What agg.bins holds per bin: the events starting in it, their bytes,
+ * of those the reads' and the writes' (trace_name_rw), then (when the
+ * summary is finished) the I/O and compute union time in it.  A partial
+ * holds the first four. */
+enum { BIN_EVENTS, BIN_BYTES, BIN_READ, BIN_WRITTEN, BIN_IO, BIN_COMPUTE };
 /* The index of process (HOST id, PID) in G->procs (added if new), -1 out
  * of memory. */
 int64_t trace_agg_proc(struct agg *g, uint32_t host, int64_t pid);

@@ -136,10 +136,12 @@ json_t *st_trace_summary_json(const st_trace_summary *s,
 			const st_trace_bin *b = &s->bins[i];
 
 			json_array_append_new(bins, json_pack(
-				"{s:I, s:I, s:I, s:I, s:I}",
+				"{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 				"start_us", (json_int_t)b->start_us,
 				"events", (json_int_t)b->events,
 				"bytes", (json_int_t)b->bytes,
+				"bytes_read", (json_int_t)b->bytes_read,
+				"bytes_written", (json_int_t)b->bytes_written,
 				"io_us", (json_int_t)b->io_us,
 				"compute_us", (json_int_t)b->compute_us));
 		}
@@ -331,16 +333,18 @@ int st_trace_summary_text(FILE *f, const st_trace_summary *s,
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	if (r->o->granularity_us <= 0)
 		return 0;
-	fprintf(f, "\n%-32s %12s %16s %16s %16s\n", "bin start (UTC)",
-		"events", "bytes", "I/O (s)", "compute (s)");
+	fprintf(f, "\n%-32s %12s %16s %16s %16s %16s %16s\n",
+		"bin start (UTC)", "events", "bytes", "bytes read",
+		"bytes written", "I/O (s)", "compute (s)");
 	for (size_t i = 0; i < s->n_bins; i++) {
 		const st_trace_bin *bn = &s->bins[i];
 
 		st_time_format_utc(bn->start_us * 1000, t0, sizeof(t0));
 		secs(a, sizeof(a), bn->io_us);
 		secs(b, sizeof(b), bn->compute_us);
-		fprintf(f, "%-32s %12" PRIu64 " %16" PRId64 " %16s %16s\n", t0,
-			bn->events, bn->bytes, a, b);
+		fprintf(f, "%-32s %12" PRIu64 " %16" PRId64 " %16" PRId64
+			" %16" PRId64 " %16s %16s\n", t0, bn->events, bn->bytes,
+			bn->bytes_read, bn->bytes_written, a, b);
 	}
 	return 0;
 }

@@ -203,9 +203,9 @@ def errors(tmp, shares, allf):
     lines = good.split("\n")
     cut = partial("cut.json", "\n".join(lines[:6]) + "\n")
     bad([b, cut], 65, "cut.json:7:", "not a partial of trace summary")
-    bad([a, partial("v2.json", good.replace('"streamtime_partial":1',
-                                            '"streamtime_partial":2', 1))],
-        65, "v2.json", "version 2")
+    bad([a, partial("v9.json", good.replace('"streamtime_partial":2',
+                                            '"streamtime_partial":9', 1))],
+        65, "v9.json", "version 9")
     bad([a, partial("neg.json", good.replace('"events":', '"events":-', 1))],
         65, "neg.json", "malformed")
     # other options: naming both partials and the option

@@ -78,6 +78,7 @@
 #include "streamtime/trace_keys.h"
 #include "streamtime/trace_merge.h"
 #include "streamtime/trace_path.h"
+#include "streamtime/trace_plot.h"
 #include "streamtime/trace_render.h"
 #include "streamtime/trace_sets.h"
 #include "streamtime/trace_timeline.h"
@@ -150,6 +151,7 @@
 #include "streamtime/trace_keys.h"
 #include "streamtime/trace_merge.h"
 #include "streamtime/trace_path.h"
+#include "streamtime/trace_plot.h"
 #include "streamtime/trace_render.h"
 #include "streamtime/trace_sets.h"
 #include "streamtime/trace_timeline.h"
@@ -223,6 +225,7 @@ static const char *const included[] = {
 	"trace_keys.h",
 	"trace_merge.h",
 	"trace_path.h",
+	"trace_plot.h",
 	"trace_render.h",
 	"trace_sets.h",
 	"trace_timeline.h",

@@ -330,6 +330,78 @@ static void test_render_png_and_svg(void **state)
 	st_plot_fig_free(fig);
 }
 
+/* Does the SVG B hold the text layer's element for TEXT? */
+static bool svg_has_text(const struct buf *b, const char *text)
+{
+	char want[64];
+	char *z = strndup(b->data, b->len);
+	bool r;
+
+	snprintf(want, sizeof(want), ">%s</text>", text);
+	r = z && strstr(z, want);
+	free(z);
+	return r;
+}
+
+/* A log10 y axis: ticks at powers of ten named by the quantity; within
+ * a decade at 1, 2 and 5 times them (issue 26: call sizes, durations). */
+static void test_ylog10_ticks(void **state)
+{
+	static const double x[] = { 0, 1 }, wide[] = { 0, 3.2 },
+			    narrow[] = { 6.0, 6.6 };
+	const double *ys[] = { wide, narrow };
+	const char *const want[2][4] = { { "1", "10", "100", "1k" },
+					 { "1M", "2M", NULL, NULL } };
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		st_plot_fig *fig = st_plot_fig_new(400, 300);
+		st_plot_axes *ax = st_plot_fig_grid(fig, 1, 1, 0, 0);
+		struct buf svg;
+
+		st_plot_axes_ylog10(ax);
+		st_plot_axes_ylim(ax, ys[k][0], ys[k][1]);
+		st_plot_points(ax, x, ys[k], 2, st_plot_hex(0, 1), 2, NULL);
+		svg = render(fig, ST_PLOT_SVG);
+		for (int i = 0; i < 4 && want[k][i]; i++)
+			assert_true(svg_has_text(&svg, want[k][i]));
+		assert_false(svg_has_text(&svg, k ? "5M" : "10k"));
+		free(svg.data);
+		st_plot_fig_free(fig);
+	}
+}
+
+/* Figures saved as a set: every file of every figure, or none. */
+static void test_save_set(void **state)
+{
+	st_plot_fig *figs[2] = { tiny_figure(), tiny_figure() };
+	const char *names[2] = { "one", "two" };
+	char sub[64], bad[80], path[96];
+	size_t files = 0;
+	st_error err = { 0 };
+	FILE *f;
+
+	(void)state;
+	snprintf(sub, sizeof(sub), "%s/set", dir);
+	assert_int_equal(st_plot_save_set((const st_plot_fig *const *)figs,
+					  names, 2, sub, ST_PLOT_PNG |
+					  ST_PLOT_SVG, &files, &err), 0);
+	assert_int_equal(files, 4);
+	snprintf(path, sizeof(path), "%s/two.svg", sub);
+	assert_int_equal(access(path, F_OK), 0);
+	snprintf(bad, sizeof(bad), "%s/afile", dir);
+	assert_non_null(f = fopen(bad, "w"));
+	fclose(f);
+	strcat(bad, "/sub");
+	assert_int_equal(st_plot_save_set((const st_plot_fig *const *)figs,
+					  names, 2, bad, ST_PLOT_SVG, &files,
+					  &err), -1);
+	assert_int_equal(err.code, ST_EXIT_CANTCREAT);
+	assert_int_equal(files, 4);
+	st_plot_fig_free(figs[0]);
+	st_plot_fig_free(figs[1]);
+}
+
 /* A figure with nothing on it decodes to all white: the encoder's runs and
  * rows round-trip exactly. */
 static void test_png_blank_round_trip(void **state)
@@ -638,6 +710,8 @@ int main(void)
 		cmocka_unit_test(test_box_stats),
 		cmocka_unit_test(test_box_stats_degenerate),
 		cmocka_unit_test(test_render_png_and_svg),
+		cmocka_unit_test(test_ylog10_ticks),
+		cmocka_unit_test(test_save_set),
 		cmocka_unit_test(test_png_blank_round_trip),
 		cmocka_unit_test(test_render_empty),
 		cmocka_unit_test(test_render_dates),

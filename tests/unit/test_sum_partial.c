@@ -321,7 +321,7 @@ static void test_refused(void **state)
 		{ "\"command\":\"trace summary\"",
 		  "\"command\":\"trace compare\"", "not a partial of trace "
 		  "summary" },
-		{ "\"streamtime_partial\":1", "\"streamtime_partial\":9",
+		{ "\"streamtime_partial\":2", "\"streamtime_partial\":9",
 		  "version 9" },
 		{ "\"group_by\":null", "\"group_by\":\"name\"",
 		  "other options than" },

@@ -74,6 +74,7 @@ static void make(st_trace_summary *s, st_trace_stat cat[2],
 				  .max_dur_key = "h:2", .keys = group_keys_x,
 				  .key_lens = group_lens_x };
 	bin[0] = (st_trace_bin){ .start_us = T0, .events = 5, .bytes = 4096,
+				 .bytes_read = 1024, .bytes_written = 3000,
 				 .io_us = 1000000, .compute_us = 500000 };
 	bin[1] = (st_trace_bin){ .start_us = T0 + 2000000, .events = 2,
 				 .compute_us = 1 };
@@ -129,11 +130,11 @@ static const char want_text[] =
 	"0.300000                   60  h:1\n"
 	"\n"
 	"bin start (UTC)                        events            bytes       "
-	"   I/O (s)      compute (s)\n"
+	"bytes read    bytes written          I/O (s)      compute (s)\n"
 	"2023-11-14T22:13:20+00:00                   5             4096       "
-	"  1.000000         0.500000\n"
+	"      1024             3000         1.000000         0.500000\n"
 	"2023-11-14T22:13:22+00:00                   2                0       "
-	"  0.000000         0.000001\n";
+	"         0                0         0.000000         0.000001\n";
 
 /* The text: seconds exact to the microsecond, tables by dur (ties by
  * key: open before write), the categories named, groups with per's
@@ -247,6 +248,10 @@ static void test_summary_json(void **state)
 		"start_us")), T0 + 2000000);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(b, 0),
 		"io_us")), 1000000);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(b, 0),
+		"bytes_read")), 1024);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(b, 0),
+		"bytes_written")), 3000);
 	json_decref(j);
 
 	/* --per thread: the process's maximum is not named so */
