@@ -16,7 +16,6 @@ skipped, an input without events) is a streamtime.TraceWarning.
 """
 import json
 import os
-import warnings
 
 
 class Error(Exception):
@@ -39,7 +38,7 @@ class TraceWarning(UserWarning):
 
 from . import _core  # noqa: E402  (after Error: _core raises it)
 
-_core.init_error(Error)
+_core.init(Error, TraceWarning)
 __version__ = _core.version
 __all__ = ["trace_events", "trace_summary", "trace_compare", "Error",
            "TraceWarning"]
@@ -52,11 +51,6 @@ def _pandas():
     except ImportError:
         return None
     return pandas
-
-
-def _warn(texts):
-    for t in texts:
-        warnings.warn(t, TraceWarning, stacklevel=3)
 
 
 def _list(x):
@@ -87,9 +81,7 @@ def trace_events(paths, filter=None, keys=None, limit=None):
         keys = ",".join(keys)
     if limit is not None and (not isinstance(limit, int) or limit < 1):
         raise Error(64, "limit: a positive number of rows")
-    cols, warns = _core.events(_list(paths), _list(filter), keys,
-                               limit or 0)
-    _warn(warns)
+    cols = _core.events(_list(paths), _list(filter), keys, limit or 0)
     pd = _pandas()
     if pd is None:
         return cols
@@ -112,11 +104,9 @@ def trace_summary(paths, group_by=None, filter=None, per=None,
             not isinstance(time_granularity, int) or time_granularity < 1):
         raise Error(64, "time_granularity: a positive number of "
                     "microseconds")
-    d, warns = _core.summary(_list(paths), _list(filter), csv(group_by),
-                             csv(per), time_granularity or 0, csv(io_cats),
-                             csv(compute_cats), _jobs(jobs))
-    _warn(warns)
-    return d
+    return _core.summary(_list(paths), _list(filter), csv(group_by),
+                         csv(per), time_granularity or 0, csv(io_cats),
+                         csv(compute_cats), _jobs(jobs))
 
 
 def _metric_rows(table):
@@ -152,10 +142,9 @@ def trace_compare(metrics, cases, jobs=None):
         text, path = json.dumps(list(metrics)), None
     if not isinstance(cases, dict):
         raise TypeError("cases: a dict from a case's name to its paths")
-    table, warns = _core.compare(text, path, [(str(n), _list(p))
-                                              for n, p in cases.items()],
-                                 _jobs(jobs))
-    _warn(warns)
+    table = _core.compare(text, path, [(str(n), _list(p))
+                                       for n, p in cases.items()],
+                          _jobs(jobs))
     names = list(cases)
     rows = list(_metric_rows(table))
     pd = _pandas()

@@ -2,18 +2,19 @@
  * __init__.py): the trace commands' passes over libstreamtime, run with
  * the GIL released, their answers as Python objects.
  *
- *   events(paths, filters, keys, limit) -> (columns, warnings)
- *       columns: {name: list}, in `trace events`'s order;
+ *   events(paths, filters, keys, limit) -> columns
+ *       {name: list}, in `trace events`'s order;
  *   summary(paths, filters, group_by, per, granularity, io_cats,
- *           compute_cats, jobs) -> (dict, warnings)
+ *           compute_cats, jobs) -> dict
  *       `trace summary --json`'s object, converted from jansson's;
- *   compare(metrics_text, metrics_path, cases, jobs) -> (dict, warnings)
+ *   compare(metrics_text, metrics_path, cases, jobs) -> dict
  *       `trace compare --json`'s object; cases [(name, [path...])...].
  *
- * A failure raises the Error class __init__.py registers (init_error):
- * Error(code, message), code the exit status the command would give and
- * message what it would say (its error lines, joined by newlines).
- * Warnings (corrupt lines, inputs without X events) come back as texts.
+ * What the command would say as warnings (corrupt lines, inputs without
+ * X events) are warnings of the class __init__.py registers (init); a
+ * failure raises its Error(code, message), code the exit status the
+ * command would give and message what it would say (its error lines,
+ * joined by newlines).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -41,6 +42,7 @@
 #define MAX_BAD 10
 
 static PyObject *error_class;   /* streamtime.Error */
+static PyObject *warn_class;    /* streamtime.TraceWarning */
 
 /* ---- errors and notes ------------------------------------------------- */
 
@@ -70,51 +72,42 @@ struct outcome {
 	int failed;          /* the call failed: ERR says how */
 };
 
-/* The outcome as Python: Error raised when it failed or its notes hold
- * an error (NULL), else a new list of the warnings' texts. */
-static PyObject *outcome_py(struct outcome *oc)
+/* Say OC's warnings as WARN_CLASS warnings (the caller's caller's line),
+ * then raise Error when it failed or its notes hold an error.  0, or -1
+ * with a Python error set (also when a warning is made an error). */
+static int outcome_py(struct outcome *oc)
 {
 	int status = st_trace_notes_status(&oc->nt);
-	PyObject *w = NULL;
 	size_t len = 0;
 	char *text;
 
-	if (oc->failed && !status)
-		return raise_err(&oc->err);
-	if (status) {
-		for (size_t i = 0; i < oc->nt.n; i++)
-			if (oc->nt.v[i].level == ST_NOTE_ERROR)
-				len += strlen(oc->nt.v[i].reason) + 1;
-		if (!(text = calloc(1, len + 1)))
-			return PyErr_NoMemory();
-		for (size_t i = 0; i < oc->nt.n; i++)
-			if (oc->nt.v[i].level == ST_NOTE_ERROR) {
-				if (*text)
-					strcat(text, "\n");
-				strcat(text, oc->nt.v[i].reason);
-			}
-		raise(status, text);
-		free(text);
-		return NULL;
+	for (size_t i = 0; i < oc->nt.n; i++)
+		if (oc->nt.v[i].level == ST_NOTE_WARN &&
+		    PyErr_WarnEx(warn_class ? warn_class : PyExc_UserWarning,
+				 oc->nt.v[i].reason, 2) < 0)
+			return -1;
+	if (oc->failed && !status) {
+		raise_err(&oc->err);
+		return -1;
 	}
-	if (!(w = PyList_New(0)))
-		return NULL;
-	for (size_t i = 0; i < oc->nt.n; i++) {
-		PyObject *s;
-
-		if (oc->nt.v[i].level != ST_NOTE_WARN)
-			continue;
-		s = PyUnicode_DecodeUTF8(oc->nt.v[i].reason,
-					 (Py_ssize_t)strlen(oc->nt.v[i].reason),
-					 "backslashreplace");
-		if (!s || PyList_Append(w, s) < 0) {
-			Py_XDECREF(s);
-			Py_DECREF(w);
-			return NULL;
+	if (!status)
+		return 0;
+	for (size_t i = 0; i < oc->nt.n; i++)
+		if (oc->nt.v[i].level == ST_NOTE_ERROR)
+			len += strlen(oc->nt.v[i].reason) + 1;
+	if (!(text = calloc(1, len + 1))) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	for (size_t i = 0; i < oc->nt.n; i++)
+		if (oc->nt.v[i].level == ST_NOTE_ERROR) {
+			if (*text)
+				strcat(text, "\n");
+			strcat(text, oc->nt.v[i].reason);
 		}
-		Py_DECREF(s);
-	}
-	return w;
+	raise(status, text);
+	free(text);
+	return -1;
 }
 
 /* ---- arguments -------------------------------------------------------- */
@@ -256,26 +249,21 @@ static PyObject *json_py(const json_t *j)
 	}
 }
 
-/* (J as Python, the warnings W), both stolen; J NULL: memory ran out. */
-static PyObject *answer(json_t *j, PyObject *w)
+/* J (stolen) as Python when OK (outcome_py's 0); NULL: memory ran out,
+ * or not OK. */
+static PyObject *answer(json_t *j, int ok)
 {
 	PyObject *o;
 
-	if (!w) {
+	if (ok < 0) {
 		json_decref(j);
 		return NULL;
 	}
-	if (!j) {
-		Py_DECREF(w);
+	if (!j)
 		return PyErr_NoMemory();
-	}
 	o = json_py(j);
 	json_decref(j);
-	if (!o) {
-		Py_DECREF(w);
-		return NULL;
-	}
-	return Py_BuildValue("(NN)", o, w);
+	return o;
 }
 
 /* ---- inputs ----------------------------------------------------------- */
@@ -768,7 +756,7 @@ static PyObject *cols_py(const st_trace_event_cols *c)
 static PyObject *core_events(PyObject *self, PyObject *args)
 {
 	struct events_args a = { 0 };
-	PyObject *paths, *filters, *w, *d, *res = NULL;
+	PyObject *paths, *filters, *res = NULL;
 	st_trace_filter filter = { 0 };
 	st_trace_keys keys = { 0 };
 	st_trace_events_opts o = { .max_bad = MAX_BAD };
@@ -798,12 +786,8 @@ static PyObject *core_events(PyObject *self, PyObject *args)
 	Py_BEGIN_ALLOW_THREADS
 	events_pass(&a, &o, &c, &oc);
 	Py_END_ALLOW_THREADS
-	if ((w = outcome_py(&oc))) {
-		if ((d = cols_py(&c)))
-			res = Py_BuildValue("(NN)", d, w);
-		else
-			Py_DECREF(w);
-	}
+	if (outcome_py(&oc) == 0)
+		res = cols_py(&c);
 out:
 	st_trace_event_cols_release(&c);
 	st_trace_notes_release(&oc.nt);
@@ -815,26 +799,33 @@ out:
 
 /* ---- the module ------------------------------------------------------- */
 
-/* init_error(cls): the class Failures raise (streamtime.Error). */
-static PyObject *core_init_error(PyObject *self, PyObject *cls)
+/* init(error, warning): the classes of failures (streamtime.Error) and
+ * warnings (streamtime.TraceWarning). */
+static PyObject *core_init(PyObject *self, PyObject *args)
 {
+	PyObject *e, *w;
+
+	if (!PyArg_ParseTuple(args, "OO", &e, &w))
+		return NULL;
 	Py_XDECREF(error_class);
-	Py_INCREF(cls);
-	error_class = cls;
+	Py_XDECREF(warn_class);
+	Py_INCREF(e);
+	Py_INCREF(w);
+	error_class = e;
+	warn_class = w;
 	Py_RETURN_NONE;
 }
 
 static PyMethodDef core_methods[] = {
 	{ "events", core_events, METH_VARARGS,
-	  "events(paths, filters, keys, limit) -> (columns, warnings)" },
+	  "events(paths, filters, keys, limit) -> columns" },
 	{ "summary", core_summary, METH_VARARGS,
 	  "summary(paths, filters, group_by, per, time_granularity, io_cats, "
-	  "compute_cats, jobs) -> (dict, warnings)" },
+	  "compute_cats, jobs) -> dict" },
 	{ "compare", core_compare, METH_VARARGS,
-	  "compare(metrics_text, metrics_path, cases, jobs) -> "
-	  "(dict, warnings)" },
-	{ "init_error", core_init_error, METH_O,
-	  "init_error(cls): the class of the failures" },
+	  "compare(metrics_text, metrics_path, cases, jobs) -> dict" },
+	{ "init", core_init, METH_VARARGS,
+	  "init(error, warning): the classes of failures and warnings" },
 	{ NULL, NULL, 0, NULL },
 };
 
