@@ -18,7 +18,9 @@ usage: docs_check.py STREAMTIME SOURCE_ROOT
     missing (tests/install_packages.sh), and the rest of its document
     with it; not as root it is said and left out off CI, and fails under
     CI; tracers that cannot be installed as root fail (setup_rule's
-    rule; tests/cli/record_check.py covers trace record itself);
+    rule; tests/cli/record_check.py covers trace record itself); a block
+    that imports streamtime (docs/trace.md) needs the module built and
+    Debian's python3-pandas, installed when missing, by the same rule;
   * docs_output_as_shown: an unlabelled ``` block that comes next after a
     ```sh block is what that block prints: each of its lines must be a
     line of the block's standard output or error;
@@ -62,6 +64,24 @@ def can_record():
     return r is None and all(shutil.which(t) for t in ("bpftrace", "mpstat"))
 
 
+def can_import():
+    """Whether the Python blocks can run (docs/trace.md, From Python): the
+    module built, and Debian's pandas, installed when missing by
+    setup_rule's rule (not as root: left out off CI, a failure under
+    CI)."""
+    pydir = os.path.join(os.path.dirname(BIN), "python", "streamtime")
+    if not os.path.isdir(pydir):
+        check(not setup_rule.on_ci(), "docs_commands_run_as_shown: the "
+              "Python blocks need the module (python3-dev), which CI has")
+        return False
+    r = setup_rule.install(["python3-pandas"])
+    if r and r[0] and not setup_rule.on_ci():
+        return False
+    check(r is None, "docs_commands_run_as_shown: pandas for the Python "
+          "blocks: %s" % (r[1] if r else ""))
+    return r is None
+
+
 def run_doc(doc, text, repo):
     runs = 0
     parts = blocks(text)
@@ -81,6 +101,10 @@ def run_doc(doc, text, repo):
                                                             PAPER))
                 continue
             cmd = cmd.replace("PAPER_DATA", PAPER)
+        if "import streamtime" in cmd and not can_import():
+            print("%s: block %d needs the Python module and pandas: "
+                  "left out" % (doc, i + 1))
+            continue
         if re.search(r"^sudo ", cmd, re.M):
             if not can_record():
                 print("%s: the sudo blocks and the rest of the page need "
