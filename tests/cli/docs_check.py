@@ -64,22 +64,34 @@ def can_record():
     return r is None and all(shutil.which(t) for t in ("bpftrace", "mpstat"))
 
 
-def can_import():
-    """Whether the Python blocks can run (docs/trace.md, From Python): the
-    module built, and Debian's pandas, installed when missing by
-    setup_rule's rule (not as root: left out off CI, a failure under
-    CI)."""
+def python_env():
+    """The environment of the Python blocks (docs/trace.md, From Python),
+    or None when they cannot run: the module built, and Debian's pandas,
+    installed when missing by setup_rule's rule (not as root: left out
+    off CI, a failure under CI).  A sanitized module loads into the
+    unsanitized Python with its sanitizer's runtime preloaded (Python's
+    own objects at exit are not leaks of ours)."""
     pydir = os.path.join(os.path.dirname(BIN), "python", "streamtime")
     if not os.path.isdir(pydir):
         check(not setup_rule.on_ci(), "docs_commands_run_as_shown: the "
               "Python blocks need the module (python3-dev), which CI has")
-        return False
+        return None
     r = setup_rule.install(["python3-pandas"])
     if r and r[0] and not setup_rule.on_ci():
-        return False
-    check(r is None, "docs_commands_run_as_shown: pandas for the Python "
-          "blocks: %s" % (r[1] if r else ""))
-    return r is None
+        return None
+    if not check(r is None, "docs_commands_run_as_shown: pandas for the "
+                 "Python blocks: %s" % (r[1] if r else "")):
+        return None
+    env = dict(os.environ)
+    core = [os.path.join(pydir, f) for f in os.listdir(pydir)
+            if f.startswith("_core.") and f.endswith(".so")]
+    libs = run("ldd", *core).stdout.split() if core else []
+    asan = [x for x in libs if os.path.basename(x).startswith("libasan.")]
+    if asan:
+        env["LD_PRELOAD"] = asan[0]
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + \
+            ":detect_leaks=0"
+    return env
 
 
 def run_doc(doc, text, repo):
@@ -101,10 +113,13 @@ def run_doc(doc, text, repo):
                                                             PAPER))
                 continue
             cmd = cmd.replace("PAPER_DATA", PAPER)
-        if "import streamtime" in cmd and not can_import():
-            print("%s: block %d needs the Python module and pandas: "
-                  "left out" % (doc, i + 1))
-            continue
+        env = None
+        if "import streamtime" in cmd:
+            env = python_env()
+            if env is None:
+                print("%s: block %d needs the Python module and pandas: "
+                      "left out" % (doc, i + 1))
+                continue
         if re.search(r"^sudo ", cmd, re.M):
             if not can_record():
                 print("%s: the sudo blocks and the rest of the page need "
@@ -112,7 +127,7 @@ def run_doc(doc, text, repo):
                 return runs
             cmd = re.sub(r"^sudo ", "", cmd, flags=re.M)
         p = run("bash", "-euo", "pipefail", "-c", cmd, cwd=repo,
-                timeout=600)
+                timeout=600, env=env)
         runs += 1
         check(p.returncode == 0, "docs_commands_run_as_shown: %s, block "
               "%d exits %d:\n%s\n%s" % (doc, i + 1, p.returncode, cmd,
