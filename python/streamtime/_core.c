@@ -268,22 +268,11 @@ static PyObject *answer(json_t *j, int ok)
 
 /* ---- inputs ----------------------------------------------------------- */
 
-/* A command's inputs: the paths expanded (directories, system-trace
- * sets), as `trace summary FILE...` takes them. */
-struct inputs {
-	struct st_trace_inputs in;
-	struct st_trace_sets ts;
-};
-
-static void inputs_release(struct inputs *in)
-{
-	st_trace_inputs_release(&in->in);
-	st_trace_sets_release(&in->ts);
-}
-
-/* PATHS into IN (no GIL needed).  0 when they are all there, else -1
- * with OC saying why. */
-static int inputs_open(struct inputs *in, const struct strv *paths,
+/* PATHS into IN (a case's inputs, compare_cases.h, without a name;
+ * no GIL needed): the paths expanded (directories, system-trace sets)
+ * as `trace summary FILE...` takes them.  0 when they are all there,
+ * else -1 with OC saying why. */
+static int inputs_open(st_compare_input *in, const struct strv *paths,
 		       struct outcome *oc)
 {
 	struct st_trace_sys_opts so = { 0 };
@@ -316,7 +305,7 @@ struct summary_args {
 static void summary_pass(const struct summary_args *a, st_trace_opts *o,
 			 json_t **j, struct outcome *oc)
 {
-	struct inputs in = { 0 };
+	st_compare_input in = { 0 };
 	st_trace_summary s = { 0 };
 
 	*j = NULL;
@@ -344,7 +333,7 @@ static void summary_pass(const struct summary_args *a, st_trace_opts *o,
 				    &s, o->seg_us, o->nseg));
 out:
 	st_trace_summary_release(&s);
-	inputs_release(&in);
+	st_compare_input_release(&in);
 }
 
 /* A's options into O (FILTER its filter).  0, or -1 with Error(64). */
@@ -621,7 +610,7 @@ struct events_args {
 static void events_pass(const struct events_args *a, st_trace_events_opts *o,
 			st_trace_event_cols *c, struct outcome *oc)
 {
-	struct inputs in = { 0 };
+	st_compare_input in = { 0 };
 	st_trace_events_result res = { 0 };
 
 	if (inputs_open(&in, &a->paths, oc) < 0)
@@ -643,7 +632,7 @@ static void events_pass(const struct events_args *a, st_trace_events_opts *o,
 		oc->failed = 1;
 out:
 	st_trace_events_result_release(&res);
-	inputs_release(&in);
+	st_compare_input_release(&in);
 }
 
 /* A text cell: TEXT[0..LEN) as a str (its escaped text, text.h, when it
