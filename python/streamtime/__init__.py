@@ -81,13 +81,17 @@ def trace_events(paths, filter=None, keys=None, limit=None):
         keys = ",".join(keys)
     if limit is not None and (not isinstance(limit, int) or limit < 1):
         raise Error(64, "limit: a positive number of rows")
-    cols = _core.events(_list(paths), _list(filter), keys, limit or 0)
     pd = _pandas()
+    cols = _core.events(_list(paths), _list(filter), keys, limit or 0,
+                        pd is not None)
     if pd is None:
         return cols
-    df = pd.DataFrame(cols)
-    df["bytes"] = pd.array(cols["bytes"], dtype="Int64")
-    return df
+    import numpy as np
+    for k in ("ts", "dur", "pid", "tid"):
+        cols[k] = np.frombuffer(cols[k], dtype=np.int64)
+    b = np.frombuffer(cols["bytes"], dtype=np.int64)
+    cols["bytes"] = pd.arrays.IntegerArray(b, b < 0)
+    return pd.DataFrame(cols, copy=False)
 
 
 def trace_summary(paths, group_by=None, filter=None, per=None,

@@ -2,8 +2,9 @@
  * __init__.py): the trace commands' passes over libstreamtime, run with
  * the GIL released, their answers as Python objects.
  *
- *   events(paths, filters, keys, limit) -> columns
- *       {name: list}, in `trace events`'s order;
+ *   events(paths, filters, keys, limit[, raw]) -> columns
+ *       {name: list}, in `trace events`'s order (with RAW the numbers'
+ *       columns as bytearrays of int64 values, bytes -1 for none);
  *   summary(paths, filters, group_by, per, granularity, io_cats,
  *           compute_cats, jobs) -> dict
  *       `trace summary --json`'s object, converted from jansson's;
@@ -711,8 +712,24 @@ static PyObject *cell_py(const st_trace_event_cols *c, PyObject **strs,
 	return t;
 }
 
-/* C as {column: list}, in the order of `trace events`. */
-static PyObject *cols_py(const st_trace_event_cols *c)
+/* The numbers of column COL of C as a bytearray of its int64 values
+ * (writable under numpy.frombuffer; bytes: -1 for none), or NULL when
+ * COL is not a column of numbers. */
+static PyObject *raw_py(const st_trace_event_cols *c, int col)
+{
+	const int64_t *v = col == 0 ? c->ts : col == 1 ? c->dur : col == 5 ?
+			   c->pid : col == 6 ? c->tid : col == 10 ? c->bytes
+			   : NULL;
+
+	if (!v)
+		return NULL;
+	return PyByteArray_FromStringAndSize(c->n ? (const char *)v : "",
+					     (Py_ssize_t)(c->n * sizeof(*v)));
+}
+
+/* C as {column: list}, in the order of `trace events`; with RAW the
+ * columns of numbers as raw_py's bytearrays (for numpy.frombuffer). */
+static PyObject *cols_py(const st_trace_event_cols *c, int raw)
 {
 	static const char *const names[] = {
 		"ts", "dur", "start", "end", "host", "pid", "tid", "name",
@@ -722,15 +739,20 @@ static PyObject *cols_py(const st_trace_event_cols *c)
 	PyObject *d = strs ? PyDict_New() : PyErr_NoMemory();
 
 	for (int col = 0; d && col < 11 + (int)c->nkeys; col++) {
-		PyObject *l = PyList_New((Py_ssize_t)c->n), *v;
+		PyObject *l = raw ? raw_py(c, col) : NULL, *v;
 
-		for (size_t i = 0; l && i < c->n; i++) {
-			if (!(v = cell_py(c, strs, col, i))) {
-				Py_CLEAR(l);
-				break;
-			}
-			PyList_SET_ITEM(l, (Py_ssize_t)i, v);
+		if (!l && PyErr_Occurred()) {
+			Py_CLEAR(d);
+			break;
 		}
+		if (!l && (l = PyList_New((Py_ssize_t)c->n)))
+			for (size_t i = 0; i < c->n; i++) {
+				if (!(v = cell_py(c, strs, col, i))) {
+					Py_CLEAR(l);
+					break;
+				}
+				PyList_SET_ITEM(l, (Py_ssize_t)i, v);
+			}
 		if (!l || PyDict_SetItemString(d, col < 11 ? names[col] :
 					       c->knames[col - 11], l) < 0)
 			Py_CLEAR(d);
@@ -746,6 +768,7 @@ static PyObject *core_events(PyObject *self, PyObject *args)
 {
 	struct events_args a = { 0 };
 	PyObject *paths, *filters, *res = NULL;
+	int raw = 0;
 	st_trace_filter filter = { 0 };
 	st_trace_keys keys = { 0 };
 	st_trace_events_opts o = { .max_bad = MAX_BAD };
@@ -753,8 +776,8 @@ static PyObject *core_events(PyObject *self, PyObject *args)
 	struct outcome oc = { 0 };
 	st_error err;
 
-	if (!PyArg_ParseTuple(args, "OOzL", &paths, &filters, &a.keys,
-			      &a.limit) ||
+	if (!PyArg_ParseTuple(args, "OOzL|p", &paths, &filters, &a.keys,
+			      &a.limit, &raw) ||
 	    strv_from(&a.paths, paths, true, "paths") < 0 ||
 	    strv_from(&a.filters, filters, false, "filter") < 0 ||
 	    filters_parse(&filter, &a.filters) < 0)
@@ -776,7 +799,7 @@ static PyObject *core_events(PyObject *self, PyObject *args)
 	events_pass(&a, &o, &c, &oc);
 	Py_END_ALLOW_THREADS
 	if (outcome_py(&oc) == 0)
-		res = cols_py(&c);
+		res = cols_py(&c, raw);
 out:
 	st_trace_event_cols_release(&c);
 	st_trace_notes_release(&oc.nt);
@@ -807,7 +830,7 @@ static PyObject *core_init(PyObject *self, PyObject *args)
 
 static PyMethodDef core_methods[] = {
 	{ "events", core_events, METH_VARARGS,
-	  "events(paths, filters, keys, limit) -> columns" },
+	  "events(paths, filters, keys, limit[, raw]) -> columns" },
 	{ "summary", core_summary, METH_VARARGS,
 	  "summary(paths, filters, group_by, per, time_granularity, io_cats, "
 	  "compute_cats, jobs) -> dict" },

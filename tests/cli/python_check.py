@@ -7,7 +7,8 @@ python3-pandas, installed on first use by setup_rule.need()):
                               column equal to `trace events --format jsonl`
                               on the DFTracer fixtures (each file, the
                               directory; the default keys, none,
-                              thread,prefix:2,pattern; a filter, a limit);
+                              thread,prefix:2,pattern; a filter, a limit),
+                              a DataFrame whose columns can be changed;
   python_compare_equal_cli    trace_compare(...) on the notebook's metrics
                               (bench/notebook_common.sh's, and per-file
                               tables as "by" metrics) over cases of the
@@ -162,6 +163,15 @@ def events_case(paths, filt=None, keys=None, limit=None):
     check(str(df["bytes"].dtype) == "Int64" and
           str(df["ts"].dtype) == "int64",
           "%s: dtypes %s" % (what, dict(df.dtypes.astype(str))))
+    # a DataFrame of one's own: its columns can be changed
+    try:
+        df.loc[0, "ts"] = 5
+        df["dur"] += 1
+        df.loc[0, "bytes"] = 3
+        ok = bool(df["ts"].iloc[0] == 5 and df["bytes"].iloc[0] == 3)
+    except (ValueError, TypeError) as e:
+        ok = e
+    check(ok is True, "%s: the DataFrame cannot be changed: %s" % (what, ok))
     return len(got)
 
 
