@@ -21,6 +21,8 @@ build_packages=(
 	nettle-dev
 	# figures: cairo, libpng, and a font Debian ships
 	libcairo2-dev libpng-dev fonts-dejavu-core
+	# the Python module (import streamtime) for Debian's /usr/bin/python3
+	python3-dev
 	# the time zone database, read at run time
 	tzdata
 )

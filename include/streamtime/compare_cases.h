@@ -37,6 +37,16 @@ int st_compare_case_open(st_compare_input *ci, st_compare_case *cs, size_t i,
 			 size_t max_bad, bool events, st_trace_notes *nt,
 			 st_error *err);
 
+/* The case NAME (borrowed) of the paths PATHS[0..N) into CI[I] and
+ * CS[I], as st_compare_case_open (its name not a file's): a binding's
+ * cases, whose paths may hold ','.  Returns 0; ST_EXIT_USAGE with ERR
+ * set when NAME is empty, N is 0 or the name is given twice; -1 as
+ * st_compare_case_open.  Release CI[I] in every case. */
+int st_compare_case_paths(st_compare_input *ci, st_compare_case *cs,
+			  size_t i, char *name, char *const *paths, size_t n,
+			  const struct st_trace_sys_opts *so, size_t max_bad,
+			  st_trace_notes *nt, st_error *err);
+
 void st_compare_input_release(st_compare_input *c);
 
 #endif

@@ -21,6 +21,8 @@
 #include "streamtime/error.h"
 #include "streamtime/trace_compare.h"
 
+struct json_t;
+
 enum st_compare_format { ST_COMPARE_TEXT, ST_COMPARE_JSON };
 
 /* Write the table of the metrics M over the cases CS[0..N) (their res)
@@ -28,5 +30,10 @@ enum st_compare_format { ST_COMPARE_TEXT, ST_COMPARE_JSON };
  * says it, when memory runs out or F cannot be written). */
 int st_compare_render(FILE *f, const st_metrics *m, const st_compare_case *cs,
 		      size_t n, enum st_compare_format fmt, st_error *err);
+
+/* The JSON of the table (the object written above) of the metrics M
+ * over CS[0..N).  New reference; NULL when memory runs out. */
+struct json_t *st_compare_json(const st_metrics *m, const st_compare_case *cs,
+			       size_t n);
 
 #endif

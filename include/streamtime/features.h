@@ -1,5 +1,5 @@
 /* features.h - what this build holds of the features meson may leave out
- * (meson_options.txt: postgresql, http, figures).
+ * (meson_options.txt: postgresql, http, figures, python).
  *
  * A feature left out is replaced by a stub with the same entry points
  * (sources/distiller_pg_none.c, sources/http_none.c, output/figures_none.c)
@@ -17,6 +17,8 @@ enum st_feature {
 	ST_FEATURE_POSTGRESQL,  /* distiller jobs from the database (libpq) */
 	ST_FEATURE_HTTP,        /* slurmrestd, the Distiller API (libcurl) */
 	ST_FEATURE_FIGURES,     /* plot, reproduce's figures (cairo, libpng) */
+	ST_FEATURE_PYTHON,      /* the Python module streamtime (python3-dev):
+				 * a module beside the binary, no stub */
 	ST_FEATURE_COUNT
 };
 

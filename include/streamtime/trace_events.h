@@ -40,6 +40,7 @@
 #include "streamtime/error.h"
 #include "streamtime/trace.h"
 #include "streamtime/trace_inputs.h"
+#include "streamtime/strtab.h"
 #include "streamtime/trace_keys.h"
 
 enum st_trace_events_format { ST_TRACE_EVENTS_CSV, ST_TRACE_EVENTS_JSONL };
@@ -116,5 +117,39 @@ int st_trace_events_save(st_atomic_file *af, const char *out,
 			 const st_systrace_list *sets,
 			 st_trace_events_result *res, st_trace_notes *nt,
 			 st_error *err);
+
+/* ---- the events as columns (trace_events_cols.c) ---------------------
+ *
+ * The rows st_trace_events_write would write, kept in memory as columns
+ * for a binding (the Python module, python/): the numbers as they are,
+ * each text as its bytes interned in STRS (a cell's id; the same text,
+ * the same id), start and end left to the caller (ts, ts + dur). */
+#define ST_TRACE_COL_NONE UINT32_MAX
+
+typedef struct st_trace_event_cols {
+	size_t n;                          /* rows */
+	int64_t *ts, *dur, *pid, *tid;
+	int64_t *bytes;                    /* < 0: none */
+	uint32_t *host, *name, *cat, *file;  /* ids in strs;
+					      * ST_TRACE_COL_NONE: none */
+	size_t nkeys;                      /* the derived columns */
+	char knames[ST_TRACE_KEYS_MAX][16];  /* their names */
+	uint32_t *key[ST_TRACE_KEYS_MAX];  /* their cells, as above */
+	st_strtab strs;
+	struct st_trace_cols_state *state;  /* while reading */
+} st_trace_event_cols;
+
+/* The rows of PATHS[0..N) that O's filter keeps, with O's keys, limit,
+ * source and phases (its format is not used), into C (set afresh), what
+ * became of the inputs into RES as st_trace_events_write says it.
+ * 0, or -1 with ERR set: 74 out of memory (RES then says what was
+ * read), 64 a key that is a column already.  Release C and RES in every
+ * case. */
+int st_trace_events_cols(const char *const *paths, size_t n,
+			 const st_trace_events_opts *o,
+			 st_trace_event_cols *c, st_trace_events_result *res,
+			 st_error *err);
+
+void st_trace_event_cols_release(st_trace_event_cols *c);
 
 #endif

@@ -13,6 +13,8 @@ static const struct {
 	[ST_FEATURE_HTTP] = { "http", "HTTP", "libcurl", ST_HAVE_HTTP },
 	[ST_FEATURE_FIGURES] = { "figures", "figures", "cairo, libpng",
 				 ST_HAVE_FIGURES },
+	[ST_FEATURE_PYTHON] = { "python", "the Python module", "python3-dev",
+				ST_HAVE_PYTHON },
 };
 
 bool st_feature_built(enum st_feature f)

@@ -14,6 +14,20 @@ void st_compare_input_release(st_compare_input *c)
 	st_trace_sets_release(&c->ts);
 }
 
+/* The sets of C's inputs opened with their phases, when NT holds no
+ * error.  0, or -1 with ERR set. */
+static int case_sets(st_compare_input *c, const struct st_trace_sys_opts *so,
+		     size_t max_bad, st_trace_notes *nt, st_error *err)
+{
+	if (st_trace_notes_status(nt))
+		return 0;
+	if (st_trace_sets_open(&c->ts, c->in.sysdirs, c->in.nsys, so, max_bad,
+			       &c->in.v, &c->in.n, nt, err) < 0 ||
+	    (c->ts.sets.n && st_trace_sets_phases(&c->ts, err) < 0))
+		return -1;
+	return 0;
+}
+
 /* ARG (NAME=PATH[,PATH...]) into C: its paths collected into C->in (NT),
  * then, when all are there, its sets opened with their phases.  0,
  * ST_EXIT_USAGE or -1, with ERR set. */
@@ -37,13 +51,7 @@ static int case_inputs(st_compare_input *c, char *arg,
 	     p = strtok_r(NULL, ",", &save))
 		if (st_trace_inputs_collect(&c->in, &p, 1, nt, err) < 0)
 			return -1;
-	if (st_trace_notes_status(nt))
-		return 0;
-	if (st_trace_sets_open(&c->ts, c->in.sysdirs, c->in.nsys, so, max_bad,
-			       &c->in.v, &c->in.n, nt, err) < 0 ||
-	    (c->ts.sets.n && st_trace_sets_phases(&c->ts, err) < 0))
-		return -1;
-	return 0;
+	return case_sets(c, so, max_bad, nt, err);
 }
 
 /* The name of CI[I] against CI[0..I) and, with EVENTS, as a file's. */
@@ -61,13 +69,12 @@ static int case_name(const st_compare_input *ci, size_t i, bool events,
 	return 0;
 }
 
-int st_compare_case_open(st_compare_input *ci, st_compare_case *cs, size_t i,
-			 char *arg, const struct st_trace_sys_opts *so,
-			 size_t max_bad, bool events, st_trace_notes *nt,
-			 st_error *err)
+/* CS[I] set from CI[I] and, RC 0 and NT without error, the name
+ * checked (EVENTS: as a file's).  RC, or the name's. */
+static int case_done(st_compare_input *ci, st_compare_case *cs, size_t i,
+		     bool events, const st_trace_notes *nt, int rc,
+		     st_error *err)
 {
-	int rc = case_inputs(&ci[i], arg, so, max_bad, nt, err);
-
 	if (!rc && !st_trace_notes_status(nt))
 		rc = case_name(ci, i, events, err);
 	cs[i].name = ci[i].name;
@@ -78,4 +85,31 @@ int st_compare_case_open(st_compare_input *ci, st_compare_case *cs, size_t i,
 	cs[i].nseg = ci[i].ts.nseg;
 	cs[i].seg_phase = (const char *const *)ci[i].ts.phase;
 	return rc;
+}
+
+int st_compare_case_open(st_compare_input *ci, st_compare_case *cs, size_t i,
+			 char *arg, const struct st_trace_sys_opts *so,
+			 size_t max_bad, bool events, st_trace_notes *nt,
+			 st_error *err)
+{
+	int rc = case_inputs(&ci[i], arg, so, max_bad, nt, err);
+
+	return case_done(ci, cs, i, events, nt, rc, err);
+}
+
+int st_compare_case_paths(st_compare_input *ci, st_compare_case *cs,
+			  size_t i, char *name, char *const *paths, size_t n,
+			  const struct st_trace_sys_opts *so, size_t max_bad,
+			  st_trace_notes *nt, st_error *err)
+{
+	int rc = 0;
+
+	ci[i].name = name;
+	if (!*name || !n)
+		rc = USAGE(err, "case '%s': %s", name,
+			   *name ? "no path" : "no name");
+	else if (st_trace_inputs_collect(&ci[i].in, paths, n, nt, err) < 0 ||
+		 case_sets(&ci[i], so, max_bad, nt, err) < 0)
+		rc = -1;
+	return case_done(ci, cs, i, false, nt, rc, err);
 }

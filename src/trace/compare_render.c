@@ -290,38 +290,57 @@ static json_t *rows_json(const st_metric_result *r, const st_metric *m)
 	return o;
 }
 
-static int write_json(FILE *f, const st_metrics *m, const st_compare_case *cs,
-		      size_t n)
+json_t *st_compare_json(const st_metrics *m, const st_compare_case *cs,
+			size_t n)
 {
 	json_t *root = json_object(), *cases = json_array(),
 	       *metrics = json_array();
 	char **name = case_names(cs, n);
-	int bad;
+	bool bad = !root || !cases || !metrics || !name;
 
 	json_object_set_new(root, "cases", cases);
 	json_object_set_new(root, "metrics", metrics);
-	for (size_t c = 0; name && c < n; c++)
-		json_array_append_new(cases, json_string(name[c]));
-	for (size_t i = 0; i < m->n; i++) {
+	for (size_t c = 0; !bad && c < n; c++)
+		bad = json_array_append_new(cases, json_string(name[c])) < 0;
+	for (size_t i = 0; !bad && i < m->n; i++) {
 		json_t *o = json_object(), *vals = json_object();
 
-		json_object_set_new(o, "name", json_string(m->v[i].name));
-		if (m->v[i].by.n)
-			json_object_set_new(o, "by", keys_json(&m->v[i].by));
-		for (size_t c = 0; name && c < n; c++)
-			json_object_set_new(vals, name[c], m->v[i].by.n ?
+		bad = !o || !vals ||
+		      json_object_set_new(o, "name",
+					  json_string(m->v[i].name)) < 0;
+		if (!bad && m->v[i].by.n)
+			bad = json_object_set_new(o, "by",
+						  keys_json(&m->v[i].by)) < 0;
+		for (size_t c = 0; !bad && c < n; c++)
+			bad = json_object_set_new(vals, name[c], m->v[i].by.n ?
 					    rows_json(&cs[c].res[i], &m->v[i]) :
 					    value_json(&cs[c].res[i],
 						       m->v[i].reduce,
-						       m->v[i].value));
-		json_object_set_new(o, "values", vals);
-		json_array_append_new(metrics, o);
+						       m->v[i].value)) < 0;
+		bad = bad || json_object_set(o, "values", vals) < 0 ||
+		      json_array_append(metrics, o) < 0;
+		json_decref(vals);
+		json_decref(o);
 	}
-	bad = !root || !cases || !metrics || !name ||
-	      json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15) |
-			 JSON_PRESERVE_ORDER) < 0 || fputc('\n', f) == EOF;
-	json_decref(root);
 	case_names_free(name, n);
+	if (bad) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+static int write_json(FILE *f, const st_metrics *m, const st_compare_case *cs,
+		      size_t n)
+{
+	json_t *root = st_compare_json(m, cs, n);
+	int bad = !root ||
+		  json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(15) |
+			     JSON_PRESERVE_ORDER) < 0 || fputc('\n', f) == EOF;
+
+	if (!root)
+		errno = ENOMEM;
+	json_decref(root);
 	return bad ? -1 : 0;
 }
 

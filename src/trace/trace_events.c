@@ -17,6 +17,7 @@
 #include "trace_int.h"
 
 #include "pass.h"
+#include "trace_events_int.h"
 
 #define OOM(err) st_error_set(err, ST_EXIT_IOERR, "out of memory")
 
@@ -443,21 +444,20 @@ void st_trace_rows_phases(struct st_trace_rows *w, const int64_t *seg_us,
 	w->seg_phase = seg_phase;
 }
 
-/* EV of R as the record the keys are formatted from (*E): its strings,
- * and the phase of W's segments it starts in. */
-static void row_rec(const struct writer *w, const st_pfw_reader *r,
-		    const st_pfw_event *ev, st_trace_rec *e)
+void trace_events_rec(const int64_t *seg_us, size_t nseg,
+		      const char *const *seg_phase, const st_pfw_reader *r,
+		      const st_pfw_event *ev, st_trace_rec *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->pid = ev->pid;
 	e->tid = ev->tid;
 	e->name = st_pfw_str(r, ev->name, &e->name_len);
 	e->cat = st_pfw_str(r, ev->cat, &e->cat_len);
-	if (w->nseg) {
-		uint32_t seg = trace_phase_seg(w->seg_us, w->nseg, ev->ts);
+	if (nseg && seg_phase) {
+		uint32_t seg = trace_phase_seg(seg_us, nseg, ev->ts);
 
-		if (seg && w->seg_phase[seg - 1]) {
-			e->phase = w->seg_phase[seg - 1];
+		if (seg && seg_phase[seg - 1]) {
+			e->phase = seg_phase[seg - 1];
 			e->phase_len = strlen(e->phase);
 		}
 	}
@@ -465,6 +465,14 @@ static void row_rec(const struct writer *w, const st_pfw_reader *r,
 		e->host = st_pfw_str(r, ev->host, &e->host_len);
 	if (ev->file != ST_PFW_NONE)
 		e->file = st_pfw_str(r, ev->file, &e->file_len);
+}
+
+/* EV of R as the record the keys are formatted from (*E): its strings,
+ * and the phase of W's segments it starts in. */
+static void row_rec(const struct writer *w, const st_pfw_reader *r,
+		    const st_pfw_event *ev, st_trace_rec *e)
+{
+	trace_events_rec(w->seg_us, w->nseg, w->seg_phase, r, ev, e);
 }
 
 /* The keys' cells of E (EV's record) into the arena, at AT[C_N + i], N[C_N
@@ -626,11 +634,11 @@ static int write_failed(st_trace_events_result *res, st_error *err)
 	return st_error_set(err, ST_EXIT_IOERR, "cannot write the events");
 }
 
-/* Read input FI to its end (or the limit), writing its rows.  0, or -1
- * with ERR set (74: OUT failed or memory ran out). */
-static int read_one(struct writer *w, const st_trace_events_opts *o,
-		    const char *path, size_t fi, st_trace_events_result *res,
-		    st_error *err)
+/* Read input FI to its end (or the limit), each event kept given to
+ * SINK.  0, or -1 with ERR set (74: OUT failed or memory ran out). */
+static int read_one(const struct trace_events_sink *sink,
+		    const st_trace_events_opts *o, const char *path, size_t fi,
+		    st_trace_events_result *res, st_error *err)
 {
 	st_trace_file *tf = &res->files_in[fi];
 	struct st_trace_fset fs = { 0 };
@@ -645,7 +653,7 @@ static int read_one(struct writer *w, const st_trace_events_opts *o,
 		return oom ? OOM(err) : 0;
 	if (o->filter && o->filter->n)
 		st_trace_fset_add(&fs, o->filter);
-	st_trace_rows_reader(w);
+	sink->reader(sink->ctx);
 	while ((rc = st_pfw_next(r, &ev, &rerr)) > 0) {
 		uint64_t keep = 1;
 		int k;
@@ -666,7 +674,7 @@ static int read_one(struct writer *w, const st_trace_events_opts *o,
 		}
 		if (!keep)
 			continue;
-		if ((k = st_trace_rows_put(w, r, &ev)) < 0) {
+		if ((k = sink->put(sink->ctx, r, &ev)) < 0) {
 			ret = k == -1 ? OOM(err) : write_failed(res, err);
 			break;
 		}
@@ -675,7 +683,7 @@ static int read_one(struct writer *w, const st_trace_events_opts *o,
 			break;
 		}
 		if ((++tick & 8191) == 0) {
-			if (st_trace_rows_flush(w) < 0) {
+			if (sink->flush && sink->flush(sink->ctx) < 0) {
 				ret = write_failed(res, err);
 				break;
 			}
@@ -687,6 +695,35 @@ static int read_one(struct writer *w, const st_trace_events_opts *o,
 		ret = OOM(err);
 	st_trace_fset_release(&fs);
 	return ret;
+}
+
+int trace_events_read(const char *const *paths, size_t n,
+		      const st_trace_events_opts *o,
+		      const struct trace_events_sink *sink,
+		      st_trace_events_result *res, st_error *err)
+{
+	int ret = 0;
+
+	for (size_t i = 0; ret == 0 && i < n && !res->limited; i++) {
+		res->n_files = i + 1;
+		ret = read_one(sink, o, paths[i], i, res, err);
+	}
+	return ret;
+}
+
+static void rows_reader(void *w)
+{
+	st_trace_rows_reader(w);
+}
+
+static int rows_put(void *w, const st_pfw_reader *r, const st_pfw_event *ev)
+{
+	return st_trace_rows_put(w, r, ev);
+}
+
+static int rows_flush(void *w)
+{
+	return st_trace_rows_flush(w);
 }
 
 int st_trace_events_write(const char *const *paths, size_t n,
@@ -707,10 +744,9 @@ int st_trace_events_write(const char *const *paths, size_t n,
 	}
 	if (st_trace_rows_header(w) < 0)
 		ret = write_failed(res, err);
-	for (size_t i = 0; ret == 0 && i < n && !res->limited; i++) {
-		res->n_files = i + 1;
-		ret = read_one(w, o, paths[i], i, res, err);
-	}
+	if (ret == 0)
+		ret = trace_events_read(paths, n, o, &(struct trace_events_sink){
+			rows_reader, rows_put, rows_flush, w }, res, err);
 	if (st_trace_rows_flush(w) < 0 && ret == 0)
 		ret = write_failed(res, err);
 	st_trace_rows_free(w);

@@ -18,7 +18,9 @@ usage: docs_check.py STREAMTIME SOURCE_ROOT
     missing (tests/install_packages.sh), and the rest of its document
     with it; not as root it is said and left out off CI, and fails under
     CI; tracers that cannot be installed as root fail (setup_rule's
-    rule; tests/cli/record_check.py covers trace record itself);
+    rule; tests/cli/record_check.py covers trace record itself); a block
+    that imports streamtime (docs/trace.md) needs the module built and
+    Debian's python3-pandas, installed when missing, by the same rule;
   * docs_output_as_shown: an unlabelled ``` block that comes next after a
     ```sh block is what that block prints: each of its lines must be a
     line of the block's standard output or error;
@@ -62,6 +64,36 @@ def can_record():
     return r is None and all(shutil.which(t) for t in ("bpftrace", "mpstat"))
 
 
+def python_env():
+    """The environment of the Python blocks (docs/trace.md, From Python),
+    or None when they cannot run: the module built, and Debian's pandas,
+    installed when missing by setup_rule's rule (not as root: left out
+    off CI, a failure under CI).  A sanitized module loads into the
+    unsanitized Python with its sanitizer's runtime preloaded (Python's
+    own objects at exit are not leaks of ours)."""
+    pydir = os.path.join(os.path.dirname(BIN), "python", "streamtime")
+    if not os.path.isdir(pydir):
+        check(not setup_rule.on_ci(), "docs_commands_run_as_shown: the "
+              "Python blocks need the module (python3-dev), which CI has")
+        return None
+    r = setup_rule.install(["python3-pandas"])
+    if r and r[0] and not setup_rule.on_ci():
+        return None
+    if not check(r is None, "docs_commands_run_as_shown: pandas for the "
+                 "Python blocks: %s" % (r[1] if r else "")):
+        return None
+    env = dict(os.environ)
+    core = [os.path.join(pydir, f) for f in os.listdir(pydir)
+            if f.startswith("_core.") and f.endswith(".so")]
+    libs = run("ldd", *core).stdout.split() if core else []
+    asan = [x for x in libs if os.path.basename(x).startswith("libasan.")]
+    if asan:
+        env["LD_PRELOAD"] = asan[0]
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + \
+            ":detect_leaks=0"
+    return env
+
+
 def run_doc(doc, text, repo):
     runs = 0
     parts = blocks(text)
@@ -81,6 +113,13 @@ def run_doc(doc, text, repo):
                                                             PAPER))
                 continue
             cmd = cmd.replace("PAPER_DATA", PAPER)
+        env = None
+        if "import streamtime" in cmd:
+            env = python_env()
+            if env is None:
+                print("%s: block %d needs the Python module and pandas: "
+                      "left out" % (doc, i + 1))
+                continue
         if re.search(r"^sudo ", cmd, re.M):
             if not can_record():
                 print("%s: the sudo blocks and the rest of the page need "
@@ -88,7 +127,7 @@ def run_doc(doc, text, repo):
                 return runs
             cmd = re.sub(r"^sudo ", "", cmd, flags=re.M)
         p = run("bash", "-euo", "pipefail", "-c", cmd, cwd=repo,
-                timeout=600)
+                timeout=600, env=env)
         runs += 1
         check(p.returncode == 0, "docs_commands_run_as_shown: %s, block "
               "%d exits %d:\n%s\n%s" % (doc, i + 1, p.returncode, cmd,

@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 BIN, DATA = sys.argv[1], sys.argv[2]
-FEATURES = ["postgresql", "http", "figures"]
+FEATURES = ["postgresql", "http", "figures", "python"]
 from checks import FAILS, check, report, runner  # noqa: E402
 run = runner(BIN, timeout=120)
 

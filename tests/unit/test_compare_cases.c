@@ -4,7 +4,8 @@
  * to name events files (64); a missing path an error note (66), the
  * name then not checked; a case that is not one before a good one (its
  * name unset: the good one's check once read it, a crash); a path list
- * that ends in ',' (once taken as if the ',' were not there). */
+ * that ends in ',' (once taken as if the ',' were not there); a
+ * binding's case of a name and paths. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "streamtime/atomic.h"
 #include "streamtime/compare_cases.h"
@@ -152,6 +154,58 @@ static void test_case_missing_path(void **state)
 	release(ci);
 }
 
+/* A binding's case (st_compare_case_paths): its paths as given, a ','
+ * inside one kept (--case would cut there); no name, no path or a name
+ * given twice 64; a missing path an error note (66). */
+static void test_case_paths(void **state)
+{
+	st_compare_input ci[N] = { 0 };
+	st_compare_case cs[N] = { 0 };
+	struct st_trace_sys_opts so = { 0 };
+	st_trace_notes nt = { 0 };
+	char comma[512], gone[512], *paths[2];
+	char a[] = "a", b[] = "", none[] = "n";
+	st_error err;
+	FILE *f;
+
+	(void)state;
+	snprintf(comma, sizeof(comma), "%s/x,y.pfw", dir);
+	f = fopen(comma, "w");
+	assert_non_null(f);
+	fputs("[\n", f);
+	fclose(f);
+	paths[0] = comma;
+	paths[1] = trace;
+	assert_int_equal(st_compare_case_paths(ci, cs, 0, a, paths, 2, &so, 10,
+					       &nt, &err), 0);
+	assert_int_equal(st_trace_notes_status(&nt), 0);
+	assert_string_equal(cs[0].name, "a");
+	assert_int_equal(cs[0].n, 2);
+	assert_string_equal(cs[0].paths[0], comma);
+	assert_string_equal(cs[0].paths[1], trace);
+	assert_int_equal(st_compare_case_paths(ci, cs, 1, a, paths, 1, &so, 10,
+					       &nt, &err), ST_EXIT_USAGE);
+	assert_string_equal(err.text, "--case a given twice");
+	st_compare_input_release(&ci[1]);
+	memset(&ci[1], 0, sizeof(ci[1]));
+	assert_int_equal(st_compare_case_paths(ci, cs, 1, b, paths, 1, &so, 10,
+					       &nt, &err), ST_EXIT_USAGE);
+	assert_string_equal(err.text, "case '': no name");
+	assert_int_equal(st_compare_case_paths(ci, cs, 2, none, paths, 0, &so,
+					       10, &nt, &err), ST_EXIT_USAGE);
+	assert_string_equal(err.text, "case 'n': no path");
+	release(ci);
+	snprintf(gone, sizeof(gone), "%s/gone.pfw", dir);
+	paths[0] = gone;
+	assert_int_equal(st_compare_case_paths(ci, cs, 0, a, paths, 2, &so, 10,
+					       &nt, &err), 0);
+	assert_int_equal(st_trace_notes_status(&nt), ST_EXIT_NOINPUT);
+	assert_int_equal(cs[0].n, 1);
+	st_trace_notes_release(&nt);
+	release(ci);
+	unlink(comma);
+}
+
 static int group_setup(void **state)
 {
 	FILE *f;
@@ -176,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_case_names),
 		cmocka_unit_test(test_case_events_names),
 		cmocka_unit_test(test_case_missing_path),
+		cmocka_unit_test(test_case_paths),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

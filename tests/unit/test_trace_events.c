@@ -4,7 +4,8 @@
  * every control character escaped in CSV and JSON, nothing else touched;
  * derived keys; --limit across files; what becomes of inputs that are
  * missing, empty or hold corrupt lines; a key that is a column already,
- * in the writer and in --keys (st_trace_events_keys_parse). */
+ * in the writer and in --keys (st_trace_events_keys_parse); the events
+ * as columns (st_trace_events_cols). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -280,6 +281,102 @@ static void test_keys_limit_inputs(void **state)
 	st_trace_events_result_release(&res);
 }
 
+/* The events as columns (st_trace_events_cols): the values written
+ * here by hand, a text as its bytes interned once (the same file, one
+ * id; across inputs too), none for what an event lacks, the keys; the
+ * filter, the limit and what became of the inputs as the writer's. */
+static void test_cols(void **state)
+{
+	const char *a = "{\"name\":\"write\",\"cat\":\"POSIX\",\"pid\":7,"
+			"\"tid\":8,\"ts\":100,\"dur\":5,\"ph\":\"X\",\"args\":"
+			"{\"hostname\":\"h\",\"fname\":\"/d/ckpt-0001.pt\","
+			"\"ret\":4096}}\n";
+	const char *b = "{\"name\":\"op\\tx\",\"cat\":\"app\",\"pid\":-1,"
+			"\"tid\":0,\"ts\":-3,\"dur\":0,\"ph\":\"X\"}\n";
+	char t1[1024], t2[1024];
+	const char *paths[3];
+	st_trace_keys keys;
+	st_trace_filter filter = { 0 };
+	st_trace_events_opts o = { .keys = &keys, .max_bad = 4 };
+	st_trace_event_cols c;
+	st_trace_events_result res;
+	st_error err;
+	size_t len;
+	const char *s;
+
+	(void)state;
+	snprintf(t1, sizeof(t1), "[\n%s%s{bad\n]\n", a, b);
+	snprintf(t2, sizeof(t2), "%s", a);
+	paths[0] = file_with("c1.pfw", t1);
+	paths[1] = file_with("c2.pfw", t2);
+	paths[2] = "/nonexistent/c3.pfw";
+	assert_int_equal(st_trace_keys_parse(&keys, "pattern,thread", NULL), 0);
+	assert_int_equal(st_trace_events_cols(paths, 3, &o, &c, &res, &err), 0);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.nkeys, 2);
+	assert_string_equal(c.knames[0], "pattern");
+	assert_string_equal(c.knames[1], "thread");
+	assert_int_equal(c.ts[0], 100);
+	assert_int_equal(c.dur[0], 5);
+	assert_int_equal(c.pid[0], 7);
+	assert_int_equal(c.tid[0], 8);
+	assert_int_equal(c.bytes[0], 4096);
+	assert_string_equal(st_strtab_str(&c.strs, c.host[0], NULL), "h");
+	assert_string_equal(st_strtab_str(&c.strs, c.name[0], NULL), "write");
+	assert_string_equal(st_strtab_str(&c.strs, c.cat[0], NULL), "POSIX");
+	assert_string_equal(st_strtab_str(&c.strs, c.file[0], NULL),
+			    "/d/ckpt-0001.pt");
+	assert_string_equal(st_strtab_str(&c.strs, c.key[0][0], NULL),
+			    "ckpt*.pt");
+	assert_string_equal(st_strtab_str(&c.strs, c.key[1][0], NULL),
+			    "h:7:8");
+	/* the second event: a tab in its name, no host, file nor bytes */
+	assert_int_equal(c.ts[1], -3);
+	assert_int_equal(c.pid[1], -1);
+	assert_int_equal(c.bytes[1], -1);
+	s = st_strtab_str(&c.strs, c.name[1], &len);
+	assert_int_equal(len, 4);
+	assert_memory_equal(s, "op\tx", 4);
+	assert_int_equal(c.host[1], ST_TRACE_COL_NONE);
+	assert_int_equal(c.file[1], ST_TRACE_COL_NONE);
+	assert_int_equal(c.key[0][1], ST_TRACE_COL_NONE);
+	assert_string_equal(st_strtab_str(&c.strs, c.key[1][1], NULL),
+			    "?:-1:0");
+	/* the other input's event: the same texts, the same ids */
+	assert_int_equal(c.file[2], c.file[0]);
+	assert_int_equal(c.name[2], c.name[0]);
+	assert_int_equal(c.key[0][2], c.key[0][0]);
+	assert_int_equal(res.rows, 3);
+	assert_int_equal(res.events, 3);
+	assert_int_equal(res.n_files, 3);
+	assert_int_equal(res.bad_lines, 1);
+	assert_int_equal(res.bad[0].line, 4);
+	assert_int_equal(res.files_in[2].err_code, ST_EXIT_NOINPUT);
+	st_trace_event_cols_release(&c);
+	st_trace_events_result_release(&res);
+
+	/* a filter and a limit */
+	assert_int_equal(st_trace_filter_parse(&filter, "name=write", &err), 0);
+	o.filter = &filter;
+	o.limit = 1;
+	assert_int_equal(st_trace_events_cols(paths, 3, &o, &c, &res, &err), 0);
+	assert_int_equal(c.n, 1);
+	assert_true(res.limited);
+	assert_int_equal(res.n_files, 1);
+	st_trace_event_cols_release(&c);
+	st_trace_events_result_release(&res);
+	st_trace_filter_release(&filter);
+
+	/* a key that is a column already: 64 */
+	assert_int_equal(st_trace_keys_parse(&keys, "file", NULL), 0);
+	o.filter = NULL;
+	assert_int_equal(st_trace_events_cols(paths, 1, &o, &c, &res, &err),
+			 -1);
+	assert_int_equal(err.code, ST_EXIT_USAGE);
+	st_trace_event_cols_release(&c);
+	st_trace_events_result_release(&res);
+}
+
 /* --keys: derived keys taken; a column (host, file, ...) 64, named. */
 static void test_keys_parse(void **state)
 {
@@ -310,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_escapes),
 		cmocka_unit_test(test_keys_parse),
 		cmocka_unit_test(test_keys_limit_inputs),
+		cmocka_unit_test(test_cols),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
