@@ -531,7 +531,9 @@ static void caption(const struct tplot *p, size_t sizes_left,
 					"%s; rows of over %d calls: busy share "
 					"per 1/%d of the axis\n",
 					p->nlanes, p->o->per_thread ?
-					"threads" : "processes",
+					(p->nlanes == 1 ? "thread" : "threads") :
+					(p->nlanes == 1 ? "process" :
+					 "processes"),
 					p->res->other_units ? ", the least busy "
 					"sharing the last row" : "",
 					ST_SYSPLOT_BARS, ST_SYSPLOT_COLS);
@@ -539,7 +541,8 @@ static void caption(const struct tplot *p, size_t sizes_left,
 		snprintf(buf + off, size - off, "sizes and durations: box plots "
 			 "of log10 (box: quartiles, whiskers: 1.5 IQR); %" PRIu64
 			 " calls without bytes, %" PRIu64 " of 0 us left out; "
-			 "functions not shown: %zu, %zu", p->unsized,
+			 "functions not shown: %zu of sizes, %zu of "
+			 "durations", p->unsized,
 			 p->zero_dur, sizes_left, durs_left);
 }
 

@@ -326,7 +326,7 @@ def caption_numbers(texts):
                            float(m.group(3)))
             cap["write"] = (int(m.group(4)), int(m.group(5)),
                             float(m.group(6)))
-        m = re.match(r"lanes: (\d+) (processes|threads)", t)
+        m = re.match(r"lanes: (\d+) (process|processes|thread|threads)\b", t)
         if m:
             cap["units"] = int(m.group(1))
         m = re.search(r"(\d+) calls without bytes, (\d+) of 0 us left out", t)
