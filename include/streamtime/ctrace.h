@@ -52,6 +52,10 @@ void st_ctrace_release(st_ctrace *w);
 int st_ctrace_format_of(const char *path, const char *given,
 			st_ctrace_format *fmt, bool *gzip, st_error *err);
 
+/* In the Perfetto form, the events that follow are of a new sequence
+ * (pftrace.h: st_pftrace_sequence); nothing in JSON. */
+void st_ctrace_sequence(st_ctrace *w);
+
 /* A piece of the enclosing document, as it is (JSON only). */
 static inline void st_ctrace_raw(st_ctrace *w, const char *s)
 {

@@ -2,13 +2,14 @@
  * Chrome trace writer (ctrace.h) writes, behind the same calls.
  *
  * The file is a Trace (data/perfetto/streamtime_trace.proto): TracePackets
- * of one sequence (1).  The first clears the incremental state and ties
+ * of sequences 1, 2, ... (st_pftrace_sequence).  The first of each clears the incremental state and ties
  * clocks 64 to 127 (incremental, microseconds) to BOOTTIME at 0, 64 the
  * sequence's default, so that a packet's timestamp is the microseconds
  * since the previous packet on its clock.  A packet earlier than that
  * moves to the clock that is latest before it (the defaults changed in the
  * packet), and only when every clock is past it gives its time absolute,
- * in nanoseconds on BOOTTIME.  Event names, categories, arg names and string
+ * in nanoseconds on BOOTTIME.  Tracks are the trace's, whatever the
+ * sequence.  Event names, categories, arg names and string
  * values are interned (each written once, then by iid).  A process is a
  * TrackDescriptor with its ProcessDescriptor, a (process, thread) one with
  * its ThreadDescriptor, a counter series one with a CounterDescriptor; each
@@ -32,6 +33,12 @@ typedef struct st_pftrace st_pftrace;
  * is written but the first packet (the clocks). */
 st_pftrace *st_pftrace_new(st_outbuf *o);
 void st_pftrace_free(st_pftrace *p);
+
+/* Go on in a new sequence: its strings interned anew and its clocks from
+ * 0, the previous one's state freed (so that the strings of many inputs,
+ * each in a sequence of its own, are not all held at once, and each
+ * input's times run forward on its own clocks). */
+void st_pftrace_sequence(st_pftrace *p);
 
 /* Chrome's metadata events as track descriptors: WHAT "process_name" or
  * "thread_name" (TEXT), "process_sort_index" or "thread_sort_index"

@@ -34,6 +34,12 @@ void st_ctrace_release(st_ctrace *w)
 	w->pf = NULL;
 }
 
+void st_ctrace_sequence(st_ctrace *w)
+{
+	if (w->pf)
+		st_pftrace_sequence(w->pf);
+}
+
 static bool ends_with(const char *s, size_t len, const char *end)
 {
 	size_t k = strlen(end);

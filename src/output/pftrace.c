@@ -31,7 +31,7 @@ enum {
 };
 
 enum { TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
-enum { SEQ = 1, CLOCK_BOOTTIME = 6, CLOCK_US = 64, NCLOCKS = 64 };
+enum { CLOCK_BOOTTIME = 6, CLOCK_US = 64, NCLOCKS = 64 };
 enum { EV_NONE, EV_SLICE, EV_INSTANT, EV_COUNTER };
 enum { PEND_NONE, PEND_PROCESS, PEND_THREAD };
 
@@ -40,13 +40,29 @@ struct buf {
 	size_t n, cap;
 };
 
+/* Interned strings, with a cache of the last strings seen at each of a
+ * few addresses: a trace's strings come again and again from the same
+ * places (a reader's string table), so that most lookups are one memcmp
+ * against the string kept. */
+#define ICACHE 256
+struct icache {
+	const char *s;
+	uint32_t len, iid;
+};
+
+struct itab {
+	st_strtab t;
+	struct icache c[ICACHE];
+};
+
 struct st_pftrace {
 	st_outbuf *o;
 	bool oom;                 /* memory ran out: the output is incomplete */
 	uint64_t uuids;           /* the last uuid given */
+	uint32_t seq;             /* the sequence written */
 	int64_t last_us[NCLOCKS]; /* clocks 64.. 127's values */
 	int clock;                /* the default, 64 + clock */
-	st_strtab names, cats, arg_names, arg_values;
+	struct itab names, cats, arg_names, arg_values;
 	st_pairmap procs;         /* (pid, 0) -> uuid */
 	st_pairmap threads;       /* (pid, tid) -> uuid */
 	st_strtab counters;       /* "PID NAME KEY" -> index into cuuid */
@@ -65,6 +81,12 @@ struct st_pftrace {
 };
 
 /* ---- encoding ---------------------------------------------------------- */
+
+static void itab_release(struct itab *t)
+{
+	st_strtab_release(&t->t);
+	memset(t->c, 0, sizeof(t->c));
+}
 
 static bool buf_room(st_pftrace *p, struct buf *b, size_t more)
 {
@@ -97,11 +119,11 @@ static size_t varint(uint8_t *t, uint64_t v)
 	return n;
 }
 
-static void put_varint(st_pftrace *p, struct buf *b, uint64_t v)
+static inline void put_varint(st_pftrace *p, struct buf *b, uint64_t v)
 {
-	uint8_t t[10];
-
-	put_raw(p, b, t, varint(t, v));
+	if (b->n + 10 > b->cap && !buf_room(p, b, 10))
+		return;
+	b->n += varint(b->b + b->n, v);
 }
 
 static void put_uint(st_pftrace *p, struct buf *b, unsigned field, uint64_t v)
@@ -150,7 +172,7 @@ static void packet_out(st_pftrace *p)
 	uint8_t t[11];
 	size_t k;
 
-	put_uint(p, &p->pkt, PK_SEQ_ID, SEQ);
+	put_uint(p, &p->pkt, PK_SEQ_ID, p->seq);
 	t[0] = TRACE_PACKET << 3 | 2;
 	k = 1 + varint(t + 1, p->pkt.n);
 	st_outbuf_put(p->o, (const char *)t, k);
@@ -158,12 +180,18 @@ static void packet_out(st_pftrace *p)
 	p->pkt.n = 0;
 }
 
-/* The first packet: the incremental state cleared, clocks 64 to 127 (µs,
- * incremental) tied to BOOTTIME at 0, 64 the default. */
+/* The first packet of a new sequence: the incremental state cleared (no
+ * string interned yet), clocks 64 to 127 (µs, incremental) tied to
+ * BOOTTIME at 0, 64 the default. */
 static void start(st_pftrace *p)
 {
 	struct buf *s = &p->sub, *c = &p->arg;
 
+	p->seq++;
+	itab_release(&p->names);
+	itab_release(&p->cats);
+	itab_release(&p->arg_names);
+	itab_release(&p->arg_values);
 	put_uint(p, &p->pkt, PK_SEQ_FLAGS, 1);
 	put_uint(p, s, PK_CLOCK_ID, CLOCK_US);
 	put_msg(p, &p->pkt, PK_DEFAULTS, s);
@@ -185,14 +213,18 @@ static void start(st_pftrace *p)
 
 /* The iid of S in T (1 up), its InternedData entry (field FIELD of
  * interned_data) added to the packet when new; 0 when memory runs out. */
-static uint64_t intern(st_pftrace *p, st_strtab *t, unsigned field,
+static uint64_t intern(st_pftrace *p, struct itab *t, unsigned field,
 		       const char *s, size_t len)
 {
+	size_t h = ((uintptr_t)s >> 3 ^ len) % ICACHE;
 	bool added;
-	int64_t id = st_strtab_intern(t, s, len, &added);
+	int64_t id;
 	struct buf *e = &p->sub;
 
-	if (id < 0) {
+	if (t->c[h].s == s && t->c[h].len == len &&
+	    memcmp(st_strtab_str(&t->t, t->c[h].iid - 1, NULL), s, len) == 0)
+		return t->c[h].iid;
+	if ((id = st_strtab_intern(&t->t, s, len, &added)) < 0) {
 		p->oom = true;
 		return 0;
 	}
@@ -201,6 +233,8 @@ static uint64_t intern(st_pftrace *p, st_strtab *t, unsigned field,
 		put_len(p, e, 2, s, len);
 		put_msg(p, &p->intern, field, e);
 	}
+	if (len <= UINT32_MAX && id < UINT32_MAX)
+		t->c[h] = (struct icache){ s, (uint32_t)len, (uint32_t)id + 1 };
 	return (uint64_t)id + 1;
 }
 
@@ -553,13 +587,15 @@ st_pftrace *st_pftrace_new(st_outbuf *o)
 	if (!p)
 		return NULL;
 	p->o = o;
-	st_strtab_init(&p->names);
-	st_strtab_init(&p->cats);
-	st_strtab_init(&p->arg_names);
-	st_strtab_init(&p->arg_values);
 	st_strtab_init(&p->counters);
 	start(p);
 	return p;
+}
+
+void st_pftrace_sequence(st_pftrace *p)
+{
+	pend_flush(p);
+	start(p);
 }
 
 bool st_pftrace_finish(st_pftrace *p)
@@ -578,10 +614,10 @@ void st_pftrace_free(st_pftrace *p)
 	free(p->pkt.b);
 	free(p->sub.b);
 	free(p->arg.b);
-	st_strtab_release(&p->names);
-	st_strtab_release(&p->cats);
-	st_strtab_release(&p->arg_names);
-	st_strtab_release(&p->arg_values);
+	itab_release(&p->names);
+	itab_release(&p->cats);
+	itab_release(&p->arg_names);
+	itab_release(&p->arg_values);
 	st_strtab_release(&p->counters);
 	st_pairmap_release(&p->procs);
 	st_pairmap_release(&p->threads);

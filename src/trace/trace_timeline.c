@@ -367,6 +367,8 @@ static int tl_file(struct tl *t, const char *path, size_t fi,
 
 	if (!(fr.r = tl_open(t, path, fi, &oom)))
 		return oom ? OOM(err) : 0;
+	if (t->writing && fi)
+		st_ctrace_sequence(&t->w);   /* Perfetto: a sequence per file */
 	trace_rmap_init(&fr.m, t->o->filter);
 	while ((rc = st_pfw_next(fr.r, &ev, &rerr)) > 0) {
 		const char *host;

@@ -124,18 +124,20 @@ def decode(path):
                  (path, p.stderr[-300:])):
         return None
     tr = parse_text(p.stdout)
-    names, cats, anames, avals = {}, {}, {}, {}
-    last, incremental, default = {}, set(), None
     tracks, out = {}, dict(slices=[], instants=[], counters=[],
                            processes={}, threads={},
                            packets=len(tr["packet"]))
-    events = []
+    events, seqs = [], {}
     for pk in tr["packet"]:
+        # each sequence's own interned strings, clocks and defaults
+        seq = one(pk, "trusted_packet_sequence_id")
+        check(seq is not None, "every packet has its sequence")
         if one(pk, "sequence_flags", 0) & 1:
-            names, cats, anames, avals = {}, {}, {}, {}
+            seqs[seq] = ({}, {}, {}, {}, {}, set(), [None])
+        names, cats, anames, avals, last, incremental, default = seqs[seq]
         d = one(pk, "trace_packet_defaults")
         if d:
-            default = one(d, "timestamp_clock_id")
+            default[0] = one(d, "timestamp_clock_id")
         for cs in pk.get("clock_snapshot", []):
             for c in cs["clocks"]:
                 if one(c, "is_incremental"):
@@ -153,7 +155,7 @@ def decode(path):
                 avals[one(e, "iid")] = one(e, "str")
         ts = None
         if "timestamp" in pk:
-            clock = one(pk, "timestamp_clock_id") or default
+            clock = one(pk, "timestamp_clock_id") or default[0]
             v = one(pk, "timestamp")
             if clock in incremental:
                 last[clock] += v
@@ -177,8 +179,8 @@ def decode(path):
                 out["threads"][(one(th, "pid"), one(th, "tid"))] = \
                     (one(th, "thread_name") or b"").decode()
         for te in pk.get("track_event", []):
-            events.append((ts, te))
-    for ts, te in events:
+            events.append((ts, te, names, cats, anames, avals))
+    for ts, te, names, cats, anames, avals in events:
         td = tracks.get(one(te, "track_uuid"))
         if not check(td is not None, "an event's track is described"):
             continue
