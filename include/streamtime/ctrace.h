@@ -45,6 +45,12 @@ int st_ctrace_init_format(st_ctrace *w, FILE *f, st_ctrace_format fmt,
 			  st_error *err);
 void st_ctrace_release(st_ctrace *w);
 
+/* The Perfetto form from sequence SEQ, its tracks' uuids OFFSET, OFFSET +
+ * STRIDE, ... (st_pftrace_new): one part of a trace whose parts are
+ * written apart and joined. */
+int st_ctrace_init_perfetto(st_ctrace *w, FILE *f, uint32_t seq,
+			    uint64_t stride, uint64_t offset, st_error *err);
+
 /* The format of an output: GIVEN ("perfetto" or "json", from --format),
  * else PATH's name: *.pftrace and *.perfetto-trace are Perfetto's, the
  * rest JSON; a further ".gz" (t.json.gz) is *GZIP.  0, or -1 with ERR set

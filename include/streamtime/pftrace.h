@@ -30,8 +30,11 @@
 typedef struct st_pftrace st_pftrace;
 
 /* A new writer onto O (borrowed), or NULL when memory runs out.  Nothing
- * is written but the first packet (the clocks). */
-st_pftrace *st_pftrace_new(st_outbuf *o);
+ * is written but the first packet (the clocks).  Its first sequence is
+ * SEQ, its tracks' uuids OFFSET, OFFSET + STRIDE, ... (1, 1, 1 for a trace
+ * of one writer; writers whose outputs are joined take other offsets). */
+st_pftrace *st_pftrace_new(st_outbuf *o, uint32_t seq, uint64_t stride,
+			   uint64_t offset);
 void st_pftrace_free(st_pftrace *p);
 
 /* Go on in a new sequence: its strings interned anew and its clocks from

@@ -22,8 +22,17 @@ void st_ctrace_init(st_ctrace *w, FILE *f)
 int st_ctrace_init_format(st_ctrace *w, FILE *f, st_ctrace_format fmt,
 			  st_error *err)
 {
+	if (fmt == ST_CTRACE_PERFETTO)
+		return st_ctrace_init_perfetto(w, f, 1, 1, 1, err);
 	st_ctrace_init(w, f);
-	if (fmt == ST_CTRACE_PERFETTO && !(w->pf = st_pftrace_new(&w->ob)))
+	return 0;
+}
+
+int st_ctrace_init_perfetto(st_ctrace *w, FILE *f, uint32_t seq,
+			    uint64_t stride, uint64_t offset, st_error *err)
+{
+	st_ctrace_init(w, f);
+	if (!(w->pf = st_pftrace_new(&w->ob, seq, stride, offset)))
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	return 0;
 }

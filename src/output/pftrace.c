@@ -48,6 +48,7 @@ struct buf {
 struct icache {
 	const char *s;
 	uint32_t len, iid;
+	bool utf8;                /* the string is UTF-8 */
 };
 
 struct itab {
@@ -58,7 +59,9 @@ struct itab {
 struct st_pftrace {
 	st_outbuf *o;
 	bool oom;                 /* memory ran out: the output is incomplete */
-	uint64_t uuids;           /* the last uuid given */
+	uint64_t uuids, stride;   /* the last uuid given, the step to the next */
+	int64_t last_pid, last_tid;  /* the thread of the last event, */
+	uint64_t last_uuid;       /* its track (0: none yet) */
 	uint32_t seq;             /* the sequence written */
 	int64_t last_us[NCLOCKS]; /* clocks 64.. 127's values */
 	int clock;                /* the default, 64 + clock */
@@ -107,7 +110,7 @@ static void put_raw(st_pftrace *p, struct buf *b, const void *s, size_t len)
 	b->n += len;
 }
 
-static size_t varint(uint8_t *t, uint64_t v)
+static inline size_t varint(uint8_t *t, uint64_t v)
 {
 	size_t n = 0;
 
@@ -126,10 +129,13 @@ static inline void put_varint(st_pftrace *p, struct buf *b, uint64_t v)
 	b->n += varint(b->b + b->n, v);
 }
 
-static void put_uint(st_pftrace *p, struct buf *b, unsigned field, uint64_t v)
+static inline void put_uint(st_pftrace *p, struct buf *b, unsigned field,
+			    uint64_t v)
 {
-	put_varint(p, b, (uint64_t)field << 3);
-	put_varint(p, b, v);
+	if (b->n + 20 > b->cap && !buf_room(p, b, 20))
+		return;
+	b->n += varint(b->b + b->n, (uint64_t)field << 3);
+	b->n += varint(b->b + b->n, v);
 }
 
 static void put_len(st_pftrace *p, struct buf *b, unsigned field,
@@ -212,18 +218,24 @@ static void start(st_pftrace *p)
 }
 
 /* The iid of S in T (1 up), its InternedData entry (field FIELD of
- * interned_data) added to the packet when new; 0 when memory runs out. */
+ * interned_data) added to the packet when new; 0 when memory runs out.
+ * *UTF8 (UTF8 may be NULL) says whether S is UTF-8. */
 static uint64_t intern(st_pftrace *p, struct itab *t, unsigned field,
-		       const char *s, size_t len)
+		       const char *s, size_t len, bool *utf8)
 {
 	size_t h = ((uintptr_t)s >> 3 ^ len) % ICACHE;
-	bool added;
+	bool added, valid = true;
 	int64_t id;
 	struct buf *e = &p->sub;
 
 	if (t->c[h].s == s && t->c[h].len == len &&
-	    memcmp(st_strtab_str(&t->t, t->c[h].iid - 1, NULL), s, len) == 0)
+	    memcmp(st_strtab_str(&t->t, t->c[h].iid - 1, NULL), s, len) == 0) {
+		if (utf8)
+			*utf8 = t->c[h].utf8;
 		return t->c[h].iid;
+	}
+	if (utf8)
+		*utf8 = valid = st_utf8_valid(s, len);
 	if ((id = st_strtab_intern(&t->t, s, len, &added)) < 0) {
 		p->oom = true;
 		return 0;
@@ -234,7 +246,8 @@ static uint64_t intern(st_pftrace *p, struct itab *t, unsigned field,
 		put_msg(p, &p->intern, field, e);
 	}
 	if (len <= UINT32_MAX && id < UINT32_MAX)
-		t->c[h] = (struct icache){ s, (uint32_t)len, (uint32_t)id + 1 };
+		t->c[h] = (struct icache){ s, (uint32_t)len, (uint32_t)id + 1,
+					   valid };
 	return (uint64_t)id + 1;
 }
 
@@ -261,7 +274,7 @@ static uint64_t process_track(st_pftrace *p, int64_t pid, const char *name,
 		return 0;
 	}
 	if (added)
-		*v = ++p->uuids;
+		*v = p->uuids += p->stride;
 	if (!added && !name && !sort)
 		return *v;
 	put_uint(p, d, PD_PID, (uint64_t)(int32_t)pid);
@@ -280,17 +293,24 @@ static uint64_t thread_track(st_pftrace *p, int64_t pid, int64_t tid,
 			     const char *name, const int64_t *sort)
 {
 	bool added;
-	uint64_t *v = st_pairmap_get(&p->threads, (uint64_t)pid,
-				     (uint64_t)tid, &added), uuid, parent;
+	uint64_t *v, uuid, parent;
 	struct buf *d = &p->arg;
 
+	/* most events are of the thread of the one before */
+	if (p->last_uuid && p->last_pid == pid && p->last_tid == tid && !name &&
+	    !sort)
+		return p->last_uuid;
+	v = st_pairmap_get(&p->threads, (uint64_t)pid, (uint64_t)tid, &added);
 	if (!v) {
 		p->oom = true;
 		return 0;
 	}
 	if (added)
-		*v = ++p->uuids;
+		*v = p->uuids += p->stride;
 	uuid = *v;
+	p->last_pid = pid;
+	p->last_tid = tid;
+	p->last_uuid = uuid;
 	if (!added && !name && !sort)
 		return uuid;
 	parent = process_track(p, pid, NULL, NULL);
@@ -371,7 +391,7 @@ static uint64_t counter_track(st_pftrace *p, int64_t pid, const char *key)
 		k->n = 0;
 		return p->cuuid[id];
 	}
-	p->cuuid[p->ncu++] = ++p->uuids;
+	p->cuuid[p->ncu++] = p->uuids += p->stride;
 	put_uint(p, &p->sub, TD_UUID, p->uuids);
 	put_uint(p, &p->sub, TD_PARENT, parent);
 	/* the name without the pid */
@@ -422,11 +442,30 @@ static void packet_time(st_pftrace *p, int64_t ts)
 /* The track event in p->te as a packet at TS. */
 static void event_out(st_pftrace *p, int64_t ts)
 {
+	uint8_t t[24];
+	size_t k = 0, len;
+
+	/* the packet's fields but the event, in p->pkt; the event's head in
+	 * T; the event itself from p->te, not copied once more */
 	packet_time(p, ts);
 	if (p->intern.n)
 		put_msg(p, &p->pkt, PK_INTERNED, &p->intern);
-	put_msg(p, &p->pkt, PK_TRACK_EVENT, &p->te);
-	packet_out(p);
+	put_uint(p, &p->pkt, PK_SEQ_ID, p->seq);
+	t[k++] = PK_TRACK_EVENT << 3 | 2;
+	k += varint(t + k, p->te.n);
+	len = p->pkt.n + k + p->te.n;
+	t[k++] = TRACE_PACKET << 3 | 2;
+	{
+		size_t h = k - 1;
+
+		k = h + 1 + varint(t + h + 1, len);
+		st_outbuf_put(p->o, (const char *)t + h, k - h);
+		st_outbuf_put(p->o, (const char *)p->pkt.b, p->pkt.n);
+		st_outbuf_put(p->o, (const char *)t, h);
+	}
+	st_outbuf_put(p->o, (const char *)p->te.b, p->te.n);
+	p->pkt.n = 0;
+	p->te.n = 0;
 }
 
 static void event_open(st_pftrace *p, int ev, const char *name, size_t nlen,
@@ -435,9 +474,9 @@ static void event_open(st_pftrace *p, int ev, const char *name, size_t nlen,
 	p->ev = ev;
 	if (cat)
 		put_uint(p, &p->te, TE_CATEGORY,
-			 intern(p, &p->cats, IN_CATEGORY, cat, clen));
+			 intern(p, &p->cats, IN_CATEGORY, cat, clen, NULL));
 	put_uint(p, &p->te, TE_NAME_IID,
-		 intern(p, &p->names, IN_NAME, name, nlen));
+		 intern(p, &p->names, IN_NAME, name, nlen, NULL));
 	put_uint(p, &p->te, TE_TRACK, track);
 }
 
@@ -482,7 +521,7 @@ void st_pftrace_counter(st_pftrace *p, const char *name, size_t nlen,
 static void arg_name(st_pftrace *p, const char *key)
 {
 	put_uint(p, &p->arg, DA_NAME_IID,
-		 intern(p, &p->arg_names, IN_ARG_NAME, key, strlen(key)));
+		 intern(p, &p->arg_names, IN_ARG_NAME, key, strlen(key), NULL));
 }
 
 static void arg_done(st_pftrace *p)
@@ -494,14 +533,15 @@ void st_pftrace_arg_str(st_pftrace *p, const char *key, const char *s,
 			size_t len)
 {
 	uint64_t iid;
+	bool utf8;
 
 	if (p->ev == EV_COUNTER)
 		return;
-	iid = intern(p, &p->arg_values, IN_ARG_STRING, s, len);
+	iid = intern(p, &p->arg_values, IN_ARG_STRING, s, len, &utf8);
 	arg_name(p, key);
 	put_uint(p, &p->arg, DA_STRING_IID, iid);
 	arg_done(p);
-	if (!st_utf8_valid(s, len)) {
+	if (!utf8) {
 		/* the bytes as well, in hex, as the JSON has them */
 		char k[80], hex[2 * 64 + 1];
 		struct buf *h = &p->cname;
@@ -515,7 +555,7 @@ void st_pftrace_arg_str(st_pftrace *p, const char *key, const char *s,
 			put_raw(p, h, hex, 2 * n);
 		}
 		iid = intern(p, &p->arg_values, IN_ARG_STRING,
-			     (const char *)h->b + at, h->n - at);
+			     (const char *)h->b + at, h->n - at, NULL);
 		h->n = at;
 		arg_name(p, k);
 		put_uint(p, &p->arg, DA_STRING_IID, iid);
@@ -580,13 +620,17 @@ void st_pftrace_end(st_pftrace *p)
 
 /* ---- the writer -------------------------------------------------------- */
 
-st_pftrace *st_pftrace_new(st_outbuf *o)
+st_pftrace *st_pftrace_new(st_outbuf *o, uint32_t seq, uint64_t stride,
+			   uint64_t offset)
 {
 	st_pftrace *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return NULL;
 	p->o = o;
+	p->seq = seq - 1;
+	p->stride = stride;
+	p->uuids = offset - stride;   /* modulo 2^64: the first is OFFSET */
 	st_strtab_init(&p->counters);
 	start(p);
 	return p;

@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "streamtime/atomic.h"
 #include "streamtime/ctrace.h"
@@ -25,7 +27,18 @@ struct tl {
 	const st_trace_summary *s;  /* the first pass's; NULL: none */
 	bool pf;                  /* Perfetto's form: the tracks as they come */
 	st_trace_summary *rs;     /* without a first pass: the inputs' record */
+	st_trace_bad **bad;       /* rs's corrupt lines, or a part's */
+	size_t *n_bad;
+	uint64_t *bad_lines;
+	bool part;                /* one input of a trace written in parts */
 	uint64_t nproc;           /* pf: the processes so far */
+	uint64_t pid_stride, pid_next;  /* pf: trace pids given so far */
+	struct {                  /* pf: the last event's (host, pid, tid) */
+		bool set;
+		uint32_t hid;
+		int64_t pid, tid;
+		uint64_t tp;
+	} last;
 	st_strtab hosts;          /* host -> index into fix */
 	struct hostfix *fix;      /* nfix of them set */
 	size_t nfix, fix_cap;
@@ -265,16 +278,22 @@ static void tl_thread_name(const struct tl *t, int64_t tid, char *name,
 static int64_t tl_pf_tracks(struct tl *t, uint32_t hid, const char *host,
 			    int64_t pid, int64_t tid)
 {
-	uint64_t *v = st_pairmap_get(&t->pids, hid, (uint64_t)pid, NULL), tp;
+	uint64_t *v, tp;
 	char name[512];
 	bool added;
 
-	if (!v)
+	/* most events are of the same thread as the one before */
+	if (t->last.set && t->last.hid == hid && t->last.pid == pid &&
+	    t->last.tid == tid)
+		return (int64_t)t->last.tp;
+	if (!(v = st_pairmap_get(&t->pids, hid, (uint64_t)pid, NULL)))
 		return -1;
 	if (!*v) {
 		int64_t psort;
 
-		*v = ++t->nproc;
+		t->nproc++;
+		*v = t->pid_next;
+		t->pid_next += t->pid_stride;
 		psort = (int64_t)*v;
 		tl_proc_name(t, host, pid, name, sizeof(name), &psort);
 		st_ctrace_meta(&t->w, "process_name", (int64_t)*v, 0, "name",
@@ -290,6 +309,11 @@ static int64_t tl_pf_tracks(struct tl *t, uint32_t hid, const char *host,
 		st_ctrace_meta(&t->w, "thread_name", (int64_t)tp, tid, "name",
 			       name, 0);
 	}
+	t->last.set = true;
+	t->last.hid = hid;
+	t->last.pid = pid;
+	t->last.tid = tid;
+	t->last.tp = tp;
 	return (int64_t)tp;
 }
 
@@ -322,7 +346,7 @@ static int tl_record(struct tl *t, size_t fi, const st_pfw_reader *r, int rc,
 	st_trace_file *tf = &rs->files_in[fi];
 
 	if (rc == ST_PFW_BAD)
-		return st_trace_bad_keep(&rs->bad, &rs->n_bad, &rs->bad_lines,
+		return st_trace_bad_keep(t->bad, t->n_bad, t->bad_lines,
 					 t->o->max_bad, fi, r);
 	if (!*any || ev->ts < tf->first_us)
 		tf->first_us = ev->ts;
@@ -367,7 +391,7 @@ static int tl_file(struct tl *t, const char *path, size_t fi,
 
 	if (!(fr.r = tl_open(t, path, fi, &oom)))
 		return oom ? OOM(err) : 0;
-	if (t->writing && fi)
+	if (t->writing && fi && !t->part)
 		st_ctrace_sequence(&t->w);   /* Perfetto: a sequence per file */
 	trace_rmap_init(&fr.m, t->o->filter);
 	while ((rc = st_pfw_next(fr.r, &ev, &rerr)) > 0) {
@@ -582,7 +606,6 @@ static int tl_setup(struct tl *t, st_error *err)
 {
 	const st_trace_summary *s = t->s;
 
-	st_strtab_init(&t->hosts);
 	if (t->pf)
 		return 0;
 	for (size_t i = 0; i < s->n_procs; i++) {
@@ -688,6 +711,297 @@ static int tl_tail(struct tl *t, st_trace_timeline_counts *c, st_log *log,
 	return st_ctrace_finish(&t->w, "the trace", err);
 }
 
+/* A new timeline's state (O, S, RS and LOG as tl_run has them), or NULL
+ * when memory runs out. */
+static struct tl *tl_new(const st_trace_timeline_opts *o,
+			 const st_trace_summary *s, st_trace_summary *rs,
+			 st_log *log)
+{
+	struct tl *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->o = o;
+	t->s = s;
+	t->rs = rs;
+	if (rs) {
+		t->bad = &rs->bad;
+		t->n_bad = &rs->n_bad;
+		t->bad_lines = &rs->bad_lines;
+	}
+	t->log = log;
+	t->pf = o->format == ST_CTRACE_PERFETTO;
+	t->pid_stride = t->pid_next = 1;
+	st_strtab_init(&t->hosts);
+	return t;
+}
+
+static void tl_free(struct tl *t)
+{
+	if (!t)
+		return;
+	st_ctrace_release(&t->w);
+	st_strtab_release(&t->hosts);
+	st_pairmap_release(&t->pids);
+	st_pairids_release(&t->tracks);
+	free(t->fix);
+	free(t->rec);
+	free(t->trk);
+	free(t->slot);
+	free(t->lane_tid);
+	free(t);
+}
+
+/* ---- Perfetto's form in parts: each input written by a worker -------- */
+
+/* Input I's part: its packets in a temporary file, what it counted. */
+struct tl_part {
+	FILE *spool;
+	st_trace_timeline_counts c;
+	uint64_t nproc, top_pid;  /* its processes, the largest trace pid */
+	st_trace_bad *bad;
+	size_t n_bad;
+	uint64_t bad_lines;
+	st_error err;
+	int rc;
+	bool done;
+};
+
+struct tl_par {
+	const char *const *paths;
+	size_t n, next;           /* the inputs, the next to take */
+	const st_trace_timeline_opts *o;
+	st_trace_summary *rs;
+	struct tl_part *parts;
+	bool stop;                /* a part failed */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+/* A temporary file in $TMPDIR (else /tmp), removed already; NULL with
+ * errno. */
+static FILE *spool_open(void)
+{
+	const char *d = getenv("TMPDIR");
+	char *path = st_path_join(d && *d ? d : "/tmp",
+				  "streamtime-pftrace.XXXXXX");
+	FILE *f = NULL;
+	int fd;
+
+	if (!path)
+		return NULL;
+	if ((fd = mkstemp(path)) >= 0) {
+		unlink(path);
+		if (!(f = fdopen(fd, "w+")))
+			close(fd);
+	}
+	free(path);
+	return f;
+}
+
+/* Input I written into its part PT by a writer of its own: sequence I + 1,
+ * its tracks' uuids and its trace pids I + 1 + k (N + 1), so that no two
+ * parts give the same and the numbers do not depend on which worker ran
+ * first.  0, or -1 with PT->err set. */
+static int tl_part_write(struct tl_par *pp, size_t i, struct tl_part *pt)
+{
+	uint64_t stride = pp->n + 1;
+	struct tl *t = tl_new(pp->o, NULL, pp->rs, NULL);
+	int rc = -1;
+
+	if (!t)
+		return OOM(&pt->err);
+	t->part = t->writing = true;
+	t->bad = &pt->bad;
+	t->n_bad = &pt->n_bad;
+	t->bad_lines = &pt->bad_lines;
+	t->pid_stride = stride;
+	t->pid_next = i + 1;
+	if (!(pt->spool = spool_open())) {
+		st_error_set(&pt->err, ST_EXIT_IOERR, "cannot make a temporary "
+			     "file: %s", strerror(errno));
+		goto out;
+	}
+	if (st_ctrace_init_perfetto(&t->w, pt->spool, (uint32_t)i + 1, stride,
+				    i + 1, &pt->err) < 0 ||
+	    tl_file(t, pp->paths[i], i, &pt->c, &pt->err) < 0 ||
+	    st_ctrace_finish(&t->w, "a temporary file", &pt->err) < 0)
+		goto out;
+	pt->nproc = t->nproc;
+	pt->top_pid = t->nproc ? t->pid_next - stride : 0;
+	rc = 0;
+out:
+	tl_free(t);
+	return rc;
+}
+
+static void *tl_worker(void *arg)
+{
+	struct tl_par *pp = arg;
+
+	for (;;) {
+		size_t i;
+		bool stop;
+		int rc;
+
+		pthread_mutex_lock(&pp->mu);
+		i = pp->next++;
+		stop = pp->stop;
+		pthread_mutex_unlock(&pp->mu);
+		if (stop || i >= pp->n)
+			return NULL;
+		rc = tl_part_write(pp, i, &pp->parts[i]);
+		pthread_mutex_lock(&pp->mu);
+		pp->parts[i].rc = rc;
+		pp->parts[i].done = true;
+		if (rc < 0)
+			pp->stop = true;
+		pthread_cond_broadcast(&pp->cv);
+		pthread_mutex_unlock(&pp->mu);
+	}
+}
+
+/* FROM, from its start, onto TO.  0, or -1 with ERR set (74). */
+static int spool_copy(FILE *from, FILE *to, st_error *err)
+{
+	char b[1 << 16];
+	size_t k;
+
+	if (fflush(from) != 0 || fseek(from, 0, SEEK_SET) != 0)
+		return st_error_set(err, ST_EXIT_IOERR, "cannot read a "
+				    "temporary file: %s", strerror(errno));
+	while ((k = fread(b, 1, sizeof(b), from)) > 0)
+		if (fwrite(b, 1, k, to) != k)
+			return st_error_set(err, ST_EXIT_IOERR, "cannot write "
+					    "the trace: %s", strerror(errno));
+	if (ferror(from))
+		return st_error_set(err, ST_EXIT_IOERR, "cannot read a "
+				    "temporary file: %s", strerror(errno));
+	return 0;
+}
+
+/* The parts' counts into C and their corrupt lines into PP->rs (the first
+ * max_bad in input order); the largest trace pid given into *TOP. */
+static void tl_parts_gather(struct tl_par *pp, st_trace_timeline_counts *c,
+			    uint64_t *top)
+{
+	st_trace_summary *rs = pp->rs;
+	size_t max = pp->o->max_bad;
+
+	for (size_t i = 0; i < pp->n; i++) {
+		struct tl_part *pt = &pp->parts[i];
+
+		c->events += pt->c.events;
+		c->written += pt->c.written;
+		c->processes += pt->nproc;
+		if (pt->top_pid > *top)
+			*top = pt->top_pid;
+		rs->bad_lines += pt->bad_lines;
+		for (size_t k = 0; k < pt->n_bad; k++) {
+			if (rs->n_bad < max && (rs->bad || (rs->bad = calloc(
+					max, sizeof(*rs->bad))))) {
+				rs->bad[rs->n_bad++] = pt->bad[k];
+				continue;
+			}
+			free(pt->bad[k].why);
+		}
+		free(pt->bad);
+		pt->bad = NULL;
+		pt->n_bad = 0;
+	}
+}
+
+/* Perfetto's form of every event, the inputs written in parallel (O->jobs
+ * workers, each a part at a time) and joined in order onto OUT, then the
+ * experiment's stages.  As tl_run. */
+static int tl_run_parts(const char *const *paths, size_t n,
+			const st_trace_timeline_opts *o, st_trace_summary *rs,
+			FILE *out, st_trace_timeline_counts *c, st_log *log,
+			st_error *err)
+{
+	struct tl_par pp = { .paths = paths, .n = n, .o = o, .rs = rs };
+	size_t nw = (size_t)o->jobs < n ? (size_t)o->jobs : n, started = 0;
+	pthread_t *w = calloc(nw, sizeof(*w));
+	struct tl *t = NULL;
+	uint64_t top = 0, procs;
+	int rc = -1;
+
+	if (!w || !(pp.parts = calloc(n, sizeof(*pp.parts)))) {
+		free(w);
+		return OOM(err);
+	}
+	pthread_mutex_init(&pp.mu, NULL);
+	pthread_cond_init(&pp.cv, NULL);
+	while (started < nw &&
+	       pthread_create(&w[started], NULL, tl_worker, &pp) == 0)
+		started++;
+	if (!started)
+		tl_worker(&pp);      /* no thread: this one does it all */
+	/* each part onto OUT as soon as it and those before it are done */
+	for (size_t i = 0; i < n; i++) {
+		bool ok;
+
+		pthread_mutex_lock(&pp.mu);
+		while (!pp.parts[i].done && !pp.stop)
+			pthread_cond_wait(&pp.cv, &pp.mu);
+		ok = pp.parts[i].done && pp.parts[i].rc == 0;
+		pthread_mutex_unlock(&pp.mu);
+		if (!ok || spool_copy(pp.parts[i].spool, out, err) < 0) {
+			pthread_mutex_lock(&pp.mu);
+			pp.stop = true;
+			pthread_mutex_unlock(&pp.mu);
+			break;
+		}
+		fclose(pp.parts[i].spool);
+		pp.parts[i].spool = NULL;
+	}
+	for (size_t k = 0; k < started; k++)
+		pthread_join(w[k], NULL);
+	for (size_t i = 0; i < n && pp.stop; i++)
+		if (pp.parts[i].done && pp.parts[i].rc < 0) {
+			*err = pp.parts[i].err;
+			break;
+		}
+	tl_parts_gather(&pp, c, &top);
+	rs->events = c->events;
+	if (pp.stop)
+		goto out;
+	/* the rest (the experiment's stages) in a sequence of its own */
+	procs = c->processes;
+	if (!(t = tl_new(o, NULL, rs, log))) {
+		OOM(err);
+		goto out;
+	}
+	t->nproc = top;               /* the stages' pids come after */
+	if (st_ctrace_init_perfetto(&t->w, out, (uint32_t)n + 1, n + 1, n + 1,
+				    err) < 0 ||
+	    tl_tail(t, c, log, err) < 0)
+		goto out;
+	c->processes = procs;
+	rc = 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		if (pp.parts[i].spool)
+			fclose(pp.parts[i].spool);
+	tl_free(t);
+	pthread_mutex_destroy(&pp.mu);
+	pthread_cond_destroy(&pp.cv);
+	free(pp.parts);
+	free(w);
+	return rc;
+}
+
+/* Is the Perfetto form without a first pass written in parts?  With
+ * several inputs and jobs, and nothing that needs the trace's processes
+ * as one (system traces' extras and names, clock corrections' warnings
+ * once per host). */
+static bool tl_in_parts(const st_trace_timeline_opts *o,
+			const st_trace_summary *s, size_t n)
+{
+	return o->format == ST_CTRACE_PERFETTO && !s && n > 1 &&
+	       o->jobs > 1 && !o->src && !o->offsets;
+}
+
 /* The timeline of PATHS in O's format to OUT: S the first pass's (NULL:
  * none, Perfetto's form only), RS the inputs' record when there is no
  * first pass. */
@@ -700,13 +1014,10 @@ static int tl_run(const char *const *paths, size_t n,
 	int rc = -1;
 
 	memset(c, 0, sizeof(*c));
-	if (!(t = calloc(1, sizeof(*t))))
+	if (rs && tl_in_parts(o, s, n))
+		return tl_run_parts(paths, n, o, rs, out, c, log, err);
+	if (!(t = tl_new(o, s, rs, log)))
 		return OOM(err);
-	t->o = o;
-	t->s = s;
-	t->rs = rs;
-	t->log = log;
-	t->pf = o->format == ST_CTRACE_PERFETTO;
 	if (st_ctrace_init_format(&t->w, out, o->format, err) < 0)
 		goto out;
 	if (tl_setup(t, err) < 0 ||
@@ -722,16 +1033,7 @@ static int tl_run(const char *const *paths, size_t n,
 		rs->events = c->events;
 	rc = tl_tail(t, c, log, err);
 out:
-	st_ctrace_release(&t->w);
-	st_strtab_release(&t->hosts);
-	st_pairmap_release(&t->pids);
-	st_pairids_release(&t->tracks);
-	free(t->fix);
-	free(t->rec);
-	free(t->trk);
-	free(t->slot);
-	free(t->lane_tid);
-	free(t);
+	tl_free(t);
 	return rc;
 }
 

@@ -390,6 +390,24 @@ def test_gzip(tmp):
     check(r.returncode == 65 and not os.path.exists(o),
           "a cut .gz: 65 and no output (got %d, exists %s): %s" %
           (r.returncode, os.path.exists(o), r.stderr))
+    # the same among other inputs, written in parallel (-j 2) or not
+    for j in ("1", "2"):
+        r = st("trace", "timeline", paths[0], cut, paths[1], "--out", o,
+               "-j", j)
+        check(r.returncode == 65 and not os.path.exists(o) and
+              "cut.pfw.gz" in r.stderr,
+              "-j %s: a cut .gz among others: 65 naming it, no output "
+              "(got %d): %s" % (j, r.returncode, r.stderr))
+    # -j 1 and -j 2 write the same bytes
+    o1, o2 = os.path.join(tmp, "j1.pftrace"), os.path.join(tmp, "j2.pftrace")
+    r1 = st("trace", "timeline", *paths, "--out", o1, "-j", "1")
+    r2 = st("trace", "timeline", *paths, "--out", o2, "-j", "2")
+    check(r1.returncode == 0 and r2.returncode == 0, "-j 1, -j 2: %s %s" %
+          (r1.stderr, r2.stderr))
+    p1, p2 = decode(o1), decode(o2)
+    check(p1 is not None and p2 is not None and
+          by_names(p1) == by_names(p2),
+          "-j 1 (one writer) and -j 2 (in parts) hold the same trace")
     check(not [f for f in os.listdir(tmp) if f.startswith(".")],
           "no temporaries left: %s" % os.listdir(tmp))
 

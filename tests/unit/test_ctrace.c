@@ -190,11 +190,12 @@ static void test_ctrace_perfetto_bytes(void **state)
 		"\xea\x01\x06\x08\x01\x12\x02/f"
 		"\x1a\x08\x08\x01\x12\x04" "file"
 		"\x1a\x09\x08\x02\x12\x05" "bytes"
-		/* track_event (11): category 1, name 1, track 2, {file: string
-		 * 1}, {bytes: 42}, legacy_event { phase 'X', duration 5 } */
-		"\x5a\x19" "\x18\x01\x50\x01\x58\x02"
+		/* sequence 1; track_event (11): category 1, name 1, track 2,
+		 * {file: string 1}, {bytes: 42}, legacy_event { phase 'X',
+		 * duration 5 } */
+		"\x50\x01" "\x5a\x19" "\x18\x01\x50\x01\x58\x02"
 		"\x22\x05\x08\x01\x88\x01\x01" "\x22\x04\x08\x02\x20\x2a"
-		"\x32\x04\x10\x58\x18\x05" "\x50\x01";
+		"\x32\x04\x10\x58\x18\x05";
 	char *buf = NULL;
 	size_t len = 0, first, n = sizeof(want) - 1;
 	FILE *f = open_memstream(&buf, &len);
