@@ -86,7 +86,11 @@ int st_trace_timeline_write(const char *const *paths, size_t n,
 			    st_error *err);
 
 /* Perfetto's form (O->format) keeps no lanes: a thread is one track, and
- * its processes are numbered 1.. as they first come, named as above.
+ * its processes are numbered as they first come, named as above: 1, 2, ...
+ * by one writer; with O->jobs > 1, several inputs and no system traces or
+ * clock offsets, each input i (from 0) of N is written apart, in parallel,
+ * and its processes are i + 1 + k (N + 1) (a process whose events are in
+ * two inputs is then two processes of the same name).
  * Does it need no first pass: every event kept (no max_events)?  Then
  * st_trace_timeline_stream writes it in one pass. */
 bool st_trace_timeline_one_pass(const st_trace_timeline_opts *o);

@@ -441,7 +441,8 @@ int cmd_trace_timeline(int argc, char **argv)
 		       "as for `trace summary`", ST_OPT_REPEAT),
 		  .cb = trace_opt_filter },
 		{ ST_O("jobs", 'j', ST_OPT_INT, &jobs, "N",
-		       "files read in parallel by the first pass", 0),
+		       "files read in parallel by the first pass (Perfetto's "
+		       "protobuf: written in parallel, each file a part)", 0),
 		  .min = 1, .max = MAX_JOBS },
 		ST_TRACE_SYS_OPT_ROWS(sys),
 		ST_OPT_END_ROW,
