@@ -70,62 +70,7 @@ mkdir -p "$json_dir" "$tmp/plain" "$tmp/gz"
 
 # ---- the trace --------------------------------------------------------------
 echo "generating $events events in $files files under $tmp ..."
-"$python" - "$fix" "$tmp/plain" "$events" "$files" <<'EOF'
-import gzip, os, random, re, sys
-
-fix, out, total, nfiles = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-rng = random.Random(8)
-# each fixture line cut around pid, tid, ts and dur, so that copies can be
-# written with other values without parsing JSON
-num = rb'("pid":"?)(\d+)("?,"tid":"?)(\d+)("?,"ts":"?)(\d+)("?,"dur":"?)(\d+)'
-meta = rb'("pid":)(\d+)(,"tid":)(\d+)'
-
-def templates(lines):
-    out = []
-    for l in lines:
-        l = l.strip()
-        if l in (b"", b"[", b"]"):
-            continue
-        m = re.search(num, l)
-        if m:
-            out.append(("X", l[:m.start()], m.groups(), l[m.end():]))
-        else:
-            m = re.search(meta, l)
-            out.append(("M", l[:m.start()], m.groups(), l[m.end():]))
-    return out
-
-old = templates(open(os.path.join(fix, "posix-old-format.pfw"), "rb").read().split(b"\n"))
-small = templates(open(os.path.join(fix, "small.pfw"), "rb").read().split(b"\n"))
-new = templates(gzip.open(os.path.join(fix, "cm1-rank0-new-format.pfw.gz")).read().split(b"\n"))
-kinds = [old, old, new, old, small]
-per = -(-total // nfiles)
-pid, written = 200000, 0
-for f in range(nfiles):
-    want = min(per, total - written)
-    n = 0
-    with open(os.path.join(out, "trace-%02d.pfw" % f), "wb") as o:
-        o.write(b"[\n")
-        while n < want:
-            pid += 1
-            t = kinds[pid % len(kinds)]
-            shift = rng.randrange(0, 3600 * 10**6)
-            buf = []
-            for kind, pre, g, post in t:
-                if kind == "M":
-                    buf.append(b"%s%s%d%s%d%s\n" % (pre, g[0], pid, g[2], pid, post))
-                    continue
-                if n == want:
-                    break
-                dur = int(g[7]) * rng.randrange(50, 150) // 100
-                buf.append(b"%s%s%d%s%d%s%d%s%d%s\n" % (
-                    pre, g[0], pid, g[2], pid, g[4], int(g[5]) + shift,
-                    g[6], dur, post))
-                n += 1
-            o.write(b"".join(buf))
-        o.write(b"]\n")
-    written += n
-print(written)
-EOF
+"$python" "$here/gen_pfw.py" "$fix" "$tmp/plain" "$events" "$files"
 (cd "$tmp/plain" && ls trace-*.pfw) > "$tmp/list"
 echo "compressing (gzip -6, 2 at a time) ..."
 (cd "$tmp/plain" && xargs -P 2 -I{} sh -c 'gzip -6 -c "$1" > "../gz/$1.gz"' _ {} < "$tmp/list")

@@ -36,14 +36,14 @@ _streamtime_opts() {   # the options of leaf command $1
 	"slurm jobs") echo "--out --since --until --window-days --tz --user --allusers --input --delimiter --rest --token-file --rest-user --api-version --cacert --timeout --max-response-size --name-contains --req-nodes --qos-contains --exit-code --any-start -a --help --quiet --verbose" ;;
 	"stats queue") echo "--merged --out-dir --tz --help --quiet --verbose" ;;
 	"stats transfers") echo "--merged --offload --save-stats --streaming-dir --out-dir --size --help --quiet --verbose" ;;
-	"timeline") echo "--results --data --config --out --help --quiet --verbose" ;;
+	"timeline") echo "--results --data --config --out --format --help --quiet --verbose" ;;
 	"trace compare") echo "--metrics --case --json --out --save-partial --events-dir --date --tz --names --jobs -j --help --quiet --verbose" ;;
 	"trace events") echo "--filter --format --keys --limit --out --date --tz --names --help --quiet --verbose" ;;
 	"trace merge") echo "--json --out --help --quiet --verbose" ;;
 	"trace plot") echo "--out-dir --format --filter --per --time-granularity --date --tz --names --help --quiet --verbose" ;;
 	"trace record") echo "--out --tracers --follow-children --interval -o --help --quiet --verbose" ;;
 	"trace summary") echo "--json --group-by --per --filter --io-cat --compute-cat --time-granularity --jobs --out --save-partial --date --tz --names -j --help --quiet --verbose" ;;
-	"trace timeline") echo "--out --max-events --clock-offsets --experiment --data --config --filter --jobs --date --tz --names -j --help --quiet --verbose" ;;
+	"trace timeline") echo "--out --format --max-events --clock-offsets --experiment --data --config --filter --jobs --date --tz --names -j --help --quiet --verbose" ;;
 	*) return 1 ;;
 	esac
 }
@@ -152,6 +152,7 @@ _streamtime_value() {
 	"timeline --data") echo "dir" ;;
 	"timeline --config") echo "file" ;;
 	"timeline --out") echo "file" ;;
+	"timeline --format") echo "choice auto perfetto json" ;;
 	"trace compare --metrics") echo "file" ;;
 	"trace compare --case") echo "file" ;;
 	"trace compare --out") echo "file" ;;
@@ -197,6 +198,7 @@ _streamtime_value() {
 	"trace summary --tz") echo "zone" ;;
 	"trace summary --names") echo "file" ;;
 	"trace timeline --out") echo "file" ;;
+	"trace timeline --format") echo "choice auto perfetto json" ;;
 	"trace timeline --max-events") echo "none" ;;
 	"trace timeline --clock-offsets") echo "file" ;;
 	"trace timeline --experiment") echo "dir" ;;

@@ -17,6 +17,8 @@
  * microseconds since the epoch (UTC).  args carry distiller_id, scan,
  * job_id, size and the stage's duration in seconds; where the merged file
  * carried a clock correction (clock_correction_seconds), args say so.
+ * In Perfetto's protobuf form (IN->format) the same events, through the
+ * same writer (ctrace.h).
  */
 #ifndef STREAMTIME_TIMELINE_H
 #define STREAMTIME_TIMELINE_H
@@ -55,6 +57,9 @@ typedef struct st_timeline_input {
 				    * data host's clocks, corrected as the
 				    * merges do (the streaming files are
 				    * corrected already) */
+	st_ctrace_format format;   /* the output's: JSON (0) or Perfetto's
+				    * protobuf (st_timeline_write) */
+	bool gzip;                 /* the file gzipped (_write_file) */
 } st_timeline_input;
 
 typedef struct st_timeline_counts {
@@ -80,7 +85,7 @@ int st_timeline_append(const st_timeline_input *in, st_ctrace *w,
 		       st_error *err);
 
 /* st_timeline_write into the file at PATH ('-': stdout), written
- * atomically. */
+ * atomically, gzipped when IN->gzip. */
 int st_timeline_write_file(const st_timeline_input *in, const char *path,
 			   st_timeline_counts *counts, st_log *log,
 			   st_error *err);

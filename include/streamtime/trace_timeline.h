@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "streamtime/clockfix.h"
+#include "streamtime/ctrace.h"
 #include "streamtime/csv.h"
 #include "streamtime/error.h"
 #include "streamtime/experiments.h"
@@ -27,6 +28,8 @@ typedef struct st_trace_timeline_opts {
 	size_t max_bad;
 	st_trace_progress *progress;        /* may be NULL */
 	const st_trace_source *src;         /* NULL: DFTracer files only */
+	st_ctrace_format format;            /* ctrace.h: JSON or Perfetto's */
+	bool gzip;                          /* the file gzipped (_save) */
 } st_trace_timeline_opts;
 
 typedef struct st_trace_timeline_counts {
@@ -82,9 +85,32 @@ int st_trace_timeline_write(const char *const *paths, size_t n,
 			    st_trace_timeline_counts *c, st_log *log,
 			    st_error *err);
 
+/* Perfetto's form (O->format) keeps no lanes: a thread is one track, and
+ * its processes are numbered as they first come, named as above: 1, 2, ...
+ * by one writer; with O->jobs > 1, several inputs and no system traces or
+ * clock offsets, each input i (from 0) of N is written apart, in parallel,
+ * and its processes are i + 1 + k (N + 1) (a process whose events are in
+ * two inputs is then two processes of the same name).
+ * Does it need no first pass: every event kept (no max_events)?  Then
+ * st_trace_timeline_stream writes it in one pass. */
+bool st_trace_timeline_one_pass(const st_trace_timeline_opts *o);
+
+/* st_trace_timeline_write without a first pass (st_trace_timeline_one_pass
+ * true): the one pass that writes also records into S (zeroed first;
+ * release it in every case) what st_trace_timeline_scan would for the
+ * inputs' notes: files_in (missing, damaged, not a trace, each file's
+ * span), the corrupt lines, the events kept.  So the caller judges the
+ * inputs after writing and before publishing OUT.  0, or -1 with ERR set
+ * as st_trace_timeline_write. */
+int st_trace_timeline_stream(const char *const *paths, size_t n,
+			     const st_trace_timeline_opts *o,
+			     st_trace_summary *s, FILE *out,
+			     st_trace_timeline_counts *c, st_log *log,
+			     st_error *err);
+
 /* st_trace_timeline_write to the file OUT ("-": stdout), whole or not at
- * all (atomic.h): nothing is left behind when it fails.  0, or -1 with
- * ERR set. */
+ * all (atomic.h), gzipped when O->gzip: nothing is left behind when it
+ * fails.  0, or -1 with ERR set. */
 int st_trace_timeline_save(const char *const *paths, size_t n,
 			   const st_trace_timeline_opts *o,
 			   const st_trace_summary *s, const char *out,

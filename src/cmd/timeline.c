@@ -17,9 +17,13 @@ static const struct st_cmd_desc timeline_desc = {
 	.required_msg = "--results is required",
 };
 
+/* --format's values: auto (by the output's name) first. */
+static const char *const formats[] = { "auto", "perfetto", "json", NULL };
+
 int cmd_timeline(int argc, char **argv)
 {
 	const char *results = NULL, *data = NULL, *config = NULL, *out = NULL;
+	int format = 0;
 	const struct st_option opts[] = {
 		{ ST_O("results", 0, ST_OPT_PATH, &results, "DIR",
 		       "what `streamtime reproduce --out DIR` wrote: the merged "
@@ -30,8 +34,14 @@ int cmd_timeline(int argc, char **argv)
 		       "those stages stay empty", 0) },
 		ST_ROW_CONFIG(config),
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
-		       "the trace (default: RESULTS/timeline.json; '-' for stdout)",
-		       0) },
+		       "the trace (default: RESULTS/timeline.json; '-' for "
+		       "stdout): Chrome's JSON, gzipped when FILE ends in .gz; "
+		       "Perfetto's protobuf when it ends in .pftrace or "
+		       ".perfetto-trace", 0) },
+		{ ST_O("format", 0, ST_OPT_CHOICE, &format, "F",
+		       "the trace's format whatever --out's name: perfetto "
+		       "(protobuf) or json (default auto: by --out's name)", 0),
+		  .choices = formats },
 		ST_OPT_END_ROW,
 	};
 	const char *prog = timeline_desc.path;
@@ -69,6 +79,11 @@ int cmd_timeline(int argc, char **argv)
 	in = (st_timeline_input){ .merged = merged, .write_times = wt,
 				  .created = created, .streaming_dir = stdir,
 				  .ex = &ex };
+	if (st_ctrace_format_of(out, format ? formats[format] : NULL,
+				&in.format, &in.gzip, &err) < 0) {
+		rc = st_msg_fail(&err);
+		goto out;
+	}
 	if (st_timeline_write_file(&in, out, &n, &log, &err) < 0) {
 		rc = st_msg_fail(&err);
 		goto out;

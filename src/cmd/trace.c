@@ -206,6 +206,34 @@ static int run_summary(const struct inputs *in, const st_trace_render *r,
 
 /* Draw the timeline of IN with O into OUT, a meter on the terminal; say
  * what was written (EXPERIMENT, OFFSETS: given).  The exit status. */
+/* Perfetto's form of every event: written in the one pass that reads,
+ * the inputs said before it is published.  The exit status. */
+static int timeline_one_pass(const struct inputs *in,
+			     const st_trace_timeline_opts *o, const char *out,
+			     st_trace_timeline_counts *n)
+{
+	const char *const *paths = (const char *const *)in->in.v;
+	st_trace_summary s = { 0 };
+	st_log log = ST_LOG_STDERR;
+	st_ctrace_file cf;
+	st_error err;
+	int rc = 0;
+
+	if (st_ctrace_file_open(&cf, out, o->gzip, &err) < 0)
+		return st_msg_fail(&err);
+	if (st_trace_timeline_stream(paths, in->in.n, o, &s, cf.fp, n, &log,
+				     &err) < 0)
+		rc = st_msg_fail(&err);
+	if (!rc)
+		rc = report_inputs(&s, "trace timeline", &in->ts.sets);
+	if (rc)
+		st_ctrace_file_abort(&cf);
+	else if (st_ctrace_file_commit(&cf, &err) < 0)
+		rc = st_msg_fail(&err);
+	st_trace_summary_release(&s);
+	return rc;
+}
+
 static int run_timeline(const struct inputs *in,
 			const st_trace_timeline_opts *o, const char *out,
 			bool experiment, bool offsets)
@@ -219,8 +247,10 @@ static int run_timeline(const struct inputs *in,
 	int rc;
 
 	meter_start(&m, o->progress, "trace timeline", in->in.v, in->in.n);
+	if (st_trace_timeline_one_pass(o))
+		rc = timeline_one_pass(in, o, out, &n);
 	/* every input a whole trace before the output is touched */
-	if (st_trace_timeline_scan(paths, in->in.n, o, &s, &err) < 0)
+	else if (st_trace_timeline_scan(paths, in->in.n, o, &s, &err) < 0)
 		rc = st_msg_fail(&err);
 	else if (!(rc = report_inputs(&s, "trace timeline", &in->ts.sets)) &&
 		 st_trace_timeline_save(paths, in->in.n, o, &s, out, &n, &log,
@@ -233,7 +263,9 @@ static int run_timeline(const struct inputs *in,
 	if (n.sampled)
 		st_msg_warn("trace timeline: %" PRIu64 " events, more than "
 			    "--max-events: every k-th kept, %" PRIu64
-			    " written (otherData.sampled says so)", n.events,
+			    " written (otherData.sampled says so); Perfetto's "
+			    "protobuf (--format perfetto, or an --out named "
+			    "*.pftrace) keeps every event", n.events,
 			    n.written);
 	if (n.extra_lanes)
 		st_msg_verbose("trace timeline: %" PRIu64 " extra tracks for "
@@ -364,6 +396,10 @@ out:
 
 /* ---- timeline -------------------------------------------------------- */
 
+/* --format's values: auto (by the output's name) first. */
+static const char *const trace_formats[] = { "auto", "perfetto", "json",
+					     NULL };
+
 int cmd_trace_timeline(int argc, char **argv)
 {
 	const char *prog = timeline_desc.path;
@@ -372,13 +408,22 @@ int cmd_trace_timeline(int argc, char **argv)
 	st_trace_filter filter = { 0 };
 	st_trace_timeline_opts o = { .max_events = 1000000 };
 	struct st_trace_sys_opts sys = { 0 };
-	int64_t jobs = st_trace_jobs_default(MAX_JOBS), max_events = 1000000;
+	int64_t jobs = st_trace_jobs_default(MAX_JOBS), max_events = -1;
+	int format = 0;
 	const struct st_option opts[] = {
 		{ ST_O("out", 0, ST_OPT_PATH, &out, "FILE",
-		       "the trace ('-' for stdout)", ST_OPT_REQUIRED) },
+		       "the trace ('-' for stdout): Chrome's JSON, gzipped when "
+		       "FILE ends in .gz; Perfetto's protobuf when it ends in "
+		       ".pftrace or .perfetto-trace", ST_OPT_REQUIRED) },
+		{ ST_O("format", 0, ST_OPT_CHOICE, &format, "F",
+		       "the trace's format whatever --out's name: perfetto "
+		       "(protobuf, every event, one track per thread) or json "
+		       "(default auto: by --out's name)", 0),
+		  .choices = trace_formats },
 		{ ST_O("max-events", 0, ST_OPT_INT, &max_events, "N",
-		       "at most N slices (default 1000000; 0: all): beyond it "
-		       "every k-th event is kept, evenly, and the trace's "
+		       "at most N slices (default 1000000 in JSON, every event "
+		       "in Perfetto's protobuf; 0: all): beyond it every k-th "
+		       "event is kept, evenly, and the JSON's "
 		       "otherData.sampled says so", 0), .min = 0,
 		  .max = INT64_MAX, .expect = "a number (0: no limit)" },
 		{ ST_O("clock-offsets", 0, ST_OPT_PATH, &offsets_path, "FILE",
@@ -396,7 +441,8 @@ int cmd_trace_timeline(int argc, char **argv)
 		       "as for `trace summary`", ST_OPT_REPEAT),
 		  .cb = trace_opt_filter },
 		{ ST_O("jobs", 'j', ST_OPT_INT, &jobs, "N",
-		       "files read in parallel by the first pass", 0),
+		       "files read in parallel by the first pass (Perfetto's "
+		       "protobuf: written in parallel, each file a part)", 0),
 		  .min = 1, .max = MAX_JOBS },
 		ST_TRACE_SYS_OPT_ROWS(sys),
 		ST_OPT_END_ROW,
@@ -411,11 +457,19 @@ int cmd_trace_timeline(int argc, char **argv)
 	if (!st_opt_go(&timeline_desc, opts, argc, argv, &nargs, &rc))
 		goto out;
 	rc = ST_EXIT_OK;
-	o.max_events = (uint64_t)max_events;
 	if (!*out) {
 		rc = st_msg_usage(prog, "%s", timeline_desc.required_msg);
 		goto out;
 	}
+	if (st_ctrace_format_of(out, format ? trace_formats[format] : NULL,
+				&o.format, &o.gzip, &err) < 0) {
+		rc = st_msg_fail(&err);
+		goto out;
+	}
+	if (max_events >= 0)
+		o.max_events = (uint64_t)max_events;
+	else if (o.format == ST_CTRACE_PERFETTO)
+		o.max_events = 0;
 	for (int i = 1; i <= nargs; i++)
 		if (strcmp(argv[i], "-") == 0) {
 			rc = st_msg_usage(prog, "the traces are read twice: "

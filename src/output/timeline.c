@@ -676,7 +676,10 @@ int st_timeline_write(const st_timeline_input *in, FILE *out,
 
 	if (!w)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
-	st_ctrace_init(w, out);
+	if (st_ctrace_init_format(w, out, in->format, err) < 0) {
+		free(w);
+		return -1;
+	}
 	st_ctrace_raw(w, "{\"displayTimeUnit\": \"ms\",\n\"otherData\": "
 		      "{\"producer\": \"streamtime timeline\", \"ts_unit\": "
 		      "\"microseconds since 1970-01-01T00:00:00Z\"},\n"
@@ -686,6 +689,7 @@ int st_timeline_write(const st_timeline_input *in, FILE *out,
 	st_ctrace_raw(w, "\n]}\n");
 	rc = st_ctrace_finish(w, "the timeline", err);
 out:
+	st_ctrace_release(w);
 	free(w);
 	return rc;
 }
@@ -694,13 +698,13 @@ int st_timeline_write_file(const st_timeline_input *in, const char *path,
 			   st_timeline_counts *counts, st_log *log,
 			   st_error *err)
 {
-	st_atomic_file af;
+	st_ctrace_file cf;
 
-	if (st_atomic_open(&af, path, err) < 0)
+	if (st_ctrace_file_open(&cf, path, in->gzip, err) < 0)
 		return -1;
-	if (st_timeline_write(in, af.fp, counts, log, err) < 0) {
-		st_atomic_abort(&af);
+	if (st_timeline_write(in, cf.fp, counts, log, err) < 0) {
+		st_ctrace_file_abort(&cf);
 		return -1;
 	}
-	return st_atomic_commit(&af, err);
+	return st_ctrace_file_commit(&cf, err);
 }

@@ -1,14 +1,20 @@
 /* trace_timeline.c - DFTracer traces as one Chrome trace (SPEC 5.10): a pass
- * for the summary, one for the slices' lanes, one that writes. */
+ * for the summary, one for the slices' lanes, one that writes.  Perfetto's
+ * form (pftrace.h) has no lanes: the pass that writes is the only one
+ * (st_trace_timeline_stream), or follows the summary's when events are
+ * sampled. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "streamtime/atomic.h"
 #include "streamtime/ctrace.h"
 #include "streamtime/trace_timeline.h"
+#include "pass.h"
 #include "trace_int.h"
 
 /* Per host of the trace: its clock correction state. */
@@ -18,9 +24,24 @@ struct hostfix {
 
 struct tl {
 	const st_trace_timeline_opts *o;
-	const st_trace_summary *s;
+	const st_trace_summary *s;  /* the first pass's; NULL: none */
+	bool pf;                  /* Perfetto's form: the tracks as they come */
+	st_trace_summary *rs;     /* without a first pass: the inputs' record */
+	st_trace_bad **bad;       /* rs's corrupt lines, or a part's */
+	size_t *n_bad;
+	uint64_t *bad_lines;
+	bool part;                /* one input of a trace written in parts */
+	uint64_t nproc;           /* pf: the processes so far */
+	uint64_t pid_stride, pid_next;  /* pf: trace pids given so far */
+	struct {                  /* pf: the last event's (host, pid, tid) */
+		bool set;
+		uint32_t hid;
+		int64_t pid, tid;
+		uint64_t tp;
+	} last;
 	st_strtab hosts;          /* host -> index into fix */
-	struct hostfix *fix;
+	struct hostfix *fix;      /* nfix of them set */
+	size_t nfix, fix_cap;
 	st_pairmap pids;         /* (host, pid) -> trace pid */
 	st_ctrace w;
 	uint64_t k;               /* events seen, for sampling */
@@ -132,7 +153,7 @@ static int tl_keep(struct tl *t, struct tl_read *fr, const st_pfw_event *ev,
 			return 0;
 	}
 	fr->pending++;
-	if (o->max_events && s->events > o->max_events) {
+	if (o->max_events && s && s->events > o->max_events) {
 		/* keep event k when floor(k * M / N) steps */
 		keep = scaled(t->k + 1, o->max_events, s->events) >
 		       scaled(t->k, o->max_events, s->events);
@@ -141,6 +162,26 @@ static int tl_keep(struct tl *t, struct tl_read *fr, const st_pfw_event *ev,
 	if (t->writing)
 		c->events++;
 	return keep;
+}
+
+/* Host H[0..LEN) as an index of t->hosts: -1 when the first pass did not
+ * see it; without a first pass (Perfetto's form) it is added, -2 when
+ * memory runs out. */
+static int64_t tl_host_id(struct tl *t, const char *h, size_t len)
+{
+	int64_t k = t->pf ? st_strtab_intern(&t->hosts, h, len, NULL)
+				 : st_strtab_find(&t->hosts, h, len);
+
+	if (k < 0)
+		return t->pf ? -2 : -1;
+	if ((size_t)k >= t->nfix) {
+		if (ST_GROW(t->fix, (size_t)k, t->fix_cap, 64) < 0)
+			return -2;
+		memset(t->fix + t->nfix, 0,
+		       ((size_t)k + 1 - t->nfix) * sizeof(*t->fix));
+		t->nfix = (size_t)k + 1;
+	}
+	return k;
 }
 
 /* EV's host as an index of t->hosts in *HID, its name in *HOST, through
@@ -154,8 +195,8 @@ static int tl_host(struct tl *t, struct tl_read *fr, const st_pfw_event *ev,
 
 	*host = "";
 	if (ev->host == ST_PFW_NONE) {
-		if ((k = st_strtab_find(&t->hosts, "", 0)) < 0)
-			return 0;
+		if ((k = tl_host_id(t, "", 0)) < 0)
+			return k == -1 ? 0 : OOM(err);
 		*hid = (uint32_t)k;
 		return 1;
 	}
@@ -173,8 +214,8 @@ static int tl_host(struct tl *t, struct tl_read *fr, const st_pfw_event *ev,
 	}
 	*host = st_pfw_str(fr->r, ev->host, &hlen);
 	if (!fr->hmap[ev->host]) {
-		if ((k = st_strtab_find(&t->hosts, *host, hlen)) < 0)
-			return 0;
+		if ((k = tl_host_id(t, *host, hlen)) < 0)
+			return k == -1 ? 0 : OOM(err);
 		fr->hmap[ev->host] = (uint32_t)k + 1;
 	}
 	*hid = fr->hmap[ev->host] - 1;
@@ -192,7 +233,8 @@ static void tl_write_event(struct tl *t, const st_pfw_reader *r,
 	name = st_pfw_str(r, ev->name, &nlen);
 	cat = st_pfw_str(r, ev->cat, &clen);
 	st_ctrace_slice(&t->w, name, nlen, cat, clen, (int64_t)pid,
-			t->lane_tid[t->slot[t->seq++]], ts, ev->dur);
+			t->pf ? ev->tid : t->lane_tid[t->slot[t->seq++]], ts,
+			ev->dur);
 	if (ev->file != ST_PFW_NONE) {
 		file = st_pfw_str(r, ev->file, &flen);
 		st_ctrace_arg_str(&t->w, "file", file, flen);
@@ -205,30 +247,166 @@ static void tl_write_event(struct tl *t, const st_pfw_reader *r,
 	c->written++;
 }
 
-/* One pass over the file at PATH: pass 2 (t->writing false) gathers the
- * kept events' slices, pass 3 writes them.  0, or -1 with ERR set; a file
- * that does not open was reported by pass 1 and is skipped. */
-static int tl_file(struct tl *t, const char *path, st_trace_timeline_counts *c,
+/* The name of process (HOST, PID) into NAME, its sort index into *PSORT
+ * (set to the default before). */
+static void tl_proc_name(const struct tl *t, const char *host, int64_t pid,
+			 char *name, size_t size, int64_t *psort)
+{
+	const st_trace_source *src = t->o->src;
+
+	if (!src || !src->proc_name ||
+	    !src->proc_name(src->ctx, host, pid, name, size, psort))
+		snprintf(name, size, "%s pid %" PRId64,
+			 *host ? host : "(unknown host)", pid);
+}
+
+/* The name of track TID into NAME. */
+static void tl_thread_name(const struct tl *t, int64_t tid, char *name,
+			   size_t size)
+{
+	const st_trace_source *src = t->o->src;
+
+	if (!src || !src->track_name ||
+	    !src->track_name(src->ctx, tid, name, size))
+		snprintf(name, size, "tid %" PRId64, tid);
+}
+
+/* Perfetto's form: the trace pid of (HID, PID), given (the next number)
+ * and named when it first comes, and its thread TID named when it first
+ * comes.  The trace pid, 0 when the first pass did not see the process
+ * (with one), or -1 when memory runs out. */
+static int64_t tl_pf_tracks(struct tl *t, uint32_t hid, const char *host,
+			    int64_t pid, int64_t tid)
+{
+	uint64_t *v, tp;
+	char name[512];
+	bool added;
+
+	/* most events are of the same thread as the one before */
+	if (t->last.set && t->last.hid == hid && t->last.pid == pid &&
+	    t->last.tid == tid)
+		return (int64_t)t->last.tp;
+	if (!(v = st_pairmap_get(&t->pids, hid, (uint64_t)pid, NULL)))
+		return -1;
+	if (!*v) {
+		int64_t psort;
+
+		t->nproc++;
+		*v = t->pid_next;
+		t->pid_next += t->pid_stride;
+		psort = (int64_t)*v;
+		tl_proc_name(t, host, pid, name, sizeof(name), &psort);
+		st_ctrace_meta(&t->w, "process_name", (int64_t)*v, 0, "name",
+			       name, 0);
+		st_ctrace_meta(&t->w, "process_sort_index", (int64_t)*v, 0,
+			       "sort_index", NULL, psort);
+	}
+	tp = *v;
+	if (st_pairids_get(&t->tracks, tp, (uint64_t)tid, &added) < 0)
+		return -1;
+	if (added) {
+		tl_thread_name(t, tid, name, sizeof(name));
+		st_ctrace_meta(&t->w, "thread_name", (int64_t)tp, tid, "name",
+			       name, 0);
+	}
+	t->last.set = true;
+	t->last.hid = hid;
+	t->last.pid = pid;
+	t->last.tid = tid;
+	t->last.tp = tp;
+	return (int64_t)tp;
+}
+
+/* Open input FI at PATH for passes 2 and 3 (tracks named).  Without a
+ * first pass, its record in t->rs says when it cannot be opened.  NULL
+ * when it does not open (*OOM set when memory ran out). */
+static st_pfw_reader *tl_open(struct tl *t, const char *path, size_t fi,
+			      bool *oom)
+{
+	st_trace_file *tf = t->rs ? &t->rs->files_in[fi] : NULL;
+	st_pfw_reader *r;
+	st_error e;
+
+	if ((r = trace_open(t->o->src, path, true, &e)) || !tf)
+		return r;
+	tf->path = path;
+	tf->err_code = e.code;
+	if (!(tf->err_text = strdup(e.text)))
+		*oom = true;
+	return NULL;
+}
+
+/* Without a first pass: what input FI's reader R gave (RC; ST_PFW_BAD, a
+ * corrupt line, or the event EV) into t->rs.  0, or -1 when memory runs
+ * out. */
+static int tl_record(struct tl *t, size_t fi, const st_pfw_reader *r, int rc,
+		     const st_pfw_event *ev, bool *any)
+{
+	st_trace_summary *rs = t->rs;
+	st_trace_file *tf = &rs->files_in[fi];
+
+	if (rc == ST_PFW_BAD)
+		return st_trace_bad_keep(t->bad, t->n_bad, t->bad_lines,
+					 t->o->max_bad, fi, r);
+	if (!*any || ev->ts < tf->first_us)
+		tf->first_us = ev->ts;
+	if (!*any || ev->ts + ev->dur > tf->end_us)
+		tf->end_us = ev->ts + ev->dur;
+	*any = true;
+	return 0;
+}
+
+/* Pass 2 or 3 keeps EV, read from FR, at TS of process PID (its trace
+ * pid): pass 2 (t->writing false) gathers its slice, pass 3 writes it.
+ * 0, or -1 with ERR set. */
+static int tl_take(struct tl *t, struct tl_read *fr, const st_pfw_event *ev,
+		   uint64_t pid, int64_t ts, st_trace_timeline_counts *c,
 		   st_error *err)
+{
+	int64_t trk;
+
+	if (t->writing) {
+		if (t->pf || t->seq < t->nrec)  /* the same events as pass 2 */
+			tl_write_event(t, fr->r, ev, pid, ts, c);
+		return 0;
+	}
+	if ((trk = tl_track(t, pid, ev->tid)) < 0)
+		return OOM(err);
+	return tl_gather(t, (uint32_t)trk, ts, ev->dur, err);
+}
+
+/* One pass over input FI at PATH: pass 2 (t->writing false) gathers the
+ * kept events' slices, pass 3 writes them.  0, or -1 with ERR set; a file
+ * that does not open was reported by pass 1 (or is in t->rs) and is
+ * skipped. */
+static int tl_file(struct tl *t, const char *path, size_t fi,
+		   st_trace_timeline_counts *c, st_error *err)
 {
 	struct tl_read fr = { 0 };
 	st_pfw_event ev;
+	st_error rerr;
 	uint64_t tick = 0;
 	int rc, ret = 0;
+	bool oom = false, any = false;
 
-	if (!(fr.r = trace_open(t->o->src, path, true, NULL)))
-		return 0;
+	if (!(fr.r = tl_open(t, path, fi, &oom)))
+		return oom ? OOM(err) : 0;
+	if (t->writing && fi && !t->part)
+		st_ctrace_sequence(&t->w);   /* Perfetto: a sequence per file */
 	trace_rmap_init(&fr.m, t->o->filter);
-	while ((rc = st_pfw_next(fr.r, &ev, NULL)) > 0) {
+	while ((rc = st_pfw_next(fr.r, &ev, &rerr)) > 0) {
 		const char *host;
 		uint32_t hid = 0;
-		uint64_t *pid;
-		int64_t ts, trk;
+		uint64_t *pid, tp;
 		int k;
 
 		if ((++tick & 8191) == 0)
 			trace_progress_add(t->o->progress, &fr.seen, fr.r,
 					   &fr.pending);
+		if (t->rs && tl_record(t, fi, fr.r, rc, &ev, &any) < 0) {
+			ret = OOM(err);
+			break;
+		}
 		if (rc != ST_PFW_EVENT)
 			continue;
 		if ((k = tl_keep(t, &fr, &ev, c, err)) <= 0 ||
@@ -239,20 +417,23 @@ static int tl_file(struct tl *t, const char *path, st_trace_timeline_counts *c,
 			}
 			continue;
 		}
-		pid = st_pairmap_get(&t->pids, hid, (uint64_t)ev.pid, NULL);
-		if (!pid || !*pid)
+		if (t->pf) {
+			int64_t v = tl_pf_tracks(t, hid, host, ev.pid, ev.tid);
+
+			if (v < 0) {
+				ret = OOM(err);
+				break;
+			}
+			tp = (uint64_t)v;
+		} else {
+			pid = st_pairmap_get(&t->pids, hid, (uint64_t)ev.pid,
+					     NULL);
+			tp = pid ? *pid : 0;
+		}
+		if (!tp)
 			continue;   /* appeared after a damaged stream */
-		ts = correct(t, hid, host, ev.ts, c);
-		if (t->writing) {
-			if (t->seq < t->nrec)   /* the same events as pass 2 */
-				tl_write_event(t, fr.r, &ev, *pid, ts, c);
-			continue;
-		}
-		if ((trk = tl_track(t, *pid, ev.tid)) < 0) {
-			ret = OOM(err);
-			break;
-		}
-		if (tl_gather(t, (uint32_t)trk, ts, ev.dur, err) < 0) {
+		if (tl_take(t, &fr, &ev, tp, correct(t, hid, host, ev.ts, c),
+			    c, err) < 0) {
 			ret = -1;
 			break;
 		}
@@ -260,7 +441,13 @@ static int tl_file(struct tl *t, const char *path, st_trace_timeline_counts *c,
 	trace_progress_add(t->o->progress, &fr.seen, fr.r, &fr.pending);
 	free(fr.hmap);
 	trace_rmap_release(&fr.m);
-	st_pfw_close(fr.r);
+	/* closed into its record, or closed */
+	if (t->rs && st_trace_input_close(&t->rs->files_in[fi], fr.r, rc,
+					  &rerr, ret == 0, NULL, 0) < 0 &&
+	    !ret)
+		ret = OOM(err);
+	else if (!t->rs)
+		st_pfw_close(fr.r);
 	return ret;
 }
 
@@ -344,17 +531,12 @@ static int64_t free_tid(const int64_t *tids, size_t n, int64_t *c, size_t *j)
 static void tl_meta_threads(struct tl *t, size_t i)
 {
 	const st_trace_process *p = &t->s->procs[i];
-	const st_trace_source *src = t->o->src;
 	int64_t pid = (int64_t)i + 1, c = 0, sort = 0, psort = pid;
 	uint64_t extra = 0;
 	size_t j = 0;
 	char name[512];
 
-	if (!src || !src->proc_name ||
-	    !src->proc_name(src->ctx, p->host, p->pid, name, sizeof(name),
-			    &psort))
-		snprintf(name, sizeof(name), "%s pid %" PRId64,
-			 *p->host ? p->host : "(unknown host)", p->pid);
+	tl_proc_name(t, p->host, p->pid, name, sizeof(name), &psort);
 	tl_meta(t, "process_name", pid, 0, "name", name, 0);
 	tl_meta(t, "process_sort_index", pid, 0, "sort_index", NULL, psort);
 	for (size_t k = 0; k < p->ntids; k++) {
@@ -378,9 +560,7 @@ static void tl_meta_threads(struct tl *t, size_t i)
 
 		char tname[256];
 
-		if (!src || !src->track_name ||
-		    !src->track_name(src->ctx, tid, tname, sizeof(tname)))
-			snprintf(tname, sizeof(tname), "tid %" PRId64, tid);
+		tl_thread_name(t, tid, tname, sizeof(tname));
 		tl_meta(t, "thread_name", pid, tid, "name", tname, 0);
 		tl_meta(t, "thread_sort_index", pid, tid, "sort_index", NULL,
 			sort++);
@@ -420,14 +600,14 @@ int st_trace_timeline_scan(const char *const *paths, size_t n,
 	return st_trace_summarize(paths, n, &so, s, err);
 }
 
-/* The trace's hosts and (host, pid) -> trace pid from the summary. */
+/* The trace's hosts and (host, pid) -> trace pid from the summary (in
+ * Perfetto's form, they come as they are read). */
 static int tl_setup(struct tl *t, st_error *err)
 {
 	const st_trace_summary *s = t->s;
 
-	st_strtab_init(&t->hosts);
-	if (!(t->fix = calloc(s->n_procs + 1, sizeof(*t->fix))))
-		return OOM(err);
+	if (t->pf)
+		return 0;
 	for (size_t i = 0; i < s->n_procs; i++) {
 		const st_trace_process *p = &s->procs[i];
 		int64_t h = st_strtab_intern(&t->hosts, p->host,
@@ -435,16 +615,19 @@ static int tl_setup(struct tl *t, st_error *err)
 		uint64_t *v;
 
 		if (h < 0 || !(v = st_pairmap_get(&t->pids, (uint64_t)h,
-						  (uint64_t)p->pid, NULL)))
+						  (uint64_t)p->pid, NULL)) ||
+		    tl_host_id(t, p->host, strlen(p->host)) < 0)
 			return OOM(err);
 		*v = i + 1;
 	}
 	return 0;
 }
 
-/* The end of the traceEvents array and otherData. */
+/* The end of the traceEvents array and otherData (JSON). */
 static void tl_footer(struct tl *t, const st_trace_timeline_counts *c)
 {
+	if (t->pf)
+		return;
 	st_ctrace_raw(&t->w, "\n],\n\"displayTimeUnit\":\"ms\",\n"
 		      "\"otherData\":{\"generator\":\"streamtime trace "
 		      "timeline\",\"events\":");
@@ -469,74 +652,95 @@ static void tl_footer(struct tl *t, const st_trace_timeline_counts *c)
 	st_ctrace_raw(&t->w, "}}\n");
 }
 
-int st_trace_timeline_write(const char *const *paths, size_t n,
-			    const st_trace_timeline_opts *o,
-			    const st_trace_summary *s, FILE *out,
-			    st_trace_timeline_counts *c, st_log *log,
-			    st_error *err)
+/* JSON: pass 2 (the slices' tracks and times, for the lanes), the
+ * metadata events.  0, or -1 with ERR set. */
+static int tl_json_head(struct tl *t, const char *const *paths, size_t n,
+			st_trace_timeline_counts *c, st_error *err)
 {
-	struct tl *t;
-	int rc = -1;
+	const st_trace_timeline_opts *o = t->o;
+	const st_trace_summary *s = t->s;
 
-	memset(c, 0, sizeof(*c));
-	if (!(t = calloc(1, sizeof(*t))))
-		return OOM(err);
-	t->o = o;
-	t->s = s;
-	t->log = log;
-	st_ctrace_init(&t->w, out);
-	if (tl_setup(t, err) < 0)
-		goto out;
 	/* the slices kept are at most the events that pass the filter, and
 	 * --max-events of them: room for that many at once, no slack */
 	t->rec_cap = o->max_events && o->max_events < s->events
 		     ? o->max_events : s->events;
 	if (t->rec_cap > UINT32_MAX)
 		t->rec_cap = UINT32_MAX;
-	if (t->rec_cap && !(t->rec = malloc(t->rec_cap * sizeof(*t->rec)))) {
-		OOM(err);
-		goto out;
-	}
-	/* pass 2: the slices' tracks and times, for the lanes */
+	if (t->rec_cap && !(t->rec = malloc(t->rec_cap * sizeof(*t->rec))))
+		return OOM(err);
 	for (size_t i = 0; i < n; i++)
-		if (tl_file(t, paths[i], c, err) < 0)
-			goto out;
+		if (tl_file(t, paths[i], i, c, err) < 0)
+			return -1;
 	if (tl_lanes(t, err) < 0)
-		goto out;
+		return -1;
 	st_ctrace_raw(&t->w, "{\"traceEvents\":[");
 	for (size_t i = 0; i < s->n_procs; i++)
 		tl_meta_threads(t, i);
-	/* pass 3: the same events again, written */
-	t->writing = true;
-	t->k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (tl_file(t, paths[i], c, err) < 0)
-			goto out;
-	c->processes = s->n_procs;
-	c->sampled = o->max_events && s->events > o->max_events;
-	for (size_t k = 0; k < t->ntrk; k++)
+	return 0;
+}
+
+/* After the slices: the experiment's stages, the source's extras, the
+ * footer, all written out.  0, or -1 with ERR set. */
+static int tl_tail(struct tl *t, st_trace_timeline_counts *c, st_log *log,
+		   st_error *err)
+{
+	const st_trace_timeline_opts *o = t->o;
+	int64_t nproc = t->pf ? (int64_t)t->nproc : (int64_t)t->s->n_procs;
+
+	c->processes = (uint64_t)nproc;
+	c->sampled = o->max_events && t->s && t->s->events > o->max_events;
+	for (size_t k = 0; !t->pf && k < t->ntrk; k++)
 		c->extra_lanes += t->trk[k].nlanes - 1;
 	if (o->experiment) {
 		st_timeline_counts tc = { 0 };
 		uint64_t before = t->w.n;
 
-		if (st_timeline_append(o->experiment, &t->w, (int)s->n_procs,
-				       &tc, log, err) < 0)
-			goto out;
+		if (st_timeline_append(o->experiment, &t->w, (int)nproc, &tc,
+				       log, err) < 0)
+			return -1;
 		c->experiment_events = t->w.n - before;
 	}
 	if (o->src && o->src->extras) {
 		int64_t used;
 
-		if (o->src->extras(o->src->ctx, &t->w, (int64_t)s->n_procs + 1 +
+		if (o->src->extras(o->src->ctx, &t->w, nproc + 1 +
 				   (o->experiment ? 6 : 0), &used, err) < 0)
-			goto out;
+			return -1;
 	}
 	tl_footer(t, c);
-	if (st_ctrace_finish(&t->w, "the trace", err) < 0)
-		goto out;
-	rc = 0;
-out:
+	return st_ctrace_finish(&t->w, "the trace", err);
+}
+
+/* A new timeline's state (O, S, RS and LOG as tl_run has them), or NULL
+ * when memory runs out. */
+static struct tl *tl_new(const st_trace_timeline_opts *o,
+			 const st_trace_summary *s, st_trace_summary *rs,
+			 st_log *log)
+{
+	struct tl *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->o = o;
+	t->s = s;
+	t->rs = rs;
+	if (rs) {
+		t->bad = &rs->bad;
+		t->n_bad = &rs->n_bad;
+		t->bad_lines = &rs->bad_lines;
+	}
+	t->log = log;
+	t->pf = o->format == ST_CTRACE_PERFETTO;
+	t->pid_stride = t->pid_next = 1;
+	st_strtab_init(&t->hosts);
+	return t;
+}
+
+static void tl_free(struct tl *t)
+{
+	if (!t)
+		return;
+	st_ctrace_release(&t->w);
 	st_strtab_release(&t->hosts);
 	st_pairmap_release(&t->pids);
 	st_pairids_release(&t->tracks);
@@ -546,7 +750,320 @@ out:
 	free(t->slot);
 	free(t->lane_tid);
 	free(t);
+}
+
+/* ---- Perfetto's form in parts: each input written by a worker -------- */
+
+/* Input I's part: its packets in a temporary file, what it counted. */
+struct tl_part {
+	FILE *spool;
+	st_trace_timeline_counts c;
+	uint64_t nproc, top_pid;  /* its processes, the largest trace pid */
+	st_trace_bad *bad;
+	size_t n_bad;
+	uint64_t bad_lines;
+	st_error err;
+	int rc;
+	bool done;
+};
+
+struct tl_par {
+	const char *const *paths;
+	size_t n, next;           /* the inputs, the next to take */
+	const st_trace_timeline_opts *o;
+	st_trace_summary *rs;
+	struct tl_part *parts;
+	bool stop;                /* a part failed */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+/* A temporary file in $TMPDIR (else /tmp), removed already; NULL with
+ * errno. */
+static FILE *spool_open(void)
+{
+	const char *d = getenv("TMPDIR");
+	char *path = st_path_join(d && *d ? d : "/tmp",
+				  "streamtime-pftrace.XXXXXX");
+	FILE *f = NULL;
+	int fd;
+
+	if (!path)
+		return NULL;
+	if ((fd = mkstemp(path)) >= 0) {
+		unlink(path);
+		if (!(f = fdopen(fd, "w+")))
+			close(fd);
+	}
+	free(path);
+	return f;
+}
+
+/* Input I written into its part PT by a writer of its own: sequence I + 1,
+ * its tracks' uuids and its trace pids I + 1 + k (N + 1), so that no two
+ * parts give the same and the numbers do not depend on which worker ran
+ * first.  0, or -1 with PT->err set. */
+static int tl_part_write(struct tl_par *pp, size_t i, struct tl_part *pt)
+{
+	uint64_t stride = pp->n + 1;
+	struct tl *t = tl_new(pp->o, NULL, pp->rs, NULL);
+	int rc = -1;
+
+	if (!t)
+		return OOM(&pt->err);
+	t->part = t->writing = true;
+	t->bad = &pt->bad;
+	t->n_bad = &pt->n_bad;
+	t->bad_lines = &pt->bad_lines;
+	t->pid_stride = stride;
+	t->pid_next = i + 1;
+	if (!(pt->spool = spool_open())) {
+		st_error_set(&pt->err, ST_EXIT_IOERR, "cannot make a temporary "
+			     "file: %s", strerror(errno));
+		goto out;
+	}
+	if (st_ctrace_init_perfetto(&t->w, pt->spool, (uint32_t)i + 1, stride,
+				    i + 1, &pt->err) < 0 ||
+	    tl_file(t, pp->paths[i], i, &pt->c, &pt->err) < 0 ||
+	    st_ctrace_finish(&t->w, "a temporary file", &pt->err) < 0)
+		goto out;
+	pt->nproc = t->nproc;
+	pt->top_pid = t->nproc ? t->pid_next - stride : 0;
+	rc = 0;
+out:
+	tl_free(t);
 	return rc;
+}
+
+static void *tl_worker(void *arg)
+{
+	struct tl_par *pp = arg;
+
+	for (;;) {
+		size_t i;
+		bool stop;
+		int rc;
+
+		pthread_mutex_lock(&pp->mu);
+		i = pp->next++;
+		stop = pp->stop;
+		pthread_mutex_unlock(&pp->mu);
+		if (stop || i >= pp->n)
+			return NULL;
+		rc = tl_part_write(pp, i, &pp->parts[i]);
+		pthread_mutex_lock(&pp->mu);
+		pp->parts[i].rc = rc;
+		pp->parts[i].done = true;
+		if (rc < 0)
+			pp->stop = true;
+		pthread_cond_broadcast(&pp->cv);
+		pthread_mutex_unlock(&pp->mu);
+	}
+}
+
+/* FROM, from its start, onto TO.  0, or -1 with ERR set (74). */
+static int spool_copy(FILE *from, FILE *to, st_error *err)
+{
+	char b[1 << 16];
+	size_t k;
+
+	if (fflush(from) != 0 || fseek(from, 0, SEEK_SET) != 0)
+		return st_error_set(err, ST_EXIT_IOERR, "cannot read a "
+				    "temporary file: %s", strerror(errno));
+	while ((k = fread(b, 1, sizeof(b), from)) > 0)
+		if (fwrite(b, 1, k, to) != k)
+			return st_error_set(err, ST_EXIT_IOERR, "cannot write "
+					    "the trace: %s", strerror(errno));
+	if (ferror(from))
+		return st_error_set(err, ST_EXIT_IOERR, "cannot read a "
+				    "temporary file: %s", strerror(errno));
+	return 0;
+}
+
+/* The parts' counts into C and their corrupt lines into PP->rs (the first
+ * max_bad in input order); the largest trace pid given into *TOP. */
+static void tl_parts_gather(struct tl_par *pp, st_trace_timeline_counts *c,
+			    uint64_t *top)
+{
+	st_trace_summary *rs = pp->rs;
+	size_t max = pp->o->max_bad;
+
+	for (size_t i = 0; i < pp->n; i++) {
+		struct tl_part *pt = &pp->parts[i];
+
+		c->events += pt->c.events;
+		c->written += pt->c.written;
+		c->processes += pt->nproc;
+		if (pt->top_pid > *top)
+			*top = pt->top_pid;
+		rs->bad_lines += pt->bad_lines;
+		for (size_t k = 0; k < pt->n_bad; k++) {
+			if (rs->n_bad < max && (rs->bad || (rs->bad = calloc(
+					max, sizeof(*rs->bad))))) {
+				rs->bad[rs->n_bad++] = pt->bad[k];
+				continue;
+			}
+			free(pt->bad[k].why);
+		}
+		free(pt->bad);
+		pt->bad = NULL;
+		pt->n_bad = 0;
+	}
+}
+
+/* Perfetto's form of every event, the inputs written in parallel (O->jobs
+ * workers, each a part at a time) and joined in order onto OUT, then the
+ * experiment's stages.  As tl_run. */
+static int tl_run_parts(const char *const *paths, size_t n,
+			const st_trace_timeline_opts *o, st_trace_summary *rs,
+			FILE *out, st_trace_timeline_counts *c, st_log *log,
+			st_error *err)
+{
+	struct tl_par pp = { .paths = paths, .n = n, .o = o, .rs = rs };
+	size_t nw = (size_t)o->jobs < n ? (size_t)o->jobs : n, started = 0;
+	pthread_t *w = calloc(nw, sizeof(*w));
+	struct tl *t = NULL;
+	uint64_t top = 0, procs;
+	int rc = -1;
+
+	if (!w || !(pp.parts = calloc(n, sizeof(*pp.parts)))) {
+		free(w);
+		return OOM(err);
+	}
+	pthread_mutex_init(&pp.mu, NULL);
+	pthread_cond_init(&pp.cv, NULL);
+	while (started < nw &&
+	       pthread_create(&w[started], NULL, tl_worker, &pp) == 0)
+		started++;
+	if (!started)
+		tl_worker(&pp);      /* no thread: this one does it all */
+	/* each part onto OUT as soon as it and those before it are done */
+	for (size_t i = 0; i < n; i++) {
+		bool ok;
+
+		pthread_mutex_lock(&pp.mu);
+		while (!pp.parts[i].done && !pp.stop)
+			pthread_cond_wait(&pp.cv, &pp.mu);
+		ok = pp.parts[i].done && pp.parts[i].rc == 0;
+		pthread_mutex_unlock(&pp.mu);
+		if (!ok || spool_copy(pp.parts[i].spool, out, err) < 0) {
+			pthread_mutex_lock(&pp.mu);
+			pp.stop = true;
+			pthread_mutex_unlock(&pp.mu);
+			break;
+		}
+		fclose(pp.parts[i].spool);
+		pp.parts[i].spool = NULL;
+	}
+	for (size_t k = 0; k < started; k++)
+		pthread_join(w[k], NULL);
+	for (size_t i = 0; i < n && pp.stop; i++)
+		if (pp.parts[i].done && pp.parts[i].rc < 0) {
+			*err = pp.parts[i].err;
+			break;
+		}
+	tl_parts_gather(&pp, c, &top);
+	rs->events = c->events;
+	if (pp.stop)
+		goto out;
+	/* the rest (the experiment's stages) in a sequence of its own */
+	procs = c->processes;
+	if (!(t = tl_new(o, NULL, rs, log))) {
+		OOM(err);
+		goto out;
+	}
+	t->nproc = top;               /* the stages' pids come after */
+	if (st_ctrace_init_perfetto(&t->w, out, (uint32_t)n + 1, n + 1, n + 1,
+				    err) < 0 ||
+	    tl_tail(t, c, log, err) < 0)
+		goto out;
+	c->processes = procs;
+	rc = 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		if (pp.parts[i].spool)
+			fclose(pp.parts[i].spool);
+	tl_free(t);
+	pthread_mutex_destroy(&pp.mu);
+	pthread_cond_destroy(&pp.cv);
+	free(pp.parts);
+	free(w);
+	return rc;
+}
+
+/* Is the Perfetto form without a first pass written in parts?  With
+ * several inputs and jobs, and nothing that needs the trace's processes
+ * as one (system traces' extras and names, clock corrections' warnings
+ * once per host). */
+static bool tl_in_parts(const st_trace_timeline_opts *o,
+			const st_trace_summary *s, size_t n)
+{
+	return o->format == ST_CTRACE_PERFETTO && !s && n > 1 &&
+	       o->jobs > 1 && !o->src && !o->offsets;
+}
+
+/* The timeline of PATHS in O's format to OUT: S the first pass's (NULL:
+ * none, Perfetto's form only), RS the inputs' record when there is no
+ * first pass. */
+static int tl_run(const char *const *paths, size_t n,
+		  const st_trace_timeline_opts *o, const st_trace_summary *s,
+		  st_trace_summary *rs, FILE *out,
+		  st_trace_timeline_counts *c, st_log *log, st_error *err)
+{
+	struct tl *t;
+	int rc = -1;
+
+	memset(c, 0, sizeof(*c));
+	if (rs && tl_in_parts(o, s, n))
+		return tl_run_parts(paths, n, o, rs, out, c, log, err);
+	if (!(t = tl_new(o, s, rs, log)))
+		return OOM(err);
+	if (st_ctrace_init_format(&t->w, out, o->format, err) < 0)
+		goto out;
+	if (tl_setup(t, err) < 0 ||
+	    (!t->pf && tl_json_head(t, paths, n, c, err) < 0))
+		goto out;
+	/* pass 3: the events (again, for JSON), written */
+	t->writing = true;
+	t->k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (tl_file(t, paths[i], i, c, err) < 0)
+			goto out;
+	if (rs)
+		rs->events = c->events;
+	rc = tl_tail(t, c, log, err);
+out:
+	tl_free(t);
+	return rc;
+}
+
+int st_trace_timeline_write(const char *const *paths, size_t n,
+			    const st_trace_timeline_opts *o,
+			    const st_trace_summary *s, FILE *out,
+			    st_trace_timeline_counts *c, st_log *log,
+			    st_error *err)
+{
+	return tl_run(paths, n, o, s, NULL, out, c, log, err);
+}
+
+bool st_trace_timeline_one_pass(const st_trace_timeline_opts *o)
+{
+	return o->format == ST_CTRACE_PERFETTO && !o->max_events;
+}
+
+int st_trace_timeline_stream(const char *const *paths, size_t n,
+			     const st_trace_timeline_opts *o,
+			     st_trace_summary *s, FILE *out,
+			     st_trace_timeline_counts *c, st_log *log,
+			     st_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	if (!(s->files_in = calloc(n ? n : 1, sizeof(*s->files_in))))
+		return OOM(err);
+	s->n_files = n;
+	for (size_t i = 0; i < n; i++)
+		s->files_in[i].path = paths[i];
+	return tl_run(paths, n, o, NULL, s, out, c, log, err);
 }
 
 int st_trace_timeline_save(const char *const *paths, size_t n,
@@ -555,13 +1072,13 @@ int st_trace_timeline_save(const char *const *paths, size_t n,
 			   st_trace_timeline_counts *c, st_log *log,
 			   st_error *err)
 {
-	st_atomic_file af = { 0 };
+	st_ctrace_file cf;
 
-	if (st_atomic_open(&af, out, err) < 0)
+	if (st_ctrace_file_open(&cf, out, o->gzip, err) < 0)
 		return -1;
-	if (st_trace_timeline_write(paths, n, o, s, af.fp, c, log, err) < 0) {
-		st_atomic_abort(&af);
+	if (st_trace_timeline_write(paths, n, o, s, cf.fp, c, log, err) < 0) {
+		st_ctrace_file_abort(&cf);
 		return -1;
 	}
-	return st_atomic_commit(&af, err);
+	return st_ctrace_file_commit(&cf, err);
 }

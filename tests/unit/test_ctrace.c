@@ -1,4 +1,5 @@
-/* test_ctrace.c - the Chrome trace writer (output/ctrace.c). */
+/* test_ctrace.c - the Chrome trace writer (output/ctrace.c), JSON and
+ * Perfetto's protobuf (output/pftrace.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -165,6 +166,92 @@ static void test_ctrace_write_error(void **state)
 	fclose(f);
 }
 
+/* The Perfetto form, byte for byte against an encoding worked out by hand
+ * from data/perfetto/streamtime_trace.proto: after the first packet (the
+ * clocks), a process's descriptor, its thread's, and one slice with its
+ * interned strings, a string arg and an int arg. */
+static void test_ctrace_perfetto_bytes(void **state)
+{
+	static st_ctrace w;
+	static const unsigned char want[] =
+		/* process: track_descriptor (60) { uuid 1, process { pid 1,
+		 * process_name "p" } }, sequence 1 */
+		"\x0a\x0e" "\xe2\x03\x09" "\x08\x01" "\x1a\x05\x08\x01\x32\x01p"
+		"\x50\x01"
+		/* thread: { uuid 2, parent 1, thread { pid 1, tid 7, name "t" } } */
+		"\x0a\x12" "\xe2\x03\x0d" "\x08\x02" "\x28\x01"
+		"\x22\x07\x08\x01\x10\x07\x2a\x01t" "\x50\x01"
+		/* the slice: timestamp 1000 (clock 64 from 0) */
+		"\x0a\x55" "\x40\xe8\x07"
+		/* interned_data (12): category 1 POSIX, name 1 read, string 1
+		 * "/f", arg names 1 file and 2 bytes */
+		"\x62\x33" "\x0a\x09\x08\x01\x12\x05POSIX"
+		"\x12\x08\x08\x01\x12\x04read"
+		"\xea\x01\x06\x08\x01\x12\x02/f"
+		"\x1a\x08\x08\x01\x12\x04" "file"
+		"\x1a\x09\x08\x02\x12\x05" "bytes"
+		/* sequence 1; track_event (11): category 1, name 1, track 2,
+		 * {file: string 1}, {bytes: 42}, legacy_event { phase 'X',
+		 * duration 5 } */
+		"\x50\x01" "\x5a\x19" "\x18\x01\x50\x01\x58\x02"
+		"\x22\x05\x08\x01\x88\x01\x01" "\x22\x04\x08\x02\x20\x2a"
+		"\x32\x04\x10\x58\x18\x05";
+	char *buf = NULL;
+	size_t len = 0, first, n = sizeof(want) - 1;
+	FILE *f = open_memstream(&buf, &len);
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_ctrace_init_format(&w, f, ST_CTRACE_PERFETTO,
+					       &err), 0);
+	st_ctrace_raw(&w, "{\"not\":\"written\"");
+	st_ctrace_meta(&w, "process_name", 1, -1, "name", "p", 0);
+	st_ctrace_meta(&w, "thread_name", 1, 7, "name", "t", 0);
+	st_ctrace_slice(&w, "read", 4, "POSIX", 5, 1, 7, 1000, 5);
+	st_ctrace_arg_str(&w, "file", "/f", 2);
+	st_ctrace_arg_int(&w, "bytes", 42);
+	st_ctrace_end(&w);
+	assert_int_equal(st_ctrace_finish(&w, "the trace", &err), 0);
+	st_ctrace_release(&w);
+	fclose(f);
+	/* the first packet: field 1, its length in one or two bytes */
+	assert_true(len > 3 && (unsigned char)buf[0] == 0x0a);
+	first = (unsigned char)buf[1] < 0x80
+		? 2 + (size_t)(unsigned char)buf[1]
+		: 3 + (((size_t)(unsigned char)buf[1] & 0x7f) |
+		       (size_t)(unsigned char)buf[2] << 7);
+	assert_int_equal(len, first + n);
+	assert_memory_equal(buf + first, want, n);
+	free(buf);
+}
+
+/* The output's format from --format and the name. */
+static void test_ctrace_format_of(void **state)
+{
+	st_ctrace_format fmt;
+	bool gz;
+	st_error err;
+
+	(void)state;
+	assert_int_equal(st_ctrace_format_of("t.pftrace", NULL, &fmt, &gz,
+					     &err), 0);
+	assert_true(fmt == ST_CTRACE_PERFETTO && !gz);
+	assert_int_equal(st_ctrace_format_of("t.perfetto-trace.gz", NULL, &fmt,
+					     &gz, &err), 0);
+	assert_true(fmt == ST_CTRACE_PERFETTO && gz);
+	assert_int_equal(st_ctrace_format_of("t.json.gz", NULL, &fmt, &gz,
+					     &err), 0);
+	assert_true(fmt == ST_CTRACE_JSON && gz);
+	assert_int_equal(st_ctrace_format_of("-", "perfetto", &fmt, &gz,
+					     &err), 0);
+	assert_true(fmt == ST_CTRACE_PERFETTO && !gz);
+	assert_int_equal(st_ctrace_format_of("t.pftrace", "json", &fmt, &gz,
+					     &err), 0);
+	assert_true(fmt == ST_CTRACE_JSON);
+	assert_int_equal(st_ctrace_format_of("t", "xml", &fmt, &gz, &err), -1);
+	assert_int_equal(err.code, 64);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +259,8 @@ int main(void)
 		cmocka_unit_test(test_ctrace_counter_instant),
 		cmocka_unit_test(test_ctrace_real_as_jansson),
 		cmocka_unit_test(test_ctrace_write_error),
+		cmocka_unit_test(test_ctrace_perfetto_bytes),
+		cmocka_unit_test(test_ctrace_format_of),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

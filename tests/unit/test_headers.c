@@ -43,6 +43,7 @@
 #include "streamtime/num.h"
 #include "streamtime/outbuf.h"
 #include "streamtime/pairmap.h"
+#include "streamtime/pftrace.h"
 #include "streamtime/pfw.h"
 #include "streamtime/pipeline.h"
 #include "streamtime/png.h"
@@ -116,6 +117,7 @@
 #include "streamtime/num.h"
 #include "streamtime/outbuf.h"
 #include "streamtime/pairmap.h"
+#include "streamtime/pftrace.h"
 #include "streamtime/pfw.h"
 #include "streamtime/pipeline.h"
 #include "streamtime/png.h"
@@ -190,6 +192,7 @@ static const char *const included[] = {
 	"num.h",
 	"outbuf.h",
 	"pairmap.h",
+	"pftrace.h",
 	"pfw.h",
 	"pipeline.h",
 	"png.h",
