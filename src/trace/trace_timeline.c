@@ -770,6 +770,9 @@ struct tl_part {
 struct tl_par {
 	const char *const *paths;
 	size_t n, next;           /* the inputs, the next to take */
+	size_t joined, ahead;     /* parts joined onto the output; how many
+				   * parts a worker may be ahead of them (each
+				   * holds a temporary file open) */
 	const st_trace_timeline_opts *o;
 	st_trace_summary *rs;
 	struct tl_part *parts;
@@ -802,8 +805,10 @@ static FILE *spool_open(void)
 /* Input I written into its part PT by a writer of its own: sequence I + 1,
  * its tracks' uuids and its trace pids I + 1 + k (N + 1), so that no two
  * parts give the same and the numbers do not depend on which worker ran
- * first.  0, or -1 with PT->err set. */
-static int tl_part_write(struct tl_par *pp, size_t i, struct tl_part *pt)
+ * first or on how many there are.  Onto TO, else a temporary file of its
+ * own (PT->spool).  0, or -1 with PT->err set. */
+static int tl_part_write(struct tl_par *pp, size_t i, struct tl_part *pt,
+			 FILE *to)
 {
 	uint64_t stride = pp->n + 1;
 	struct tl *t = tl_new(pp->o, NULL, pp->rs, NULL);
@@ -817,12 +822,12 @@ static int tl_part_write(struct tl_par *pp, size_t i, struct tl_part *pt)
 	t->bad_lines = &pt->bad_lines;
 	t->pid_stride = stride;
 	t->pid_next = i + 1;
-	if (!(pt->spool = spool_open())) {
+	if (!to && !(to = pt->spool = spool_open())) {
 		st_error_set(&pt->err, ST_EXIT_IOERR, "cannot make a temporary "
 			     "file: %s", strerror(errno));
 		goto out;
 	}
-	if (st_ctrace_init_perfetto(&t->w, pt->spool, (uint32_t)i + 1, stride,
+	if (st_ctrace_init_perfetto(&t->w, to, (uint32_t)i + 1, stride,
 				    i + 1, &pt->err) < 0 ||
 	    tl_file(t, pp->paths[i], i, &pt->c, &pt->err) < 0 ||
 	    st_ctrace_finish(&t->w, "a temporary file", &pt->err) < 0)
@@ -846,11 +851,15 @@ static void *tl_worker(void *arg)
 
 		pthread_mutex_lock(&pp->mu);
 		i = pp->next++;
+		/* not too far ahead of the joiner: a part done holds its
+		 * temporary file open until it is joined */
+		while (!pp->stop && i < pp->n && i >= pp->joined + pp->ahead)
+			pthread_cond_wait(&pp->cv, &pp->mu);
 		stop = pp->stop;
 		pthread_mutex_unlock(&pp->mu);
 		if (stop || i >= pp->n)
 			return NULL;
-		rc = tl_part_write(pp, i, &pp->parts[i]);
+		rc = tl_part_write(pp, i, &pp->parts[i], NULL);
 		pthread_mutex_lock(&pp->mu);
 		pp->parts[i].rc = rc;
 		pp->parts[i].done = true;
@@ -911,6 +920,22 @@ static void tl_parts_gather(struct tl_par *pp, st_trace_timeline_counts *c,
 	}
 }
 
+/* -j 1: PP's parts written one after the other straight onto OUT, as the
+ * workers would write them (the same bytes, no temporary file). */
+static void tl_parts_direct(struct tl_par *pp, FILE *out)
+{
+	for (size_t i = 0; i < pp->n; i++) {
+		struct tl_part *pt = &pp->parts[i];
+
+		pt->rc = tl_part_write(pp, i, pt, out);
+		pt->done = true;
+		if (pt->rc < 0) {
+			pp->stop = true;
+			break;
+		}
+	}
+}
+
 /* Perfetto's form of every event, the inputs written in parallel (O->jobs
  * workers, each a part at a time) and joined in order onto OUT, then the
  * experiment's stages.  As tl_run. */
@@ -932,13 +957,15 @@ static int tl_run_parts(const char *const *paths, size_t n,
 	}
 	pthread_mutex_init(&pp.mu, NULL);
 	pthread_cond_init(&pp.cv, NULL);
-	while (started < nw &&
-	       pthread_create(&w[started], NULL, tl_worker, &pp) == 0)
-		started++;
-	if (!started)
-		tl_worker(&pp);      /* no thread: this one does it all */
+	pp.ahead = 2 * nw;
+	if (nw > 1)
+		while (started < nw &&
+		       pthread_create(&w[started], NULL, tl_worker, &pp) == 0)
+			started++;
+	if (!started)                 /* -j 1: each part straight onto OUT */
+		tl_parts_direct(&pp, out);
 	/* each part onto OUT as soon as it and those before it are done */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; started && i < n; i++) {
 		bool ok;
 
 		pthread_mutex_lock(&pp.mu);
@@ -949,11 +976,16 @@ static int tl_run_parts(const char *const *paths, size_t n,
 		if (!ok || spool_copy(pp.parts[i].spool, out, err) < 0) {
 			pthread_mutex_lock(&pp.mu);
 			pp.stop = true;
+			pthread_cond_broadcast(&pp.cv);
 			pthread_mutex_unlock(&pp.mu);
 			break;
 		}
 		fclose(pp.parts[i].spool);
 		pp.parts[i].spool = NULL;
+		pthread_mutex_lock(&pp.mu);
+		pp.joined = i + 1;
+		pthread_cond_broadcast(&pp.cv);
+		pthread_mutex_unlock(&pp.mu);
 	}
 	for (size_t k = 0; k < started; k++)
 		pthread_join(w[k], NULL);
@@ -992,14 +1024,15 @@ out:
 }
 
 /* Is the Perfetto form without a first pass written in parts?  With
- * several inputs and jobs, and nothing that needs the trace's processes
+ * several inputs (in parallel with -j, one after the other with -j 1:
+ * the same bytes), and nothing that needs the trace's processes
  * as one (system traces' extras and names, clock corrections' warnings
  * once per host). */
 static bool tl_in_parts(const st_trace_timeline_opts *o,
 			const st_trace_summary *s, size_t n)
 {
-	return o->format == ST_CTRACE_PERFETTO && !s && n > 1 &&
-	       o->jobs > 1 && !o->src && !o->offsets;
+	return o->format == ST_CTRACE_PERFETTO && !s && n > 1 && !o->src &&
+	       !o->offsets;
 }
 
 /* The timeline of PATHS in O's format to OUT: S the first pass's (NULL:

@@ -408,6 +408,41 @@ def test_gzip(tmp):
     check(p1 is not None and p2 is not None and
           by_names(p1) == by_names(p2),
           "-j 1 (one writer) and -j 2 (in parts) hold the same trace")
+    bug("pftrace_jobs_same_bytes")
+    # -j 1 and -j 2 write the same bytes, also
+    # when one process's events are in two files (the same file twice:
+    # -j 1 made it one process, -j 2 two)
+    for name, ins in (("fixtures", paths), ("twice", [paths[0], paths[0]])):
+        outs = []
+        for j in ("1", "2"):
+            o = os.path.join(tmp, "%s-j%s.pftrace" % (name, j))
+            r = st("trace", "timeline", *ins, "--out", o, "-j", j)
+            outs.append(open(o, "rb").read() if r.returncode == 0 else None)
+        check(outs[0] is not None and outs[0] == outs[1],
+              "%s: -j 1 and -j 2 write the same "
+              "bytes" % name)
+    bug("pftrace_parts_bounded")
+    # the parts written ahead of the joiner hold a temporary file each: a
+    # slow first input and 60 small ones under 32 open files still work
+    # at -j 2 (they failed with "Too many open files")
+    big = os.path.join(tmp, "big.pfw")
+    with open(big, "w") as f:
+        lines = [ln for ln in gzip.open(paths[2], "rt", encoding="utf-8")
+                 if ln.startswith("{")]
+        f.write("[\n")
+        for _ in range(40):
+            f.writelines(lines)
+    small = os.path.join(tmp, "small.pfw")
+    with open(small, "w") as f:
+        f.write("[\n" + lines[0])
+    many = [big] + [small] * 60
+    o = os.path.join(tmp, "many.pftrace")
+    r = subprocess.run(["bash", "-c", 'ulimit -n 32 && exec "$@"', "sh",
+                        EXE, "trace", "timeline", *many, "--out", o, "-j",
+                        "2"], capture_output=True, text=True, timeout=300)
+    check(r.returncode == 0 and os.path.getsize(o) > 0,
+          "61 inputs, 32 open files, -j 2: exit "
+          "%d: %s" % (r.returncode, r.stderr[-300:]))
     check(not [f for f in os.listdir(tmp) if f.startswith(".")],
           "no temporaries left: %s" % os.listdir(tmp))
 
