@@ -47,10 +47,19 @@ static PyObject *warn_class;    /* streamtime.TraceWarning */
 
 /* ---- errors and notes ------------------------------------------------- */
 
+/* TEXT as a str: bytes that are not UTF-8 (a path's) as surrogates, as
+ * os.fsdecode gives them, never a UnicodeDecodeError. */
+static PyObject *msg_py(const char *text)
+{
+	return PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text),
+				    "surrogateescape");
+}
+
 /* Raise Error(CODE, TEXT).  NULL. */
 static PyObject *raise(int code, const char *text)
 {
-	PyObject *v = Py_BuildValue("(is)", code, text);
+	PyObject *t = msg_py(text), *v = t ? Py_BuildValue("(iN)", code, t)
+					    : NULL;
 
 	if (v) {
 		PyErr_SetObject(error_class ? error_class : PyExc_RuntimeError,
@@ -58,6 +67,22 @@ static PyObject *raise(int code, const char *text)
 		Py_DECREF(v);
 	}
 	return NULL;
+}
+
+/* warnings.warn(TEXT, TraceWarning, 2): the caller's caller's line, as
+ * PyErr_WarnEx, with TEXT decoded as msg_py (PyErr_WarnEx would fail on
+ * a path that is not UTF-8).  0, or -1 with a Python error set. */
+static int warn_py(const char *text)
+{
+	PyObject *w = msg_py(text), *mod = NULL, *r = NULL;
+
+	if (w && (mod = PyImport_ImportModule("warnings")))
+		r = PyObject_CallMethod(mod, "warn", "OOi", w, warn_class ?
+					warn_class : PyExc_UserWarning, 2);
+	Py_XDECREF(w);
+	Py_XDECREF(mod);
+	Py_XDECREF(r);
+	return r ? 0 : -1;
 }
 
 static PyObject *raise_err(const st_error *err)
@@ -84,8 +109,7 @@ static int outcome_py(struct outcome *oc)
 
 	for (size_t i = 0; i < oc->nt.n; i++)
 		if (oc->nt.v[i].level == ST_NOTE_WARN &&
-		    PyErr_WarnEx(warn_class ? warn_class : PyExc_UserWarning,
-				 oc->nt.v[i].reason, 2) < 0)
+		    warn_py(oc->nt.v[i].reason) < 0)
 			return -1;
 	if (oc->failed && !status) {
 		raise_err(&oc->err);

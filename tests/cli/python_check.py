@@ -358,6 +358,34 @@ def errors(tmp):
         [{"name": "x", "value": "durr"}], {"a": [OLD]}))
     check(e is not None and e.code == 78 and "durr" in e.message,
           "a bad metric: %r" % (e and e.args,))
+    # python_error_path_not_utf8: a path that is not UTF-8 is named in
+    # Error and in the warnings (surrogates, as os.fsdecode), never a
+    # UnicodeDecodeError instead of them
+    bug("python_error_path_not_utf8")
+    raw = os.path.join(os.fsencode(tmp), b"no\xffsuch.pfw")
+    try:
+        e = raised(lambda: streamtime.trace_summary([os.fsdecode(raw)]))
+        why = e and e.args
+    except UnicodeDecodeError as u:
+        e, why = None, "UnicodeDecodeError: %s" % u
+    check(e is not None and e.code == 66 and
+          raw in os.fsencode(e.message), "a missing path not UTF-8: %r"
+          % (why,))
+    bad = os.path.join(os.fsencode(tmp), b"bad\xff.pfw")
+    with open(bad, "wb") as f:
+        f.write(b'[\n{"ph": "X", "name": "read", "cat": "POSIX", "pid": 1, '
+                b'"tid": 1, "ts": 1, "dur": 2}\nnot json\n')
+    try:
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            streamtime.trace_summary([os.fsdecode(bad)])
+        got = [os.fsencode(str(w.message)) for w in ws
+               if issubclass(w.category, streamtime.TraceWarning)]
+    except UnicodeDecodeError as u:
+        got = ["UnicodeDecodeError: %s" % u]
+    check(len(got) == 1 and got[0].startswith(bad + b":3: corrupt line"),
+          "a corrupt line in a file not UTF-8: one TraceWarning naming it: "
+          "%r" % (got,))
     print("errors: 66 and 65 with the command's messages, 64, 78")
 
 
