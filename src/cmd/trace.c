@@ -204,8 +204,6 @@ static int run_summary(const struct inputs *in, const st_trace_render *r,
 	return rc;
 }
 
-/* Draw the timeline of IN with O into OUT, a meter on the terminal; say
- * what was written (EXPERIMENT, OFFSETS: given).  The exit status. */
 /* Perfetto's form of every event: written in the one pass that reads,
  * the inputs said before it is published.  The exit status. */
 static int timeline_one_pass(const struct inputs *in,

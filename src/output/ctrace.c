@@ -347,7 +347,7 @@ static ssize_t gz_write(void *cookie, const char *buf, size_t n)
 
 		if (g->failed || !gz_pump(g, buf + done, k, Z_NO_FLUSH)) {
 			g->failed = true;
-			errno = errno ? errno : EIO;
+			errno = EIO;
 			return -1;
 		}
 		done += k;
