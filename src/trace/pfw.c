@@ -154,11 +154,11 @@ static const char *str_stop_avx2(const char *p, const char *e)
 {
 	const __m256i quote = _mm256_set1_epi8('"');
 	const __m256i bslash = _mm256_set1_epi8('\\');
-	const __m256i space = _mm256_set1_epi8(0x1f);
+	const __m256i space = _mm256_set1_epi8(0x20);
 
 	while (e - p >= 32) {
 		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
-		/* signed: 0x00-0x1f and 0x80-0xff are not above 0x1f */
+		/* signed: 0x00-0x1f and 0x80-0xff are below 0x20 */
 		__m256i m = _mm256_or_si256(
 			_mm256_or_si256(_mm256_cmpeq_epi8(x, quote),
 					_mm256_cmpeq_epi8(x, bslash)),

@@ -725,17 +725,21 @@ static void test_scan_paths_edges(void **state)
 			int n;
 
 			/* an escape ("\/", a string still closed if it were
-			 * missed) at offset SHIFT + 10 + K, 40 bytes of the
+			 * missed) at offset SHIFT + 9 + K, 40 bytes of the
 			 * string behind it: left to jansson */
 			n = snprintf(line, sizeof(line), "%*s{\"name\":\"%.*s\\/"
 				     "%.40s\",\"ph\":\"X\",\"ts\":1}", shift, "",
 				     k, fill, fill);
 			assert_int_equal(paths_agree(line, (size_t)n, NULL), 0);
-			/* a control character and a byte above 0x7f there */
-			line[shift + 10 + k] = '\t';
+			/* in the escape's place (the string closed as
+			 * before), a control character (0x1f the highest) and
+			 * a byte above 0x7f */
+			line[shift + 9 + k] = '\t';
 			assert_int_equal(paths_agree(line, (size_t)n, NULL), 0);
-			line[shift + 10 + k] = (char)0xc3;
-			line[shift + 11 + k] = (char)0xa9;
+			line[shift + 9 + k] = 0x1f;
+			assert_int_equal(paths_agree(line, (size_t)n, NULL), 0);
+			line[shift + 9 + k] = (char)0xc3;
+			line[shift + 10 + k] = (char)0xa9;
 			assert_int_equal(paths_agree(line, (size_t)n, NULL), 0);
 			/* a plain string of K bytes, then a 16-digit number */
 			n = snprintf(line, sizeof(line), "%*s{\"name\":\"%.*s\","
