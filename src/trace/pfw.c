@@ -338,7 +338,8 @@ digits_read(const char *p, const char *e, uint64_t *x)
 
 /* An integer at P into V (may be NULL).  NULL for a real, more than 18
  * digits or anything JSON does not allow (a leading zero, a lone '-'). */
-static const char *fast_int(const char *p, const char *e, st_pfw_val *v)
+static inline __attribute__((always_inline)) const char *
+fast_int(const char *p, const char *e, st_pfw_val *v)
 {
 	bool neg = false;
 	uint64_t x = 0;
@@ -500,9 +501,11 @@ static int key_what(bool top, const char *k, size_t n)
 
 /* The keys of the last lines read on this thread, by depth and position
  * in their object: DFTracer writes every event's keys in one order, so
- * the bytes at a key are most often `"key":` as in the line before.
- * Matching those bytes (both quotes and the colon included, so that no
- * other key matches) says what the key is without scanning it. */
+ * the bytes at a key are most often `"key":` as in the line before, and
+ * after a value `,"key":` (the comma kept from the second key on).
+ * Matching those bytes (comma, both quotes and the colon included, so that
+ * no other key matches) says what the key is without scanning it, nor the
+ * comma before it. */
 #define MEMO_KEYS 16
 #define MEMO_LEN 16
 
@@ -530,44 +533,58 @@ static inline bool memo_match(const char *p, const char *m, unsigned len)
 	return memcmp(p, m, len) == 0;
 }
 
+/* The key at P (its opening quote) of member I of an object at DEPTH
+ * (TOP: the event's) into *WHAT, kept in the memo; the byte after its
+ * colon, or NULL. */
+static const char *fast_key(const char *p, const char *e, bool top,
+			    int depth, unsigned i, int *what)
+{
+	st_pfw_val key;
+	const char *k0 = i ? p - 1 : p;   /* from the comma after the first */
+
+	if (p >= e || *p != '"' || !(p = fast_string(p, e, &key)))
+		return NULL;
+	*what = key_what(top, key.s, key.n);
+	if (p < e && *p == ':' && i < MEMO_KEYS && (!i || *k0 == ',') &&
+	    (size_t)(p + 1 - k0) <= MEMO_LEN) {
+		memcpy(memo.text[depth][i], k0, (size_t)(p + 1 - k0));
+		memo.len[depth][i] = (uint8_t)(p + 1 - k0);
+		memo.what[depth][i] = (int16_t)*what;
+	}
+	p = skip_ws(p, e);
+	if (p >= e || *p != ':')
+		return NULL;
+	return p + 1;
+}
+
+/* Member I's key at P as in the memo: its length, or 0. */
+static inline unsigned memo_key(const char *p, const char *e, int depth,
+				unsigned i)
+{
+	unsigned n = i < MEMO_KEYS ? memo.len[depth][i] : 0;
+
+	return n && e - p >= MEMO_LEN && memo_match(p, memo.text[depth][i], n)
+	       ? n : 0;
+}
+
 /* The members of an object at P (its '{'): TOP for the event, else args. */
 static const char *fast_object(const char *p, const char *e, st_pfw_raw *raw,
 			       bool top)
 {
 	bool seen_args = false;
-	int depth = top ? 0 : 1;
+	int depth = top ? 0 : 1, what;
+	unsigned i = 0, n;
 
 	p = skip_ws(p + 1, e);
 	if (p < e && *p == '}')
 		return p + 1;
-	for (unsigned i = 0;; i++) {
-		unsigned n = i < MEMO_KEYS ? memo.len[depth][i] : 0;
-		int what;
-
-		if (n && e - p >= MEMO_LEN &&
-		    memo_match(p, memo.text[depth][i], n)) {
-			what = memo.what[depth][i];
-			p += n;
-		} else {
-			st_pfw_val key;
-			const char *k0 = p;
-
-			if (p >= e || *p != '"' ||
-			    !(p = fast_string(p, e, &key)))
-				return NULL;
-			what = key_what(top, key.s, key.n);
-			if (p < e && *p == ':' && i < MEMO_KEYS &&
-			    (size_t)(p + 1 - k0) <= MEMO_LEN) {
-				memcpy(memo.text[depth][i], k0,
-				       (size_t)(p + 1 - k0));
-				memo.len[depth][i] = (uint8_t)(p + 1 - k0);
-				memo.what[depth][i] = (int16_t)what;
-			}
-			p = skip_ws(p, e);
-			if (p >= e || *p != ':')
-				return NULL;
-			p++;
-		}
+	if ((n = memo_key(p, e, depth, 0))) {
+		what = memo.what[depth][0];
+		p += n;
+	} else if (!(p = fast_key(p, e, top, depth, 0, &what))) {
+		return NULL;
+	}
+	for (;;) {
 		p = skip_ws(p, e);
 		if (what == KEY_ARGS) {
 			if (seen_args)
@@ -587,6 +604,12 @@ static const char *fast_object(const char *p, const char *e, st_pfw_raw *raw,
 		}
 		if (!p)
 			return NULL;
+		/* the next member: `,"key":` as on the line before, or read */
+		if ((n = memo_key(p, e, depth, ++i))) {
+			what = memo.what[depth][i];
+			p += n;
+			continue;
+		}
 		p = skip_ws(p, e);
 		if (p >= e)
 			return NULL;
@@ -594,7 +617,8 @@ static const char *fast_object(const char *p, const char *e, st_pfw_raw *raw,
 			return p + 1;
 		if (*p != ',')
 			return NULL;
-		p = skip_ws(p + 1, e);
+		if (!(p = fast_key(skip_ws(p + 1, e), e, top, depth, i, &what)))
+			return NULL;
 	}
 }
 
