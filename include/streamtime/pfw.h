@@ -73,6 +73,20 @@ typedef struct st_pfw_raw {
  * the line to jansson.  It reads nothing outside LINE[0..LEN). */
 int st_pfw_scan_fast(const char *line, size_t len, st_pfw_raw *raw);
 
+/* The path of the fast scanner's structural scan (strings, digits, keys):
+ * a byte at a time, 16 bytes (SSE2) or 32 (AVX2, when the CPU has it).
+ * Chosen once from the CPU, or by $STREAMTIME_PFW_SIMD ("scalar", "sse2"),
+ * never above what the CPU has.  Every path gives the same answers. */
+enum { ST_PFW_SCALAR = 0, ST_PFW_SSE2 = 1, ST_PFW_AVX2 = 2 };
+
+/* The path in use. */
+int st_pfw_simd(void);
+
+/* For tests: use LEVEL (-1: choose again as at the start).  The level in
+ * use, or -1 when the CPU cannot (nothing changed).  Not for use while
+ * another thread scans. */
+int st_pfw_simd_force(int level);
+
 /* jansson: 0 with RAW filled when LINE is valid JSON and an object (release
  * RAW with st_pfw_raw_release), or -1 with WHY (may be NULL) saying what is
  * wrong. */

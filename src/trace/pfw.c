@@ -19,6 +19,12 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define ST_PFW_HAVE_AVX2 1
+#else
+#define ST_PFW_HAVE_AVX2 0
+#endif
 
 #include "streamtime/pfw.h"
 #include "streamtime/strtab.h"
@@ -37,17 +43,92 @@
 
 static inline const char *skip_ws(const char *p, const char *e)
 {
+	if (p < e && (unsigned char)*p > ' ')
+		return p;   /* DFTracer writes none */
 	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
 		p++;
 	return p;
 }
 
-/* The closing quote of a string whose body starts at P, or NULL when the
- * body holds a backslash, a control character or a non-ASCII byte (or the
- * line ends first). */
-static inline const char *str_close(const char *p, const char *e)
+/* ---- the structural scan, 16 or 32 bytes at a time ------------------ */
+
+/* Which path the scanner takes: chosen once from the CPU (AVX2 when it has
+ * it, else SSE2, the x86-64 baseline), or from $STREAMTIME_PFW_SIMD
+ * ("scalar", "sse2", "avx2": never above what the CPU has), or by
+ * st_pfw_simd_force for the tests.  Every path gives the same answers;
+ * "scalar" also leaves out the 8-byte digit tricks (SWAR). */
+static int simd_level = -1;
+
+static int simd_cpu(void)
 {
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2"))
+		return ST_PFW_AVX2;
+#endif
 #if defined(__SSE2__)
+	return ST_PFW_SSE2;
+#else
+	return ST_PFW_SCALAR;
+#endif
+}
+
+static int simd_choose(void)
+{
+	const char *env = getenv("STREAMTIME_PFW_SIMD");
+	int cpu = simd_cpu(), want = cpu;
+
+	if (env && strcmp(env, "scalar") == 0)
+		want = ST_PFW_SCALAR;
+	else if (env && strcmp(env, "sse2") == 0)
+		want = ST_PFW_SSE2;
+	return want < cpu ? want : cpu;
+}
+
+static inline int simd(void)
+{
+	int l = __atomic_load_n(&simd_level, __ATOMIC_RELAXED);
+
+	if (l < 0) {
+		l = simd_choose();
+		__atomic_store_n(&simd_level, l, __ATOMIC_RELAXED);
+	}
+	return l;
+}
+
+int st_pfw_simd(void)
+{
+	return simd();
+}
+
+int st_pfw_simd_force(int level)
+{
+	int cpu = simd_cpu();
+
+	if (level < 0)
+		level = simd_choose();
+	if (level > cpu)
+		return -1;
+	__atomic_store_n(&simd_level, level, __ATOMIC_RELAXED);
+	return level;
+}
+
+/* Where a string body at P ends for the fast scanner: the first quote,
+ * backslash, control character or byte above 0x7f, or E. */
+static inline const char *str_stop_scalar(const char *p, const char *e)
+{
+	for (; p < e; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
+			break;
+	}
+	return p;
+}
+
+#if defined(__SSE2__)
+static inline const char *str_stop_sse2(const char *p, const char *e)
+{
 	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
 	const __m128i space = _mm_set1_epi8(0x20);
 
@@ -59,26 +140,84 @@ static inline const char *str_close(const char *p, const char *e)
 					 _mm_cmplt_epi8(x, space));
 		unsigned mask = (unsigned)_mm_movemask_epi8(m);
 
-		if (mask) {
-			p += __builtin_ctz(mask);
-			return *p == '"' ? p : NULL;
-		}
+		if (mask)
+			return p + __builtin_ctz(mask);
 		p += 16;
 	}
+	return str_stop_scalar(p, e);
+}
 #endif
-	for (; p < e; p++) {
-		unsigned char c = (unsigned char)*p;
 
-		if (c == '"')
-			return p;
-		if (c == '\\' || c < 0x20 || c >= 0x80)
-			return NULL;
+#if ST_PFW_HAVE_AVX2
+__attribute__((target("avx2")))
+static const char *str_stop_avx2(const char *p, const char *e)
+{
+	const __m256i quote = _mm256_set1_epi8('"');
+	const __m256i bslash = _mm256_set1_epi8('\\');
+	const __m256i space = _mm256_set1_epi8(0x20);
+
+	while (e - p >= 32) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		/* signed: 0x00-0x1f and 0x80-0xff are below 0x20 */
+		__m256i m = _mm256_or_si256(
+			_mm256_or_si256(_mm256_cmpeq_epi8(x, quote),
+					_mm256_cmpeq_epi8(x, bslash)),
+			_mm256_cmpgt_epi8(space, x));
+		unsigned mask = (unsigned)_mm256_movemask_epi8(m);
+
+		if (mask)
+			return p + __builtin_ctz(mask);
+		p += 32;
 	}
-	return NULL;
+	return str_stop_sse2(p, e);
+}
+#endif
+
+/* The closing quote of a string whose body starts at P, or NULL when the
+ * body holds a backslash, a control character or a non-ASCII byte (or the
+ * line ends first). */
+static inline __attribute__((always_inline)) const char *
+str_close(const char *p, const char *e)
+{
+	int l = simd();
+
+#if defined(__SSE2__)
+	if (l >= ST_PFW_SSE2) {
+		/* most strings end within 16 bytes: one SSE2 step here, and
+		 * 32 bytes a step after that on AVX2 */
+		if (e - p >= 16) {
+			const __m128i quote = _mm_set1_epi8('"');
+			const __m128i bslash = _mm_set1_epi8('\\');
+			__m128i x = _mm_loadu_si128((const __m128i *)
+						    (const void *)p);
+			__m128i m = _mm_or_si128(
+				_mm_or_si128(_mm_cmpeq_epi8(x, quote),
+					     _mm_cmpeq_epi8(x, bslash)),
+				_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+			unsigned mask = (unsigned)_mm_movemask_epi8(m);
+
+			if (mask) {
+				p += __builtin_ctz(mask);
+				return *p == '"' ? p : NULL;
+			}
+			p += 16;
+		}
+#if ST_PFW_HAVE_AVX2
+		if (l == ST_PFW_AVX2 && e - p >= 32)
+			p = str_stop_avx2(p, e);
+		else
+#endif
+			p = str_stop_sse2(p, e);
+	} else
+#endif
+		p = str_stop_scalar(p, e);
+	(void)l;
+	return p < e && *p == '"' ? p : NULL;
 }
 
 /* A string at P (its opening quote) into V; the byte after it, or NULL. */
-static const char *fast_string(const char *p, const char *e, st_pfw_val *v)
+static inline __attribute__((always_inline)) const char *
+fast_string(const char *p, const char *e, st_pfw_val *v)
 {
 	const char *q = str_close(p + 1, e);
 
@@ -131,23 +270,45 @@ static const uint64_t pow10_8[9] = {
 #define FAST_SWAR 0
 #endif
 
-/* An integer at P into V (may be NULL).  NULL for a real, more than 18
- * digits or anything JSON does not allow (a leading zero, a lone '-'). */
-static const char *fast_int(const char *p, const char *e, st_pfw_val *v)
+/* The decimal digits leading at P (up to E): how many (19 for "more than
+ * 18"), and *X their value when there are at most 18.  SSE2 finds the end
+ * of the digits in 16 bytes and SWAR adds them up 8 at a time; the scalar
+ * path does it a byte at a time. */
+static inline __attribute__((always_inline)) unsigned
+digits_read(const char *p, const char *e, uint64_t *x)
 {
-	bool neg = false;
-	int64_t x = 0;
-	const char *d;
+	const char *d = p;
+	uint64_t v = 0;
 
-	if (p < e && *p == '-') {
-		neg = true;
-		p++;
-	}
-	d = p;
-	if (p < e && *p == '0') {
-		p++;
-	} else {
 #if FAST_SWAR
+	int l = simd();
+#if defined(__SSE2__)
+	if (l >= ST_PFW_SSE2 && e - p >= 16) {
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i nd = _mm_or_si128(_mm_cmplt_epi8(c, _mm_set1_epi8('0')),
+					  _mm_cmpgt_epi8(c, _mm_set1_epi8('9')));
+		unsigned n = (unsigned)__builtin_ctz(
+			(unsigned)_mm_movemask_epi8(nd) | 0x10000u);
+		uint64_t lo, hi;
+
+		memcpy(&hi, p, 8);
+		hi ^= UINT64_C(0x3030303030303030);
+		if (n <= 8) {
+			*x = n ? digits_value(hi, n) : 0;
+			return n;
+		}
+		memcpy(&lo, p + 8, 8);
+		lo ^= UINT64_C(0x3030303030303030);
+		v = digits_value(hi, 8) * pow10_8[n - 8] +
+		    digits_value(lo, n - 8);
+		if (n < 16) {
+			*x = v;
+			return n;
+		}
+		p += 16;
+	} else
+#endif
+	if (l > ST_PFW_SCALAR) {
 		while (e - p >= 8) {
 			uint64_t dv;
 			unsigned n = lead_digits(p, &dv);
@@ -155,31 +316,53 @@ static const char *fast_int(const char *p, const char *e, st_pfw_val *v)
 			if (!n)
 				break;
 			if (p - d + n > 18)
-				return NULL;   /* 19 digits may not fit */
-			x = x * (int64_t)pow10_8[n] + (int64_t)digits_value(dv, n);
+				return 19;
+			v = v * pow10_8[n] + digits_value(dv, n);
 			p += n;
-			if (n < 8)
-				goto digits_done;
-		}
-#endif
-		while (p < e && (unsigned)(*p - '0') < 10) {
-			if (p - d == 18)
-				return NULL;   /* 19 digits may not fit */
-			x = x * 10 + (*p - '0');
-			p++;
+			if (n < 8) {
+				*x = v;
+				return (unsigned)(p - d);
+			}
 		}
 	}
-#if FAST_SWAR
-digits_done:
 #endif
-	if (p == d)
-		return NULL;
+	while (p < e && (unsigned)(*p - '0') < 10) {
+		if (p - d == 18)
+			return 19;
+		v = v * 10 + (uint64_t)(*p - '0');
+		p++;
+	}
+	*x = v;
+	return (unsigned)(p - d);
+}
+
+/* An integer at P into V (may be NULL).  NULL for a real, more than 18
+ * digits or anything JSON does not allow (a leading zero, a lone '-'). */
+static inline __attribute__((always_inline)) const char *
+fast_int(const char *p, const char *e, st_pfw_val *v)
+{
+	bool neg = false;
+	uint64_t x = 0;
+
+	if (p < e && *p == '-') {
+		neg = true;
+		p++;
+	}
+	if (p < e && *p == '0') {
+		p++;
+	} else {
+		unsigned n = digits_read(p, e, &x);
+
+		if (n == 0 || n > 18)
+			return NULL;   /* 19 digits may not fit */
+		p += n;
+	}
 	if (p < e && (*p == '.' || *p == 'e' || *p == 'E' ||
 		      (unsigned)(*p - '0') < 10))
 		return NULL;
 	if (v) {
 		v->kind = ST_PFW_INT;
-		v->i = neg ? -x : x;
+		v->i = neg ? -(int64_t)x : (int64_t)x;
 	}
 	return p;
 }
@@ -318,9 +501,11 @@ static int key_what(bool top, const char *k, size_t n)
 
 /* The keys of the last lines read on this thread, by depth and position
  * in their object: DFTracer writes every event's keys in one order, so
- * the bytes at a key are most often `"key":` as in the line before.
- * Matching those bytes (both quotes and the colon included, so that no
- * other key matches) says what the key is without scanning it. */
+ * the bytes at a key are most often `"key":` as in the line before, and
+ * after a value `,"key":` (the comma kept from the second key on).
+ * Matching those bytes (comma, both quotes and the colon included, so that
+ * no other key matches) says what the key is without scanning it, nor the
+ * comma before it. */
 #define MEMO_KEYS 16
 #define MEMO_LEN 16
 
@@ -336,15 +521,50 @@ static _Thread_local struct key_memo memo;
 static inline bool memo_match(const char *p, const char *m, unsigned len)
 {
 #if defined(__SSE2__)
-	__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
-	__m128i b = _mm_load_si128((const __m128i *)(const void *)m);
-	unsigned want = (1u << len) - 1;
+	if (simd() >= ST_PFW_SSE2) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i b = _mm_load_si128((const __m128i *)(const void *)m);
+		unsigned want = (1u << len) - 1;
 
-	return ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) & want) ==
-	       want;
-#else
-	return memcmp(p, m, len) == 0;
+		return ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) &
+			want) == want;
+	}
 #endif
+	return memcmp(p, m, len) == 0;
+}
+
+/* The key at P (its opening quote) of member I of an object at DEPTH
+ * (TOP: the event's) into *WHAT, kept in the memo; the byte after its
+ * colon, or NULL. */
+static const char *fast_key(const char *p, const char *e, bool top,
+			    int depth, unsigned i, int *what)
+{
+	st_pfw_val key;
+	const char *k0 = i ? p - 1 : p;   /* from the comma after the first */
+
+	if (p >= e || *p != '"' || !(p = fast_string(p, e, &key)))
+		return NULL;
+	*what = key_what(top, key.s, key.n);
+	if (p < e && *p == ':' && i < MEMO_KEYS && (!i || *k0 == ',') &&
+	    (size_t)(p + 1 - k0) <= MEMO_LEN) {
+		memcpy(memo.text[depth][i], k0, (size_t)(p + 1 - k0));
+		memo.len[depth][i] = (uint8_t)(p + 1 - k0);
+		memo.what[depth][i] = (int16_t)*what;
+	}
+	p = skip_ws(p, e);
+	if (p >= e || *p != ':')
+		return NULL;
+	return p + 1;
+}
+
+/* Member I's key at P as in the memo: its length, or 0. */
+static inline unsigned memo_key(const char *p, const char *e, int depth,
+				unsigned i)
+{
+	unsigned n = i < MEMO_KEYS ? memo.len[depth][i] : 0;
+
+	return n && e - p >= MEMO_LEN && memo_match(p, memo.text[depth][i], n)
+	       ? n : 0;
 }
 
 /* The members of an object at P (its '{'): TOP for the event, else args. */
@@ -352,39 +572,19 @@ static const char *fast_object(const char *p, const char *e, st_pfw_raw *raw,
 			       bool top)
 {
 	bool seen_args = false;
-	int depth = top ? 0 : 1;
+	int depth = top ? 0 : 1, what;
+	unsigned i = 0, n;
 
 	p = skip_ws(p + 1, e);
 	if (p < e && *p == '}')
 		return p + 1;
-	for (unsigned i = 0;; i++) {
-		unsigned n = i < MEMO_KEYS ? memo.len[depth][i] : 0;
-		int what;
-
-		if (n && e - p >= MEMO_LEN &&
-		    memo_match(p, memo.text[depth][i], n)) {
-			what = memo.what[depth][i];
-			p += n;
-		} else {
-			st_pfw_val key;
-			const char *k0 = p;
-
-			if (p >= e || *p != '"' ||
-			    !(p = fast_string(p, e, &key)))
-				return NULL;
-			what = key_what(top, key.s, key.n);
-			if (p < e && *p == ':' && i < MEMO_KEYS &&
-			    (size_t)(p + 1 - k0) <= MEMO_LEN) {
-				memcpy(memo.text[depth][i], k0,
-				       (size_t)(p + 1 - k0));
-				memo.len[depth][i] = (uint8_t)(p + 1 - k0);
-				memo.what[depth][i] = (int16_t)what;
-			}
-			p = skip_ws(p, e);
-			if (p >= e || *p != ':')
-				return NULL;
-			p++;
-		}
+	if ((n = memo_key(p, e, depth, 0))) {
+		what = memo.what[depth][0];
+		p += n;
+	} else if (!(p = fast_key(p, e, top, depth, 0, &what))) {
+		return NULL;
+	}
+	for (;;) {
 		p = skip_ws(p, e);
 		if (what == KEY_ARGS) {
 			if (seen_args)
@@ -404,6 +604,12 @@ static const char *fast_object(const char *p, const char *e, st_pfw_raw *raw,
 		}
 		if (!p)
 			return NULL;
+		/* the next member: `,"key":` as on the line before, or read */
+		if ((n = memo_key(p, e, depth, ++i))) {
+			what = memo.what[depth][i];
+			p += n;
+			continue;
+		}
 		p = skip_ws(p, e);
 		if (p >= e)
 			return NULL;
@@ -411,7 +617,8 @@ static const char *fast_object(const char *p, const char *e, st_pfw_raw *raw,
 			return p + 1;
 		if (*p != ',')
 			return NULL;
-		p = skip_ws(p + 1, e);
+		if (!(p = fast_key(skip_ws(p + 1, e), e, top, depth, i, &what)))
+			return NULL;
 	}
 }
 

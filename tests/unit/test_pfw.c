@@ -17,6 +17,7 @@
 
 #include "streamtime/atomic.h"
 #include "streamtime/pfw.h"
+#include "st_config.h"
 
 #define TMPDIR_NAME "pfw"
 #include "tmpdir.h"
@@ -625,6 +626,172 @@ static void test_files(void **state)
 	free(cut);
 }
 
+/* ---- the scanner's paths ---------------------------------------------- */
+
+/* Every path the CPU has (scalar, SSE2, AVX2) reads LINE the same: takes
+ * it or not alike, with the same fields; a line taken is read by jansson
+ * with the same fields.  Returns whether the paths took it. */
+static int paths_agree(const char *line, size_t len, st_pfw_raw *out)
+{
+	st_pfw_raw first, a, b;
+	int took = -1, paths = 0;
+
+	for (int level = ST_PFW_SCALAR; level <= ST_PFW_AVX2; level++) {
+		int t;
+
+		if (st_pfw_simd_force(level) != level)
+			continue;
+		assert_int_equal(st_pfw_simd(), level);
+		paths++;
+		t = st_pfw_scan_fast(line, len, &a);
+		if (took < 0) {
+			took = t;
+			first = a;
+		} else if (t != took || (t && !st_pfw_raw_equal(&a, &first))) {
+			print_error("path %d differs on %.*s\n", level, (int)len,
+				    line);
+			fail();
+		}
+	}
+	st_pfw_simd_force(-1);
+	assert_true(paths >= 2);   /* x86-64: scalar and SSE2 at least */
+	if (took) {
+		assert_int_equal(st_pfw_scan_json(line, len, &b, NULL, 0), 0);
+		assert_true(st_pfw_raw_equal(&first, &b));
+		st_pfw_raw_release(&b);
+	}
+	if (out)
+		*out = first;
+	return took;
+}
+
+/* The real traces, line by line: the paths agree, and take the lines
+ * without escapes, bytes above 0x7f or numbers beyond 18 digits. */
+static void test_scan_paths_real(void **state)
+{
+	static const char *const files[] = {
+		"posix-old-format.pfw", "small.pfw",
+		"cm1-rank0-new-format.pfw.gz",
+	};
+	char path[4096];
+	size_t taken = 0, lines = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		gzFile f;
+		char *line = malloc(1 << 20);
+
+		snprintf(path, sizeof(path), "%s/../shared/fixtures/dftracer/%s",
+			 ST_SOURCE_ROOT, files[i]);
+		if (access(path, R_OK) != 0) {
+			free(line);
+			if (getenv("CI") && strcmp(getenv("CI"), "true") == 0)
+				fail_msg("no %s", path);
+			skip();
+		}
+		assert_non_null(f = gzopen(path, "rb"));
+		while (gzgets(f, line, 1 << 20)) {
+			const char *l = line;
+			size_t n = strcspn(line, "\n");   /* as the reader */
+
+			if (!st_pfw_line_trim(&l, &n))
+				continue;
+			lines++;
+			taken += (size_t)paths_agree(l, n, NULL);
+		}
+		gzclose(f);
+		free(line);
+	}
+	/* the fixtures hold no escape, no byte above 0x7f and no number
+	 * beyond 18 digits (grep -c '\\' and LC_ALL=C grep -cP '[\x80-\xff]'
+	 * find none): every line is taken */
+	assert_true(lines > 1000);
+	assert_int_equal(taken, lines);
+}
+
+/* Lines built to meet the block edges: an escape, a string's end and a
+ * number at every offset from 0 to 70 in the line, and behind 0 to 31
+ * bytes of leading space.  The values read are the ones written. */
+static void test_scan_paths_edges(void **state)
+{
+	char line[512];
+	char fill[128];
+	st_pfw_raw r;
+
+	(void)state;
+	memset(fill, 'a', sizeof(fill));
+	for (int shift = 0; shift < 32; shift++) {
+		for (int k = 0; k <= 70; k++) {
+			int n;
+
+			/* an escape ("\/", a string still closed if it were
+			 * missed) at offset SHIFT + 9 + K, 40 bytes of the
+			 * string behind it: left to jansson */
+			n = snprintf(line, sizeof(line), "%*s{\"name\":\"%.*s\\/"
+				     "%.40s\",\"ph\":\"X\",\"ts\":1}", shift, "",
+				     k, fill, fill);
+			assert_int_equal(paths_agree(line, (size_t)n, NULL), 0);
+			/* in the escape's place (the string closed as
+			 * before), a control character (0x1f the highest) and
+			 * a byte above 0x7f */
+			line[shift + 9 + k] = '\t';
+			assert_int_equal(paths_agree(line, (size_t)n, NULL), 0);
+			line[shift + 9 + k] = 0x1f;
+			assert_int_equal(paths_agree(line, (size_t)n, NULL), 0);
+			line[shift + 9 + k] = (char)0xc3;
+			line[shift + 10 + k] = (char)0xa9;
+			assert_int_equal(paths_agree(line, (size_t)n, NULL), 0);
+			/* a plain string of K bytes, then a 16-digit number */
+			n = snprintf(line, sizeof(line), "%*s{\"name\":\"%.*s\","
+				     "\"ts\":1698081297469813,\"dur\":-%d,"
+				     "\"args\":{\"fname\":\"/%.*s\"}}", shift, "",
+				     k, fill, k, k, fill);
+			assert_int_equal(paths_agree(line, (size_t)n, &r), 1);
+			assert_int_equal(r.name.n, (size_t)k);
+			assert_int_equal(r.ts.i, INT64_C(1698081297469813));
+			assert_int_equal(r.dur.i, -k);
+			assert_int_equal(r.fname.n, (size_t)k + 1);
+			/* K % 20 + 1 digits ending at every offset */
+			n = snprintf(line, sizeof(line), "%*s{\"name\":\"%.*s\","
+				     "\"ts\":%.*s}", shift, "", k, fill,
+				     k % 20 + 1, "12345678901234567890");
+			if (k % 20 + 1 <= 18) {
+				int64_t want = 0;
+
+				for (int d = 0; d < k % 20 + 1; d++)
+					want = want * 10 + (d + 1) % 10;
+				assert_int_equal(paths_agree(line, (size_t)n, &r),
+						 1);
+				assert_int_equal(r.ts.i, want);
+			} else {
+				assert_int_equal(paths_agree(line, (size_t)n,
+							     NULL), 0);
+			}
+		}
+	}
+}
+
+/* $STREAMTIME_PFW_SIMD picks the path, never above what the CPU has. */
+static void test_scan_paths_env(void **state)
+{
+	int best;
+
+	(void)state;
+	unsetenv("STREAMTIME_PFW_SIMD");
+	best = st_pfw_simd_force(-1);
+	assert_true(best >= ST_PFW_SSE2);
+	setenv("STREAMTIME_PFW_SIMD", "scalar", 1);
+	assert_int_equal(st_pfw_simd_force(-1), ST_PFW_SCALAR);
+	setenv("STREAMTIME_PFW_SIMD", "sse2", 1);
+	assert_int_equal(st_pfw_simd_force(-1), ST_PFW_SSE2);
+	setenv("STREAMTIME_PFW_SIMD", "avx2", 1);
+	assert_int_equal(st_pfw_simd_force(-1), best);
+	unsetenv("STREAMTIME_PFW_SIMD");
+	assert_int_equal(st_pfw_simd_force(-1), best);
+	assert_int_equal(st_pfw_simd_force(ST_PFW_AVX2 + 1), -1);
+	assert_int_equal(st_pfw_simd(), best);
+}
+
 static void test_long_line(void **state)
 {
 	size_t big = ST_PFW_MAX_LINE + 100, n = 0;
@@ -754,6 +921,9 @@ int main(void)
 		cmocka_unit_test(test_scan_agree),
 		cmocka_unit_test(test_valid_json_not_corrupt),
 		cmocka_unit_test(test_scan_ints),
+		cmocka_unit_test(test_scan_paths_real),
+		cmocka_unit_test(test_scan_paths_edges),
+		cmocka_unit_test(test_scan_paths_env),
 		cmocka_unit_test(test_scan_memo),
 		cmocka_unit_test(test_scan_fields),
 		cmocka_unit_test(test_line_trim),
