@@ -47,7 +47,8 @@ struct ivec {
 };
 
 /* An agg's temporary files (unlinked; its own and those of the aggs merged
- * into it) and how many intervals its vectors hold. */
+ * into it) and how many intervals its vectors have room for (HELD, within
+ * BUDGET: every vector is spilled and freed when one would grow past it). */
 struct ivstore {
 	int *fd;
 	uint64_t *size;
@@ -228,7 +229,7 @@ int trace_agg_each_iv(struct agg *g, size_t p, trace_iv_fn fn, void *ctx);
 int trace_agg_fail(const struct agg *g, st_error *err);
 
 /* ivstore.c: the intervals in memory bounded by a budget (the environment's
- * STREAMTIME_IV_BUDGET, for tests, else 2^18 intervals an agg); the
+ * STREAMTIME_IV_BUDGET, for tests, else room for 2^16 intervals an agg); the
  * functions return 0, or -1 (trace_agg_fail tells which error). */
 void trace_ivs_init(struct ivstore *st);
 void trace_ivs_release(struct ivstore *st);
