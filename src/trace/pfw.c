@@ -986,6 +986,7 @@ struct st_pfw_reader {
 	uint64_t lineno, bad_lineno;
 	char why[256];
 	st_strtab tab;
+	st_strtab *ftab;        /* the files' names: &tab, or the caller's */
 	uint32_t *mapval;       /* by key id: name id + 1, 0 unmapped */
 	size_t mapcap;
 	int8_t *kind;           /* by name id: name_kind + 1, 0 not yet */
@@ -1013,6 +1014,7 @@ static st_pfw_reader *reader_new(void)
 	if (!r)
 		return NULL;
 	st_strtab_init(&r->tab);
+	r->ftab = &r->tab;
 	caches_reset(r);
 	return r;
 }
@@ -1077,6 +1079,19 @@ const char *st_pfw_str(const st_pfw_reader *r, uint32_t id, size_t *len)
 	return st_strtab_str(&r->tab, id, len);
 }
 
+bool st_pfw_use_file_table(st_pfw_reader *r, st_strtab *t)
+{
+	if (r->feed || r->mem || r->lineno || r->tab.n)
+		return false;
+	r->ftab = t;
+	return true;
+}
+
+const char *st_pfw_file_str(const st_pfw_reader *r, uint32_t id, size_t *len)
+{
+	return st_strtab_str(r->ftab, id, len);
+}
+
 uint64_t st_pfw_offset(const st_pfw_reader *r)
 {
 	return r->zin ? st_zin_offset(r->zin) : 0;
@@ -1109,14 +1124,14 @@ static int bad(st_pfw_reader *r, const char *fmt, const char *field)
 	return ST_PFW_BAD;
 }
 
-static int64_t intern_cached(st_pfw_reader *r, struct str_cache *c,
+static int64_t intern_cached(st_strtab *t, struct str_cache *c,
 			     const char *s, size_t n)
 {
 	int64_t id;
 
 	if (c->id >= 0 && c->n == n && memcmp(c->buf, s, n) == 0)
 		return c->id;
-	if ((id = st_strtab_intern(&r->tab, s, n, NULL)) < 0)
+	if ((id = st_strtab_intern(t, s, n, NULL)) < 0)
 		return -1;
 	if (n <= sizeof(c->buf)) {
 		memcpy(c->buf, s, n);
@@ -1183,7 +1198,8 @@ static int map_set(st_pfw_reader *r, int map, const st_pfw_val *key,
 	int64_t k, id;
 
 	if (!n || (k = st_strtab_intern(&r->tab, r->key, n, NULL)) < 0 ||
-	    (id = st_strtab_intern(&r->tab, name->s, name->n, NULL)) < 0)
+	    (id = st_strtab_intern(map == MAP_FILE ? r->ftab : &r->tab,
+				   name->s, name->n, NULL)) < 0)
 		return -1;
 	if ((size_t)k >= r->mapcap) {
 		size_t cap = r->mapcap ? r->mapcap : 256;
@@ -1242,7 +1258,8 @@ static int64_t resolve(st_pfw_reader *r, int map, const st_pfw_val *v,
 			return -1;
 		memcpy(un, map == MAP_HOST ? "hhash:" : "fhash:", 6);
 		memcpy(un + 6, r->key + 3, n - 3);
-		id = st_strtab_intern(&r->tab, un, n + 3, NULL);
+		id = st_strtab_intern(map == MAP_FILE ? r->ftab : &r->tab, un,
+				      n + 3, NULL);
 		free(un);
 		if (id < 0)
 			return -1;
@@ -1317,7 +1334,8 @@ static int where_id(st_pfw_reader *r, const st_pfw_val *name,
 
 	*id = ST_PFW_NONE;
 	if (name->kind == ST_PFW_STRING)
-		k = intern_cached(r, c, name->s, name->n);
+		k = intern_cached(map == MAP_FILE ? r->ftab : &r->tab, c,
+				  name->s, name->n);
 	else if (hash->kind == ST_PFW_INT || hash->kind == ST_PFW_STRING ||
 		 is_big(hash))
 		k = resolve(r, map, hash, h);
@@ -1378,10 +1396,10 @@ static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 		return bad(r, "'%s' out of range", "ts");
 	if (ev->dur > TS_MAX)
 		return bad(r, "'%s' out of range", "dur");
-	if ((id = intern_cached(r, &r->c_name, raw->name.s, raw->name.n)) < 0)
+	if ((id = intern_cached(&r->tab, &r->c_name, raw->name.s, raw->name.n)) < 0)
 		return OOM(r);
 	ev->name = (uint32_t)id;
-	if ((id = intern_cached(r, &r->c_cat, raw->cat.s, raw->cat.n)) < 0)
+	if ((id = intern_cached(&r->tab, &r->c_cat, raw->cat.s, raw->cat.n)) < 0)
 		return OOM(r);
 	ev->cat = (uint32_t)id;
 	if (where_id(r, &raw->hostname, &r->c_host, &raw->hhash, MAP_HOST,

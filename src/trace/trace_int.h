@@ -70,6 +70,13 @@ struct acc {
 	uint8_t rw;             /* names: trace_name_rw */
 };
 
+/* Does table D count its strings' events (struct acc)?  Hosts, files
+ * and per units do not: their acc is NULL, not 32 bytes a string. */
+static inline bool trace_dim_counts(int d)
+{
+	return d == D_NAME || d == D_CAT || d == D_GROUP;
+}
+
 struct proc {
 	uint32_t host;
 	int64_t pid;
@@ -88,6 +95,11 @@ struct kev {
 struct agg {
 	const st_trace_opts *o;
 	st_strtab tab[D_N];
+	/* The text of tab[D_FILE], which borrows it: every file name the
+	 * readers met (st_pfw_use_file_table), counted or not, one copy. */
+	st_strtab fpool;
+	uint32_t *fmap;        /* by pool id: tab[D_FILE] id + 1, 0 none */
+	size_t fcap;
 	struct acc *acc[D_N];
 	size_t acc_cap[D_N];
 	struct proc *procs;
@@ -128,7 +140,7 @@ struct agg {
  * and the filter, whose answers the fset keeps per string id. */
 struct rmap {
 	uint32_t *tr[4];
-	size_t cap;
+	size_t cap[4];
 	struct st_trace_fset fs;  /* empty without a filter */
 };
 
@@ -176,6 +188,16 @@ static inline void uadd(uint64_t *a, uint64_t b, bool *sat)
 	} else {
 		*a += b;
 	}
+}
+
+/* String ID of G's table D's counters: all zero for a table that does
+ * not count (trace_dim_counts). */
+static inline const struct acc *trace_acc(const struct agg *g, int d,
+					  uint32_t id)
+{
+	static const struct acc none;
+
+	return trace_dim_counts(d) ? &g->acc[d][id] : &none;
 }
 
 /* gather.c: open PATH through O's source (or st_pfw_open). */
