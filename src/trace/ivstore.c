@@ -409,7 +409,7 @@ static int spill_one(struct ivstore *st, struct ivec *v)
 	if (v->n) {
 		if (seg_write(st, v->v, v->n, &s) < 0)
 			return -1;
-		if (ST_GROW(v->seg, v->nseg, v->segcap, 4) < 0)
+		if (ST_GROW(v->seg, v->nseg, v->segcap, 1) < 0)
 			return -1;
 		v->seg[v->nseg++] = s;
 	}

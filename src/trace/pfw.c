@@ -956,7 +956,7 @@ int64_t st_pfw_event_bytes(const char *name, size_t n, const st_pfw_raw *raw)
 
 /* ---- the reader ------------------------------------------------------ */
 
-#define READ_CHUNK (1u << 20)
+#define READ_CHUNK (256u << 10)
 
 enum { MAP_HOST, MAP_FILE, MAP_STRING, MAP_N };
 static const char map_names[MAP_N][3] = { "HH", "FH", "SH" };
