@@ -463,26 +463,27 @@ void trace_rmap_release(struct rmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* Room for index ID in the array *V of ids + 1 (*CAP of them), the new
+ * room zeroed.  0, or -1 when memory runs out. */
+static int id_room(uint32_t **v, size_t *cap, uint32_t id)
+{
+	size_t old = *cap;
+
+	if (id < old)
+		return 0;
+	if (st_grow(v, cap, id, sizeof(**v), 256) < 0)
+		return -1;
+	memset(*v + old, 0, (*cap - old) * sizeof(**v));
+	return 0;
+}
+
 /* Room for reader string id ID in dimension D's ids (new room: 0, not yet
  * interned); each dimension's grows alone, the reader's ids being those
  * of every dimension and of its hash maps.  0, or -1 when memory runs
  * out. */
 static int rmap_fit(struct rmap *m, int d, uint32_t id)
 {
-	size_t cap;
-	uint32_t *t;
-
-	if (id < m->cap[d])
-		return 0;
-	cap = m->cap[d] ? m->cap[d] : 256;
-	while (cap <= id)
-		cap *= 2;
-	if (!(t = realloc(m->tr[d], cap * sizeof(*t))))
-		return -1;
-	memset(t + m->cap[d], 0, (cap - m->cap[d]) * sizeof(*t));
-	m->tr[d] = t;
-	m->cap[d] = cap;
-	return 0;
+	return id_room(&m->tr[d], &m->cap[d], id);
 }
 
 int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
@@ -527,18 +528,8 @@ static int64_t pool_file(struct agg *g, uint32_t id)
 
 	if (id < g->fcap && g->fmap[id])
 		return g->fmap[id] - 1;
-	if (id >= g->fcap) {
-		size_t cap = g->fcap ? g->fcap : 256;
-		uint32_t *t;
-
-		while (cap <= id)
-			cap *= 2;
-		if (!(t = realloc(g->fmap, cap * sizeof(*t))))
-			return -1;
-		memset(t + g->fcap, 0, (cap - g->fcap) * sizeof(*t));
-		g->fmap = t;
-		g->fcap = cap;
-	}
+	if (id_room(&g->fmap, &g->fcap, id) < 0)
+		return -1;
 	s = st_strtab_str(&g->fpool, id, &len);
 	if ((k = st_strtab_intern_ref(&g->tab[D_FILE], s, len, NULL)) < 0)
 		return -1;
