@@ -33,7 +33,7 @@ static size_t budget_of(void)
 
 	if (e && atol(e) > 0)
 		return (size_t)atol(e);
-	return (size_t)1 << 16;         /* 1 MiB of intervals an agg */
+	return (size_t)1 << 15;         /* 512 KiB of intervals an agg */
 }
 
 void trace_ivs_init(struct ivstore *st)

@@ -251,7 +251,7 @@ int trace_agg_each_iv(struct agg *g, size_t p, trace_iv_fn fn, void *ctx);
 int trace_agg_fail(const struct agg *g, st_error *err);
 
 /* ivstore.c: the intervals in memory bounded by a budget (the environment's
- * STREAMTIME_IV_BUDGET, for tests, else room for 2^16 intervals an agg); the
+ * STREAMTIME_IV_BUDGET, for tests, else room for 2^15 intervals an agg); the
  * functions return 0, or -1 (trace_agg_fail tells which error). */
 void trace_ivs_init(struct ivstore *st);
 void trace_ivs_release(struct ivstore *st);
