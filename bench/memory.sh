@@ -119,7 +119,7 @@ def col(s, j, who, i):
     return [float(r[3 + i]) for r in rows if (r[0], r[1], r[2]) == (s, j, who)]
 def name(s):
     return "2 M events, 200,000 names" if s == "names" else "%s M events" % s[1:]
-print("| set | -j | peak RSS base (MB) | peak RSS new (MB) | new/base | wall base / new (s) | CPU base / new (s) |")
+print("| set | -j | peak RSS base (MiB) | peak RSS new (MiB) | new/base | wall base / new (s) | CPU base / new (s) |")
 print("|---|---|---|---|---|---|---|")
 for s, j in keys:
     kb, kn = col(s, j, "base", 0), col(s, j, "new", 0)
@@ -131,7 +131,7 @@ for s, j in keys:
         med(kn) / 1024, min(kn) / 1024, max(kn) / 1024, med(kn) / med(kb),
         med(wb), med(wn), med(cb), med(cn)))
 print()
-print("`streamtime --version` alone (the shared libraries): base %.1f MB, new %.1f MB" % (fb / 1024, fn / 1024))
+print("`streamtime --version` alone (the shared libraries): base %.1f MiB, new %.1f MiB" % (fb / 1024, fn / 1024))
 EOF
 echo
 echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')), $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -sr)"
