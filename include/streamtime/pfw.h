@@ -158,6 +158,19 @@ uint64_t st_pfw_bad_line(const st_pfw_reader *r, const char **why);
 /* String ID of R's table (borrowed until st_pfw_close). */
 const char *st_pfw_str(const st_pfw_reader *r, uint32_t id, size_t *len);
 
+struct st_strtab;
+
+/* Intern the names of R's files (args.fname, FH names, "fhash:VALUE")
+ * in T (borrowed; it outlives R) instead of R's own table, so that a
+ * caller gathering them keeps one copy: an event's FILE is then an id of
+ * T (st_pfw_file_str), and st_pfw_lookup's FH ids too.  Call it before
+ * the first st_pfw_next; false (R unchanged) for a reader whose lines
+ * another parser feeds or that was read already. */
+bool st_pfw_use_file_table(st_pfw_reader *r, struct st_strtab *t);
+/* File ID of R's events (st_pfw_str unless st_pfw_use_file_table). */
+const char *st_pfw_file_str(const st_pfw_reader *r, uint32_t id,
+			    size_t *len);
+
 /* Bytes read from the file so far (compressed bytes for gzip; up to
  * 256 KiB ahead of the lines returned): for progress. */
 uint64_t st_pfw_offset(const st_pfw_reader *r);
@@ -165,7 +178,8 @@ uint64_t st_pfw_offset(const st_pfw_reader *r);
 const st_pfw_stats *st_pfw_stats_get(const st_pfw_reader *r);
 
 /* What hash KEY of a map (the name of the M event: "HH", "FH", "SH") is
- * mapped to at this point of the file: a string id, or -1. */
+ * mapped to at this point of the file: a string id (FH: of the file
+ * table, st_pfw_file_str), or -1. */
 int64_t st_pfw_lookup(const st_pfw_reader *r, const char *map,
 		      const char *key, size_t keylen);
 

@@ -27,6 +27,13 @@ void st_strtab_release(st_strtab *t);
  * Returns the id, or -1 when memory runs out. */
 int64_t st_strtab_intern(st_strtab *t, const char *s, size_t len, bool *added);
 
+/* st_strtab_intern without a copy: a new S is kept by address, so its
+ * bytes (NUL-terminated at LEN) must stay there, unchanged, until T is
+ * released; another table's strings do.  A set of some of a table's
+ * strings costs no bytes of text. */
+int64_t st_strtab_intern_ref(st_strtab *t, const char *s, size_t len,
+			     bool *added);
+
 /* The id of S[0..LEN), or -1 when it is not in T. */
 int64_t st_strtab_find(const st_strtab *t, const char *s, size_t len);
 

@@ -129,11 +129,12 @@ static char *strtab_copy(st_strtab *t, const char *s, size_t len)
 	return d;
 }
 
-int64_t st_strtab_intern(st_strtab *t, const char *s, size_t len, bool *added)
+static int64_t strtab_add(st_strtab *t, const char *s, size_t len,
+			  bool *added, bool ref)
 {
 	uint32_t h = (uint32_t)st_strtab_hash(s, len), pos;
 	int64_t id;
-	char *copy;
+	const char *copy;
 
 	if (added)
 		*added = false;
@@ -159,13 +160,24 @@ int64_t st_strtab_intern(st_strtab *t, const char *s, size_t len, bool *added)
 		t->v = v;
 		t->cap = cap;
 	}
-	if (!(copy = strtab_copy(t, s, len)))
+	if (!(copy = ref ? s : strtab_copy(t, s, len)))
 		return -1;
 	t->v[t->n] = (struct st_strtab_ent){ copy, (uint32_t)len, h };
 	t->slot[pos] = t->n + 1;
 	if (added)
 		*added = true;
 	return t->n++;
+}
+
+int64_t st_strtab_intern(st_strtab *t, const char *s, size_t len, bool *added)
+{
+	return strtab_add(t, s, len, added, false);
+}
+
+int64_t st_strtab_intern_ref(st_strtab *t, const char *s, size_t len,
+			     bool *added)
+{
+	return strtab_add(t, s, len, added, true);
 }
 
 int64_t st_strtab_find(const st_strtab *t, const char *s, size_t len)

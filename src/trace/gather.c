@@ -18,6 +18,7 @@ void trace_agg_init(struct agg *g, const st_trace_opts *o)
 	g->o = o;
 	for (int d = 0; d < D_N; d++)
 		st_strtab_init(&g->tab[d]);
+	st_strtab_init(&g->fpool);
 	g->host_none = -1;
 	trace_ivs_init(&g->ivs);
 	g->per = o->per;
@@ -45,6 +46,8 @@ void trace_agg_release(struct agg *g)
 		st_strtab_release(&g->tab[d]);
 		free(g->acc[d]);
 	}
+	st_strtab_release(&g->fpool);
+	free(g->fmap);
 	for (size_t i = 0; i < g->nprocs; i++) {
 		trace_ivec_release(&g->procs[i].io);
 		trace_ivec_release(&g->procs[i].comp);
@@ -89,9 +92,19 @@ int trace_name_rw(const char *name, size_t len)
 int64_t trace_agg_intern(struct agg *g, int d, const char *s, size_t len)
 {
 	bool added;
-	int64_t id = st_strtab_intern(&g->tab[d], s, len, &added);
+	int64_t id;
 
-	if (id < 0 || !added)
+	if (d == D_FILE) {
+		/* the text in the pool (the readers' file names are there
+		 * already), the table of the files counted borrowing it */
+		if ((id = st_strtab_intern(&g->fpool, s, len, NULL)) < 0)
+			return -1;
+		s = st_strtab_str(&g->fpool, (uint32_t)id, &len);
+		return st_strtab_intern_ref(&g->tab[D_FILE], s, len, NULL);
+	}
+	id = st_strtab_intern(&g->tab[d], s, len, &added);
+
+	if (id < 0 || !added || !trace_dim_counts(d))
 		return id;
 	if ((size_t)id >= g->acc_cap[d]) {
 		size_t cap = g->acc_cap[d] ? g->acc_cap[d] * 2 : 64;
@@ -450,27 +463,27 @@ void trace_rmap_release(struct rmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Room for reader string id ID in the tables' ids (new room: 0, not yet
- * interned).  0, or -1 when memory runs out. */
-static int rmap_fit(struct rmap *m, uint32_t id)
+/* Room for index ID in the array *V of ids + 1 (*CAP of them), the new
+ * room zeroed.  0, or -1 when memory runs out. */
+static int id_room(uint32_t **v, size_t *cap, uint32_t id)
 {
-	size_t cap;
+	size_t old = *cap;
 
-	if (id < m->cap)
+	if (id < old)
 		return 0;
-	cap = m->cap ? m->cap : 256;
-	while (cap <= id)
-		cap *= 2;
-	for (int d = 0; d < 4; d++) {
-		uint32_t *t = realloc(m->tr[d], cap * sizeof(*t));
-
-		if (!t)
-			return -1;
-		m->tr[d] = t;
-		memset(m->tr[d] + m->cap, 0, (cap - m->cap) * sizeof(*t));
-	}
-	m->cap = cap;
+	if (st_grow(v, cap, id, sizeof(**v), 256) < 0)
+		return -1;
+	memset(*v + old, 0, (*cap - old) * sizeof(**v));
 	return 0;
+}
+
+/* Room for reader string id ID in dimension D's ids (new room: 0, not yet
+ * interned); each dimension's grows alone, the reader's ids being those
+ * of every dimension and of its hash maps.  0, or -1 when memory runs
+ * out. */
+static int rmap_fit(struct rmap *m, int d, uint32_t id)
+{
+	return id_room(&m->tr[d], &m->cap[d], id);
 }
 
 int trace_rmap_pass(struct rmap *m, const st_pfw_reader *r,
@@ -494,7 +507,7 @@ static int64_t rmap_tr(struct rmap *m, struct agg *g, const st_pfw_reader *r,
 	size_t len;
 	int64_t k;
 
-	if (rmap_fit(m, id) < 0)
+	if (rmap_fit(m, d, id) < 0)
 		return -1;
 	if (m->tr[d][id])
 		return m->tr[d][id] - 1;
@@ -502,6 +515,25 @@ static int64_t rmap_tr(struct rmap *m, struct agg *g, const st_pfw_reader *r,
 	if ((k = trace_agg_intern(g, d, s, len)) < 0)
 		return -1;
 	m->tr[d][id] = (uint32_t)k + 1;
+	return k;
+}
+
+/* The id in G's table of files of string ID of its pool, kept across
+ * readers (the pool's ids are).  -1 when memory runs out. */
+static int64_t pool_file(struct agg *g, uint32_t id)
+{
+	const char *s;
+	size_t len;
+	int64_t k;
+
+	if (id < g->fcap && g->fmap[id])
+		return g->fmap[id] - 1;
+	if (id_room(&g->fmap, &g->fcap, id) < 0)
+		return -1;
+	s = st_strtab_str(&g->fpool, id, &len);
+	if ((k = st_strtab_intern_ref(&g->tab[D_FILE], s, len, NULL)) < 0)
+		return -1;
+	g->fmap[id] = (uint32_t)k + 1;
 	return k;
 }
 
@@ -544,7 +576,7 @@ static int read_file(struct worker *w, size_t fi)
 	st_error err;
 	uint64_t seen = 0, pending = 0, tick = 0;
 	int rc, ret = 0;
-	bool any = false;
+	bool any = false, pooled;
 
 	tf->path = run->paths[fi];
 	if (!(r = trace_open(o->src, run->paths[fi], o->tracks, &err))) {
@@ -553,6 +585,8 @@ static int read_file(struct worker *w, size_t fi)
 		return err.code == ST_EXIT_IOERR && !tf->err_text ? -1 : 0;
 	}
 	trace_rmap_init(&m, o->filter);
+	/* the files' names straight into G's pool: one copy of each */
+	pooled = st_pfw_use_file_table(r, &g->fpool);
 	if (host_none(g) < 0) {
 		ret = -1;
 		goto out;
@@ -610,7 +644,8 @@ static int read_file(struct worker *w, size_t fi)
 		    (host = ev.host == ST_PFW_NONE ? g->host_none
 			    : rmap_tr(&m, g, r, D_HOST, ev.host)) < 0 ||
 		    (ev.file != ST_PFW_NONE &&
-		     (file = rmap_tr(&m, g, r, D_FILE, ev.file)) < 0) ||
+		     (file = pooled ? pool_file(g, ev.file)
+				    : rmap_tr(&m, g, r, D_FILE, ev.file)) < 0) ||
 		    agg_event(g, (uint32_t)name, (uint32_t)cat, (uint32_t)host,
 			      (uint32_t)file, &ev) < 0) {
 			ret = -1;
@@ -727,6 +762,8 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 			if (k < 0)
 				goto out;
 			tr[d][i] = (uint32_t)k;
+			if (!trace_dim_counts(d))
+				continue;
 			x = &a->acc[d][k];
 			y = &b->acc[d][i];
 			x->count += y->count;

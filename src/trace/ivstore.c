@@ -33,7 +33,7 @@ static size_t budget_of(void)
 
 	if (e && atol(e) > 0)
 		return (size_t)atol(e);
-	return (size_t)1 << 18;         /* 4 MiB of intervals an agg */
+	return (size_t)1 << 15;         /* 512 KiB of intervals an agg */
 }
 
 void trace_ivs_init(struct ivstore *st)
@@ -398,27 +398,26 @@ static int tidy(struct ivstore *st, struct ivec *v)
 	return 0;
 }
 
-/* Fold V and move it to a new segment of ST's own file. */
+/* Fold V, move it to a new segment of ST's own file and free its room:
+ * the processes of the files read before are done, mostly, and a vector
+ * kept for each would grow with their number. */
 static int spill_one(struct ivstore *st, struct ivec *v)
 {
 	struct ivseg s;
 
 	v->n = st_interval_union(v->v, v->n);
-	if (!v->n)
-		return 0;
-	if (seg_write(st, v->v, v->n, &s) < 0)
-		return -1;
-	if (ST_GROW(v->seg, v->nseg, v->segcap, 4) < 0)
-		return -1;
-	v->seg[v->nseg++] = s;
-	v->n = 0;
-	if (v->cap > 4096) {
-		free(v->v);
-		v->v = NULL;
-		v->cap = 0;
+	if (v->n) {
+		if (seg_write(st, v->v, v->n, &s) < 0)
+			return -1;
+		if (ST_GROW(v->seg, v->nseg, v->segcap, 1) < 0)
+			return -1;
+		v->seg[v->nseg++] = s;
 	}
+	free(v->v);
+	v->v = NULL;
+	v->n = v->cap = 0;
 	v->fold_at = 0;
-	return tidy(st, v);
+	return v->nseg ? tidy(st, v) : 0;
 }
 
 int trace_ivs_spill(struct agg *g)
@@ -433,22 +432,35 @@ int trace_ivs_spill(struct agg *g)
 
 /* ---- adding ------------------------------------------------------------ */
 
+/* Room in V for one more interval, within G's budget of intervals
+ * allocated (not only held: a vector's room counts).  0, -1. */
+static int ivec_room(struct agg *g, struct ivec *v)
+{
+	size_t cap;
+
+	if (v->n >= v->fold_at) {
+		v->n = st_interval_union(v->v, v->n);
+		v->fold_at = v->n * 2 > 4096 ? v->n * 2 : 4096;
+		if (v->n < v->cap)
+			return 0;
+	}
+	cap = v->cap ? v->cap * 2 : 64;
+	/* spilling empties V too */
+	if (g->ivs.held + (cap - v->cap) > g->ivs.budget && g->ivs.held &&
+	    trace_ivs_spill(g) < 0)
+		return -1;
+	cap = v->cap;
+	if (ST_GROW(v->v, v->n, v->cap, 64) < 0)
+		return -1;
+	g->ivs.held += v->cap - cap;
+	return 0;
+}
+
 int trace_ivec_push(struct agg *g, struct ivec *v, int64_t s, int64_t e)
 {
-	if (v->n == v->cap) {
-		if (v->n >= v->fold_at) {
-			size_t n = st_interval_union(v->v, v->n);
-
-			g->ivs.held -= v->n - n;
-			v->n = n;
-			v->fold_at = v->n * 2 > 4096 ? v->n * 2 : 4096;
-		}
-		if (v->n == v->cap && ST_GROW(v->v, v->n, v->cap, 64) < 0)
-			return -1;
-	}
+	if (v->n == v->cap && ivec_room(g, v) < 0)
+		return -1;
 	v->v[v->n++] = (st_trace_iv){ s, e };
-	if (++g->ivs.held > g->ivs.budget)
-		return trace_ivs_spill(g);
 	return 0;
 }
 
@@ -500,11 +512,11 @@ int trace_ivec_take(struct agg *ga, struct ivec *a, struct ivec *b,
 			if (!nv)
 				return -1;
 			a->v = nv;
+			ga->ivs.held += cap - a->cap;
 			a->cap = cap;
 		}
 		memcpy(a->v + a->n, b->v, b->n * sizeof(*b->v));
 		a->n += b->n;
-		ga->ivs.held += b->n;
 	}
 	trace_ivec_release(b);
 	return tidy(&ga->ivs, a);

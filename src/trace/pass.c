@@ -96,7 +96,8 @@ static int fset_field(const struct st_trace_fset *s, const st_pfw_reader *r,
 		      int k, uint32_t id, uint64_t *a, st_error *err)
 {
 	size_t len;
-	const char *str = st_pfw_str(r, id, &len);
+	const char *str = k == ST_TRACE_FILE ? st_pfw_file_str(r, id, &len)
+						   : st_pfw_str(r, id, &len);
 
 	*a = (s->all & ~s->has[k]) | FSET_KNOWN;
 	for (uint64_t b = s->has[k]; b; b &= b - 1) {

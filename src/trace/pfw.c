@@ -1163,7 +1163,7 @@ int64_t st_pfw_event_bytes(const char *name, size_t n, const st_pfw_raw *raw)
 
 /* ---- the reader ------------------------------------------------------ */
 
-#define READ_CHUNK (1u << 20)
+#define READ_CHUNK (256u << 10)
 
 enum { MAP_HOST, MAP_FILE, MAP_STRING, MAP_N };
 static const char map_names[MAP_N][3] = { "HH", "FH", "SH" };
@@ -1182,6 +1182,15 @@ struct hash_cache {
 	uint32_t id;            /* what it resolved to */
 };
 
+/* A map's hash that is an integer (or a string of its canonical digits,
+ * the same key) -> the name's id: 16 bytes, where a key as text in the
+ * string table took 30 to 40 and its own id. */
+struct imap_ent {
+	int64_t key;
+	uint32_t id;
+	uint32_t map;           /* MAP_* + 1, 0 empty */
+};
+
 struct st_pfw_reader {
 	st_zin *zin;
 	char *path;
@@ -1193,8 +1202,11 @@ struct st_pfw_reader {
 	uint64_t lineno, bad_lineno;
 	char why[256];
 	st_strtab tab;
+	st_strtab *ftab;        /* the files' names: &tab, or the caller's */
 	uint32_t *mapval;       /* by key id: name id + 1, 0 unmapped */
 	size_t mapcap;
+	struct imap_ent *imap;  /* the maps' integer keys (most of them) */
+	size_t imapcap, imapn;
 	int8_t *kind;           /* by name id: name_kind + 1, 0 not yet */
 	size_t kindcap;
 	char *key;              /* scratch for map keys */
@@ -1220,6 +1232,7 @@ static st_pfw_reader *reader_new(void)
 	if (!r)
 		return NULL;
 	st_strtab_init(&r->tab);
+	r->ftab = &r->tab;
 	caches_reset(r);
 	return r;
 }
@@ -1272,6 +1285,7 @@ void st_pfw_close(st_pfw_reader *r)
 	st_zin_close(r->zin);
 	st_strtab_release(&r->tab);
 	free(r->mapval);
+	free(r->imap);
 	free(r->kind);
 	free(r->key);
 	free(r->buf);
@@ -1282,6 +1296,19 @@ void st_pfw_close(st_pfw_reader *r)
 const char *st_pfw_str(const st_pfw_reader *r, uint32_t id, size_t *len)
 {
 	return st_strtab_str(&r->tab, id, len);
+}
+
+bool st_pfw_use_file_table(st_pfw_reader *r, st_strtab *t)
+{
+	if (r->feed || r->mem || r->lineno || r->tab.n)
+		return false;
+	r->ftab = t;
+	return true;
+}
+
+const char *st_pfw_file_str(const st_pfw_reader *r, uint32_t id, size_t *len)
+{
+	return st_strtab_str(r->ftab, id, len);
 }
 
 uint64_t st_pfw_offset(const st_pfw_reader *r)
@@ -1316,14 +1343,14 @@ static int bad(st_pfw_reader *r, const char *fmt, const char *field)
 	return ST_PFW_BAD;
 }
 
-static int64_t intern_cached(st_pfw_reader *r, struct str_cache *c,
+static int64_t intern_cached(st_strtab *t, struct str_cache *c,
 			     const char *s, size_t n)
 {
 	int64_t id;
 
 	if (c->id >= 0 && c->n == n && memcmp(c->buf, s, n) == 0)
 		return c->id;
-	if ((id = st_strtab_intern(&r->tab, s, n, NULL)) < 0)
+	if ((id = st_strtab_intern(t, s, n, NULL)) < 0)
 		return -1;
 	if (n <= sizeof(c->buf)) {
 		memcpy(c->buf, s, n);
@@ -1383,14 +1410,117 @@ static size_t map_key(st_pfw_reader *r, int map, const st_pfw_val *v)
 	return 3 + v->n;
 }
 
+/* Is S[0..N) an integer's canonical digits (what map_key writes for
+ * one)?  Its value into *I. */
+static bool canon_int(const char *s, size_t n, int64_t *i)
+{
+	bool neg = n && s[0] == '-';
+	uint64_t u = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : INT64_MAX;
+	size_t j = neg;
+
+	if (j == n || n - j > 19 || (s[j] == '0' && (n - j > 1 || neg)))
+		return false;
+	for (; j < n; j++) {
+		if (s[j] < '0' || s[j] > '9' ||
+		    u > (lim - (uint64_t)(s[j] - '0')) / 10)
+			return false;
+		u = u * 10 + (uint64_t)(s[j] - '0');
+	}
+	*i = neg ? (int64_t)(0 - u) : (int64_t)u;
+	return true;
+}
+
+/* Is V an integer key of the maps (*I its value)? */
+static bool int_key(const st_pfw_val *v, int64_t *i)
+{
+	if (v->kind == ST_PFW_INT) {
+		*i = v->i;
+		return true;
+	}
+	return v->kind == ST_PFW_STRING && canon_int(v->s, v->n, i);
+}
+
+static size_t imap_hash(int map, int64_t key)
+{
+	uint64_t h = ((uint64_t)key + (uint64_t)map) * 0x9e3779b97f4a7c15ull;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (size_t)(h ^ (h >> 32));
+}
+
+/* The entry of (MAP, KEY) in R's integer keys, or NULL. */
+static struct imap_ent *imap_find(const st_pfw_reader *r, int map,
+				  int64_t key)
+{
+	if (!r->imapcap)
+		return NULL;
+	for (size_t j = imap_hash(map, key) & (r->imapcap - 1);;
+	     j = (j + 1) & (r->imapcap - 1)) {
+		struct imap_ent *e = &r->imap[j];
+
+		if (!e->map)
+			return NULL;
+		if (e->map == (uint32_t)map + 1 && e->key == key)
+			return e;
+	}
+}
+
+/* The entry of (MAP, KEY), added (id 0) when new; NULL when memory runs
+ * out.  The table is at most 7/8 full: its lookups are of keys it has,
+ * mostly, and a hash's repeats stop at the one-entry caches before. */
+static struct imap_ent *imap_add(st_pfw_reader *r, int map, int64_t key)
+{
+	struct imap_ent *e = imap_find(r, map, key);
+	size_t j;
+
+	if (e)
+		return e;
+	if ((r->imapn + 1) * 8 > r->imapcap * 7) {
+		size_t cap = r->imapcap ? r->imapcap * 2 : 256;
+		struct imap_ent *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t i = 0; i < r->imapcap; i++) {
+			if (!r->imap[i].map)
+				continue;
+			j = imap_hash((int)r->imap[i].map - 1, r->imap[i].key);
+			while (v[j & (cap - 1)].map)
+				j++;
+			v[j & (cap - 1)] = r->imap[i];
+		}
+		free(r->imap);
+		r->imap = v;
+		r->imapcap = cap;
+	}
+	for (j = imap_hash(map, key) & (r->imapcap - 1); r->imap[j].map;
+	     j = (j + 1) & (r->imapcap - 1))
+		;
+	r->imap[j] = (struct imap_ent){ key, 0, (uint32_t)map + 1 };
+	r->imapn++;
+	return &r->imap[j];
+}
+
 static int map_set(st_pfw_reader *r, int map, const st_pfw_val *key,
 		   const st_pfw_val *name)
 {
-	size_t n = map_key(r, map, key);
-	int64_t k, id;
+	st_strtab *t = map == MAP_FILE ? r->ftab : &r->tab;
+	struct imap_ent *e;
+	size_t n;
+	int64_t k, id, i;
 
+	if (int_key(key, &i)) {
+		if (!(e = imap_add(r, map, i)) ||
+		    (id = st_strtab_intern(t, name->s, name->n, NULL)) < 0)
+			return -1;
+		e->id = (uint32_t)id;
+		r->h_host.valid = r->h_file.valid = false;
+		return 0;
+	}
+	n = map_key(r, map, key);
 	if (!n || (k = st_strtab_intern(&r->tab, r->key, n, NULL)) < 0 ||
-	    (id = st_strtab_intern(&r->tab, name->s, name->n, NULL)) < 0)
+	    (id = st_strtab_intern(t, name->s, name->n, NULL)) < 0)
 		return -1;
 	if ((size_t)k >= r->mapcap) {
 		size_t cap = r->mapcap ? r->mapcap : 256;
@@ -1413,10 +1543,18 @@ int64_t st_pfw_lookup(const st_pfw_reader *r, const char *map,
 		      const char *key, size_t keylen)
 {
 	char buf[256];
-	int64_t k;
+	int64_t k, i;
 
 	if (strlen(map) != 2 || keylen + 3 > sizeof(buf))
 		return -1;
+	if (canon_int(key, keylen, &i)) {
+		const struct imap_ent *e = NULL;
+
+		for (int m = 0; m < MAP_N; m++)
+			if (memcmp(map, map_names[m], 2) == 0)
+				e = imap_find(r, m, i);
+		return e ? (int64_t)e->id : -1;
+	}
 	memcpy(buf, map, 2);
 	buf[2] = ':';
 	memcpy(buf + 3, key, keylen);
@@ -1431,15 +1569,20 @@ int64_t st_pfw_lookup(const st_pfw_reader *r, const char *map,
 static int64_t resolve(st_pfw_reader *r, int map, const st_pfw_val *v,
 		       struct hash_cache *hc)
 {
+	const struct imap_ent *e = NULL;
 	size_t n;
-	int64_t k, id;
+	int64_t k, id, i;
+	bool is_int;
 
 	if (v->kind == ST_PFW_INT && hc->valid && hc->is_int && hc->i == v->i)
 		return hc->id;
-	if (!(n = map_key(r, map, v)))
+	is_int = int_key(v, &i);
+	if (is_int && (e = imap_find(r, map, i))) {
+		id = e->id;
+	} else if (!(n = map_key(r, map, v))) {
 		return -1;
-	k = st_strtab_find(&r->tab, r->key, n);
-	if (k >= 0 && (size_t)k < r->mapcap && r->mapval[k]) {
+	} else if (!is_int && (k = st_strtab_find(&r->tab, r->key, n)) >= 0 &&
+		   (size_t)k < r->mapcap && r->mapval[k]) {
 		id = r->mapval[k] - 1;
 	} else {
 		/* "hhash:" / "fhash:" + the value */
@@ -1449,7 +1592,8 @@ static int64_t resolve(st_pfw_reader *r, int map, const st_pfw_val *v,
 			return -1;
 		memcpy(un, map == MAP_HOST ? "hhash:" : "fhash:", 6);
 		memcpy(un + 6, r->key + 3, n - 3);
-		id = st_strtab_intern(&r->tab, un, n + 3, NULL);
+		id = st_strtab_intern(map == MAP_FILE ? r->ftab : &r->tab, un,
+				      n + 3, NULL);
 		free(un);
 		if (id < 0)
 			return -1;
@@ -1524,7 +1668,8 @@ static int where_id(st_pfw_reader *r, const st_pfw_val *name,
 
 	*id = ST_PFW_NONE;
 	if (name->kind == ST_PFW_STRING)
-		k = intern_cached(r, c, name->s, name->n);
+		k = intern_cached(map == MAP_FILE ? r->ftab : &r->tab, c,
+				  name->s, name->n);
 	else if (hash->kind == ST_PFW_INT || hash->kind == ST_PFW_STRING ||
 		 is_big(hash))
 		k = resolve(r, map, hash, h);
@@ -1585,10 +1730,10 @@ static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 		return bad(r, "'%s' out of range", "ts");
 	if (ev->dur > TS_MAX)
 		return bad(r, "'%s' out of range", "dur");
-	if ((id = intern_cached(r, &r->c_name, raw->name.s, raw->name.n)) < 0)
+	if ((id = intern_cached(&r->tab, &r->c_name, raw->name.s, raw->name.n)) < 0)
 		return OOM(r);
 	ev->name = (uint32_t)id;
-	if ((id = intern_cached(r, &r->c_cat, raw->cat.s, raw->cat.n)) < 0)
+	if ((id = intern_cached(&r->tab, &r->c_cat, raw->cat.s, raw->cat.n)) < 0)
 		return OOM(r);
 	ev->cat = (uint32_t)id;
 	if (where_id(r, &raw->hostname, &r->c_host, &raw->hhash, MAP_HOST,

@@ -310,7 +310,7 @@ static int write_partial(FILE *f, struct agg *g, const st_trace_summary *s,
 	for (int d = 0; d < D_N; d++) {
 		fprintf(f, "%s\"%s\":[", d ? ",\n" : "\n", table_names[d]);
 		for (uint32_t i = 0; i < g->tab[d].n; i++) {
-			const struct acc *a = &g->acc[d][i];
+			const struct acc *a = trace_acc(g, d, i);
 			size_t len;
 			const char *str = st_strtab_str(&g->tab[d], i, &len);
 
@@ -514,6 +514,8 @@ static int get_tables(json_t *j, struct agg *g)
 				return -1;
 			if ((size_t)id != i)
 				return 1;       /* twice */
+			if (!trace_dim_counts(d))
+				continue;
 			g->acc[d][id].count = (uint64_t)c;
 			g->acc[d][id].dur = du;
 			g->acc[d][id].bytes = by;

@@ -47,7 +47,8 @@ struct ivec {
 };
 
 /* An agg's temporary files (unlinked; its own and those of the aggs merged
- * into it) and how many intervals its vectors hold. */
+ * into it) and how many intervals its vectors have room for (HELD, within
+ * BUDGET: every vector is spilled and freed when one would grow past it). */
 struct ivstore {
 	int *fd;
 	uint64_t *size;
@@ -69,6 +70,13 @@ struct acc {
 	uint8_t rw;             /* names: trace_name_rw */
 };
 
+/* Does table D count its strings' events (struct acc)?  Hosts, files
+ * and per units do not: their acc is NULL, not 32 bytes a string. */
+static inline bool trace_dim_counts(int d)
+{
+	return d == D_NAME || d == D_CAT || d == D_GROUP;
+}
+
 struct proc {
 	uint32_t host;
 	int64_t pid;
@@ -87,6 +95,11 @@ struct kev {
 struct agg {
 	const st_trace_opts *o;
 	st_strtab tab[D_N];
+	/* The text of tab[D_FILE], which borrows it: every file name the
+	 * readers met (st_pfw_use_file_table), counted or not, one copy. */
+	st_strtab fpool;
+	uint32_t *fmap;        /* by pool id: tab[D_FILE] id + 1, 0 none */
+	size_t fcap;
 	struct acc *acc[D_N];
 	size_t acc_cap[D_N];
 	struct proc *procs;
@@ -127,7 +140,7 @@ struct agg {
  * and the filter, whose answers the fset keeps per string id. */
 struct rmap {
 	uint32_t *tr[4];
-	size_t cap;
+	size_t cap[4];
 	struct st_trace_fset fs;  /* empty without a filter */
 };
 
@@ -175,6 +188,16 @@ static inline void uadd(uint64_t *a, uint64_t b, bool *sat)
 	} else {
 		*a += b;
 	}
+}
+
+/* String ID of G's table D's counters: all zero for a table that does
+ * not count (trace_dim_counts). */
+static inline const struct acc *trace_acc(const struct agg *g, int d,
+					  uint32_t id)
+{
+	static const struct acc none;
+
+	return trace_dim_counts(d) ? &g->acc[d][id] : &none;
 }
 
 /* gather.c: open PATH through O's source (or st_pfw_open). */
@@ -228,7 +251,7 @@ int trace_agg_each_iv(struct agg *g, size_t p, trace_iv_fn fn, void *ctx);
 int trace_agg_fail(const struct agg *g, st_error *err);
 
 /* ivstore.c: the intervals in memory bounded by a budget (the environment's
- * STREAMTIME_IV_BUDGET, for tests, else 2^18 intervals an agg); the
+ * STREAMTIME_IV_BUDGET, for tests, else room for 2^15 intervals an agg); the
  * functions return 0, or -1 (trace_agg_fail tells which error). */
 void trace_ivs_init(struct ivstore *st);
 void trace_ivs_release(struct ivstore *st);

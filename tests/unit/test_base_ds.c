@@ -184,6 +184,48 @@ static void test_strtab(void **state)
 	st_strtab_release(&t);
 }
 
+/* A table interned by reference keeps the other table's bytes, not a
+ * copy: its ids are its own (dense, in order of interning), its strings
+ * are at the other's addresses, and a string it has not got is found
+ * missing, whatever the other holds. */
+static void test_strtab_intern_ref(void **state)
+{
+	st_strtab pool, sub;
+	char buf[32];
+	bool added;
+
+	(void)state;
+	st_strtab_init(&pool);
+	st_strtab_init(&sub);
+	for (int i = 0; i < 3000; i++) {
+		snprintf(buf, sizeof(buf), "/data/f%d", i);
+		assert_int_equal(st_strtab_intern(&pool, buf, strlen(buf), NULL),
+				 i);
+	}
+	/* every third of the pool's strings, backwards */
+	for (int i = 2999, k = 0; i >= 0; i -= 3, k++) {
+		size_t len;
+		const char *s = st_strtab_str(&pool, (uint32_t)i, &len);
+
+		assert_int_equal(st_strtab_intern_ref(&sub, s, len, &added), k);
+		assert_true(added);
+		assert_int_equal(st_strtab_intern_ref(&sub, s, len, &added), k);
+		assert_false(added);
+		assert_ptr_equal(st_strtab_str(&sub, (uint32_t)k, NULL), s);
+	}
+	assert_int_equal(sub.n, 1000);
+	/* found by its text from anywhere, not only at the pool's address */
+	assert_int_equal(st_strtab_find(&sub, "/data/f2999", 11), 0);
+	assert_int_equal(st_strtab_find(&sub, "/data/f2", 8), 999);
+	assert_int_equal(st_strtab_find(&sub, "/data/f1", 8), -1);
+	assert_int_equal(st_strtab_intern(&sub, "/data/f5", 8, &added), 998);
+	assert_false(added);
+	st_strtab_release(&sub);
+	/* the pool is untouched by the other's release */
+	assert_string_equal(st_strtab_str(&pool, 2998, NULL), "/data/f2998");
+	st_strtab_release(&pool);
+}
+
 static void test_heap(void **state)
 {
 	enum { N = 3000 };
@@ -276,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_pairmap),
 		cmocka_unit_test(test_pairids),
 		cmocka_unit_test(test_strtab),
+		cmocka_unit_test(test_strtab_intern_ref),
 		cmocka_unit_test(test_heap),
 		cmocka_unit_test(test_outbuf),
 		cmocka_unit_test(test_grow),

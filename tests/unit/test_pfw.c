@@ -17,6 +17,7 @@
 
 #include "streamtime/atomic.h"
 #include "streamtime/pfw.h"
+#include "streamtime/strtab.h"
 #include "st_config.h"
 
 #define TMPDIR_NAME "pfw"
@@ -365,6 +366,128 @@ static void test_old_generation(void **state)
 	assert_int_equal(st_pfw_stats_get(r)->events, 3);
 	assert_int_equal(st_pfw_stats_get(r)->fast, 2);
 	st_pfw_close(r);
+}
+
+/* The maps' integer keys (a table of their own, not text): a hash given
+ * as a string of its canonical digits is the number's key, other digits
+ * ("0123", "-0", beyond 64 bits) keys of their own as before; thousands
+ * of keys, remapped, grown through; st_pfw_lookup finds both kinds. */
+static void test_map_int_keys(void **state)
+{
+	st_pfw_reader *r = st_pfw_reader_mem();
+	st_pfw_event ev;
+	char line[512], want[64];
+	static const struct {
+		const char *value;      /* the FH's, as JSON */
+		const char *fhash;      /* an event's, as JSON */
+		const char *file;       /* what the event names */
+	} keys[] = {
+		{ "\"123\"", "123", "/s123" },
+		{ "\"0123\"", "\"0123\"", "/s0123" },
+		{ "\"0124\"", "124", "fhash:124" },
+		{ "\"-0\"", "0", "fhash:0" },
+		{ "-9223372036854775808", "\"-9223372036854775808\"", "/min" },
+		{ "9223372036854775807", "9223372036854775807", "/max" },
+		{ "18446744073709551616", "\"18446744073709551616\"", "/big" },
+		{ "\"9223372036854775808\"", "9223372036854775808", "/str-big" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		if (strncmp(keys[i].file, "fhash:", 6) == 0)
+			continue;
+		snprintf(line, sizeof(line), "{\"name\":\"FH\",\"ph\":\"M\","
+			 "\"args\":{\"name\":\"%s\",\"value\":%s}}",
+			 keys[i].file, keys[i].value);
+		assert_int_equal(feed(r, line, &ev), ST_PFW_EOF);
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		snprintf(line, sizeof(line), "{\"name\":\"read\",\"cat\":\"P\","
+			 "\"pid\":1,\"tid\":1,\"ts\":%zu,\"dur\":1,\"ph\":\"X\","
+			 "\"args\":{\"fhash\":%s}}", i, keys[i].fhash);
+		assert_int_equal(feed(r, line, &ev), ST_PFW_EVENT);
+		print_message("%s -> %s\n", keys[i].fhash, str(r, ev.file));
+		assert_string_equal(str(r, ev.file), keys[i].file);
+	}
+	/* 5000 keys over the 0124 one, each remapped once */
+	for (int round = 0; round < 2; round++)
+		for (int k = 0; k < 5000; k++) {
+			snprintf(line, sizeof(line), "{\"name\":\"FH\",\"ph\":"
+				 "\"M\",\"args\":{\"name\":\"/r%d/f%d\","
+				 "\"value\":%d}}", round, k, 1000 * k - 77);
+			assert_int_equal(feed(r, line, &ev), ST_PFW_EOF);
+		}
+	for (int k = 0; k < 5000; k++) {
+		int64_t id;
+
+		snprintf(line, sizeof(line), "%d", 1000 * k - 77);
+		snprintf(want, sizeof(want), "/r1/f%d", k);
+		id = st_pfw_lookup(r, "FH", line, strlen(line));
+		assert_true(id >= 0);
+		assert_string_equal(str(r, (uint32_t)id), want);
+		assert_int_equal(st_pfw_lookup(r, "HH", line, strlen(line)), -1);
+	}
+	assert_string_equal(str(r, (uint32_t)st_pfw_lookup(r, "FH", "0123", 4)),
+			    "/s0123");
+	assert_string_equal(str(r, (uint32_t)st_pfw_lookup(r, "FH", "123", 3)),
+			    "/s123");
+	assert_int_equal(st_pfw_lookup(r, "FH", "124", 3), -1);
+	assert_string_equal(str(r, (uint32_t)st_pfw_lookup(
+			    r, "FH", "18446744073709551616", 20)), "/big");
+	st_pfw_close(r);
+}
+
+/* A reader given a file table puts its files' names there, and only
+ * them: an event's file is an id of that table (inline, through FH, or
+ * "fhash:"), names and hosts stay the reader's; a reader of lines fed
+ * in memory keeps its own. */
+static void test_use_file_table(void **state)
+{
+	char *p = st_path_join(dir, "ftab.pfw");
+	FILE *f = fopen(p, "w");
+	st_strtab pool;
+	st_pfw_reader *r;
+	st_pfw_event ev;
+	st_error err;
+	size_t len;
+
+	(void)state;
+	assert_non_null(f);
+	fputs("{\"name\":\"FH\",\"ph\":\"M\",\"args\":{\"name\":\"/a\","
+	      "\"value\":7}}\n"
+	      "{\"name\":\"read\",\"cat\":\"P\",\"pid\":1,\"tid\":1,\"ts\":1,"
+	      "\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":7}}\n"
+	      "{\"name\":\"read\",\"cat\":\"P\",\"pid\":1,\"tid\":1,\"ts\":2,"
+	      "\"dur\":1,\"ph\":\"X\",\"args\":{\"fname\":\"/b\","
+	      "\"hostname\":\"h\"}}\n"
+	      "{\"name\":\"read\",\"cat\":\"P\",\"pid\":1,\"tid\":1,\"ts\":3,"
+	      "\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":8}}\n", f);
+	fclose(f);
+	st_strtab_init(&pool);
+	assert_int_equal(st_strtab_intern(&pool, "/b", 2, NULL), 0);
+	assert_non_null(r = st_pfw_open(p, &err));
+	assert_true(st_pfw_use_file_table(r, &pool));
+	assert_int_equal(st_pfw_next(r, &ev, &err), ST_PFW_EVENT);
+	assert_int_equal(ev.file, 1);
+	assert_string_equal(st_pfw_file_str(r, ev.file, &len), "/a");
+	assert_int_equal(st_pfw_next(r, &ev, &err), ST_PFW_EVENT);
+	assert_int_equal(ev.file, 0);
+	assert_string_equal(st_pfw_file_str(r, ev.file, NULL), "/b");
+	assert_string_equal(st_pfw_str(r, ev.host, NULL), "h");
+	assert_string_equal(st_pfw_str(r, ev.name, NULL), "read");
+	assert_int_equal(st_pfw_next(r, &ev, &err), ST_PFW_EVENT);
+	assert_string_equal(st_pfw_file_str(r, ev.file, NULL), "fhash:8");
+	assert_int_equal(st_pfw_lookup(r, "FH", "7", 1), 1);
+	assert_int_equal(st_pfw_next(r, &ev, &err), ST_PFW_EOF);
+	assert_false(st_pfw_use_file_table(r, &pool));
+	st_pfw_close(r);
+	assert_int_equal(pool.n, 3);
+	assert_string_equal(st_strtab_str(&pool, 1, NULL), "/a");
+	r = st_pfw_reader_mem();
+	assert_false(st_pfw_use_file_table(r, &pool));
+	st_pfw_close(r);
+	st_strtab_release(&pool);
+	free(p);
 }
 
 static void test_new_generation(void **state)
@@ -929,6 +1052,8 @@ int main(void)
 		cmocka_unit_test(test_line_trim),
 		cmocka_unit_test(test_old_generation),
 		cmocka_unit_test(test_new_generation),
+		cmocka_unit_test(test_map_int_keys),
+		cmocka_unit_test(test_use_file_table),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_files),
