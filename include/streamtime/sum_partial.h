@@ -105,4 +105,15 @@ int st_sum_merge_finish(st_sum_merge *mg, size_t max_bad,
 
 void st_sum_merge_release(st_sum_merge *mg);
 
+/* What of SO (and the --group-by and --per texts GROUP and PER) changes
+ * a summary, as a partial's "options" (compact, keys sorted): a key of
+ * the result cache (trace_cache.h).  New, or NULL out of memory. */
+char *st_sum_partial_options(const st_trace_opts *so, const char *group,
+			     const char *per);
+
+/* Everything added to MG so far (before st_sum_merge_finish) written as
+ * one partial to F, the partial the same inputs give in one run.  0, -1
+ * nothing added yet or a write error. */
+int st_sum_merge_write(FILE *f, const st_sum_merge *mg);
+
 #endif

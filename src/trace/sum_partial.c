@@ -909,3 +909,30 @@ void st_sum_merge_release(st_sum_merge *mg)
 	state_release(mg->state);
 	memset(mg, 0, sizeof(*mg));
 }
+
+/* ---- for the result cache (trace_cache.c) ---------------------------- */
+
+char *st_sum_partial_options(const st_trace_opts *so, const char *group,
+			     const char *per)
+{
+	json_t *j = options_json(so, group, per);
+	char *t = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	json_decref(j);
+	return t;
+}
+
+int st_sum_merge_write(FILE *f, const st_sum_merge *mg)
+{
+	struct st_sum_merge_state *st = mg->state;
+	st_trace_summary s = { 0 };
+
+	if (!st)
+		return -1;
+	s.files_in = st->files;
+	s.n_files = st->n_files;
+	s.bad = st->bad;
+	s.n_bad = st->n_bad;
+	s.bad_lines = st->bad_lines;
+	return write_partial(f, &st->agg, &s, st->opts.j);
+}
