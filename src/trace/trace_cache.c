@@ -22,7 +22,7 @@
 #include "streamtime/sum_partial.h"
 #include "streamtime/trace_cache.h"
 
-#include "trace_int.h"
+#include "trace_compare_int.h"
 
 #define MAGIC "streamtime-cache 1\n"
 #define HEADTAIL 4096
@@ -346,6 +346,14 @@ static void evict(st_trace_cache *c)
 	st_atomic_unlock(fd);
 }
 
+/* The corrupt lines an entry keeps by number: as many as -v shows, so
+ * that a run with -v and one without share their entries (the merge
+ * keeps the first MAX_BAD). */
+static size_t keep_bad(size_t max_bad)
+{
+	return max_bad > 1000 ? max_bad : 1000;
+}
+
 /* ---- the inputs ------------------------------------------------------- */
 
 /* One input of a run: its keys, and its partial (cached or made). */
@@ -513,6 +521,7 @@ static void make_summary(struct work *w, struct in *in)
 	FILE *m;
 
 	o1.jobs = 1;
+	o1.max_bad = keep_bad(x->o->max_bad);
 	if (!(p = st_sum_partial_new(&in->path, 1, &o1, x->group, x->per, &fs,
 				     &in->err))) {
 		in->rc = -1;
@@ -656,10 +665,10 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 	}
 	for (size_t i = 0; i < n; i++)
 		in[i].path = paths[i];
-	key = key_start("summary", ST_SUM_PARTIAL_VERSION, o->max_bad, opts,
-			&klen);
+	key = key_start("summary", ST_SUM_PARTIAL_VERSION,
+			keep_bad(o->max_bad), opts, &klen);
 	ids(c, in, n, key, klen, "summary.file", ST_SUM_PARTIAL_VERSION,
-	    o->max_bad, opts, run);
+	    keep_bad(o->max_bad), opts, run);
 	free(opts);
 	if (sum_from_run(c, run, &mg, paths[0])) {
 		c->st.run_hit = true;
@@ -706,6 +715,7 @@ static void make_compare(struct work *w, struct in *in)
 
 	o1.jobs = 1;
 	o1.keep = true;
+	o1.max_bad = keep_bad(x->o->max_bad);
 	if (st_trace_compare(&cs, 1, &o1, &in->err) < 0) {
 		in->rc = -1;
 	} else if (!(m = open_memstream(&in->text, &in->len))) {
@@ -778,6 +788,34 @@ static int cmp_files(st_trace_cache *c, st_compare_case *cs, size_t n,
 	return rc;
 }
 
+/* The partial of MG (the whole run: every file of the cases CS[0..N),
+ * INS, from the cache or to be written to it) written as the run entry
+ * RUN, before the merge is finished (every corrupt line kept). */
+static void cmp_put_run(st_trace_cache *c, const char *run,
+			st_compare_merge *mg, struct in **ins,
+			const st_compare_case *cs, size_t n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < cs[k].n; i++)
+			if (!ins[k][i].hit && !ins[k][i].keep)
+				return;
+	for (size_t k = 0; k < mg->n; k++)
+		mg->cases[k].saturated =
+			((const struct pass *)mg->cases[k].state)->sat;
+	if (!(m = open_memstream(&text, &len)))
+		return;
+	if (st_compare_partial_write(m, mg->metrics_text, &mg->m, mg->cases,
+				     mg->n) == 0 && fclose(m) == 0)
+		entry_put(c, run, text, len);
+	else
+		fclose(m);
+	free(text);
+}
+
 int st_trace_cache_compare(st_trace_cache *c, st_compare_case *cs,
 			   size_t n, const st_compare_opts *o,
 			   const char *mtext, st_error *err)
@@ -796,8 +834,8 @@ int st_trace_cache_compare(st_trace_cache *c, st_compare_case *cs,
 		return st_trace_compare(cs, n, o, err);
 	if (!(ins = calloc(n, sizeof(*ins))))
 		return OOM(err);
-	key = key_start("compare", ST_COMPARE_PARTIAL_VERSION, o->max_bad,
-			mtext, &klen);
+	key = key_start("compare", ST_COMPARE_PARTIAL_VERSION,
+			keep_bad(o->max_bad), mtext, &klen);
 	for (size_t k = 0; k < n && rc == 0; k++) {
 		char fr[65];
 
@@ -810,7 +848,8 @@ int st_trace_cache_compare(st_trace_cache *c, st_compare_case *cs,
 		/* each case's name and its files' identities in the run's
 		 * key; its file keys hold no name (renamed on merging) */
 		ids(c, ins[k], cs[k].n, NULL, 0, "compare.file",
-		    ST_COMPARE_PARTIAL_VERSION, o->max_bad, mtext, fr);
+		    ST_COMPARE_PARTIAL_VERSION, keep_bad(o->max_bad), mtext,
+		    fr);
 		for (size_t i = 0; i < cs[k].n; i++)
 			all = all && ins[k][i].cacheable;
 		if (key && !(key = key_add(key, &klen, cs[k].name)))
@@ -827,6 +866,8 @@ int st_trace_cache_compare(st_trace_cache *c, st_compare_case *cs,
 		    mg.n == n) {
 			from_run = true;
 			c->st.run_hit = true;
+			for (size_t k = 0; k < n; k++)
+				c->st.hits += cs[k].n;
 		} else {
 			entry_drop(c, run);
 			st_compare_merge_release(&mg);
@@ -839,25 +880,10 @@ int st_trace_cache_compare(st_trace_cache *c, st_compare_case *cs,
 	for (size_t k = 0; rc == 0 && k < n; k++)
 		if (mg.n != n || strcmp(mg.cases[k].name, cs[k].name) != 0)
 			rc = 1;     /* two cases of one name: not cached */
+	if (rc == 0 && !from_run && run[0])
+		cmp_put_run(c, run, &mg, ins, cs, n);
 	if (rc == 0)
 		rc = st_compare_merge_finish(&mg, o->max_bad, err);
-	if (rc == 0 && !from_run && run[0]) {
-		for (size_t k = 0; k < n; k++)
-			for (size_t i = 0; i < cs[k].n; i++)
-				all = all && (ins[k][i].hit || ins[k][i].keep);
-		if (all) {
-			FILE *m = open_memstream(&text, &len);
-
-			if (m && st_compare_partial_write(m, mg.metrics_text,
-							  &mg.m, mg.cases,
-							  mg.n) == 0 &&
-			    fclose(m) == 0)
-				entry_put(c, run, text, len);
-			else if (m)
-				fclose(m);
-			free(text);
-		}
-	}
 	if (rc == 0)
 		for (size_t k = 0; k < n; k++)
 			case_take(&cs[k], &mg.cases[k]);
