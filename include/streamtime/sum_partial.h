@@ -105,6 +105,16 @@ int st_sum_merge_finish(st_sum_merge *mg, size_t max_bad,
 
 void st_sum_merge_release(st_sum_merge *mg);
 
+/* The partial P that st_sum_partial_new made, with its records S, added
+ * to MG without writing it out (as st_sum_merge_add of what
+ * st_sum_partial_write gives; P's gatherings are taken: free P after,
+ * never write it).  WHAT names it in messages.  0, or -1 with ERR set: 65
+ * other options than the first partial's (MG as it was), 74 out of
+ * memory (release MG). */
+int st_sum_merge_add_partial(st_sum_merge *mg, st_sum_partial *p,
+			     const st_trace_summary *s, const char *what,
+			     st_error *err);
+
 /* What of SO (and the --group-by and --per texts GROUP and PER) changes
  * a summary, as a partial's "options" (compact, keys sorted): a key of
  * the result cache (trace_cache.h).  New, or NULL out of memory. */

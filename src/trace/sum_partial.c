@@ -936,3 +936,106 @@ int st_sum_merge_write(FILE *f, const st_sum_merge *mg)
 	s.bad_lines = st->bad_lines;
 	return write_partial(f, &st->agg, &s, st->opts.j);
 }
+
+/* S's input records (one run's: paths borrowed, err_text and why
+ * copied) appended to ST.  0, -1 out of memory (ST as it was). */
+static int put_inputs(struct st_sum_merge_state *st,
+		      const st_trace_summary *s)
+{
+	size_t base = st->n_files, nb0 = st->n_bad;
+	st_trace_file *tf = realloc(st->files, (base + s->n_files + 1) *
+				    sizeof(*tf));
+	st_trace_bad *bv;
+	char **pp;
+
+	if (!tf)
+		return -1;
+	st->files = tf;
+	if (!(pp = realloc(st->paths, (st->n_paths + s->n_files + 1) *
+			   sizeof(*pp))))
+		return -1;
+	st->paths = pp;
+	for (size_t k = 0; k < s->n_files; k++) {
+		pp[st->n_paths + k] = NULL;
+		tf[base + k].err_text = NULL;
+	}
+	if (!(bv = realloc(st->bad, (st->n_bad + s->n_bad + 1) *
+			   sizeof(*bv))))
+		return -1;
+	st->bad = bv;
+	for (size_t k = 0; k < s->n_files; k++) {
+		st_trace_file *t = &tf[base + k];
+
+		*t = s->files_in[k];
+		t->err_text = NULL;
+		pp[st->n_paths + k] = strdup(s->files_in[k].path ?
+					     s->files_in[k].path : "");
+		if (!pp[st->n_paths + k] || (s->files_in[k].err_text &&
+		    !(t->err_text = strdup(s->files_in[k].err_text))))
+			goto oom;
+		t->path = pp[st->n_paths + k];
+	}
+	for (size_t k = 0; k < s->n_bad; k++) {
+		bv[st->n_bad] = s->bad[k];
+		bv[st->n_bad].file += base;
+		if (!(bv[st->n_bad].why = strdup(s->bad[k].why ? s->bad[k].why
+						  : "")))
+			goto oom;
+		st->n_bad++;
+	}
+	st->n_files += s->n_files;
+	st->n_paths += s->n_files;
+	st->bad_lines += s->bad_lines;
+	return 0;
+oom:
+	for (size_t k = 0; k < s->n_files; k++) {
+		free(tf[base + k].err_text);
+		free(pp[st->n_paths + k]);
+		pp[st->n_paths + k] = NULL;
+		tf[base + k].err_text = NULL;
+	}
+	while (st->n_bad > nb0)
+		free(st->bad[--st->n_bad].why);
+	return -1;
+}
+
+int st_sum_merge_add_partial(st_sum_merge *mg, st_sum_partial *p,
+			     const st_trace_summary *s, const char *what,
+			     st_error *err)
+{
+	struct st_sum_merge_state *st = mg->state;
+	struct sopts so = { 0 };
+	int r;
+
+	if (st && !json_equal(st->opts.j, p->opts))
+		return BAD("%s: computed with other options than %s (%s "
+			   "differs)", what, st->first,
+			   differs(st->opts.j, p->opts));
+	if (!st) {
+		if ((r = get_options(p->opts, &so)) != 0) {
+			sopts_release(&so);
+			return r < 0 ? OOM(err) : BAD("%s: its options are "
+						      "malformed", what);
+		}
+		if (!(st = calloc(1, sizeof(*st))) ||
+		    !(st->first = strdup(what))) {
+			free(st);
+			sopts_release(&so);
+			return OOM(err);
+		}
+		st->opts = so;
+		trace_agg_init(&st->agg, &st->opts.o);
+	}
+	if (put_inputs(st, s) < 0 || trace_agg_merge(&st->agg, &p->g) < 0) {
+		if (!mg->state)
+			state_release(st);
+		return OOM(err);
+	}
+	if (!mg->state) {
+		mg->state = st;
+		mg->o = &st->opts.o;
+		mg->group = st->opts.group;
+		mg->per = st->opts.per;
+	}
+	return 0;
+}

@@ -369,6 +369,10 @@ struct in {
 	bool keep;                /* made, and to be written */
 	int rc;
 	st_error err;
+	/* a summary made: merged as it is, not read back from text */
+	st_sum_partial *part;
+	st_trace_summary fs;
+	st_trace_opts o1;
 };
 
 /* The identities of IN[0..N) and the run's key (KEY_TEXT, all of them
@@ -511,38 +515,50 @@ struct sum_ctx {
 	const char *group, *per;
 };
 
-/* IN's summary partial made (one thread, one file). */
+/* IN's summary partial made (one thread, one file), kept to be merged
+ * as it is; its text made too when it goes into the cache. */
 static void make_summary(struct work *w, struct in *in)
 {
 	const struct sum_ctx *x = w->ctx;
-	st_trace_opts o1 = *x->o;
-	st_trace_summary fs;
-	st_sum_partial *p;
 	FILE *m;
 
-	o1.jobs = 1;
-	o1.max_bad = keep_bad(x->o->max_bad);
-	if (!(p = st_sum_partial_new(&in->path, 1, &o1, x->group, x->per, &fs,
-				     &in->err))) {
+	in->o1 = *x->o;
+	in->o1.jobs = 1;
+	in->o1.max_bad = keep_bad(x->o->max_bad);
+	if (!(in->part = st_sum_partial_new(&in->path, 1, &in->o1, x->group,
+					    x->per, &in->fs, &in->err))) {
 		in->rc = -1;
-	} else if (!(m = open_memstream(&in->text, &in->len))) {
-		in->rc = OOM(&in->err);
-	} else {
-		in->rc = st_sum_partial_write(m, p, &fs, &in->err);
-		if (fclose(m) != 0 && !in->rc)
-			in->rc = OOM(&in->err);
-		in->pay = in->text;
-		in->keep = in->rc == 0 && in->cacheable && fs.n_files == 1 &&
-			   fs.files_in[0].err_code == 0 && unchanged(in);
+		return;
 	}
-	st_sum_partial_free(p);
-	st_trace_summary_release(&fs);
+	in->keep = in->cacheable && in->fs.n_files == 1 &&
+		   in->fs.files_in[0].err_code == 0 && unchanged(in);
+	if (!in->keep)
+		return;
+	if (!(m = open_memstream(&in->text, &in->len))) {
+		in->keep = false;
+		return;
+	}
+	if (st_sum_partial_write(m, in->part, &in->fs, &in->err) < 0)
+		in->keep = false;
+	if (fclose(m) != 0)
+		in->keep = false;
+	in->pay = in->text;
+}
+
+/* IN's partial done with: its text, what was made. */
+static void in_done(struct in *in)
+{
+	free(in->text);
+	in->text = NULL;
+	st_sum_partial_free(in->part);
+	in->part = NULL;
+	st_trace_summary_release(&in->fs);
 }
 
 static void ins_free(struct in *in, size_t n)
 {
 	for (size_t i = 0; in && i < n; i++)
-		free(in[i].text);
+		in_done(&in[i]);
 	free(in);
 }
 
@@ -583,9 +599,8 @@ static void sum_put_run(st_trace_cache *c, const char *run,
 	free(t);
 }
 
-/* Add a partial PAY[0..LEN) named WHAT to the merge MG. */
-typedef int (*add_fn)(void *mg, const char *pay, size_t len,
-		      const char *what, st_error *err);
+/* Add the partial of IN to the merge MG. */
+typedef int (*add_fn)(void *mg, struct in *in, st_error *err);
 
 /* The inputs IN[0..N) added to MG with ADD in order, each from its file
  * entry or made by W's make (JOBS threads).  0; 1 a file entry did not
@@ -614,31 +629,30 @@ static int merge_ins(st_trace_cache *c, struct in *in, size_t n,
 		if (in[i].rc) {
 			*err = in[i].err;
 			rc = -1;
-		} else if (add(mg, in[i].pay, in[i].len, in[i].path,
-			       err) < 0) {
+		} else if (add(mg, &in[i], err) < 0) {
 			if (in[i].hit)
 				entry_drop(c, in[i].digest);
 			rc = in[i].hit ? 1 : -1;
 		} else if (in[i].keep) {
 			entry_put(c, in[i].digest, in[i].pay, in[i].len);
 		}
-		free(in[i].text);
-		in[i].text = NULL;
+		in_done(&in[i]);
 	}
 	stop(w, th, started);
 	return rc;
 }
 
-static int sum_add(void *mg, const char *pay, size_t len, const char *what,
-		   st_error *err)
+static int sum_add(void *mg, struct in *in, st_error *err)
 {
-	return st_sum_merge_add(mg, pay, len, what, err);
+	if (in->part)
+		return st_sum_merge_add_partial(mg, in->part, &in->fs,
+						in->path, err);
+	return st_sum_merge_add(mg, in->pay, in->len, in->path, err);
 }
 
-static int cmp_add(void *mg, const char *pay, size_t len, const char *what,
-		   st_error *err)
+static int cmp_add(void *mg, struct in *in, st_error *err)
 {
-	return st_compare_merge_add(mg, pay, len, what, err);
+	return st_compare_merge_add(mg, in->pay, in->len, in->path, err);
 }
 
 int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
