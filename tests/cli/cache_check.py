@@ -193,6 +193,15 @@ def replaced(tmp, inp, files, cache):
     rc, out, _ = run("summary", "--cache", cache, "--json", *files, add)
     check(json_dur(out) == py_dur(files + [add]), "added: Python's dur")
     same(["--json"], files + [add], cache, "added")
+    # compare sees the same changes
+    mpath = os.path.join(tmp, "metrics.json")
+    args = ["compare", "--metrics", mpath, "--json", "--case",
+            "a=" + ",".join(files + [add])]
+    plain = run(*args)
+    check(run(args[0], "--cache", cache, *args[1:]) == plain,
+          "compare after the changes as without the cache")
+    n = json.loads(plain[1])["metrics"][1]["values"]["a"]
+    check(n == 600 + 500 + 600 + 50, "compare counts Python's events: %r" % n)
 
 
 def options(tmp, inp, files, cache):
@@ -229,6 +238,21 @@ def corrupt(tmp, inp, files, cache):
     check(b"the run's entry" in err, "the entries were replaced: %r" %
           err[-200:])
     check(os.path.exists(foreign), "a foreign file in DIR is left alone")
+    # a compare entry damaged: ignored too
+    mpath = os.path.join(tmp, "metrics.json")
+    args = ["compare", "--metrics", mpath, "--json", "--case",
+            "a=" + ",".join(files)]
+    plain = run(*args)
+    run(args[0], "--cache", cache, *args[1:])
+    for e in entries(cache):
+        with open(e, "r+b") as fh:
+            data = fh.read()
+            i = data.rfind(b"1")
+            if i >= 0:
+                fh.seek(i)
+                fh.write(b"7")
+    check(run(args[0], "--cache", cache, *args[1:]) == plain,
+          "compare with damaged entries as without the cache")
 
 
 def concurrent(tmp, inp, files, cache):
