@@ -222,6 +222,16 @@ static bool entry_get(st_trace_cache *c, const char *digest, char **text,
 	return true;
 }
 
+/* Is there a file for the entry DIGEST? (Read and checked later.) */
+static bool entry_there(const st_trace_cache *c, const char *digest)
+{
+	char *path = entry_path(c, digest);
+	bool there = path && access(path, F_OK) == 0;
+
+	free(path);
+	return there;
+}
+
 /* Drop the entry DIGEST (it did not merge: never trusted again). */
 static void entry_drop(st_trace_cache *c, const char *digest)
 {
@@ -613,26 +623,31 @@ static int merge_ins(st_trace_cache *c, struct in *in, size_t n,
 	pthread_t th[64];
 	int started, rc = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		in[i].hit = in[i].cacheable &&
-			    entry_get(c, in[i].digest, &in[i].text,
-				      &in[i].pay, &in[i].len);
-		c->st.hits += in[i].hit;
-		c->st.misses += in[i].cacheable && !in[i].hit;
-	}
+	/* the entries are read in turn, as they are merged: memory for
+	 * one at a time, not the whole set's */
+	for (size_t i = 0; i < n; i++)
+		in[i].hit = in[i].cacheable && entry_there(c, in[i].digest);
 	w->in = in;
 	w->n = n;
 	w->window = 4 * (size_t)jobs;
 	start(w, th, jobs > 64 ? 64 : jobs, &started);
 	for (size_t i = 0; i < n && rc == 0; i++) {
+		bool cached;
+
 		ready(w, i, started);
+		cached = in[i].hit && entry_get(c, in[i].digest, &in[i].text,
+						&in[i].pay, &in[i].len);
+		if (in[i].hit && !cached)
+			w->make(w, &in[i]);     /* gone or damaged since */
+		c->st.hits += cached;
+		c->st.misses += in[i].cacheable && !cached;
 		if (in[i].rc) {
 			*err = in[i].err;
 			rc = -1;
 		} else if (add(mg, &in[i], err) < 0) {
-			if (in[i].hit)
+			if (cached)
 				entry_drop(c, in[i].digest);
-			rc = in[i].hit ? 1 : -1;
+			rc = cached ? 1 : -1;
 		} else if (in[i].keep) {
 			entry_put(c, in[i].digest, in[i].pay, in[i].len);
 		}
