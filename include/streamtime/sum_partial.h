@@ -115,6 +115,19 @@ int st_sum_merge_add_partial(st_sum_merge *mg, st_sum_partial *p,
 			     const st_trace_summary *s, const char *what,
 			     st_error *err);
 
+/* The binary form of a partial, for the result cache (trace_cache.h):
+ * what st_sum_partial_write and st_sum_merge_write write, as
+ * little-endian words (not for --save-partial: only this streamtime
+ * reads it).  0, -1 a write error. */
+int st_sum_partial_write_bin(FILE *f, st_sum_partial *p,
+			     const st_trace_summary *s);
+int st_sum_merge_write_bin(FILE *f, const st_sum_merge *mg);
+
+/* st_sum_merge_add of a binary partial TEXT[0..LEN), under the same
+ * checks (65 naming WHAT when it is malformed; MG left as it was). */
+int st_sum_merge_add_bin(st_sum_merge *mg, const char *text, size_t len,
+			 const char *what, st_error *err);
+
 /* What of SO (and the --group-by and --per texts GROUP and PER) changes
  * a summary, as a partial's "options" (compact, keys sorted): a key of
  * the result cache (trace_cache.h).  New, or NULL out of memory. */

@@ -2,8 +2,9 @@
  * (--cache DIR, issue 27 item 3).
  *
  * An entry is the partial `--save-partial` writes (sum_partial.h,
- * trace_compare.h), of one input file or of a whole run's inputs, in a
- * file DIR/st1-DIGEST.entry.  DIGEST is the SHA-256 of the entry's key:
+ * trace_compare.h; a summary's in its binary form, which reads back
+ * about 20 times faster), of one input file or of a whole run's inputs,
+ * in a file DIR/st1-DIGEST.entry.  DIGEST is the SHA-256 of the entry's key:
  * the kind (summary, compare; one file or a run), streamtime's version,
  * the partial format's version, the options that change the computation
  * (a summary's filter, categories, --group-by, --per and

@@ -548,7 +548,7 @@ static void make_summary(struct work *w, struct in *in)
 		in->keep = false;
 		return;
 	}
-	if (st_sum_partial_write(m, in->part, &in->fs, &in->err) < 0)
+	if (st_sum_partial_write_bin(m, in->part, &in->fs) < 0)
 		in->keep = false;
 	if (fclose(m) != 0)
 		in->keep = false;
@@ -584,7 +584,7 @@ static bool sum_from_run(st_trace_cache *c, const char *run,
 
 	if (!run[0] || !entry_get(c, run, &text, &pay, &len))
 		return false;
-	if (st_sum_merge_add(mg, pay, len, what, &e) < 0) {
+	if (st_sum_merge_add_bin(mg, pay, len, what, &e) < 0) {
 		entry_drop(c, run);
 		st_sum_merge_release(mg);
 		free(text);
@@ -602,7 +602,7 @@ static void sum_put_run(st_trace_cache *c, const char *run,
 	size_t len = 0;
 	FILE *m = open_memstream(&t, &len);
 
-	if (m && st_sum_merge_write(m, mg) == 0 && fclose(m) == 0)
+	if (m && st_sum_merge_write_bin(m, mg) == 0 && fclose(m) == 0)
 		entry_put(c, run, t, len);
 	else if (m)
 		fclose(m);
@@ -662,7 +662,7 @@ static int sum_add(void *mg, struct in *in, st_error *err)
 	if (in->part)
 		return st_sum_merge_add_partial(mg, in->part, &in->fs,
 						in->path, err);
-	return st_sum_merge_add(mg, in->pay, in->len, in->path, err);
+	return st_sum_merge_add_bin(mg, in->pay, in->len, in->path, err);
 }
 
 static int cmp_add(void *mg, struct in *in, st_error *err)
@@ -694,9 +694,9 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 	}
 	for (size_t i = 0; i < n; i++)
 		in[i].path = paths[i];
-	key = key_start("summary", ST_SUM_PARTIAL_VERSION,
+	key = key_start("summary.bin", ST_SUM_PARTIAL_VERSION,
 			keep_bad(o->max_bad), opts, &klen);
-	ids(c, in, n, key, klen, "summary.file", ST_SUM_PARTIAL_VERSION,
+	ids(c, in, n, key, klen, "summary.bin.file", ST_SUM_PARTIAL_VERSION,
 	    keep_bad(o->max_bad), opts, run);
 	free(opts);
 	if (sum_from_run(c, run, &mg, paths[0])) {

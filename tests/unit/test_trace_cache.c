@@ -19,7 +19,9 @@
 
 #include <cmocka.h>
 
+#include "streamtime/sum_partial.h"
 #include "streamtime/trace_cache.h"
+#include "streamtime/trace_render.h"
 
 #define TMPDIR_NAME "trace_cache"
 #include "tmpdir.h"
@@ -140,6 +142,94 @@ static void test_not_cacheable(void **state)
 	assert_int_equal(st_trace_cache_file_id(path, id, sizeof(id)), 1);
 }
 
+/* The summary S as its JSON text (trace_render.h) into *TEXT. */
+static void render(const st_trace_summary *s, char **text)
+{
+	size_t len;
+	FILE *f = open_memstream(text, &len);
+	st_trace_opts o = { 0 };
+	st_trace_render r = { &o, NULL, NULL };
+	st_error err;
+
+	assert_non_null(f);
+	assert_int_equal(st_trace_summary_text(f, s, &r, &err), 0);
+	assert_int_equal(st_trace_json_write(f, st_trace_summary_json(s, &r),
+					     "the summary", &err), 0);
+	fclose(f);
+}
+
+/* The binary entry of a file: the whole of it merges into the summary
+ * st_trace_summarize gives; every shorter prefix, and every byte
+ * changed, is refused (65) or merges without a fault (under ASan). */
+static void test_binary_entry_checked(void **state)
+{
+	static const char lines[] =
+		"[\n"
+		"{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":2,"
+		"\"ts\":100,\"dur\":10,\"ph\":\"X\",\"args\":{\"hostname\":"
+		"\"h\",\"fname\":\"/a/b1.npz\",\"ret\":64}}\n"
+		"{\"name\":\"write\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":3,"
+		"\"ts\":105,\"dur\":20,\"ph\":\"X\",\"args\":{\"hostname\":"
+		"\"h\",\"fname\":\"/a/b2.npz\",\"ret\":32}}\n"
+		"{\"name\":\"compute\",\"cat\":\"compute\",\"pid\":2,"
+		"\"tid\":2,\"ts\":90,\"dur\":50,\"ph\":\"X\"}\n"
+		"{\"bad\n";
+	char path[128], *bin = NULL, *want = NULL, *got = NULL;
+	const char *pp = path;
+	size_t len = 0;
+	st_trace_opts o = { .max_bad = 10, .jobs = 1 };
+	st_trace_summary s, ref, m;
+	st_sum_partial *p;
+	st_sum_merge mg = { 0 };
+	st_error err;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/b.pfw", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(lines, f);
+	fclose(f);
+	assert_non_null(p = st_sum_partial_new(&pp, 1, &o, NULL, NULL, &s,
+					       &err));
+	assert_non_null(f = open_memstream(&bin, &len));
+	assert_int_equal(st_sum_partial_write_bin(f, p, &s), 0);
+	fclose(f);
+	st_sum_partial_free(p);
+	st_trace_summary_release(&s);
+	assert_int_equal(st_sum_merge_add_bin(&mg, bin, len, "e", &err), 0);
+	assert_int_equal(st_sum_merge_finish(&mg, 10, &m, &err), 0);
+	assert_int_equal(st_trace_summarize(&pp, 1, &o, &ref, &err), 0);
+	m.files_in[0].path = path;
+	render(&m, &got);
+	render(&ref, &want);
+	assert_string_equal(got, want);
+	assert_int_equal(m.events, 3);
+	assert_int_equal(m.bad_lines, 1);
+	free(got);
+	free(want);
+	st_trace_summary_release(&m);
+	st_trace_summary_release(&ref);
+	st_sum_merge_release(&mg);
+	for (size_t k = 0; k < len; k++) {
+		st_sum_merge cut = { 0 };
+
+		assert_int_equal(st_sum_merge_add_bin(&cut, bin, k, "e", &err),
+				 -1);
+		assert_int_equal(err.code, ST_EXIT_DATAERR);
+		assert_null(cut.state);
+		st_sum_merge_release(&cut);
+	}
+	for (size_t k = 0; k < len; k++) {
+		st_sum_merge x = { 0 };
+
+		bin[k] ^= 0x5a;
+		(void)st_sum_merge_add_bin(&x, bin, len, "e", &err);
+		st_sum_merge_release(&x);
+		bin[k] ^= 0x5a;
+	}
+	free(bin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_inplace_rewrite_changes_key),
 		cmocka_unit_test(test_replaced_changes_inode),
 		cmocka_unit_test(test_not_cacheable),
+		cmocka_unit_test(test_binary_entry_checked),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
