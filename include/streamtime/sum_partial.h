@@ -116,9 +116,10 @@ int st_sum_merge_add_partial(st_sum_merge *mg, st_sum_partial *p,
 			     st_error *err);
 
 /* The binary form of a partial, for the result cache (trace_cache.h):
- * what st_sum_partial_write and st_sum_merge_write write, as
- * little-endian words (not for --save-partial: only this streamtime
- * reads it).  0, -1 a write error. */
+ * what st_sum_partial_write writes (of P, or of everything added to MG
+ * before st_sum_merge_finish: the partial the same inputs give in one
+ * run), as little-endian words (not for --save-partial: only this
+ * streamtime reads it).  0, -1 a write error. */
 int st_sum_partial_write_bin(FILE *f, st_sum_partial *p,
 			     const st_trace_summary *s);
 int st_sum_merge_write_bin(FILE *f, const st_sum_merge *mg);
@@ -134,9 +135,5 @@ int st_sum_merge_add_bin(st_sum_merge *mg, const char *text, size_t len,
 char *st_sum_partial_options(const st_trace_opts *so, const char *group,
 			     const char *per);
 
-/* Everything added to MG so far (before st_sum_merge_finish) written as
- * one partial to F, the partial the same inputs give in one run.  0, -1
- * nothing added yet or a write error. */
-int st_sum_merge_write(FILE *f, const st_sum_merge *mg);
 
 #endif

@@ -774,6 +774,20 @@ static void state_release(struct st_sum_merge_state *st)
 	free(st);
 }
 
+/* ST's inputs cut back to NF0 files, NB0 corrupt lines, BL0 of them. */
+static void inputs_cut(struct st_sum_merge_state *st, size_t nf0,
+		       size_t nb0, uint64_t bl0)
+{
+	while (st->n_files > nf0) {
+		st->n_files--;
+		free(st->files[st->n_files].err_text);
+		free(st->paths[--st->n_paths]);
+	}
+	while (st->n_bad > nb0)
+		free(st->bad[--st->n_bad].why);
+	st->bad_lines = bl0;
+}
+
 int st_sum_merge_add(st_sum_merge *mg, const char *text, size_t len,
 		     const char *what, st_error *err)
 {
@@ -842,14 +856,7 @@ int st_sum_merge_add(st_sum_merge *mg, const char *text, size_t len,
 		r = -1;
 	if (r) {
 		rc = r < 0 ? OOM(err) : BAD("%s: %s", what, why);
-		while (st->n_files > nf0) {
-			st->n_files--;
-			free(st->files[st->n_files].err_text);
-			free(st->paths[--st->n_paths]);
-		}
-		while (st->n_bad > nb0)
-			free(st->bad[--st->n_bad].why);
-		st->bad_lines = bl0;
+		inputs_cut(st, nf0, nb0, bl0);
 		if (!mg->state)
 			state_release(st);
 		goto out;
@@ -922,21 +929,6 @@ char *st_sum_partial_options(const st_trace_opts *so, const char *group,
 	return t;
 }
 
-int st_sum_merge_write(FILE *f, const st_sum_merge *mg)
-{
-	struct st_sum_merge_state *st = mg->state;
-	st_trace_summary s = { 0 };
-
-	if (!st)
-		return -1;
-	s.files_in = st->files;
-	s.n_files = st->n_files;
-	s.bad = st->bad;
-	s.n_bad = st->n_bad;
-	s.bad_lines = st->bad_lines;
-	return write_partial(f, &st->agg, &s, st->opts.j);
-}
-
 /* S's input records (one run's: paths borrowed, err_text and why
  * copied) appended to ST.  0, -1 out of memory (ST as it was). */
 static int put_inputs(struct st_sum_merge_state *st,
@@ -999,44 +991,60 @@ oom:
 	return -1;
 }
 
-int st_sum_merge_add_partial(st_sum_merge *mg, st_sum_partial *p,
-			     const st_trace_summary *s, const char *what,
-			     st_error *err)
+/* The state of MG for a partial of options OPTS named WHAT: MG's own
+ * (its options must be OPTS) or a new one set up from OPTS, into *OUT.
+ * 0, or -1 with ERR set (65, 74). */
+static int state_for(st_sum_merge *mg, json_t *opts, const char *what,
+		     struct st_sum_merge_state **out, st_error *err)
 {
 	struct st_sum_merge_state *st = mg->state;
 	struct sopts so = { 0 };
 	int r;
 
-	if (st && !json_equal(st->opts.j, p->opts))
-		return BAD("%s: computed with other options than %s (%s "
+	*out = st;
+	if (st)
+		return json_equal(st->opts.j, opts) ? 0 :
+		       BAD("%s: computed with other options than %s (%s "
 			   "differs)", what, st->first,
-			   differs(st->opts.j, p->opts));
-	if (!st) {
-		if ((r = get_options(p->opts, &so)) != 0) {
-			sopts_release(&so);
-			return r < 0 ? OOM(err) : BAD("%s: its options are "
-						      "malformed", what);
-		}
-		if (!(st = calloc(1, sizeof(*st))) ||
-		    !(st->first = strdup(what))) {
-			free(st);
-			sopts_release(&so);
-			return OOM(err);
-		}
-		st->opts = so;
-		trace_agg_init(&st->agg, &st->opts.o);
+			   differs(st->opts.j, opts));
+	if ((r = get_options(opts, &so)) != 0 ||
+	    !(st = calloc(1, sizeof(*st))) || !(st->first = strdup(what))) {
+		free(st);
+		sopts_release(&so);
+		return r > 0 ? BAD("%s: its options are malformed", what)
+			     : OOM(err);
 	}
+	st->opts = so;
+	trace_agg_init(&st->agg, &st->opts.o);
+	*out = st;
+	return 0;
+}
+
+/* ST (from state_for) kept by MG when it is new. */
+static void state_keep(st_sum_merge *mg, struct st_sum_merge_state *st)
+{
+	if (mg->state)
+		return;
+	mg->state = st;
+	mg->o = &st->opts.o;
+	mg->group = st->opts.group;
+	mg->per = st->opts.per;
+}
+
+int st_sum_merge_add_partial(st_sum_merge *mg, st_sum_partial *p,
+			     const st_trace_summary *s, const char *what,
+			     st_error *err)
+{
+	struct st_sum_merge_state *st;
+
+	if (state_for(mg, p->opts, what, &st, err) < 0)
+		return -1;
 	if (put_inputs(st, s) < 0 || trace_agg_merge(&st->agg, &p->g) < 0) {
 		if (!mg->state)
 			state_release(st);
 		return OOM(err);
 	}
-	if (!mg->state) {
-		mg->state = st;
-		mg->o = &st->opts.o;
-		mg->group = st->opts.group;
-		mg->per = st->opts.per;
-	}
+	state_keep(mg, st);
 	return 0;
 }
 
@@ -1423,19 +1431,6 @@ static int get_inputs_bin(struct br *b, struct st_sum_merge_state *st,
 	return rc;
 }
 
-/* ST's inputs cut back to NF0 files, NB0 corrupt lines, BL0 of them. */
-static void inputs_cut(struct st_sum_merge_state *st, size_t nf0,
-		       size_t nb0, uint64_t bl0)
-{
-	while (st->n_files > nf0) {
-		st->n_files--;
-		free(st->files[st->n_files].err_text);
-		free(st->paths[--st->n_paths]);
-	}
-	while (st->n_bad > nb0)
-		free(st->bad[--st->n_bad].why);
-	st->bad_lines = bl0;
-}
 
 /* The head of binary partial B (after the magic): its options into
  * *OPTS (new) and totals into G0's fields.  0, 1 malformed. */
@@ -1463,16 +1458,14 @@ static int get_head_bin(struct br *b, json_t **opts, struct agg *g0,
 int st_sum_merge_add_bin(st_sum_merge *mg, const char *text, size_t len,
 			 const char *what, st_error *err)
 {
-	struct st_sum_merge_state *st = mg->state;
+	struct st_sum_merge_state *st;
 	struct br b = { (const unsigned char *)text,
 			(const unsigned char *)text + len, false };
 	struct agg g0 = { 0 }, g;
-	struct sopts so = { 0 };
 	json_t *opts = NULL;
-	uint64_t bl;
-	size_t nf0 = 0, nb0 = 0;
-	uint64_t bl0 = 0;
-	int r, rc = 0;
+	uint64_t bl, bl0;
+	size_t nf0, nb0;
+	int r, rc;
 
 	if (len < 4 || memcmp(text, BIN_MAGIC, 4) != 0)
 		return BAD("%s: not a binary partial of trace summary", what);
@@ -1481,27 +1474,10 @@ int st_sum_merge_add_bin(st_sum_merge *mg, const char *text, size_t len,
 		json_decref(opts);
 		return BAD("%s: its head is malformed", what);
 	}
-	if (st && !json_equal(st->opts.j, opts)) {
-		rc = BAD("%s: computed with other options than %s (%s "
-			 "differs)", what, st->first,
-			 differs(st->opts.j, opts));
-		json_decref(opts);
-		return rc;
-	}
-	if (!st) {
-		if ((r = get_options(opts, &so)) != 0 ||
-		    !(st = calloc(1, sizeof(*st))) ||
-		    !(st->first = strdup(what))) {
-			free(st);
-			sopts_release(&so);
-			json_decref(opts);
-			return r > 0 ? BAD("%s: its options are malformed",
-					   what) : OOM(err);
-		}
-		st->opts = so;
-		trace_agg_init(&st->agg, &st->opts.o);
-	}
+	rc = state_for(mg, opts, what, &st, err);
 	json_decref(opts);
+	if (rc < 0)
+		return -1;
 	nf0 = st->n_files;
 	nb0 = st->n_bad;
 	bl0 = st->bad_lines;
@@ -1523,11 +1499,6 @@ int st_sum_merge_add_bin(st_sum_merge *mg, const char *text, size_t len,
 			state_release(st);
 		return rc;
 	}
-	if (!mg->state) {
-		mg->state = st;
-		mg->o = &st->opts.o;
-		mg->group = st->opts.group;
-		mg->per = st->opts.per;
-	}
+	state_keep(mg, st);
 	return 0;
 }
