@@ -15,9 +15,11 @@ counts in the files themselves.  Named checks:
   test_cache_concurrent        two runs at once on one cache;
   test_cache_readonly_input    a read-only input folder: nothing written
                                beside the inputs;
-  test_cache_bound             --cache-max 1: the entries fit 1 MiB, the
-                               least recently used gone first;
+  test_cache_bound             --cache-max 1: the entries fit 1 MiB, an
+                               older run's entries gone first, the last
+                               run's entry kept;
   test_cache_env               $STREAMTIME_CACHE without --cache;
+  test_cache_stdin             standard input read, never cached;
   test_cache_bad_lines         a corrupt line and a damaged gzip: the same
                                messages and exit status on every rerun.
 
@@ -297,7 +299,7 @@ def bound(tmp, inp, files, cache):
     c = os.path.join(tmp, "small")
     big = [os.path.join(tmp, "b%d.pfw" % i) for i in range(6)]
     for i, b in enumerate(big):
-        big_trace(b, n=3000, dur=5 + i)
+        big_trace(b, n=9000, dur=5 + i)
     plain = run("summary", "--json", *big)
     for i in range(3):
         got = run("summary", "--json", "--cache", c, "--cache-max", "1",
@@ -306,6 +308,37 @@ def bound(tmp, inp, files, cache):
         total = sum(os.path.getsize(e) for e in entries(c))
         check(total <= 1 << 20, "the entries fit 1 MiB: %d" % total)
     check(len(entries(c)) >= 1, "the newest entries stay")
+    # least recently used first: entries of an older run go, the last
+    # run's own entry stays (a rerun is served by it)
+    c2 = os.path.join(tmp, "lru")
+    run("summary", "--cache", c2, "--filter", "dur>0", *big)
+    older = set(entries(c2))
+    check(sum(os.path.getsize(e) for e in older) > 1 << 19,
+          "the older run's entries are half the bound or more")
+    os.utime(c2, None)
+    for e in older:
+        os.utime(e, (1_000_000_000, 1_000_000_000))    # used long ago
+    run("summary", "--cache", c2, "--cache-max", "1", *big)
+    left = set(entries(c2))
+    check(not (older & left), "the older run's entries were evicted first")
+    rc, _, err = run("-v", "summary", "--cache", c2, "--cache-max", "1", *big)
+    check(b"the run's entry" in err, "the newest run's entry stayed: %r" %
+          err[-200:])
+
+
+def stdin(tmp, inp, files, cache):
+    bug("test_cache_stdin")
+    with open(files[0], "rb") as f:
+        data = f.read()
+    plain = run_cmd(BIN, "trace", "summary", "--json", "-", input=data,
+                    text=False, env=ENV)
+    for k in range(2):
+        got = run_cmd(BIN, "-v", "trace", "summary", "--json", "--cache",
+                      cache, "-", input=data, text=False, env=ENV)
+        check(got.returncode == plain.returncode and
+              got.stdout == plain.stdout, "standard input: as without")
+        check(b"1 not cacheable" in got.stderr, "standard input is not "
+              "cached: %r" % got.stderr[-200:])
 
 
 def env(tmp, inp, files, cache):
@@ -371,6 +404,7 @@ def body(tmp):
     readonly(tmp, inp, files, cache)
     bound(tmp, inp, files, cache)
     env(tmp, inp, files, cache)
+    stdin(tmp, inp, files, cache)
     bad_lines(tmp, inp, files, cache)
 
 
