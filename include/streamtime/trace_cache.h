@@ -13,7 +13,9 @@
  * identity: device, inode, size, mtime and ctime (nanoseconds) and the
  * SHA-256 of its first and last 4 KiB.  ctime changes on every write and
  * cannot be set back, so a file rewritten in place with its size and
- * mtime restored is a new key.
+ * mtime restored is a new key; a file changed less than 2 s before it is
+ * read is not kept (timestamps are coarse: a second write within the
+ * same tick could leave its ctime as it was).
  *
  * An entry is "streamtime-cache 1\n", the key's digest, the payload's
  * length and SHA-256, then the payload: any other file is ignored (a
@@ -52,6 +54,8 @@ typedef struct st_trace_cache_stats {
 	bool run_hit;               /* served whole from the run entry */
 	uint64_t written, evicted;  /* entries */
 	uint64_t uncached;          /* inputs that cannot be cached */
+	uint64_t recent;            /* inputs changed less than 2 s ago:
+				     * read, not kept yet */
 	char warning[256];          /* "" or why the cache was not written
 				     * (the run's answer is right anyway) */
 } st_trace_cache_stats;

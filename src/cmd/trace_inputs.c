@@ -114,10 +114,11 @@ void trace_cache_end(st_trace_cache *c, bool on, const char *prog)
 	if (c->st.warning[0])
 		st_msg_warn("%s: %s", prog, c->st.warning);
 	st_msg_verbose("%s: cache %s: %s%" PRIu64 " files from it, %" PRIu64
-		       " read, %" PRIu64 " not cacheable; %" PRIu64
+		       " read, %" PRIu64 " not cacheable, %" PRIu64
+		       " changed in the last 2 s (not kept yet); %" PRIu64
 		       " entries written, %" PRIu64 " evicted", prog, c->dir,
 		       c->st.run_hit ? "the run's entry, " : "", c->st.hits,
-		       c->st.misses, c->st.uncached, c->st.written,
-		       c->st.evicted);
+		       c->st.misses, c->st.uncached, c->st.recent,
+		       c->st.written, c->st.evicted);
 	st_trace_cache_release(c);
 }

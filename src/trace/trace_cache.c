@@ -27,6 +27,7 @@
 #define MAGIC "streamtime-cache 1\n"
 #define HEADTAIL 4096
 #define STALE_TMP_S (15 * 60)
+#define SETTLE_NS (INT64_C(2) * 1000000000)
 
 /* ---- keys ------------------------------------------------------------- */
 
@@ -371,6 +372,7 @@ struct in {
 	const char *path;
 	char id[200];
 	bool cacheable;           /* id known */
+	bool settled;             /* changed long enough ago to be kept */
 	char digest[65];          /* of its file entry */
 	char *text;               /* the entry's, or the partial made */
 	const char *pay;
@@ -384,6 +386,25 @@ struct in {
 	st_trace_summary fs;
 	st_trace_opts o1;
 };
+
+/* A file of identity ID (st_trace_cache_file_id) last changed at least
+ * SETTLE_NS ago.  Timestamps are coarse (a clock tick, a second on some
+ * file systems): a file written twice within one tick, its size and mtime
+ * kept, would keep its ctime too.  Such a file is read but not kept
+ * until its ctime is that old, when any later write must move it (the
+ * "racily clean" files of git's index). */
+static bool settled(const char *id)
+{
+	long long sec;
+	long nsec;
+	struct timespec now;
+
+	if (sscanf(id, "%*s %*s %*s %*s %lld.%ld", &sec, &nsec) != 2 ||
+	    clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return false;
+	return (now.tv_sec - sec) * INT64_C(1000000000) + (now.tv_nsec - nsec)
+	       >= SETTLE_NS;
+}
 
 /* The identities of IN[0..N) and the run's key (KEY_TEXT, all of them
  * cacheable) into RUN (else RUN ""): file keys KIND + ".file". */
@@ -404,6 +425,8 @@ static void ids(st_trace_cache *c, struct in *in, size_t n, char *key,
 			all = false;
 			continue;
 		}
+		in[i].settled = settled(in[i].id);
+		c->st.recent += !in[i].settled;
 		if (all && !(key = key_add(key, &klen, in[i].id)))
 			all = false;
 		if (!(fk = key_start(kind, pver, max_bad, opts, &fl)) ||
@@ -540,7 +563,7 @@ static void make_summary(struct work *w, struct in *in)
 		in->rc = -1;
 		return;
 	}
-	in->keep = in->cacheable && in->fs.n_files == 1 &&
+	in->keep = in->cacheable && in->settled && in->fs.n_files == 1 &&
 		   in->fs.files_in[0].err_code == 0 && unchanged(in);
 	if (!in->keep)
 		return;
@@ -755,7 +778,8 @@ static void make_compare(struct work *w, struct in *in)
 		if (fclose(m) != 0 && !in->rc)
 			in->rc = OOM(&in->err);
 		in->pay = in->text;
-		in->keep = in->rc == 0 && in->cacheable && cs.n_files == 1 &&
+		in->keep = in->rc == 0 && in->cacheable && in->settled &&
+			   cs.n_files == 1 &&
 			   cs.files_in[0].err_code == 0 && unchanged(in);
 	}
 	st_compare_case_release(&cs);

@@ -20,6 +20,8 @@ counts in the files themselves.  Named checks:
                                run's entry kept;
   test_cache_env               $STREAMTIME_CACHE without --cache;
   test_cache_stdin             standard input read, never cached;
+  test_cache_racy_recent       a file changed in the last 2 s is read and
+                               not kept (timestamps are coarse);
   test_cache_bad_lines         a corrupt line and a damaged gzip: the same
                                messages and exit status on every rerun.
 
@@ -32,6 +34,7 @@ import os
 import shutil
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import bug, check, run_in_tmp  # noqa: E402
@@ -280,9 +283,6 @@ def concurrent(tmp, inp, files, cache):
 def readonly(tmp, inp, files, cache):
     bug("test_cache_readonly_input")
     ro = os.path.join(tmp, "ro")
-    os.mkdir(ro)
-    for f in files:
-        shutil.copy(f, ro)
     before = sorted(os.listdir(ro))
     os.chmod(ro, 0o555)
     try:
@@ -294,12 +294,9 @@ def readonly(tmp, inp, files, cache):
         os.chmod(ro, 0o755)
 
 
-def bound(tmp, inp, files, cache):
+def bound(tmp, inp, files, cache, big):
     bug("test_cache_bound")
     c = os.path.join(tmp, "small")
-    big = [os.path.join(tmp, "b%d.pfw" % i) for i in range(6)]
-    for i, b in enumerate(big):
-        big_trace(b, n=9000, dur=5 + i)
     plain = run("summary", "--json", *big)
     for i in range(3):
         got = run("summary", "--json", "--cache", c, "--cache-max", "1",
@@ -326,6 +323,19 @@ def bound(tmp, inp, files, cache):
           err[-200:])
 
 
+def racy(tmp, inp, files, cache):
+    bug("test_cache_racy_recent")
+    f = os.path.join(tmp, "fresh.pfw")
+    big_trace(f, n=100, dur=3)
+    c = os.path.join(tmp, "racy")
+    for k in range(2):
+        rc, _, err = run("-v", "summary", "--cache", c, f)
+        check(rc == 0 and b"1 changed in the last 2 s" in err and
+              b"0 files from it" in err, "a file just written is read, "
+              "not kept: %r" % err[-200:])
+    check(not entries(c), "nothing kept of it")
+
+
 def stdin(tmp, inp, files, cache):
     bug("test_cache_stdin")
     with open(files[0], "rb") as f:
@@ -341,16 +351,16 @@ def stdin(tmp, inp, files, cache):
               "cached: %r" % got.stderr[-200:])
 
 
-def env(tmp, inp, files, cache):
+def env(tmp, inp, files, cache, big):
     bug("test_cache_env")
     c = os.path.join(tmp, "envcache")
     e = dict(ENV, STREAMTIME_CACHE=c)
-    plain = run("summary", *files)
-    got = run("summary", *files, env=e)
+    plain = run("summary", *big)
+    got = run("summary", *big, env=e)
     check(got == plain, "$STREAMTIME_CACHE: as without")
-    check(len(entries(c)) == len(files) + 1, "$STREAMTIME_CACHE: entries "
+    check(len(entries(c)) == len(big) + 1, "$STREAMTIME_CACHE: entries "
           "written there: %d" % len(entries(c)))
-    rc, _, err = run("-v", "summary", *files, env=e)
+    rc, _, err = run("-v", "summary", *big, env=e)
     check(b"the run's entry" in err, "$STREAMTIME_CACHE: a rerun hits")
 
 
@@ -387,6 +397,16 @@ def body(tmp):
         p = os.path.join(inp, "t%d.pfw" % i)
         big_trace(p, dur=7)
         files.append(p)
+    big = [os.path.join(tmp, "b%d.pfw" % i) for i in range(6)]
+    for i, b in enumerate(big):
+        big_trace(b, n=9000, dur=5 + i)
+    ro = os.path.join(tmp, "ro")
+    os.mkdir(ro)
+    for f in files:
+        shutil.copy(f, ro)
+    # a file changed in the last 2 s is read but not kept (coarse
+    # timestamps): let them settle
+    time.sleep(2.2)
     cache = os.path.join(tmp, "cache")
     identical_outputs(tmp, inp, files, cache)
     for fx in ("cm1-rank0-new-format.pfw.gz", "posix-old-format.pfw",
@@ -399,12 +419,13 @@ def body(tmp):
     inplace(tmp, inp, files, cache)
     replaced(tmp, inp, files, cache)
     options(tmp, inp, files, cache)
-    corrupt(tmp, inp, files, cache)
+    corrupt(tmp, inp, big[:3], cache)
     concurrent(tmp, inp, files, cache)
     readonly(tmp, inp, files, cache)
-    bound(tmp, inp, files, cache)
-    env(tmp, inp, files, cache)
+    bound(tmp, inp, files, cache, big)
+    env(tmp, inp, files, cache, big)
     stdin(tmp, inp, files, cache)
+    racy(tmp, inp, files, cache)
     bad_lines(tmp, inp, files, cache)
 
 
