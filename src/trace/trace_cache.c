@@ -186,7 +186,7 @@ static bool entry_get(st_trace_cache *c, const char *digest, char **text,
 	char *path = entry_path(c, digest), *t, want[65], sum[65];
 	size_t n, plen;
 	int used = 0;
-	const char *p;
+	const char *p, *nl;
 
 	*text = NULL;
 	if (!path)
@@ -197,17 +197,19 @@ static bool entry_get(st_trace_cache *c, const char *digest, char **text,
 	}
 	/* MAGIC, DIGEST "\n", LEN " " SHA256 "\n", payload */
 	p = t + strlen(MAGIC);
-	if (n < strlen(MAGIC) + 65 || memcmp(t, MAGIC, strlen(MAGIC)) != 0 ||
+	nl = n > strlen(MAGIC) + 65 ? memchr(p + 65, '\n', n - (size_t)(p + 65
+							 - t)) : NULL;
+	if (!nl || memcmp(t, MAGIC, strlen(MAGIC)) != 0 ||
 	    memcmp(p, digest, 64) != 0 || p[64] != '\n' ||
-	    sscanf(p + 65, "%zu %64[0-9a-f]\n%n", &plen, want, &used) != 2 ||
-	    !used || (size_t)(p + 65 + used - t) > n ||
-	    n - (size_t)(p + 65 + used - t) != plen) {
+	    sscanf(p + 65, "%zu %64[0-9a-f]%n", &plen, want, &used) != 2 ||
+	    p + 65 + used != nl || strlen(want) != 64 ||
+	    n - (size_t)(nl + 1 - t) != plen) {
 		unlink(path);
 		free(path);
 		free(t);
 		return false;
 	}
-	p += 65 + used;
+	p = nl + 1;
 	st_trace_cache_digest(p, plen, sum);
 	if (strcmp(sum, want) != 0) {
 		unlink(path);
