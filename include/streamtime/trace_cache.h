@@ -5,8 +5,10 @@
  * trace_compare.h; a summary's in its binary form, which reads back
  * about 20 times faster), of one input file or of a whole run's inputs,
  * in a file DIR/st1-DIGEST.entry.  DIGEST is the SHA-256 of the entry's key:
- * the kind (summary, compare; one file or a run), streamtime's version,
- * the partial format's version, the options that change the computation
+ * the kind (summary, compare; one file or a run), streamtime's version
+ * and build (the identity of the executable or shared object holding
+ * this code: a rebuilt streamtime starts afresh), the partial format's
+ * version, the options that change the computation
  * (a summary's filter, categories, --group-by, --per and
  * --time-granularity as its partial's "options"; compare's metrics file
  * text), how many corrupt lines are kept by number, and per input its

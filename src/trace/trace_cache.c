@@ -3,6 +3,7 @@
  * keyed by the inputs' identities and the options, merged as `trace
  * merge` merges them. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -107,14 +108,40 @@ int st_trace_cache_file_id(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-/* A key's text: "st1 KIND VERSION PARTIAL MAX_BAD\nOPTIONS\n", then what
- * the caller adds.  New, or NULL out of memory. */
+/* The build this code is part of, into BUF: the identity (device, inode,
+ * size, mtime) of the executable or shared object that holds it, so that
+ * a rebuilt or reinstalled streamtime (or Python module) never reads
+ * what another build computed, even under the same version. */
+static void build_id(char *buf, size_t size)
+{
+	static const char here;     /* an address inside that object */
+	Dl_info di;
+	struct stat sb;
+	const char *obj = "/proc/self/exe";
+
+	if (dladdr(&here, &di) && di.dli_fname &&
+	    strstr(di.dli_fname, ".so"))
+		obj = di.dli_fname;
+	if (stat(obj, &sb) < 0) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	snprintf(buf, size, "%ju.%ju.%jd.%jd.%09ld", (uintmax_t)sb.st_dev,
+		 (uintmax_t)sb.st_ino, (intmax_t)sb.st_size,
+		 (intmax_t)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec);
+}
+
+/* A key's text: "st1 KIND VERSION BUILD PARTIAL MAX_BAD\nOPTIONS\n",
+ * then what the caller adds.  New, or NULL out of memory. */
 static char *key_start(const char *kind, int pver, size_t max_bad,
 		       const char *opts, size_t *len)
 {
-	char *t = NULL;
-	int n = asprintf(&t, "st1 %s %s %d %zu\n%s\n", kind, ST_VERSION, pver,
-			 max_bad, opts);
+	char *t = NULL, build[128];
+	int n;
+
+	build_id(build, sizeof(build));
+	n = asprintf(&t, "st1 %s %s %s %d %zu\n%s\n", kind, ST_VERSION, build,
+		     pver, max_bad, opts);
 
 	if (n < 0)
 		return NULL;
