@@ -435,20 +435,24 @@ static bool settled(const char *id)
 	       >= SETTLE_NS;
 }
 
-/* The identities of IN[0..N) and the run's key (KEY_TEXT, all of them
- * cacheable) into RUN (else RUN ""): file keys KIND + ".file". */
+/* The identities of IN[0..N) and their file keys' digests (KIND, PVER,
+ * MAX_BAD, OPTS: key_start's); with KEY (the run's key so far, taken,
+ * KLEN bytes) and every input cacheable, the digest of the run's key
+ * into RUN, else RUN "". */
 static void ids(st_trace_cache *c, struct in *in, size_t n, char *key,
 		size_t klen, const char *kind, int pver, size_t max_bad,
 		const char *opts, char run[65])
 {
 	bool all = key != NULL;
+	size_t pl = 0;
+	char *prefix = key_start(kind, pver, max_bad, opts, &pl);
 
 	for (size_t i = 0; i < n; i++) {
 		char *fk;
-		size_t fl;
+		size_t fl = pl;
 
-		in[i].cacheable = st_trace_cache_file_id(in[i].path, in[i].id,
-							 sizeof(in[i].id)) == 0;
+		in[i].cacheable = prefix && st_trace_cache_file_id(in[i].path,
+					in[i].id, sizeof(in[i].id)) == 0;
 		if (!in[i].cacheable) {
 			c->st.uncached++;
 			all = false;
@@ -458,14 +462,15 @@ static void ids(st_trace_cache *c, struct in *in, size_t n, char *key,
 		c->st.recent += !in[i].settled;
 		if (all && !(key = key_add(key, &klen, in[i].id)))
 			all = false;
-		if (!(fk = key_start(kind, pver, max_bad, opts, &fl)) ||
-		    !(fk = key_add(fk, &fl, in[i].id))) {
+		if (!(fk = strdup(prefix)) || !(fk = key_add(fk, &fl,
+							     in[i].id))) {
 			in[i].cacheable = false;
 			continue;
 		}
 		st_trace_cache_digest(fk, fl, in[i].digest);
 		free(fk);
 	}
+	free(prefix);
 	run[0] = '\0';
 	if (all)
 		st_trace_cache_digest(key, klen, run);
