@@ -37,12 +37,12 @@ _streamtime_opts() {   # the options of leaf command $1
 	"stats queue") echo "--merged --out-dir --tz --help --quiet --verbose" ;;
 	"stats transfers") echo "--merged --offload --save-stats --streaming-dir --out-dir --size --help --quiet --verbose" ;;
 	"timeline") echo "--results --data --config --out --format --help --quiet --verbose" ;;
-	"trace compare") echo "--metrics --case --json --out --save-partial --events-dir --date --tz --names --jobs -j --help --quiet --verbose" ;;
+	"trace compare") echo "--metrics --case --json --out --save-partial --events-dir --date --tz --names --jobs --cache --cache-max -j --help --quiet --verbose" ;;
 	"trace events") echo "--filter --format --keys --limit --out --date --tz --names --help --quiet --verbose" ;;
 	"trace merge") echo "--json --out --help --quiet --verbose" ;;
 	"trace plot") echo "--out-dir --format --filter --per --time-granularity --date --tz --names --help --quiet --verbose" ;;
 	"trace record") echo "--out --tracers --follow-children --interval -o --help --quiet --verbose" ;;
-	"trace summary") echo "--json --group-by --per --filter --io-cat --compute-cat --time-granularity --jobs --out --save-partial --date --tz --names -j --help --quiet --verbose" ;;
+	"trace summary") echo "--json --group-by --per --filter --io-cat --compute-cat --time-granularity --jobs --out --save-partial --date --tz --names --cache --cache-max -j --help --quiet --verbose" ;;
 	"trace timeline") echo "--out --format --max-events --clock-offsets --experiment --data --config --filter --jobs --date --tz --names -j --help --quiet --verbose" ;;
 	*) return 1 ;;
 	esac
@@ -163,6 +163,8 @@ _streamtime_value() {
 	"trace compare --names") echo "file" ;;
 	"trace compare --jobs") echo "none" ;;
 	"trace compare -j") echo "none" ;;
+	"trace compare --cache") echo "dir" ;;
+	"trace compare --cache-max") echo "none" ;;
 	"trace events --filter") echo "none" ;;
 	"trace events --format") echo "choice csv jsonl" ;;
 	"trace events --keys") echo "choice thread basename pattern prefix: phase" ;;
@@ -197,6 +199,8 @@ _streamtime_value() {
 	"trace summary --date") echo "none" ;;
 	"trace summary --tz") echo "zone" ;;
 	"trace summary --names") echo "file" ;;
+	"trace summary --cache") echo "dir" ;;
+	"trace summary --cache-max") echo "none" ;;
 	"trace timeline --out") echo "file" ;;
 	"trace timeline --format") echo "choice auto perfetto json" ;;
 	"trace timeline --max-events") echo "none" ;;

@@ -105,4 +105,35 @@ int st_sum_merge_finish(st_sum_merge *mg, size_t max_bad,
 
 void st_sum_merge_release(st_sum_merge *mg);
 
+/* The partial P that st_sum_partial_new made, with its records S, added
+ * to MG without writing it out (as st_sum_merge_add of what
+ * st_sum_partial_write gives; P's gatherings are taken: free P after,
+ * never write it).  WHAT names it in messages.  0, or -1 with ERR set: 65
+ * other options than the first partial's (MG as it was), 74 out of
+ * memory (release MG). */
+int st_sum_merge_add_partial(st_sum_merge *mg, st_sum_partial *p,
+			     const st_trace_summary *s, const char *what,
+			     st_error *err);
+
+/* The binary form of a partial, for the result cache (trace_cache.h):
+ * what st_sum_partial_write writes (of P, or of everything added to MG
+ * before st_sum_merge_finish: the partial the same inputs give in one
+ * run), as little-endian words (not for --save-partial: only this
+ * streamtime reads it).  0, -1 a write error. */
+int st_sum_partial_write_bin(FILE *f, st_sum_partial *p,
+			     const st_trace_summary *s);
+int st_sum_merge_write_bin(FILE *f, const st_sum_merge *mg);
+
+/* st_sum_merge_add of a binary partial TEXT[0..LEN), under the same
+ * checks (65 naming WHAT when it is malformed; MG left as it was). */
+int st_sum_merge_add_bin(st_sum_merge *mg, const char *text, size_t len,
+			 const char *what, st_error *err);
+
+/* What of SO (and the --group-by and --per texts GROUP and PER) changes
+ * a summary, as a partial's "options" (compact, keys sorted): a key of
+ * the result cache (trace_cache.h).  New, or NULL out of memory. */
+char *st_sum_partial_options(const st_trace_opts *so, const char *group,
+			     const char *per);
+
+
 #endif

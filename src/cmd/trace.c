@@ -177,10 +177,12 @@ int trace_summary_emit(const char *what, const st_trace_summary *s,
 	return st_finish_stdout(ST_EXIT_OK);
 }
 
-/* Summarise IN with R's options, a meter on the terminal, and write it
- * to OUT (the partial instead when PARTIAL).  The exit status. */
+/* Summarise IN with R's options (through the cache C when not NULL), a
+ * meter on the terminal, and write it to OUT (the partial instead when
+ * PARTIAL).  The exit status. */
 static int run_summary(const struct inputs *in, const st_trace_render *r,
-		       bool json, bool partial, const char *out)
+		       bool json, bool partial, const char *out,
+		       st_trace_cache *c)
 {
 	const char *const *paths = (const char *const *)in->in.v;
 	st_trace_summary s = { 0 };
@@ -193,6 +195,9 @@ static int run_summary(const struct inputs *in, const st_trace_render *r,
 	if (partial)
 		rc = (p = st_sum_partial_new(paths, in->in.n, r->o, r->group,
 					     r->per, &s, &err)) ? 0 : -1;
+	else if (c)
+		rc = st_trace_cache_summarize(c, paths, in->in.n, r->o,
+					      r->group, r->per, &s, &err);
 	else
 		rc = st_trace_summarize(paths, in->in.n, r->o, &s, &err);
 	meter_stop(&m);
@@ -303,6 +308,7 @@ int cmd_trace_summary(int argc, char **argv)
 	struct group_sel group = { .k = &o.group }, per = { .k = &o.per };
 	struct st_trace_sys_opts sys = { 0 };
 	struct cats cats = { 0 };
+	struct trace_cache_opt co = { 0 };
 	int64_t jobs = st_trace_jobs_default(MAX_JOBS);
 	const struct st_option opts[] = {
 		{ ST_O("json", 0, ST_OPT_FLAG, &json, NULL,
@@ -347,11 +353,13 @@ int cmd_trace_summary(int argc, char **argv)
 		       "summary, for `trace merge` (a share of a Slurm job "
 		       "array; DFTracer files only)", 0) },
 		ST_TRACE_SYS_OPT_ROWS(sys),
+		ST_TRACE_CACHE_OPT_ROWS(co),
 		ST_OPT_END_ROW,
 	};
 	st_trace_progress prog_c = { 0 };
+	st_trace_cache cache;
 	struct inputs in = { 0 };
-	int nargs, rc;
+	int nargs, rc, on = 0;
 
 	if (!st_opt_go(&summary_desc, opts, argc, argv, &nargs, &rc) ||
 	    (rc = cats_parse(prog, &cats)))
@@ -382,8 +390,11 @@ int cmd_trace_summary(int argc, char **argv)
 		rc = st_msg_usage(prog, "--per needs --group-by");
 		goto out;
 	}
+	on = !partial && trace_cache_begin(&cache, &co, "trace summary");
 	rc = run_summary(&in, &(st_trace_render){ &o, group.text, per.text },
-			 json, partial != NULL, partial ? partial : out);
+			 json, partial != NULL, partial ? partial : out,
+			 on ? &cache : NULL);
+	trace_cache_end(&cache, on, "trace summary");
 out:
 	st_trace_filter_release(&filter);
 	inputs_release(&in);

@@ -60,13 +60,15 @@ static const struct st_cmd_desc compare_desc = {
 	"as they were.\n",
 };
 
-/* Compute CS with O, say what became of the inputs, and write the table
+/* Compute CS with O (through CACHE when not NULL, MTEXT the
+ * metrics file's text), say what became of the inputs, and write the table
  * (or the partial, METRICS_TEXT given) to OUT unless that went wrong.
  * Returns the exit status. */
 static int run_compare(st_compare_case *cs, st_compare_input *ci,
 		       size_t n, const st_compare_opts *o, bool json,
 		       const char *metrics_text, const char *out,
-		       const char *events_dir)
+		       const char *events_dir, st_trace_cache *cache,
+		       const char *mtext)
 {
 	const st_systrace_list *sets[MAX_CASES];
 	st_compare_events ev;
@@ -78,7 +80,8 @@ static int run_compare(st_compare_case *cs, st_compare_input *ci,
 	if (st_compare_events_open(&ev, cs, n, o->metrics, events_dir,
 				   &err) < 0)
 		return st_msg_fail(&err);
-	if (st_trace_compare(cs, n, o, &err) < 0) {
+	if ((cache ? st_trace_cache_compare(cache, cs, n, o, mtext, &err)
+	       : st_trace_compare(cs, n, o, &err)) < 0) {
 		rc = st_msg_fail(&err);
 		st_compare_events_close(&ev, cs, n, o->metrics, NULL, &err);
 		return rc;
@@ -172,6 +175,7 @@ int cmd_trace_compare(int argc, char **argv)
 	bool json = false;
 	int64_t jobs = st_trace_jobs_default(0);
 	struct st_trace_sys_opts so = { 0 };
+	struct trace_cache_opt co = { 0 };
 	const struct st_option opts[] = {
 		{ ST_O("metrics", 0, ST_OPT_PATH, &metrics_path, "FILE",
 		       "the metrics, a JSON array (see above)",
@@ -196,8 +200,11 @@ int cmd_trace_compare(int argc, char **argv)
 		{ ST_O("jobs", 'j', ST_OPT_INT, &jobs, "N",
 		       "files read at once, of one case or several (default: "
 		       "the cores)", 0), .min = 1, .max = 64 },
+		ST_TRACE_CACHE_OPT_ROWS(co),
 		ST_OPT_END_ROW,
 	};
+	st_trace_cache cache;
+	int on = 0;
 	st_metrics m = { 0 };
 	char *mtext = NULL;
 	size_t mlen, n = 0;
@@ -233,8 +240,11 @@ int cmd_trace_compare(int argc, char **argv)
 		goto out;
 	o.jobs = (int)jobs;
 	o.keep = partial != NULL;
+	on = !partial && trace_cache_begin(&cache, &co, "trace compare");
 	rc = run_compare(cs, ci, n, &o, json, partial ? mtext : NULL,
-			 partial ? partial : out, events_dir);
+			 partial ? partial : out, events_dir,
+			 on ? &cache : NULL, mtext);
+	trace_cache_end(&cache, on, "trace compare");
 out:
 	for (size_t c = 0; cs && c < n; c++)
 		st_compare_case_release(&cs[c]);

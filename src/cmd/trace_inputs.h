@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "streamtime/trace_cache.h"
 #include "streamtime/trace_inputs.h"
 #include "streamtime/trace_sets.h"
 
@@ -22,6 +23,35 @@
 	{ ST_O("names", 0, ST_OPT_PATH, &(so).names, "FILE", \
 	       "system traces: process names, a line 'PID NAME' each ('#' " \
 	       "comments); they win over the names found in the traces", 0) }
+
+/* --cache DIR and --cache-max MB of summary and compare (struct
+ * trace_cache_opt). */
+struct trace_cache_opt {
+	const char *dir;            /* NULL: $STREAMTIME_CACHE, or none */
+	int64_t max_mb;
+};
+
+#define ST_TRACE_CACHE_OPT_ROWS(co) \
+	{ ST_O("cache", 0, ST_OPT_PATH, &(co).dir, "DIR", \
+	       "keep each file's partial results in DIR (default " \
+	       "$STREAMTIME_CACHE; off without either), keyed by the file's " \
+	       "device, inode, size, mtime, ctime, head and tail and by the " \
+	       "options: a rerun reads only the files that changed, and " \
+	       "prints the same (docs/trace.md, Result cache)", 0) }, \
+	{ ST_O("cache-max", 0, ST_OPT_INT, &(co).max_mb, "MB", \
+	       "at most MB megabytes (2^20 bytes) of entries in the cache " \
+	       "(default 1024); the least recently used go first", 0), \
+	  .min = 1, .max = INT64_C(1) << 40, \
+	  .expect = "a positive number of megabytes" }
+
+/* The cache CO asks for opened into C: 1 on, 0 off (no --cache nor
+ * $STREAMTIME_CACHE, or a DIR that cannot be made: a warning, and the
+ * run goes on without it). */
+int trace_cache_begin(st_trace_cache *c, const struct trace_cache_opt *co,
+		      const char *prog);
+
+/* What the run did with C said (-v; its warning always), C released. */
+void trace_cache_end(st_trace_cache *c, bool on, const char *prog);
 
 /* Say NT's notes on stderr, in order (errors, warnings, and with -v the
  * verbose ones) and empty it.  Returns the exit status they ask for

@@ -776,6 +776,20 @@ static void state_release(struct st_sum_merge_state *st)
 	free(st);
 }
 
+/* ST's inputs cut back to NF0 files, NB0 corrupt lines, BL0 of them. */
+static void inputs_cut(struct st_sum_merge_state *st, size_t nf0,
+		       size_t nb0, uint64_t bl0)
+{
+	while (st->n_files > nf0) {
+		st->n_files--;
+		free(st->files[st->n_files].err_text);
+		free(st->paths[--st->n_paths]);
+	}
+	while (st->n_bad > nb0)
+		free(st->bad[--st->n_bad].why);
+	st->bad_lines = bl0;
+}
+
 int st_sum_merge_add(st_sum_merge *mg, const char *text, size_t len,
 		     const char *what, st_error *err)
 {
@@ -844,14 +858,7 @@ int st_sum_merge_add(st_sum_merge *mg, const char *text, size_t len,
 		r = -1;
 	if (r) {
 		rc = r < 0 ? OOM(err) : BAD("%s: %s", what, why);
-		while (st->n_files > nf0) {
-			st->n_files--;
-			free(st->files[st->n_files].err_text);
-			free(st->paths[--st->n_paths]);
-		}
-		while (st->n_bad > nb0)
-			free(st->bad[--st->n_bad].why);
-		st->bad_lines = bl0;
+		inputs_cut(st, nf0, nb0, bl0);
 		if (!mg->state)
 			state_release(st);
 		goto out;
@@ -910,4 +917,593 @@ void st_sum_merge_release(st_sum_merge *mg)
 		return;
 	state_release(mg->state);
 	memset(mg, 0, sizeof(*mg));
+}
+
+/* ---- for the result cache (trace_cache.c) ---------------------------- */
+
+char *st_sum_partial_options(const st_trace_opts *so, const char *group,
+			     const char *per)
+{
+	json_t *j = options_json(so, group, per);
+	char *t = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	json_decref(j);
+	return t;
+}
+
+/* S's input records (one run's: paths borrowed, err_text and why
+ * copied) appended to ST.  0, -1 out of memory (ST as it was). */
+static int put_inputs(struct st_sum_merge_state *st,
+		      const st_trace_summary *s)
+{
+	size_t base = st->n_files, nb0 = st->n_bad;
+	st_trace_file *tf = realloc(st->files, (base + s->n_files + 1) *
+				    sizeof(*tf));
+	st_trace_bad *bv;
+	char **pp;
+
+	if (!tf)
+		return -1;
+	st->files = tf;
+	if (!(pp = realloc(st->paths, (st->n_paths + s->n_files + 1) *
+			   sizeof(*pp))))
+		return -1;
+	st->paths = pp;
+	for (size_t k = 0; k < s->n_files; k++) {
+		pp[st->n_paths + k] = NULL;
+		tf[base + k].err_text = NULL;
+	}
+	if (!(bv = realloc(st->bad, (st->n_bad + s->n_bad + 1) *
+			   sizeof(*bv))))
+		return -1;
+	st->bad = bv;
+	for (size_t k = 0; k < s->n_files; k++) {
+		st_trace_file *t = &tf[base + k];
+
+		*t = s->files_in[k];
+		t->err_text = NULL;
+		pp[st->n_paths + k] = strdup(s->files_in[k].path ?
+					     s->files_in[k].path : "");
+		if (!pp[st->n_paths + k] || (s->files_in[k].err_text &&
+		    !(t->err_text = strdup(s->files_in[k].err_text))))
+			goto oom;
+		t->path = pp[st->n_paths + k];
+	}
+	for (size_t k = 0; k < s->n_bad; k++) {
+		bv[st->n_bad] = s->bad[k];
+		bv[st->n_bad].file += base;
+		if (!(bv[st->n_bad].why = strdup(s->bad[k].why ? s->bad[k].why
+						  : "")))
+			goto oom;
+		st->n_bad++;
+	}
+	st->n_files += s->n_files;
+	st->n_paths += s->n_files;
+	st->bad_lines += s->bad_lines;
+	return 0;
+oom:
+	for (size_t k = 0; k < s->n_files; k++) {
+		free(tf[base + k].err_text);
+		free(pp[st->n_paths + k]);
+		pp[st->n_paths + k] = NULL;
+		tf[base + k].err_text = NULL;
+	}
+	while (st->n_bad > nb0)
+		free(st->bad[--st->n_bad].why);
+	return -1;
+}
+
+/* The state of MG for a partial of options OPTS named WHAT: MG's own
+ * (its options must be OPTS) or a new one set up from OPTS, into *OUT.
+ * 0, or -1 with ERR set (65, 74). */
+static int state_for(st_sum_merge *mg, json_t *opts, const char *what,
+		     struct st_sum_merge_state **out, st_error *err)
+{
+	struct st_sum_merge_state *st = mg->state;
+	struct sopts so = { 0 };
+	int r;
+
+	*out = st;
+	if (st)
+		return json_equal(st->opts.j, opts) ? 0 :
+		       BAD("%s: computed with other options than %s (%s "
+			   "differs)", what, st->first,
+			   differs(st->opts.j, opts));
+	if ((r = get_options(opts, &so)) != 0 ||
+	    !(st = calloc(1, sizeof(*st))) || !(st->first = strdup(what))) {
+		free(st);
+		sopts_release(&so);
+		return r > 0 ? BAD("%s: its options are malformed", what)
+			     : OOM(err);
+	}
+	st->opts = so;
+	trace_agg_init(&st->agg, &st->opts.o);
+	*out = st;
+	return 0;
+}
+
+/* ST (from state_for) kept by MG when it is new. */
+static void state_keep(st_sum_merge *mg, struct st_sum_merge_state *st)
+{
+	if (mg->state)
+		return;
+	mg->state = st;
+	mg->o = &st->opts.o;
+	mg->group = st->opts.group;
+	mg->per = st->opts.per;
+}
+
+int st_sum_merge_add_partial(st_sum_merge *mg, st_sum_partial *p,
+			     const st_trace_summary *s, const char *what,
+			     st_error *err)
+{
+	struct st_sum_merge_state *st;
+
+	if (state_for(mg, p->opts, what, &st, err) < 0)
+		return -1;
+	if (put_inputs(st, s) < 0 || trace_agg_merge(&st->agg, &p->g) < 0) {
+		if (!mg->state)
+			state_release(st);
+		return OOM(err);
+	}
+	state_keep(mg, st);
+	return 0;
+}
+
+/* ---- the binary form (for the result cache) ---------------------------
+ *
+ * The same content as the JSON partial, little-endian 64-bit words and
+ * length-prefixed strings: "STSB", a version, the options as compact
+ * JSON, the totals, the inputs' records, the corrupt lines, the tables,
+ * the processes with their intervals (kind, s, e ... then ~0), the four
+ * maps.  Read back under the checks of the JSON form. */
+
+#define BIN_MAGIC "STSB"
+#define BIN_VERSION 1
+#define BIN_STOP UINT64_MAX
+
+static void w64(FILE *f, uint64_t v)
+{
+	unsigned char b[8];
+
+	for (int i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	fwrite(b, 1, 8, f);
+}
+
+static void wstr(FILE *f, const char *s, size_t len)
+{
+	w64(f, len);
+	fwrite(s, 1, len, f);
+}
+
+/* S or NULL: a flag, then the string. */
+static void wcstr(FILE *f, const char *s)
+{
+	w64(f, s != NULL);
+	if (s)
+		wstr(f, s, strlen(s));
+}
+
+static int put_iv_bin(void *ctx, int kind, int64_t s, int64_t e)
+{
+	FILE *f = ctx;
+
+	w64(f, (uint64_t)kind);
+	w64(f, (uint64_t)s);
+	w64(f, (uint64_t)e);
+	return 0;
+}
+
+static void put_map_bin(FILE *f, const st_pairmap *m)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->cap; i++)
+		n += m->e[i].used;
+	w64(f, n);
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->e[i].used) {
+			w64(f, m->e[i].a);
+			w64(f, m->e[i].b);
+			w64(f, m->e[i].v);
+		}
+}
+
+/* The binary partial of G with the records of S and the options OPTS to
+ * F.  0, -1 a write error or out of memory. */
+static int write_bin(FILE *f, struct agg *g, const st_trace_summary *s,
+		     json_t *opts)
+{
+	char *o = json_dumps(opts, JSON_COMPACT | JSON_SORT_KEYS);
+
+	if (!o)
+		return -1;
+	fputs(BIN_MAGIC, f);
+	w64(f, BIN_VERSION);
+	wstr(f, o, strlen(o));
+	free(o);
+	w64(f, g->events);
+	w64(f, (uint64_t)(g->events ? g->first : 0));
+	w64(f, (uint64_t)(g->events ? g->end : 0));
+	w64(f, g->saturated);
+	w64(f, s->bad_lines);
+	w64(f, s->n_files);
+	for (size_t i = 0; i < s->n_files; i++) {
+		const st_trace_file *t = &s->files_in[i];
+
+		wcstr(f, t->path ? t->path : "");
+		w64(f, t->st.lines);
+		w64(f, t->st.events);
+		w64(f, t->st.meta);
+		w64(f, t->st.other);
+		w64(f, t->st.bad);
+		w64(f, t->st.fast);
+		w64(f, (uint64_t)(int64_t)t->err_code);
+		wcstr(f, t->err_text);
+		w64(f, t->not_trace);
+		w64(f, (uint64_t)t->first_us);
+		w64(f, (uint64_t)t->end_us);
+	}
+	w64(f, s->n_bad);
+	for (size_t i = 0; i < s->n_bad; i++) {
+		w64(f, s->bad[i].file);
+		w64(f, s->bad[i].line);
+		wcstr(f, s->bad[i].why ? s->bad[i].why : "");
+	}
+	for (int d = 0; d < D_N; d++) {
+		w64(f, g->tab[d].n);
+		for (uint32_t i = 0; i < g->tab[d].n; i++) {
+			const struct acc *a = trace_acc(g, d, i);
+			size_t len;
+			const char *str = st_strtab_str(&g->tab[d], i, &len);
+
+			wstr(f, str, len);
+			w64(f, a->count);
+			w64(f, (uint64_t)a->dur);
+			w64(f, (uint64_t)a->bytes);
+		}
+	}
+	w64(f, g->nprocs);
+	for (size_t i = 0; i < g->nprocs; i++) {
+		w64(f, g->procs[i].host);
+		w64(f, (uint64_t)g->procs[i].pid);
+		w64(f, g->procs[i].events);
+		trace_agg_each_iv(g, i, put_iv_bin, f);
+		w64(f, BIN_STOP);
+	}
+	put_map_bin(f, &g->threads);
+	put_map_bin(f, &g->sizes);
+	put_map_bin(f, &g->gper);
+	put_map_bin(f, &g->bins);
+	return ferror(f) ? -1 : 0;
+}
+
+int st_sum_partial_write_bin(FILE *f, st_sum_partial *p,
+			     const st_trace_summary *s)
+{
+	return write_bin(f, &p->g, s, p->opts);
+}
+
+int st_sum_merge_write_bin(FILE *f, const st_sum_merge *mg)
+{
+	struct st_sum_merge_state *st = mg->state;
+	st_trace_summary s = { 0 };
+
+	if (!st)
+		return -1;
+	s.files_in = st->files;
+	s.n_files = st->n_files;
+	s.bad = st->bad;
+	s.n_bad = st->n_bad;
+	s.bad_lines = st->bad_lines;
+	return write_bin(f, &st->agg, &s, st->opts.j);
+}
+
+/* A binary partial being read: a short or malformed one sets BAD. */
+struct br {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+static uint64_t r64(struct br *b)
+{
+	uint64_t v = 0;
+
+	if (b->bad || b->end - b->p < 8) {
+		b->bad = true;
+		return 0;
+	}
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)b->p[i] << (8 * i);
+	b->p += 8;
+	return v;
+}
+
+/* A signed word within [LO, HI]. */
+static int64_t rword(struct br *b, int64_t lo, int64_t hi)
+{
+	int64_t v = (int64_t)r64(b);
+
+	if (v < lo || v > hi)
+		b->bad = true;
+	return v;
+}
+
+/* A string (pointing into the partial) into *S, *LEN. */
+static void rstr(struct br *b, const char **s, size_t *len)
+{
+	uint64_t n = r64(b);
+
+	*s = "";
+	*len = 0;
+	if (b->bad || n > (uint64_t)(b->end - b->p)) {
+		b->bad = true;
+		return;
+	}
+	*s = (const char *)b->p;
+	*len = (size_t)n;
+	b->p += n;
+}
+
+/* A string or NULL (its flag) as a new NUL-terminated copy; a NUL inside
+ * is malformed.  0, -1 out of memory. */
+static int rdup(struct br *b, char **out)
+{
+	uint64_t has = r64(b);
+	const char *s;
+	size_t len;
+
+	*out = NULL;
+	if (has > 1)
+		b->bad = true;
+	if (b->bad || !has)
+		return 0;
+	rstr(b, &s, &len);
+	if (b->bad || memchr(s, '\0', len)) {
+		b->bad = true;
+		return 0;
+	}
+	return (*out = strndup(s, len)) ? 0 : -1;
+}
+
+/* A map into M as get_map reads one. */
+static int rmap(struct br *b, st_pairmap *m, int64_t amin, int64_t amax,
+		int64_t blo, int64_t bhi, int64_t vmin, bool *sat)
+{
+	uint64_t n = r64(b);
+
+	if (n > (uint64_t)(b->end - b->p) / 24)
+		b->bad = true;
+	for (uint64_t i = 0; !b->bad && i < n; i++) {
+		int64_t a = rword(b, amin, amax), x = rword(b, blo, bhi),
+			v = rword(b, vmin, INT64_MAX);
+		uint64_t *p;
+
+		if (b->bad)
+			break;
+		if (!(p = st_pairmap_get(m, (uint64_t)a, (uint64_t)x, NULL)))
+			return -1;
+		uadd(p, (uint64_t)v, sat);
+	}
+	return 0;
+}
+
+/* The gatherings of a binary partial (at its totals) into G, as get_agg.
+ * 0, 1 malformed, -1 out of memory. */
+static int get_agg_bin(struct br *b, struct agg *g)
+{
+	int64_t gran = g->o->granularity_us, bmax, ng, np;
+
+	for (int d = 0; d < D_N; d++) {
+		uint64_t n = r64(b);
+
+		if (n > UINT32_MAX / 2)
+			return 1;
+		for (uint64_t i = 0; !b->bad && i < n; i++) {
+			const char *s;
+			size_t len;
+			int64_t id, c, du, by;
+
+			rstr(b, &s, &len);
+			c = rword(b, 0, INT64_MAX);
+			du = rword(b, 0, INT64_MAX);
+			by = rword(b, 0, INT64_MAX);
+			if (b->bad)
+				return 1;
+			if ((id = trace_agg_intern(g, d, s, len)) < 0)
+				return -1;
+			if ((uint64_t)id != i)
+				return 1;
+			if (!trace_dim_counts(d))
+				continue;      /* a table that keeps no counters */
+			g->acc[d][id].count = (uint64_t)c;
+			g->acc[d][id].dur = du;
+			g->acc[d][id].bytes = by;
+		}
+	}
+	if (b->bad || (!g->o->group.n && (g->tab[D_GROUP].n ||
+					  g->tab[D_PER].n)))
+		return 1;
+	for (uint64_t i = 0, n = r64(b); !b->bad && i < n; i++) {
+		int64_t h = rword(b, 0, (int64_t)g->tab[D_HOST].n - 1),
+			pid = (int64_t)r64(b), ev = rword(b, 0, INT64_MAX), p;
+
+		if (b->bad)
+			return 1;
+		if ((p = trace_agg_proc(g, (uint32_t)h, pid)) < 0)
+			return -1;
+		if ((uint64_t)p != i)
+			return 1;
+		g->procs[p].events = (uint64_t)ev;
+		for (;;) {
+			uint64_t kind = r64(b);
+			int64_t s, e;
+
+			if (b->bad || kind == BIN_STOP)
+				break;
+			s = rword(b, -ST_PARTIAL_TIME_MAX, ST_PARTIAL_TIME_MAX);
+			e = rword(b, s + 1, ST_PARTIAL_TIME_MAX);
+			if (b->bad || kind > TRACE_IV_COMP)
+				return 1;
+			if (trace_agg_add_iv(g, (size_t)p, (int)kind, s, e) < 0)
+				return -1;
+		}
+	}
+	ng = g->tab[D_GROUP].n;
+	np = g->tab[D_PER].n;
+	bmax = gran > 0 ? ST_PARTIAL_TIME_MAX / gran : -1;
+	if (rmap(b, &g->threads, 0, (int64_t)g->nprocs - 1, INT64_MIN,
+		 INT64_MAX, 0, &g->saturated) < 0 ||
+	    rmap(b, &g->sizes, 0, (int64_t)g->tab[D_NAME].n - 1, 0,
+		 INT64_MAX, 1, &g->saturated) < 0 ||
+	    rmap(b, &g->gper, 0, ng - 1, 0, 2 * np - 1, 0,
+		 &g->saturated) < 0 ||
+	    rmap(b, &g->bins, -bmax, bmax, 0, gran > 0 ? BIN_WRITTEN : -1, 0,
+		 &g->saturated) < 0)
+		return -1;
+	if (b->bad || b->p != b->end)
+		return 1;
+	return sizes_fit(g) ? 0 : 1;
+}
+
+/* The inputs' records of a binary partial (after its totals) appended to
+ * ST.  0, 1 malformed, -1 out of memory. */
+static int get_inputs_bin(struct br *b, struct st_sum_merge_state *st,
+			  uint64_t bad_lines)
+{
+	st_trace_summary s = { 0 };
+	int rc = 0;
+	uint64_t nf = r64(b), nb;
+
+	if (nf > (uint64_t)(b->end - b->p) / 64)
+		return 1;
+	if (!(s.files_in = calloc(nf + 1, sizeof(*s.files_in))))
+		return -1;
+	for (uint64_t i = 0; rc == 0 && !b->bad && i < nf; i++) {
+		st_trace_file *t = &s.files_in[i];
+		char *path = NULL;
+
+		if (rdup(b, &path) < 0) {
+			rc = -1;
+			break;
+		}
+		t->path = path;
+		s.n_files++;
+		t->st.lines = (uint64_t)rword(b, 0, INT64_MAX);
+		t->st.events = (uint64_t)rword(b, 0, INT64_MAX);
+		t->st.meta = (uint64_t)rword(b, 0, INT64_MAX);
+		t->st.other = (uint64_t)rword(b, 0, INT64_MAX);
+		t->st.bad = (uint64_t)rword(b, 0, INT64_MAX);
+		t->st.fast = (uint64_t)rword(b, 0, INT64_MAX);
+		t->err_code = (int)rword(b, INT32_MIN, INT32_MAX);
+		if (rdup(b, &t->err_text) < 0)
+			rc = -1;
+		t->not_trace = rword(b, 0, 1);
+		t->first_us = rword(b, -ST_PARTIAL_TIME_MAX, ST_PARTIAL_TIME_MAX);
+		t->end_us = rword(b, t->first_us, ST_PARTIAL_TIME_MAX);
+		if (!path)
+			b->bad = true;
+	}
+	nb = r64(b);
+	if (!b->bad && nb > (uint64_t)(b->end - b->p) / 24)
+		b->bad = true;
+	if (rc == 0 && !b->bad &&
+	    !(s.bad = calloc(nb + 1, sizeof(*s.bad))))
+		rc = -1;
+	for (uint64_t i = 0; rc == 0 && !b->bad && i < nb; i++) {
+		s.bad[i].file = (size_t)rword(b, 0, (int64_t)nf - 1);
+		s.bad[i].line = (uint64_t)rword(b, 0, INT64_MAX);
+		if (rdup(b, &s.bad[i].why) < 0)
+			rc = -1;
+		s.n_bad++;
+		if (!s.bad[i].why)
+			b->bad = true;
+	}
+	s.bad_lines = bad_lines;
+	if (rc == 0 && !b->bad)
+		rc = put_inputs(st, &s);
+	else if (rc == 0)
+		rc = 1;
+	for (size_t i = 0; i < s.n_files; i++) {
+		free((char *)s.files_in[i].path);
+		free(s.files_in[i].err_text);
+	}
+	for (size_t i = 0; i < s.n_bad; i++)
+		free(s.bad[i].why);
+	free(s.files_in);
+	free(s.bad);
+	return rc;
+}
+
+
+/* The head of binary partial B (after the magic): its options into
+ * *OPTS (new) and totals into G0's fields.  0, 1 malformed. */
+static int get_head_bin(struct br *b, json_t **opts, struct agg *g0,
+			uint64_t *bad_lines)
+{
+	const char *os;
+	size_t olen;
+
+	*opts = NULL;
+	if (r64(b) != BIN_VERSION)
+		return 1;
+	rstr(b, &os, &olen);
+	if (b->bad || !(*opts = json_loadb(os, olen, JSON_REJECT_DUPLICATES,
+					   NULL)) || !json_is_object(*opts))
+		return 1;
+	g0->events = (uint64_t)rword(b, 0, INT64_MAX);
+	g0->first = rword(b, -ST_PARTIAL_TIME_MAX, ST_PARTIAL_TIME_MAX);
+	g0->end = rword(b, g0->first, ST_PARTIAL_TIME_MAX);
+	g0->saturated = rword(b, 0, 1);
+	*bad_lines = (uint64_t)rword(b, 0, INT64_MAX);
+	return b->bad ? 1 : 0;
+}
+
+int st_sum_merge_add_bin(st_sum_merge *mg, const char *text, size_t len,
+			 const char *what, st_error *err)
+{
+	struct st_sum_merge_state *st;
+	struct br b = { (const unsigned char *)text,
+			(const unsigned char *)text + len, false };
+	struct agg g0 = { 0 }, g;
+	json_t *opts = NULL;
+	uint64_t bl, bl0;
+	size_t nf0, nb0;
+	int r, rc;
+
+	if (len < 4 || memcmp(text, BIN_MAGIC, 4) != 0)
+		return BAD("%s: not a binary partial of trace summary", what);
+	b.p += 4;
+	if (get_head_bin(&b, &opts, &g0, &bl)) {
+		json_decref(opts);
+		return BAD("%s: its head is malformed", what);
+	}
+	rc = state_for(mg, opts, what, &st, err);
+	json_decref(opts);
+	if (rc < 0)
+		return -1;
+	nf0 = st->n_files;
+	nb0 = st->n_bad;
+	bl0 = st->bad_lines;
+	trace_agg_init(&g, &st->opts.o);
+	if ((r = get_inputs_bin(&b, st, bl)) == 0 &&
+	    (r = get_agg_bin(&b, &g)) == 0) {
+		g.events = g0.events;
+		g.first = g0.first;
+		g.end = g0.end;
+		g.saturated |= g0.saturated;
+		if (trace_agg_merge(&st->agg, &g) < 0)
+			r = -1;
+	}
+	trace_agg_release(&g);
+	if (r) {
+		rc = r < 0 ? OOM(err) : BAD("%s: malformed", what);
+		inputs_cut(st, nf0, nb0, bl0);
+		if (!mg->state)
+			state_release(st);
+		return rc;
+	}
+	state_keep(mg, st);
+	return 0;
 }

@@ -72,6 +72,7 @@
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_cache.h"
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_filter.h"
@@ -146,6 +147,7 @@
 #include "streamtime/time.h"
 #include "streamtime/timeline.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_cache.h"
 #include "streamtime/trace_compare.h"
 #include "streamtime/trace_events.h"
 #include "streamtime/trace_filter.h"
@@ -221,6 +223,7 @@ static const char *const included[] = {
 	"time.h",
 	"timeline.h",
 	"trace.h",
+	"trace_cache.h",
 	"trace_compare.h",
 	"trace_events.h",
 	"trace_filter.h",
