@@ -101,3 +101,10 @@ def fresh_clone(root, repo, tops, binary):
     os.symlink(os.path.dirname(os.path.abspath(binary)),
                os.path.join(repo, "build"))
     return repo
+
+
+def sanitized(binary):
+    """Is BINARY built with AddressSanitizer (its shadow memory and
+    quarantine make resident sizes and memory limits another matter)?"""
+    with open(binary, "rb") as f:
+        return b"__asan_init" in f.read()

@@ -27,7 +27,7 @@ import json
 import os
 import sys
 
-from checks import check, run_in_tmp
+from checks import check, run_in_tmp, sanitized
 
 BIN = os.path.abspath(sys.argv[1])
 
@@ -93,12 +93,6 @@ def peak_kb(paths, out):
     return ru.ru_maxrss
 
 
-def sanitized():
-    """Is BIN built with AddressSanitizer?"""
-    with open(BIN, "rb") as f:
-        return b"__asan_init" in f.read()
-
-
 def body(tmp):
     out = os.path.join(tmp, "s.json")
     small, big = 300, 3300
@@ -127,7 +121,7 @@ def body(tmp):
           "distinct name of 51 bytes (under 160)" % per)
 
 
-if sanitized():
+if sanitized(BIN):
     print("summary-memory: skipped, a sanitized build")
     sys.exit(77)
 sys.exit(run_in_tmp("summary-memory", body))

@@ -19,7 +19,7 @@ import random
 import resource
 import sys
 
-from checks import check, run_in_tmp
+from checks import check, run_in_tmp, sanitized
 
 BIN = os.path.abspath(sys.argv[1])
 
@@ -49,13 +49,6 @@ def peak_kb(path, out):
     return ru.ru_maxrss
 
 
-def sanitized():
-    """Is BIN built with AddressSanitizer (its shadow memory and
-    quarantine make resident sizes another matter)?"""
-    with open(BIN, "rb") as f:
-        return b"__asan_init" in f.read()
-
-
 def body(tmp):
     small, big = 2000, 402000
     a, b = os.path.join(tmp, "a.pfw.gz"), os.path.join(tmp, "b.pfw.gz")
@@ -69,7 +62,7 @@ def body(tmp):
           "per slice (docs/trace.md: 28)" % per)
 
 
-if sanitized():
+if sanitized(BIN):
     print("timeline-memory: skipped, a sanitized build")
     sys.exit(77)
 sys.exit(run_in_tmp("timeline-memory", body))
