@@ -341,7 +341,8 @@ int cmd_trace_summary(int argc, char **argv)
 		{ ST_O("time-granularity", 0, ST_OPT_INT, &o.granularity_us, "US",
 		       "also a table of time bins US microseconds wide: events, "
 		       "bytes, bytes read, bytes written, I/O and compute time "
-		       "(bins that hold nothing are left out)", 0), .min = 1, .max = INT64_MAX,
+		       "(bins that hold nothing are left out)", 0),
+		  .min = 1, .max = INT64_MAX,
 		  .expect = "a positive number of microseconds" },
 		{ ST_O("jobs", 'j', ST_OPT_INT, &jobs, "N",
 		       "files read in parallel (default: the cores)", 0),

@@ -108,3 +108,19 @@ def sanitized(binary):
     quarantine make resident sizes and memory limits another matter)?"""
     with open(binary, "rb") as f:
         return b"__asan_init" in f.read()
+
+
+def record_manifest(d, real_ns, mono_ns=0, span_ns=20 * 10**9,
+                    bounds=(80, 80), host="node1"):
+    """D/manifest.json of a complete trace record in the layout of
+    docs/systrace.md: HOST in UTC, its clock pairs at the start (MONO_NS,
+    REAL_NS) and SPAN_NS later, with BOUNDS (start, end) in ns."""
+    import json
+    import os
+    with open(os.path.join(d, "manifest.json"), "w") as f:
+        json.dump({"streamtime_record": 1, "host": host, "tz": "UTC",
+                   "clock": [{"when": "start", "mono_ns": mono_ns,
+                              "real_ns": real_ns, "bound_ns": bounds[0]},
+                             {"when": "end", "mono_ns": mono_ns + span_ns,
+                              "real_ns": real_ns + span_ns,
+                              "bound_ns": bounds[1]}]}, f)

@@ -36,7 +36,7 @@ BIN = os.path.abspath(sys.argv[1])
 DF = os.path.join(os.path.abspath(sys.argv[2]), "dftracer")
 FILES = [os.path.join(DF, f) for f in ("posix-old-format.pfw", "small.pfw",
                                        "cm1-rank0-new-format.pfw.gz")]
-from checks import check, report, runner  # noqa: E402
+from checks import check, record_manifest, report, runner  # noqa: E402
 
 
 run = runner(BIN, "-q", "trace", "summary")
@@ -208,14 +208,8 @@ def phase_set(d, host="node1", reads=READS):
     ml = (':::MLLOG {"time_ms": %d, "event_type": "%s", "key": "%s", '
           '"metadata": {"epoch_num": 1}}')
     os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, "manifest.json"), "w") as f:
-        json.dump({"streamtime_record": 1, "host": host, "tz": "UTC",
-                   "clock": [{"when": "start", "mono_ns": 1000,
-                              "real_ns": 1700000000000001000,
-                              "bound_ns": 80},
-                             {"when": "end", "mono_ns": 9000001000,
-                              "real_ns": 1700000009000001000,
-                              "bound_ns": 75}]}, f)
+    record_manifest(d, 1700000000000001000, mono_ns=1000,
+                    span_ns=9 * 10**9, bounds=(80, 75), host=host)
     with open(os.path.join(d, "trace_read.out"), "w") as f:
         f.write("Attaching 4 probes...\n"
                 "TIMESTAMP PID TID FD RET (B) LAT(ns) FILENAME\n" + reads)

@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "tools"))
 import setup_rule  # noqa: E402
-from checks import bug, check, report, runner  # noqa: E402
+from checks import bug, check, record_manifest, report, runner  # noqa: E402
 import notebook_ref  # noqa: E402
 
 TEST = "cli-perfetto"
@@ -477,12 +477,7 @@ def systrace_dir(d):
     sample), an MLPerf log."""
     base = 1700000000 * 10**9
     os.makedirs(d)
-    write(os.path.join(d, "manifest.json"), json.dumps({
-        "streamtime_record": 1, "host": "node1", "tz": "UTC",
-        "clock": [{"when": "start", "mono_ns": 0, "real_ns": base,
-                   "bound_ns": 80},
-                  {"when": "end", "mono_ns": 20 * 10**9,
-                   "real_ns": base + 20 * 10**9, "bound_ns": 80}]}))
+    record_manifest(d, base)
     write(os.path.join(d, "trace_proc.out"),
           "TIMESTAMP EVENT PID PPID COMM\n1000 fork 100 50 bash\n"
           "1100 exec 100 -1 trainer\n")

@@ -35,7 +35,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import setup_rule  # noqa: E402
-from checks import bug, check, report, runner  # noqa: E402
+from checks import bug, check, record_manifest, report, runner  # noqa: E402
 from figcheck import DEJAVU, Font, read_pdf  # noqa: E402
 
 TEST = "cli-sysplot"
@@ -143,12 +143,7 @@ BASE = 1700000000 * 10**9     # UTC ns of mono 0 in the record layout
 def record_dir(d, base=BASE, dense=3000, mpstat_date="11/14/23"):
     """A trace record directory; returns {(pid, kind): [(s_us, e_us)]}."""
     os.makedirs(d)
-    write(os.path.join(d, "manifest.json"), json.dumps({
-        "streamtime_record": 1, "host": "node1", "tz": "UTC",
-        "clock": [{"when": "start", "mono_ns": 0, "real_ns": base,
-                   "bound_ns": 80},
-                  {"when": "end", "mono_ns": 20 * 10**9,
-                   "real_ns": base + 20 * 10**9, "bound_ns": 80}]}))
+    record_manifest(d, base)
     write(os.path.join(d, "trace_proc.out"),
           "TIMESTAMP EVENT PID PPID COMM\n1000 fork 100 50 bash\n"
           "1100 exec 100 -1 trainer\n1200 fork 101 100 trainer\n"

@@ -60,7 +60,7 @@ SMALL = os.path.join(SRC, "..", "shared", "fixtures", "dftracer",
 ZONE = "America/New_York"
 # the workload's comm: unique to this run (the scripts trace by comm)
 COMM = "stwl%d" % (os.getpid() % 100000)
-from checks import FAILS, check, report  # noqa: E402
+from checks import FAILS, check, record_manifest, report  # noqa: E402
 STARTED = []   # the tracers started, stopped whatever happens
 
 
@@ -200,12 +200,8 @@ def offline(top):
     # trace record's layout
     d = os.path.join(top, "record")
     os.makedirs(d)
-    write(os.path.join(d, "manifest.json"), json.dumps({
-        "streamtime_record": 1, "host": "node1", "tz": "UTC",
-        "clock": [{"when": "start", "mono_ns": 1000,
-                   "real_ns": 1700000000000001000, "bound_ns": 80},
-                  {"when": "end", "mono_ns": 9000001000,
-                   "real_ns": 1700000009000001000, "bound_ns": 75}]}))
+    record_manifest(d, 1700000000000001000, mono_ns=1000,
+                    span_ns=9 * 10**9, bounds=(80, 75))
     write(os.path.join(d, "trace_proc.out"),
           "TIMESTAMP EVENT PID PPID COMM\n1000 fork 100 50 bash\n"
           "1100 exec 100 -1 trainer\n1200 fork 101 100 trainer\n")

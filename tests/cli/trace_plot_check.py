@@ -44,7 +44,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 import setup_rule  # noqa: E402
 import notebook_ref  # noqa: E402
-from checks import bug, check, report, runner  # noqa: E402
+from checks import bug, check, record_manifest, report, runner  # noqa: E402
 from figcheck import read_pdf  # noqa: E402
 import xml.etree.ElementTree as ET  # noqa: E402
 import math  # noqa: E402
@@ -456,13 +456,7 @@ def record_dir(d, base_us):
     times, 1 ms each, 1 s apart from BASE_US + 1 s."""
     os.makedirs(d)
     base = base_us * 1000
-    with open(os.path.join(d, "manifest.json"), "w") as f:
-        json.dump({"streamtime_record": 1, "host": "node1", "tz": "UTC",
-                   "clock": [{"when": "start", "mono_ns": 0,
-                              "real_ns": base, "bound_ns": 80},
-                             {"when": "end", "mono_ns": 20 * 10 ** 9,
-                              "real_ns": base + 20 * 10 ** 9,
-                              "bound_ns": 80}]}, f)
+    record_manifest(d, base)
     with open(os.path.join(d, "trace_proc.out"), "w") as f:
         f.write("TIMESTAMP EVENT PID PPID COMM\n1000 fork 100 50 bash\n"
                 "1100 exec 100 -1 trainer\n")
