@@ -46,6 +46,7 @@
 #include "streamtime/error.h"
 #include "streamtime/trace.h"
 #include "streamtime/trace_compare.h"
+#include "streamtime/trace_inputs.h"
 
 /* The default bound of a cache directory's entries. */
 #define ST_TRACE_CACHE_MAX_DEFAULT (UINT64_C(1) << 30)
@@ -73,6 +74,19 @@ typedef struct st_trace_cache {
 int st_trace_cache_open(st_trace_cache *c, const char *dir,
 			uint64_t max_bytes, st_error *err);
 void st_trace_cache_release(st_trace_cache *c);
+
+/* The cache in DIR (NULL: $STREAMTIME_CACHE; none, or "": off) of at most
+ * MAX_MB megabytes (2^20 bytes; 0: 1024) opened into C for the command
+ * PROG: 1 on, 0 off (also when DIR cannot be made: a warning in NT, and
+ * the run goes on without it), -1 with ERR set when memory runs out. */
+int st_trace_cache_begin(st_trace_cache *c, const char *dir, int64_t max_mb,
+			 const char *prog, st_trace_notes *nt, st_error *err);
+
+/* What the run did with C, opened by st_trace_cache_begin, into NT: its
+ * warning, then (verbose) its counts; C released.  0, or -1 with ERR set
+ * when memory runs out. */
+int st_trace_cache_end(st_trace_cache *c, const char *prog,
+		       st_trace_notes *nt, st_error *err);
 
 /* The identity of the input PATH into BUF (SIZE bytes, at least 160):
  * "DEV INO SIZE MTIME CTIME HEADTAIL" (times in nanoseconds, HEADTAIL

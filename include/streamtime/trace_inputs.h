@@ -26,6 +26,7 @@ enum st_trace_note_level {
 	ST_NOTE_ERROR,        /* the input fails the command: code is set */
 	ST_NOTE_WARN,         /* said always, never fatal */
 	ST_NOTE_VERBOSE,      /* said with -v */
+	ST_NOTE_INFO,         /* said unless -q: what a command did */
 };
 
 /* One thing to say about an input. */
@@ -49,6 +50,11 @@ typedef struct st_trace_notes {
 int st_trace_notes_add(st_trace_notes *nt, enum st_trace_note_level level,
 		       int code, const char *path, st_error *err,
 		       const char *fmt, ...) ST_PRINTF(6, 7);
+
+/* ERR, a failure of the command's work, as an error note of NT (its
+ * code, 74 when it has none; "unknown error" when it has no text).  0,
+ * or -1 with ERR reset to out of memory. */
+int st_trace_notes_fail(st_trace_notes *nt, st_error *err);
 
 /* The exit status NT asks for: 74 before 66 before 65 (the worst code
  * among its errors), 0 when it holds no error. */

@@ -37,6 +37,8 @@
 #include "streamtime/sysplot.h"
 #include "streamtime/systrace.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_inputs.h"
+#include "streamtime/trace_sets.h"
 
 #define ST_TRACE_PLOT_BINS 200     /* the bins across the axis, about */
 #define ST_TRACE_PLOT_FUNCS 10
@@ -94,5 +96,18 @@ int st_trace_plot_write(const char *const *paths, size_t n,
 			st_error *err);
 
 void st_trace_plot_result_release(st_trace_plot_result *res);
+
+/* `trace plot` whole: when IN holds more files than the call files of
+ * TS's sets, the DFTracer overview of IN (st_trace_plot_scan, then
+ * st_trace_plot_write with the sets' overview, O's source set to TS's);
+ * else the system-trace overview of TS alone (st_sysplot_write).  What
+ * became of the inputs, a failure with "trace plot: nothing written",
+ * or what was written (an info note) go into NT, in the order to say
+ * them; its status is the command's.  0, or -1 with ERR set when memory
+ * runs out. */
+int st_trace_plot_run(const struct st_trace_inputs *in,
+		      struct st_trace_sets *ts, st_trace_plot_opts *o,
+		      const st_sysplot_opts *so, const char *outdir,
+		      st_trace_notes *nt, st_error *err);
 
 #endif

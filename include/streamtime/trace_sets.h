@@ -87,6 +87,13 @@ int st_trace_sets_summary_notes(const st_trace_summary *s,
 				const st_systrace_list *l, st_trace_notes *nt,
 				st_error *err);
 
+/* st_trace_sets_summary_notes, then, when those fail the command, "WHAT:
+ * nothing written (an output file is left as it was)".  0, or -1 with
+ * ERR set (74). */
+int st_trace_sets_output_notes(const st_trace_summary *s,
+			       const st_systrace_list *l, const char *what,
+			       st_trace_notes *nt, st_error *err);
+
 void st_trace_sets_release(struct st_trace_sets *ts);
 
 #endif

@@ -117,6 +117,20 @@ int st_trace_timeline_save(const char *const *paths, size_t n,
 			   st_trace_timeline_counts *c, st_log *log,
 			   st_error *err);
 
+/* `trace timeline` whole: st_trace_timeline_stream into the atomic OUT
+ * when st_trace_timeline_one_pass(O), else st_trace_timeline_scan, then
+ * st_trace_timeline_save; the inputs (and the sets SETS among them, may
+ * be NULL) judged before OUT is published (st_trace_sets_output_notes).
+ * What became of the inputs, a failure, and after a timeline written the
+ * warning that it was sampled and (verbose) its extra tracks go into NT
+ * in the order to say them; its status is the command's, and C counts
+ * what was written.  0, or -1 with ERR set when memory runs out. */
+int st_trace_timeline_run(const char *const *paths, size_t n,
+			  const st_trace_timeline_opts *o,
+			  const st_systrace_list *sets, const char *out,
+			  st_trace_timeline_counts *c, st_log *log,
+			  st_trace_notes *nt, st_error *err);
+
 /* What --clock-offsets and --experiment bring to a timeline, owned. */
 typedef struct st_trace_timeline_extras {
 	st_table otab;                 /* the clock probe's file */

@@ -96,32 +96,24 @@ static int set_keys(const struct st_option *o, char *arg,
 }
 
 /* --io-cat and --compute-cat: the last given of each (NULL: not given),
- * then their lists (NULL: not given). */
+ * checked once the options are read (--help first); then their lists
+ * (NULL: not given). */
 struct cats {
-	char *io_arg, *comp_arg;
+	const char *io_arg, *comp_arg;
 	const char **io, **comp;
 	size_t n_io, n_comp;
 };
-
-/* --io-cat or --compute-cat LIST into the struct cats at TARGET, as given:
- * checked once the options are read (--help first, the last one wins). */
-static int set_cats(const struct st_option *o, char *arg, st_error *err)
-{
-	struct cats *c = o->target;
-
-	(void)err;
-	*(strcmp(o->name, "io-cat") == 0 ? &c->io_arg : &c->comp_arg) = arg;
-	return 0;
-}
 
 /* C's lists from the texts given; 0, or the exit status of PROG. */
 static int cats_parse(const char *prog, struct cats *c)
 {
 	st_error err;
 
-	if ((c->io_arg && st_trace_cats_parse("io-cat", c->io_arg, &c->io,
-					      &c->n_io, &err) < 0) ||
-	    (c->comp_arg && st_trace_cats_parse("compute-cat", c->comp_arg,
+	/* the texts are argv's: theirs to cut */
+	if ((c->io_arg && st_trace_cats_parse("io-cat", (char *)c->io_arg,
+					      &c->io, &c->n_io, &err) < 0) ||
+	    (c->comp_arg && st_trace_cats_parse("compute-cat",
+						(char *)c->comp_arg,
 						&c->comp, &c->n_comp,
 						&err) < 0))
 		return st_msg_fail_usage(prog, &err);
@@ -140,31 +132,15 @@ static void inputs_release(struct inputs *in)
 	st_trace_sets_release(&in->ts);
 }
 
-/* What became of the inputs S read (SETS: the system traces among them,
- * may be NULL), said as WHAT; the exit status (trace_inputs.h), 0 when
- * every input is a trace read to its end.  An input with events that the
- * filter all drops is fine (an empty result). */
-static int report_inputs(const st_trace_summary *s, const char *what,
-			 const st_systrace_list *sets)
-{
-	st_trace_notes nt = { 0 };
-	st_error err;
-	int rc = trace_notes_said(&nt, st_trace_sets_summary_notes(s, sets,
-				  &nt, &err), &err);
-
-	if (rc)
-		st_msg_error("%s: nothing written (an output file is left as "
-			     "it was)", what);
-	return rc;
-}
-
 int trace_summary_emit(const char *what, const st_trace_summary *s,
 		       const st_trace_render *r, bool json,
 		       const st_systrace_list *sets, st_sum_partial *p,
 		       const char *out)
 {
+	st_trace_notes nt = { 0 };
 	st_error err;
-	int rc = report_inputs(s, what, sets);
+	int rc = trace_notes_said(&nt, st_trace_sets_output_notes(s, sets, what,
+				  &nt, &err), &err);
 
 	if (rc)
 		return rc;
@@ -209,71 +185,23 @@ static int run_summary(const struct inputs *in, const st_trace_render *r,
 	return rc;
 }
 
-/* Perfetto's form of every event: written in the one pass that reads,
- * the inputs said before it is published.  The exit status. */
-static int timeline_one_pass(const struct inputs *in,
-			     const st_trace_timeline_opts *o, const char *out,
-			     st_trace_timeline_counts *n)
-{
-	const char *const *paths = (const char *const *)in->in.v;
-	st_trace_summary s = { 0 };
-	st_log log = ST_LOG_STDERR;
-	st_ctrace_file cf;
-	st_error err;
-	int rc = 0;
-
-	if (st_ctrace_file_open(&cf, out, o->gzip, &err) < 0)
-		return st_msg_fail(&err);
-	if (st_trace_timeline_stream(paths, in->in.n, o, &s, cf.fp, n, &log,
-				     &err) < 0)
-		rc = st_msg_fail(&err);
-	if (!rc)
-		rc = report_inputs(&s, "trace timeline", &in->ts.sets);
-	if (rc)
-		st_ctrace_file_abort(&cf);
-	else if (st_ctrace_file_commit(&cf, &err) < 0)
-		rc = st_msg_fail(&err);
-	st_trace_summary_release(&s);
-	return rc;
-}
-
 static int run_timeline(const struct inputs *in,
 			const st_trace_timeline_opts *o, const char *out,
 			bool experiment, bool offsets)
 {
-	const char *const *paths = (const char *const *)in->in.v;
 	st_trace_timeline_counts n;
-	st_trace_summary s = { 0 };
+	st_trace_notes nt = { 0 };
 	st_log log = ST_LOG_STDERR;
 	struct meter m;
 	st_error err;
 	int rc;
 
 	meter_start(&m, o->progress, "trace timeline", in->in.v, in->in.n);
-	if (st_trace_timeline_one_pass(o))
-		rc = timeline_one_pass(in, o, out, &n);
-	/* every input a whole trace before the output is touched */
-	else if (st_trace_timeline_scan(paths, in->in.n, o, &s, &err) < 0)
-		rc = st_msg_fail(&err);
-	else if (!(rc = report_inputs(&s, "trace timeline", &in->ts.sets)) &&
-		 st_trace_timeline_save(paths, in->in.n, o, &s, out, &n, &log,
-					&err) < 0)
-		rc = st_msg_fail(&err);
+	rc = st_trace_timeline_run((const char *const *)in->in.v, in->in.n, o,
+				   &in->ts.sets, out, &n, &log, &nt, &err);
 	meter_stop(&m);
-	st_trace_summary_release(&s);
-	if (rc)
+	if ((rc = trace_notes_said(&nt, rc, &err)))
 		return rc;
-	if (n.sampled)
-		st_msg_warn("trace timeline: %" PRIu64 " events, more than "
-			    "--max-events: every k-th kept, %" PRIu64
-			    " written (otherData.sampled says so); Perfetto's "
-			    "protobuf (--format perfetto, or an --out named "
-			    "*.pftrace) keeps every event", n.events,
-			    n.written);
-	if (n.extra_lanes)
-		st_msg_verbose("trace timeline: %" PRIu64 " extra tracks for "
-			       "slices that overlap without nesting",
-			       n.extra_lanes);
 	st_msg_info("trace timeline: %" PRIu64 " processes, %" PRIu64
 		    " slices%s%s in %s", n.processes, n.written,
 		    experiment ? " and the experiment's stages" : "",
@@ -332,12 +260,12 @@ int cmd_trace_summary(int argc, char **argv)
 		  .choices = group_choices, .cb = set_keys },
 		{ ST_O("filter", 0, ST_OPT_CALLBACK, &filter, "F", filter_help,
 		       ST_OPT_REPEAT), .cb = trace_opt_filter },
-		{ ST_O("io-cat", 0, ST_OPT_CALLBACK, &cats, "LIST",
+		{ ST_O("io-cat", 0, ST_OPT_STRING, &cats.io_arg, "LIST",
 		       "categories that are I/O (default POSIX,STDIO; '' for "
-		       "none)", 0), .cb = set_cats },
-		{ ST_O("compute-cat", 0, ST_OPT_CALLBACK, &cats, "LIST",
+		       "none)", 0) },
+		{ ST_O("compute-cat", 0, ST_OPT_STRING, &cats.comp_arg, "LIST",
 		       "categories that are compute (default compute; '' for "
-		       "none)", 0), .cb = set_cats },
+		       "none)", 0) },
 		{ ST_O("time-granularity", 0, ST_OPT_INT, &o.granularity_us, "US",
 		       "also a table of time bins US microseconds wide: events, "
 		       "bytes, bytes read, bytes written, I/O and compute time "

@@ -1,9 +1,5 @@
 /* trace_inputs.c - the trace commands' inputs, collected by the library
  * and said here (trace_inputs.h). */
-#include <inttypes.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "cmd.h"
 #include "trace_inputs.h"
 
@@ -16,6 +12,8 @@ int trace_notes_say(st_trace_notes *nt)
 			st_msg_error("%s", nt->v[i].reason);
 		else if (nt->v[i].level == ST_NOTE_WARN)
 			st_msg_warn("%s", nt->v[i].reason);
+		else if (nt->v[i].level == ST_NOTE_INFO)
+			st_msg_info("%s", nt->v[i].reason);
 		else
 			st_msg_verbose("%s", nt->v[i].reason);
 	st_trace_notes_release(nt);
@@ -92,33 +90,20 @@ int trace_opt_filter(const struct st_option *o, char *arg, st_error *err)
 int trace_cache_begin(st_trace_cache *c, const struct trace_cache_opt *co,
 		      const char *prog)
 {
-	const char *dir = co->dir ? co->dir : getenv("STREAMTIME_CACHE");
+	st_trace_notes nt = { 0 };
 	st_error err;
+	int r = st_trace_cache_begin(c, co->dir, co->max_mb, prog, &nt, &err);
 
-	memset(c, 0, sizeof(*c));
-	if (!dir || !*dir)
-		return 0;
-	if (st_trace_cache_open(c, dir, (uint64_t)(co->max_mb ? co->max_mb
-						   : 1024) << 20, &err) < 0) {
-		st_msg_warn("%s: %s; reading without the cache", prog,
-			    err.text);
-		return 0;
-	}
-	return 1;
+	trace_notes_said(&nt, r, &err);
+	return r > 0;
 }
 
 void trace_cache_end(st_trace_cache *c, bool on, const char *prog)
 {
-	if (!on)
-		return;
-	if (c->st.warning[0])
-		st_msg_warn("%s: %s", prog, c->st.warning);
-	st_msg_verbose("%s: cache %s: %s%" PRIu64 " files from it, %" PRIu64
-		       " read, %" PRIu64 " not cacheable, %" PRIu64
-		       " changed in the last 2 s (not kept yet); %" PRIu64
-		       " entries written, %" PRIu64 " evicted", prog, c->dir,
-		       c->st.run_hit ? "the run's entry, " : "", c->st.hits,
-		       c->st.misses, c->st.uncached, c->st.recent,
-		       c->st.written, c->st.evicted);
-	st_trace_cache_release(c);
+	st_trace_notes nt = { 0 };
+	st_error err;
+
+	if (on)
+		trace_notes_said(&nt, st_trace_cache_end(c, prog, &nt, &err),
+				 &err);
 }

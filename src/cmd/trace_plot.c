@@ -1,8 +1,6 @@
 /* trace_plot.c - `streamtime trace plot`: the overview figures of
  * DFTracer traces (trace_plot.h) and of system-trace directories
  * (sysplot.h). */
-#include <inttypes.h>
-
 #include "cmd.h"
 #include "trace_inputs.h"
 #include "streamtime/plot.h"
@@ -50,85 +48,6 @@ static const struct st_cmd_desc plot_desc = {
 
 static const char *const per_choices[] = { "process", "thread", NULL };
 
-/* The call files of the sets L. */
-static size_t set_files(const st_systrace_list *l)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < l->n; i++) {
-		const char *const *paths;
-
-		n += st_systrace_event_files(l->v[i], &paths);
-	}
-	return n;
-}
-
-/* The system-trace overview of TS alone (no DFTracer file given). */
-static int plot_sets(struct st_trace_sets *ts, const st_sysplot_opts *o,
-		     const char *outdir)
-{
-	st_sysplot_result res = { 0 };
-	st_trace_notes nt = { 0 };
-	st_error err;
-	int r, rc = 0;
-
-	if (st_sysplot_write(&ts->sets, o, outdir, &res, &err) < 0) {
-		rc = st_msg_fail(&err);
-		st_msg_error("trace plot: nothing written");
-	}
-	/* the sets' corrupt lines, then those of the call files drawn */
-	r = st_trace_sets_notes(&ts->sets, &nt, &err);
-	if (r == 0)
-		r = st_trace_bad_notes((const char *const *)res.paths, res.bad,
-				       res.n_bad, res.bad_lines, &nt, &err);
-	if (trace_notes_said(&nt, r, &err) && !rc)
-		rc = ST_EXIT_IOERR;
-	if (!rc)
-		st_msg_info("trace plot: %" PRIu64 " calls in %zu rows (%zu as "
-			    "busy share, %zu processes as 'other'); %zu files "
-			    "written to %s", res.calls, res.rows, res.dense_rows,
-			    res.other_procs, res.files, outdir);
-	st_sysplot_result_release(&res);
-	return rc;
-}
-
-/* The DFTracer overview of IN (and the sets' overview of TS). */
-static int plot_traces(const struct st_trace_inputs *in,
-		       struct st_trace_sets *ts, st_trace_plot_opts *o,
-		       const st_sysplot_opts *so, const char *outdir)
-{
-	const char *const *paths = (const char *const *)in->v;
-	st_trace_plot_result res = { 0 };
-	st_sysplot_result sres = { 0 };
-	st_trace_notes nt = { 0 };
-	size_t files = 0;
-	st_error err;
-	int rc;
-
-	o->src = ts->sets.n ? &ts->src : NULL;
-	if (st_trace_plot_scan(paths, in->n, o, &res, &err) < 0)
-		rc = st_msg_fail(&err);
-	else
-		rc = trace_notes_said(&nt, st_trace_sets_summary_notes(
-			&res.s, ts->sets.n ? &ts->sets : NULL, &nt, &err),
-			&err);
-	if (!rc && st_trace_plot_write(paths, in->n, o, &ts->sets, so, outdir,
-				       so->formats, &res, &sres, &files,
-				       &err) < 0)
-		rc = st_msg_fail(&err);
-	if (rc)
-		st_msg_error("trace plot: nothing written");
-	else
-		st_msg_info("trace plot: %" PRIu64 " events in %zu lanes (%zu "
-			    "as busy share, %zu %s in the last); %zu files "
-			    "written to %s", res.s.events, res.lanes,
-			    res.dense_lanes, res.other_units, o->per_thread ?
-			    "threads" : "processes", files, outdir);
-	st_sysplot_result_release(&sres);
-	st_trace_plot_result_release(&res);
-	return rc;
-}
-
 int cmd_trace_plot(int argc, char **argv)
 {
 	const char *outdir = NULL;
@@ -159,6 +78,8 @@ int cmd_trace_plot(int argc, char **argv)
 	struct st_trace_sets ts = { 0 };
 	st_sysplot_opts so = { 0 };
 	st_trace_plot_opts o = { 0 };
+	st_trace_notes nt = { 0 };
+	st_error err;
 	size_t max_bad = st_verbosity > 0 ? 1000 : 10;
 	int nargs, rc;
 
@@ -172,10 +93,8 @@ int cmd_trace_plot(int argc, char **argv)
 	so.max_bad = o.max_bad = max_bad;
 	o.per_thread = per == 1;
 	o.granularity_us = gran;
-	if (in.n > set_files(&ts.sets))
-		rc = plot_traces(&in, &ts, &o, &so, outdir);
-	else
-		rc = plot_sets(&ts, &so, outdir);
+	rc = trace_notes_said(&nt, st_trace_plot_run(&in, &ts, &o, &so, outdir,
+						   &nt, &err), &err);
 out:
 	st_trace_inputs_release(&in);
 	st_trace_sets_release(&ts);

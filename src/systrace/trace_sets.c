@@ -188,6 +188,19 @@ int st_trace_sets_summary_notes(const st_trace_summary *s,
 	return st_trace_span_report(s, nt, err);
 }
 
+int st_trace_sets_output_notes(const st_trace_summary *s,
+			       const st_systrace_list *l, const char *what,
+			       st_trace_notes *nt, st_error *err)
+{
+	if (st_trace_sets_summary_notes(s, l, nt, err) < 0)
+		return -1;
+	if (!st_trace_notes_status(nt))
+		return 0;
+	return st_trace_notes_add(nt, ST_NOTE_ERROR, ST_EXIT_OK, NULL, err,
+				  "%s: nothing written (an output file is "
+				  "left as it was)", what);
+}
+
 int st_trace_sets_collect(struct st_trace_inputs *in, struct st_trace_sets *ts,
 			  char *const *args, size_t n,
 			  const struct st_trace_sys_opts *so, size_t max_bad,

@@ -45,6 +45,13 @@ int st_trace_notes_add(st_trace_notes *nt, enum st_trace_note_level level,
 	return 0;
 }
 
+int st_trace_notes_fail(st_trace_notes *nt, st_error *err)
+{
+	return st_trace_notes_add(nt, ST_NOTE_ERROR, err->code ? err->code
+				  : ST_EXIT_IOERR, NULL, err, "%s",
+				  err->text[0] ? err->text : "unknown error");
+}
+
 /* A note about PATH into the NT of the caller, ERR set if it fails. */
 #define NOTE_ERROR(code, path, ...) \
 	st_trace_notes_add(nt, ST_NOTE_ERROR, code, path, err, __VA_ARGS__)

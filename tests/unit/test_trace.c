@@ -25,6 +25,8 @@
 #include "streamtime/atomic.h"
 #include "streamtime/stats.h"
 #include "streamtime/trace.h"
+#include "streamtime/trace_cache.h"
+#include "streamtime/trace_sets.h"
 #include "streamtime/trace_timeline.h"
 
 #define TMPDIR_NAME "trace"
@@ -1230,6 +1232,145 @@ static void test_trace_timeline_save(void **state)
 	free(a);
 }
 
+/* trace timeline as one call: a good input written with its counts and
+ * nothing to say; every k-th kept past --max-events said as a warning
+ * after it; an input that is not a trace an error note (65) naming it,
+ * then "nothing written", and no output, also in the one pass of
+ * Perfetto's protobuf that writes before it judges. */
+static void test_timeline_run_notes(void **state)
+{
+	char *a = put("tr_a.pfw", trace_a), *bad = put("tr_bad.pfw", "x\n");
+	char *out = st_path_join(dir, "tr.json");
+	char *pf = st_path_join(dir, "tr.pftrace");
+	const char *paths[] = { a, bad };
+	st_trace_timeline_opts to = { .jobs = 1, .max_bad = 10 };
+	st_trace_timeline_counts c;
+	st_trace_notes nt = { 0 };
+	st_error err;
+	char want[600];
+
+	(void)state;
+	assert_int_equal(st_trace_timeline_run(paths, 1, &to, NULL, out, &c,
+					       NULL, &nt, &err), 0);
+	for (size_t i = 0; i < nt.n; i++)	/* the file read (-v) */
+		assert_int_equal(nt.v[i].level, ST_NOTE_VERBOSE);
+	st_trace_notes_release(&nt);
+	assert_int_equal(c.written, 5);
+	assert_int_equal(access(out, F_OK), 0);
+	remove(out);
+	to.max_events = 2;
+	assert_int_equal(st_trace_timeline_run(paths, 1, &to, NULL, out, &c,
+					       NULL, &nt, &err), 0);
+	assert_int_equal(c.written, 2);
+	assert_true(nt.n >= 1);
+	assert_int_equal(nt.v[nt.n - 1].level, ST_NOTE_WARN);
+	assert_non_null(strstr(nt.v[nt.n - 1].reason, "trace timeline: 5 "
+			       "events, "
+			       "more than --max-events: every k-th kept, 2 "
+			       "written"));
+	assert_int_equal(st_trace_notes_status(&nt), 0);
+	st_trace_notes_release(&nt);
+	remove(out);
+	to.max_events = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		const char *o = pass ? pf : out;
+		size_t k = 0;
+
+		to.format = pass ? ST_CTRACE_PERFETTO : ST_CTRACE_JSON;
+		assert_int_equal(pass, st_trace_timeline_one_pass(&to));
+		assert_int_equal(st_trace_timeline_run(paths, 2, &to, NULL, o,
+						       &c, NULL, &nt, &err), 0);
+		assert_int_equal(st_trace_notes_status(&nt), ST_EXIT_DATAERR);
+		assert_true(nt.n >= 2);
+		assert_int_equal(nt.v[nt.n - 1].level, ST_NOTE_ERROR);
+		assert_string_equal(nt.v[nt.n - 1].reason, "trace timeline: "
+				    "nothing written (an output file is left "
+				    "as it was)");
+		snprintf(want, sizeof(want), "%s: not a DFTracer trace", bad);
+		while (k < nt.n && !strstr(nt.v[k].reason, want))
+			k++;
+		assert_true(k < nt.n - 1);
+		assert_int_equal(nt.v[k].level, ST_NOTE_ERROR);
+		assert_int_equal(nt.v[k].code, ST_EXIT_DATAERR);
+		assert_int_equal(access(o, F_OK), -1);
+		st_trace_notes_release(&nt);
+	}
+	remove(a);
+	remove(bad);
+	free(a);
+	free(bad);
+	free(out);
+	free(pf);
+}
+
+/* A failure as a note: its code and text; no code is 74, no text
+ * "unknown error". */
+static void test_notes_fail(void **state)
+{
+	st_trace_notes nt = { 0 };
+	st_error err;
+
+	(void)state;
+	st_error_set(&err, ST_EXIT_CANTCREAT, "cannot create %s", "/x");
+	assert_int_equal(st_trace_notes_fail(&nt, &err), 0);
+	err = (st_error){ 0 };
+	assert_int_equal(st_trace_notes_fail(&nt, &err), 0);
+	assert_int_equal(nt.n, 2);
+	assert_int_equal(nt.v[0].level, ST_NOTE_ERROR);
+	assert_int_equal(nt.v[0].code, ST_EXIT_CANTCREAT);
+	assert_string_equal(nt.v[0].reason, "cannot create /x");
+	assert_int_equal(nt.v[1].code, ST_EXIT_IOERR);
+	assert_string_equal(nt.v[1].reason, "unknown error");
+	assert_int_equal(st_trace_notes_status(&nt), ST_EXIT_IOERR);
+	st_trace_notes_release(&nt);
+}
+
+/* --cache DIR: none given and no $STREAMTIME_CACHE is off, silently;
+ * $STREAMTIME_CACHE when no DIR; a DIR that cannot be made is off with a
+ * warning naming the command; a run's end says its counts (verbose). */
+static void test_cache_begin_end(void **state)
+{
+	char *cdir = st_path_join(dir, "cache"), *a = put("tc_a.pfw", trace_a);
+	const char *paths[] = { a };
+	st_trace_opts o = { .jobs = 1, .max_bad = 10 };
+	st_trace_summary s = { 0 };
+	st_trace_notes nt = { 0 };
+	st_trace_cache c;
+	st_error err;
+
+	(void)state;
+	unsetenv("STREAMTIME_CACHE");
+	assert_int_equal(st_trace_cache_begin(&c, NULL, 0, "p", &nt, &err), 0);
+	assert_int_equal(st_trace_cache_begin(&c, "", 0, "p", &nt, &err), 0);
+	assert_int_equal(nt.n, 0);
+	assert_int_equal(st_trace_cache_begin(&c, "/proc/no/cache", 0, "p",
+					      &nt, &err), 0);
+	assert_int_equal(nt.n, 1);
+	assert_int_equal(nt.v[0].level, ST_NOTE_WARN);
+	assert_non_null(strstr(nt.v[0].reason, "p: cannot create "));
+	assert_non_null(strstr(nt.v[0].reason, "; reading without the "
+			       "cache"));
+	st_trace_notes_release(&nt);
+	setenv("STREAMTIME_CACHE", cdir, 1);
+	assert_int_equal(st_trace_cache_begin(&c, NULL, 0, "p", &nt, &err), 1);
+	unsetenv("STREAMTIME_CACHE");
+	assert_string_equal(c.dir, cdir);
+	assert_int_equal(c.max_bytes, (uint64_t)1024 << 20);
+	assert_int_equal(st_trace_cache_summarize(&c, paths, 1, &o, NULL,
+						  NULL, &s, &err), 0);
+	assert_int_equal(s.events, 5);
+	assert_int_equal(st_trace_cache_end(&c, "p", &nt, &err), 0);
+	assert_int_equal(nt.n, 1);
+	assert_int_equal(nt.v[0].level, ST_NOTE_VERBOSE);
+	assert_non_null(strstr(nt.v[0].reason, "p: cache "));
+	assert_non_null(strstr(nt.v[0].reason, ": 0 files from it, 1 read"));
+	st_trace_notes_release(&nt);
+	st_trace_summary_release(&s);
+	remove(a);
+	free(a);
+	free(cdir);
+}
+
 /* --io-cat LIST: names cut at the commas; '' none (a list still); an
  * empty name anywhere 64, the list named. */
 static void test_cats_parse(void **state)
@@ -1395,6 +1536,9 @@ int main(void)
 		cmocka_unit_test(test_cats_parse),
 		cmocka_unit_test(test_jobs_default),
 		cmocka_unit_test(test_timeline_extras),
+		cmocka_unit_test(test_timeline_run_notes),
+		cmocka_unit_test(test_notes_fail),
+		cmocka_unit_test(test_cache_begin_end),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
