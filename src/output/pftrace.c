@@ -66,6 +66,7 @@ struct st_pftrace {
 	int64_t last_us[NCLOCKS]; /* clocks 64.. 127's values */
 	int clock;                /* the default, 64 + clock */
 	struct itab names, cats, arg_names, arg_values;
+	uint64_t key_file, key_bytes;  /* the iids of "file" and "bytes" */
 	st_pairmap procs;         /* (pid, 0) -> uuid */
 	st_pairmap threads;       /* (pid, tid) -> uuid */
 	st_strtab counters;       /* "PID NAME KEY" -> index into cuuid */
@@ -198,6 +199,7 @@ static void start(st_pftrace *p)
 	itab_release(&p->cats);
 	itab_release(&p->arg_names);
 	itab_release(&p->arg_values);
+	p->key_file = p->key_bytes = 0;
 	put_uint(p, &p->pkt, PK_SEQ_FLAGS, 1);
 	put_uint(p, s, PK_CLOCK_ID, CLOCK_US);
 	put_msg(p, &p->pkt, PK_DEFAULTS, s);
@@ -439,32 +441,57 @@ static void packet_time(st_pftrace *p, int64_t ts)
 	put_uint(p, &p->pkt, PK_CLOCK_ID, CLOCK_BOOTTIME);
 }
 
-/* The track event in p->te as a packet at TS. */
-static void event_out(st_pftrace *p, int64_t ts)
+/* Room for LEN bytes at the end of O's buffer (written out first when
+ * short), or NULL when LEN is more than it holds. */
+static uint8_t *out_room(st_outbuf *o, size_t len)
 {
-	uint8_t t[24];
-	size_t k = 0, len;
+	if (len > sizeof(o->b) - o->n) {
+		st_outbuf_flush(o);
+		if (len > sizeof(o->b))
+			return NULL;
+	}
+	return (uint8_t *)o->b + o->n;
+}
 
-	/* the packet's fields but the event, in p->pkt; the event's head in
-	 * T; the event itself from p->te, not copied once more */
+/* The track event TE[0..N) as a packet at TS: the packet's other fields
+ * in p->pkt, the whole written at once. */
+static void event_out(st_pftrace *p, int64_t ts, const uint8_t *te, size_t n)
+{
+	uint8_t head[11], mid[11], *q;
+	size_t kh, km, len;
+
+	if (p->oom) {             /* the output is incomplete anyway */
+		p->pkt.n = p->intern.n = 0;
+		return;
+	}
 	packet_time(p, ts);
 	if (p->intern.n)
 		put_msg(p, &p->pkt, PK_INTERNED, &p->intern);
 	put_uint(p, &p->pkt, PK_SEQ_ID, p->seq);
-	t[k++] = PK_TRACK_EVENT << 3 | 2;
-	k += varint(t + k, p->te.n);
-	len = p->pkt.n + k + p->te.n;
-	t[k++] = TRACE_PACKET << 3 | 2;
-	{
-		size_t h = k - 1;
-
-		k = h + 1 + varint(t + h + 1, len);
-		st_outbuf_put(p->o, (const char *)t + h, k - h);
+	mid[0] = PK_TRACK_EVENT << 3 | 2;
+	km = 1 + varint(mid + 1, n);
+	len = p->pkt.n + km + n;
+	head[0] = TRACE_PACKET << 3 | 2;
+	kh = 1 + varint(head + 1, len);
+	if ((q = out_room(p->o, kh + len))) {
+		memcpy(q, head, kh);
+		memcpy(q + kh, p->pkt.b, p->pkt.n);
+		memcpy(q + kh + p->pkt.n, mid, km);
+		memcpy(q + kh + p->pkt.n + km, te, n);
+		p->o->n += kh + len;
+	} else {
+		st_outbuf_put(p->o, (const char *)head, kh);
 		st_outbuf_put(p->o, (const char *)p->pkt.b, p->pkt.n);
-		st_outbuf_put(p->o, (const char *)t, h);
+		st_outbuf_put(p->o, (const char *)mid, km);
+		st_outbuf_put(p->o, (const char *)te, n);
 	}
-	st_outbuf_put(p->o, (const char *)p->te.b, p->te.n);
 	p->pkt.n = 0;
+}
+
+/* The track event in p->te as a packet at TS. */
+static void event_te_out(st_pftrace *p, int64_t ts)
+{
+	event_out(p, ts, p->te.b, p->te.n);
 	p->te.n = 0;
 }
 
@@ -571,7 +598,7 @@ static void counter_value(st_pftrace *p, const char *key, double v)
 	put_uint(p, &p->te, TE_TYPE, TYPE_COUNTER);
 	put_uint(p, &p->te, TE_TRACK, track);
 	put_double(p, &p->te, TE_DOUBLE_VALUE, v);
-	event_out(p, p->ev_ts);
+	event_te_out(p, p->ev_ts);
 }
 
 void st_pftrace_arg_int(st_pftrace *p, const char *key, int64_t v)
@@ -613,9 +640,77 @@ void st_pftrace_end(st_pftrace *p)
 		put_msg(p, &p->te, TE_LEGACY, &p->sub);
 	}
 	if (p->ev == EV_SLICE || p->ev == EV_INSTANT)
-		event_out(p, p->ev_ts);
+		event_te_out(p, p->ev_ts);
 	p->ev = EV_NONE;
 	p->te.n = 0;
+}
+
+/* ---- slices of interned strings --------------------------------------- */
+
+uint64_t st_pftrace_iid(st_pftrace *p, st_pftrace_string kind, const char *s,
+			size_t len, bool *utf8)
+{
+	if (kind == ST_PFTRACE_NAME)
+		return intern(p, &p->names, IN_NAME, s, len, utf8);
+	if (kind == ST_PFTRACE_CATEGORY)
+		return intern(p, &p->cats, IN_CATEGORY, s, len, utf8);
+	return intern(p, &p->arg_values, IN_ARG_STRING, s, len, utf8);
+}
+
+static inline uint8_t *enc_uint(uint8_t *q, unsigned field, uint64_t v)
+{
+	q += varint(q, (uint64_t)field << 3);
+	return q + varint(q, v);
+}
+
+/* A DebugAnnotation of name NAME (an iid) and FIELD V at Q: at most 24
+ * bytes, so that its length is one byte. */
+static uint8_t *enc_arg(uint8_t *q, uint64_t name, unsigned field, uint64_t v)
+{
+	uint8_t *len;
+
+	*q++ = TE_ANNOTATION << 3 | 2;
+	len = q++;
+	q = enc_uint(q, DA_NAME_IID, name);
+	q = enc_uint(q, field, v);
+	*len = (uint8_t)(q - len - 1);
+	return q;
+}
+
+/* The iid of arg name KEY (a literal) in this sequence, kept in *IID. */
+static uint64_t key_iid(st_pftrace *p, uint64_t *iid, const char *key)
+{
+	if (!*iid)
+		*iid = intern(p, &p->arg_names, IN_ARG_NAME, key, strlen(key),
+			      NULL);
+	return *iid;
+}
+
+void st_pftrace_slice_iid(st_pftrace *p, const st_pftrace_call *c)
+{
+	/* the fields of st_pftrace_slice + _arg_str + _arg_int + _end, in
+	 * the same order: the same bytes */
+	uint8_t te[128], *q = te, *len;
+	uint64_t track;
+
+	pend_flush(p);
+	track = thread_track(p, c->pid, c->tid, NULL, NULL);
+	if (c->cat)
+		q = enc_uint(q, TE_CATEGORY, c->cat);
+	q = enc_uint(q, TE_NAME_IID, c->name);
+	q = enc_uint(q, TE_TRACK, track);
+	if (c->file)
+		q = enc_arg(q, key_iid(p, &p->key_file, "file"), DA_STRING_IID,
+			    c->file);
+	if (c->bytes >= 0)
+		q = enc_arg(q, key_iid(p, &p->key_bytes, "bytes"), DA_INT,
+			    (uint64_t)c->bytes);
+	*q++ = TE_LEGACY << 3 | 2;
+	len = q++;
+	q = enc_uint(q, LE_PHASE, 'X');
+	q = enc_uint(q, LE_DURATION, (uint64_t)c->dur);
+	*len = (uint8_t)(q - len - 1);
+	event_out(p, c->ts, te, (size_t)(q - te));
 }
 
 /* ---- the writer -------------------------------------------------------- */

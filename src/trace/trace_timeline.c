@@ -13,6 +13,7 @@
 
 #include "streamtime/atomic.h"
 #include "streamtime/ctrace.h"
+#include "streamtime/pftrace.h"
 #include "streamtime/trace_timeline.h"
 #include "pass.h"
 #include "trace_int.h"
@@ -132,6 +133,8 @@ struct tl_read {
 	struct rmap m;
 	uint32_t *hmap;           /* reader's host id -> t->hosts index + 1 */
 	size_t hcap;
+	struct tl_iids *iids;     /* Perfetto: reader's string id -> iids */
+	size_t icap;
 	uint64_t seen, pending;   /* for the progress meter */
 };
 
@@ -222,14 +225,96 @@ static int tl_host(struct tl *t, struct tl_read *fr, const st_pfw_event *ev,
 	return 1;
 }
 
+/* A reader's string's iids in the Perfetto writer's sequence (the
+ * reader's, a sequence per input): 0 not yet asked; FILE_RAW when the
+ * string is a file name that is not UTF-8. */
+struct tl_iids {
+	uint32_t name, cat, file;
+};
+
+#define FILE_RAW UINT32_MAX
+
+/* The iid of reader string ID as KIND (FILE_RAW: a value not UTF-8), kept
+ * in FR->iids; 0 when memory runs out. */
+static uint64_t tl_iid(struct tl *t, struct tl_read *fr, uint32_t id,
+		       st_pftrace_string kind)
+{
+	uint32_t *v = NULL;
+	const char *s;
+	size_t len;
+	uint64_t iid;
+	bool utf8 = true;
+
+	if (id >= fr->icap && id != ST_PFW_NONE) {
+		size_t cap = fr->icap ? fr->icap : 256;
+		struct tl_iids *a;
+
+		while (cap <= id)
+			cap *= 2;
+		if ((a = realloc(fr->iids, cap * sizeof(*a)))) {
+			memset(a + fr->icap, 0,
+			       (cap - fr->icap) * sizeof(*a));
+			fr->iids = a;
+			fr->icap = cap;
+		}
+	}
+	if (id < fr->icap) {
+		v = kind == ST_PFTRACE_NAME ? &fr->iids[id].name
+		    : kind == ST_PFTRACE_CATEGORY ? &fr->iids[id].cat
+						  : &fr->iids[id].file;
+		if (*v)
+			return *v;
+	}
+	s = st_pfw_str(fr->r, id, &len);
+	iid = st_pftrace_iid(t->w.pf, kind, s, len,
+			     kind == ST_PFTRACE_VALUE ? &utf8 : NULL);
+	if (!utf8)
+		iid = FILE_RAW;
+	if (v && iid <= UINT32_MAX)
+		*v = (uint32_t)iid;
+	return iid;
+}
+
+/* Pass 3 in Perfetto's form: EV as a slice of its thread, its strings
+ * by iid (tl_iid); false when it must go through st_ctrace_slice (a
+ * file name not UTF-8, a source's own args). */
+static bool tl_write_iids(struct tl *t, struct tl_read *fr,
+			  const st_pfw_event *ev, uint64_t pid, int64_t ts)
+{
+	st_pftrace_call pc;
+
+	if (t->o->src && t->o->src->event_args)
+		return false;
+	/* asked in the order st_pftrace_slice interns them */
+	pc.cat = tl_iid(t, fr, ev->cat, ST_PFTRACE_CATEGORY);
+	pc.name = tl_iid(t, fr, ev->name, ST_PFTRACE_NAME);
+	pc.file = ev->file == ST_PFW_NONE
+		  ? 0 : tl_iid(t, fr, ev->file, ST_PFTRACE_VALUE);
+	if (pc.file == FILE_RAW)
+		return false;
+	pc.bytes = ev->bytes;
+	pc.pid = (int64_t)pid;
+	pc.tid = ev->tid;
+	pc.ts = ts;
+	pc.dur = ev->dur;
+	st_pftrace_slice_iid(t->w.pf, &pc);
+	t->w.n++;
+	return true;
+}
+
 /* Pass 3: EV as an X event of trace process PID at TS, on its lane. */
-static void tl_write_event(struct tl *t, const st_pfw_reader *r,
+static void tl_write_event(struct tl *t, struct tl_read *fr,
 			   const st_pfw_event *ev, uint64_t pid, int64_t ts,
 			   st_trace_timeline_counts *c)
 {
+	const st_pfw_reader *r = fr->r;
 	const char *name, *cat, *file;
 	size_t nlen, clen, flen;
 
+	if (t->pf && tl_write_iids(t, fr, ev, pid, ts)) {
+		c->written++;
+		return;
+	}
 	name = st_pfw_str(r, ev->name, &nlen);
 	cat = st_pfw_str(r, ev->cat, &clen);
 	st_ctrace_slice(&t->w, name, nlen, cat, clen, (int64_t)pid,
@@ -367,7 +452,7 @@ static int tl_take(struct tl *t, struct tl_read *fr, const st_pfw_event *ev,
 
 	if (t->writing) {
 		if (t->pf || t->seq < t->nrec)  /* the same events as pass 2 */
-			tl_write_event(t, fr->r, ev, pid, ts, c);
+			tl_write_event(t, fr, ev, pid, ts, c);
 		return 0;
 	}
 	if ((trk = tl_track(t, pid, ev->tid)) < 0)
@@ -440,6 +525,7 @@ static int tl_file(struct tl *t, const char *path, size_t fi,
 	}
 	trace_progress_add(t->o->progress, &fr.seen, fr.r, &fr.pending);
 	free(fr.hmap);
+	free(fr.iids);
 	trace_rmap_release(&fr.m);
 	/* closed into its record, or closed */
 	if (t->rs && st_trace_input_close(&t->rs->files_in[fi], fr.r, rc,
