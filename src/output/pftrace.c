@@ -663,18 +663,16 @@ static inline uint8_t *enc_uint(uint8_t *q, unsigned field, uint64_t v)
 	return q + varint(q, v);
 }
 
-/* A DebugAnnotation of name NAME (an iid) and FIELD V at Q: at most 24
- * bytes, so that its length is one byte. */
-static uint8_t *enc_arg(uint8_t *q, uint64_t name, unsigned field, uint64_t v)
+/* The bytes of varint V. */
+static inline size_t vlen(uint64_t v)
 {
-	uint8_t *len;
+	size_t n = 1;
 
-	*q++ = TE_ANNOTATION << 3 | 2;
-	len = q++;
-	q = enc_uint(q, DA_NAME_IID, name);
-	q = enc_uint(q, field, v);
-	*len = (uint8_t)(q - len - 1);
-	return q;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
 }
 
 /* The iid of arg name KEY (a literal) in this sequence, kept in *IID. */
@@ -686,30 +684,85 @@ static uint64_t key_iid(st_pftrace *p, uint64_t *iid, const char *key)
 	return *iid;
 }
 
-void st_pftrace_slice_iid(st_pftrace *p, const st_pftrace_call *c)
-{
-	/* the fields of st_pftrace_slice + _arg_str + _arg_int + _end, in
-	 * the same order: the same bytes */
-	uint8_t te[128], *q = te, *len;
-	uint64_t track;
+/* A slice's TrackEvent: what it holds beside the call, and the lengths
+ * of its submessages (each under 128 bytes: a length of one byte). */
+struct call_enc {
+	uint64_t track, file_key, bytes_key;
+	size_t file, bytes, legacy, len;
+};
 
-	pend_flush(p);
-	track = thread_track(p, c->pid, c->tid, NULL, NULL);
+/* The TrackEvent of C measured into E (its track and keys set), the
+ * fields of st_pftrace_slice + _arg_str + _arg_int + _end in the same
+ * order: the same bytes. */
+static void call_measure(const st_pftrace_call *c, struct call_enc *e)
+{
+	e->file = c->file ? 1 + vlen(e->file_key) + 2 + vlen(c->file) : 0;
+	e->bytes = c->bytes >= 0
+		   ? 1 + vlen(e->bytes_key) + 1 + vlen((uint64_t)c->bytes) : 0;
+	e->legacy = 2 + 1 + vlen((uint64_t)c->dur);
+	e->len = (c->cat ? 1 + vlen(c->cat) : 0) + 1 + vlen(c->name) +
+		 1 + vlen(e->track) + (c->file ? 2 + e->file : 0) +
+		 (c->bytes >= 0 ? 2 + e->bytes : 0) + 2 + e->legacy;
+}
+
+/* The TrackEvent of C (measured in E) at Q; the end. */
+static uint8_t *call_put(uint8_t *q, const st_pftrace_call *c,
+			 const struct call_enc *e)
+{
 	if (c->cat)
 		q = enc_uint(q, TE_CATEGORY, c->cat);
 	q = enc_uint(q, TE_NAME_IID, c->name);
-	q = enc_uint(q, TE_TRACK, track);
-	if (c->file)
-		q = enc_arg(q, key_iid(p, &p->key_file, "file"), DA_STRING_IID,
-			    c->file);
-	if (c->bytes >= 0)
-		q = enc_arg(q, key_iid(p, &p->key_bytes, "bytes"), DA_INT,
-			    (uint64_t)c->bytes);
+	q = enc_uint(q, TE_TRACK, e->track);
+	if (c->file) {
+		*q++ = TE_ANNOTATION << 3 | 2;
+		*q++ = (uint8_t)e->file;
+		q = enc_uint(q, DA_NAME_IID, e->file_key);
+		q = enc_uint(q, DA_STRING_IID, c->file);
+	}
+	if (c->bytes >= 0) {
+		*q++ = TE_ANNOTATION << 3 | 2;
+		*q++ = (uint8_t)e->bytes;
+		q = enc_uint(q, DA_NAME_IID, e->bytes_key);
+		q = enc_uint(q, DA_INT, (uint64_t)c->bytes);
+	}
 	*q++ = TE_LEGACY << 3 | 2;
-	len = q++;
+	*q++ = (uint8_t)e->legacy;
 	q = enc_uint(q, LE_PHASE, 'X');
-	q = enc_uint(q, LE_DURATION, (uint64_t)c->dur);
-	*len = (uint8_t)(q - len - 1);
+	return enc_uint(q, LE_DURATION, (uint64_t)c->dur);
+}
+
+void st_pftrace_slice_iid(st_pftrace *p, const st_pftrace_call *c)
+{
+	uint8_t te[128], *q;
+	struct call_enc e;
+	int64_t *clock = &p->last_us[p->clock];
+
+	pend_flush(p);
+	e.track = thread_track(p, c->pid, c->tid, NULL, NULL);
+	e.file_key = c->file ? key_iid(p, &p->key_file, "file") : 0;
+	e.bytes_key = c->bytes >= 0 ? key_iid(p, &p->key_bytes, "bytes") : 0;
+	call_measure(c, &e);
+	/* most slices: nothing to intern, the default clock's time not
+	 * past, the packet written straight into the output's buffer */
+	if (!p->oom && !p->intern.n && c->ts >= *clock) {
+		uint64_t d = (uint64_t)c->ts - (uint64_t)*clock;
+		size_t len = 1 + vlen(d) + 1 + vlen(p->seq) + 1 + vlen(e.len) +
+			     e.len;
+
+		if ((q = out_room(p->o, 1 + vlen(len) + len))) {
+			*q++ = TRACE_PACKET << 3 | 2;
+			q += varint(q, len);
+			q = enc_uint(q, PK_TIMESTAMP, d);
+			q = enc_uint(q, PK_SEQ_ID, p->seq);
+			*q++ = PK_TRACK_EVENT << 3 | 2;
+			q += varint(q, e.len);
+			q = call_put(q, c, &e);
+			p->o->n = (size_t)(q - (uint8_t *)p->o->b);
+			*clock = c->ts;
+			return;
+		}
+	}
+	q = call_put(te, c, &e);
 	event_out(p, c->ts, te, (size_t)(q - te));
 }
 
