@@ -8,12 +8,15 @@
 #
 # Generates K .pfw.gz files of N X events in all (bench/gen_pfw.py; default
 # 10,000,000 in 8), and a tenth of them (N/10) for the memory's flatness.
-# Then, each timed with hyperfine (medians of R runs, default 1):
+# Then R rounds (default 1), each timing once with hyperfine, one after
+# the other, so that the machine's load weighs on all alike:
 #   baseline   trace summary (its default -j, the cores) and -j 1
 #   protobuf   trace timeline --out t.pftrace (every event, one pass)
 #   JSON       trace timeline --max-events 0 --out t.json (every event;
 #              left out with --no-json), and its default (thinned to 1 M)
-# and prints bytes per event, the time against the summary's, the peak RSS
+# and prints the medians and ranges of the times, the median over the
+# rounds of each time against the same round's summary's (the figure),
+# bytes per event, the peak RSS
 # of the protobuf run on N/10 and N events, and the slices counted in the
 # protobuf by a decoder of its own (bench/pftrace_count.py, not
 # streamtime's), which must be N.
@@ -81,28 +84,31 @@ gen "$tmp/small" $((events / 10))
 big=("$tmp"/big/gz/*.gz)
 small=("$tmp"/small/gz/*.gz)
 
-hf() {  # NAME COMMAND: median seconds
+hf() {  # NAME COMMAND: one run, its seconds appended to $tmp/times
     local name=$1; shift
-    hyperfine -N --style none --runs "$runs" \
+    hyperfine -N --style none --runs 1 \
         --export-json "$tmp/hf-$name.json" "$@" >/dev/null 2>&1 ||
         die "$name failed: $*"
-    "$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median"])' \
-        "$tmp/hf-$name.json"
+    "$python" -c 'import json,sys; print(sys.argv[2], json.load(open(sys.argv[1]))["results"][0]["median"])' \
+        "$tmp/hf-$name.json" "$name" >> "$tmp/times"
 }
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-echo "timing ($runs runs each, medians) ..."
-t_sum=$(hf summary "$bin trace summary -q --out $tmp/s.txt ${big[*]}")
-t_sum1=$(hf summary-j1 "$bin trace summary -q -j 1 --out $tmp/s1.txt ${big[*]}")
-t_pf=$(hf pftrace "$bin trace timeline -q --out $tmp/t.pftrace ${big[*]}")
-t_js=0 js_bytes=0
-if [ "$json" = 1 ]; then
-    t_js=$(hf json-all "$bin trace timeline -q --max-events 0 --out $tmp/t.json ${big[*]}")
-    js_bytes=$(stat -c %s "$tmp/t.json")
-    rm -f "$tmp/t.json"
-fi
-t_jsd=$(hf json-default "$bin trace timeline -q --out $tmp/d.json ${big[*]}")
+echo "timing ($runs rounds) ..."
+: > "$tmp/times"
+js_bytes=0
+for _ in $(seq "$runs"); do
+    hf summary "$bin trace summary -q --out $tmp/s.txt ${big[*]}"
+    hf summary-j1 "$bin trace summary -q -j 1 --out $tmp/s1.txt ${big[*]}"
+    hf pftrace "$bin trace timeline -q --out $tmp/t.pftrace ${big[*]}"
+    if [ "$json" = 1 ]; then
+        hf json-all "$bin trace timeline -q --max-events 0 --out $tmp/t.json ${big[*]}"
+        js_bytes=$(stat -c %s "$tmp/t.json")
+        rm -f "$tmp/t.json"
+    fi
+    hf json-default "$bin trace timeline -q --out $tmp/d.json ${big[*]}"
+done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 pf_bytes=$(stat -c %s "$tmp/t.pftrace")
 rss_big=$(rss "$bin" trace timeline -q --out "$tmp/r.pftrace" "${big[@]}")
@@ -111,25 +117,38 @@ rss_sum=$(rss "$bin" trace summary -q --out "$tmp/s.txt" "${big[@]}")
 slices=$("$python" "$here/pftrace_count.py" "$tmp/t.pftrace")
 [ "$slices" = "$events" ] || die "the protobuf holds $slices slices, the generator wrote $events events"
 
-"$python" - "$events" "$pf_bytes" "$js_bytes" "$t_sum" "$t_sum1" "$t_pf" \
-    "$t_js" "$t_jsd" "$rss_small" "$rss_big" "$rss_sum" "$slices" <<'EOF'
-import sys
+"$python" - "$tmp/times" "$events" "$pf_bytes" "$js_bytes" "$rss_small" \
+    "$rss_big" "$rss_sum" "$slices" <<'EOF'
+import statistics, sys
 a = sys.argv[1:]
-ev, pfb, jsb = int(a[0]), int(a[1]), int(a[2])
-ts, ts1, tpf, tjs, tjsd = (float(x) for x in a[3:8])
-rs, rb, rsum, sl = int(a[8]), int(a[9]), int(a[10]), int(a[11])
+t = {}
+for line in open(a[0]):
+    name, sec = line.split()
+    t.setdefault(name, []).append(float(sec))
+ev, pfb, jsb = int(a[1]), int(a[2]), int(a[3])
+rs, rb, rsum, sl = int(a[4]), int(a[5]), int(a[6]), int(a[7])
+med = statistics.median
+
+def row(what, name, bpe="-"):
+    v, s, s1 = t[name], t["summary"], t["summary-j1"]
+    print("| %s | %.2f (%.2f-%.2f) | %.2f | %.2f | %s |" % (
+        what, med(v), min(v), max(v),
+        med(x / y for x, y in zip(v, s)), med(x / y for x, y in zip(v, s1)),
+        bpe))
+
+print()
+print("%d rounds; time: median (range); ratios: median over the rounds of "
+      "the time / the same round's" % len(t["summary"]))
 print()
 print("| what | time (s) | vs trace summary | vs summary -j 1 | bytes per event |")
 print("|---|---|---|---|---|")
-print("| trace summary (default -j) | %.2f | 1.00 | %.2f | - |" % (ts, ts / ts1))
-print("| trace summary -j 1 | %.2f | %.2f | 1.00 | - |" % (ts1, ts1 / ts))
-print("| trace timeline --out t.pftrace | %.2f | %.2f | %.2f | %.1f |" %
-      (tpf, tpf / ts, tpf / ts1, pfb / ev))
+row("trace summary (default -j)", "summary")
+row("trace summary -j 1", "summary-j1")
+row("trace timeline --out t.pftrace", "pftrace", "%.1f" % (pfb / ev))
 if jsb:
-    print("| trace timeline --max-events 0 --out t.json | %.2f | %.2f | %.2f | %.1f |" %
-          (tjs, tjs / ts, tjs / ts1, jsb / ev))
-print("| trace timeline --out t.json (thinned to 1 M) | %.2f | %.2f | %.2f | - |" %
-      (tjsd, tjsd / ts, tjsd / ts1))
+    row("trace timeline --max-events 0 --out t.json", "json-all",
+        "%.1f" % (jsb / ev))
+row("trace timeline --out t.json (thinned to 1 M)", "json-default")
 print()
 print("protobuf: %d slices decoded (of %d events), %.1f MB" % (sl, ev, pfb / 1e6))
 print("peak RSS of the protobuf run: %.1f MB on %d events, %.1f MB on %d "

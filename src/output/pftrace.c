@@ -64,6 +64,7 @@ struct st_pftrace {
 	uint64_t last_uuid;       /* its track (0: none yet) */
 	uint32_t seq;             /* the sequence written */
 	int64_t last_us[NCLOCKS]; /* clocks 64.. 127's values */
+	int64_t low_us;           /* at most the least of them */
 	int clock;                /* the default, 64 + clock */
 	struct itab names, cats, arg_names, arg_values;
 	uint64_t key_file, key_bytes;  /* the iids of "file" and "bytes" */
@@ -214,6 +215,7 @@ static void start(st_pftrace *p)
 		put_msg(p, s, CS_CLOCKS, c);
 		p->last_us[k] = 0;
 	}
+	p->low_us = 0;
 	put_msg(p, &p->pkt, PK_CLOCK_SNAPSHOT, s);
 	packet_out(p);
 	p->clock = 0;
@@ -418,10 +420,20 @@ static void packet_time(st_pftrace *p, int64_t ts)
 
 	if (ts < p->last_us[k]) {
 		k = -1;
-		for (int j = 0; j < NCLOCKS; j++)
-			if (p->last_us[j] <= ts &&
-			    (k < 0 || p->last_us[j] > p->last_us[k]))
-				k = j;
+		/* clocks only go forward: a time before the least seen is
+		 * before them all, with no search */
+		if (ts >= p->low_us) {
+			int64_t low = INT64_MAX;
+
+			for (int j = 0; j < NCLOCKS; j++) {
+				if (p->last_us[j] < low)
+					low = p->last_us[j];
+				if (p->last_us[j] <= ts &&
+				    (k < 0 || p->last_us[j] > p->last_us[k]))
+					k = j;
+			}
+			p->low_us = low;
+		}
 		if (k >= 0) {
 			put_uint(p, &p->sub, PK_CLOCK_ID,
 				 CLOCK_US + (unsigned)k);

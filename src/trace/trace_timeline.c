@@ -235,36 +235,15 @@ struct tl_iids {
 #define FILE_RAW UINT32_MAX
 
 /* The iid of reader string ID as KIND (FILE_RAW: a value not UTF-8), kept
- * in FR->iids; 0 when memory runs out. */
-static uint64_t tl_iid(struct tl *t, struct tl_read *fr, uint32_t id,
-		       st_pftrace_string kind)
+ * in FR->iids (*V, NULL when there is no room); 0 when memory runs out. */
+static uint64_t tl_iid_new(struct tl *t, struct tl_read *fr, uint32_t id,
+			   st_pftrace_string kind, uint32_t *v)
 {
-	uint32_t *v = NULL;
 	const char *s;
 	size_t len;
 	uint64_t iid;
 	bool utf8 = true;
 
-	if (id >= fr->icap && id != ST_PFW_NONE) {
-		size_t cap = fr->icap ? fr->icap : 256;
-		struct tl_iids *a;
-
-		while (cap <= id)
-			cap *= 2;
-		if ((a = realloc(fr->iids, cap * sizeof(*a)))) {
-			memset(a + fr->icap, 0,
-			       (cap - fr->icap) * sizeof(*a));
-			fr->iids = a;
-			fr->icap = cap;
-		}
-	}
-	if (id < fr->icap) {
-		v = kind == ST_PFTRACE_NAME ? &fr->iids[id].name
-		    : kind == ST_PFTRACE_CATEGORY ? &fr->iids[id].cat
-						  : &fr->iids[id].file;
-		if (*v)
-			return *v;
-	}
 	s = st_pfw_str(fr->r, id, &len);
 	iid = st_pftrace_iid(t->w.pf, kind, s, len,
 			     kind == ST_PFTRACE_VALUE ? &utf8 : NULL);
@@ -273,6 +252,38 @@ static uint64_t tl_iid(struct tl *t, struct tl_read *fr, uint32_t id,
 	if (v && iid <= UINT32_MAX)
 		*v = (uint32_t)iid;
 	return iid;
+}
+
+/* FR->iids[ID], grown to hold it; NULL when it cannot be. */
+static struct tl_iids *tl_iids_at(struct tl_read *fr, uint32_t id)
+{
+	size_t cap = fr->icap ? fr->icap : 256;
+	struct tl_iids *a;
+
+	if (id == ST_PFW_NONE)
+		return NULL;
+	while (cap <= id)
+		cap *= 2;
+	if (!(a = realloc(fr->iids, cap * sizeof(*a))))
+		return NULL;
+	memset(a + fr->icap, 0, (cap - fr->icap) * sizeof(*a));
+	fr->iids = a;
+	fr->icap = cap;
+	return &a[id];
+}
+
+/* The iid of reader string ID as KIND, as tl_iid_new, from FR->iids when
+ * it was asked before (most of the time). */
+static inline uint64_t tl_iid(struct tl *t, struct tl_read *fr, uint32_t id,
+			      st_pftrace_string kind)
+{
+	struct tl_iids *e = id < fr->icap ? &fr->iids[id] : tl_iids_at(fr, id);
+	uint32_t *v = !e ? NULL : kind == ST_PFTRACE_NAME ? &e->name
+			  : kind == ST_PFTRACE_CATEGORY ? &e->cat : &e->file;
+
+	if (v && *v)
+		return *v;
+	return tl_iid_new(t, fr, id, kind, v);
 }
 
 /* Pass 3 in Perfetto's form: EV as a slice of its thread, its strings
