@@ -306,6 +306,66 @@ static void test_pftrace_slice_iid_bytes(void **state)
 	free(buf);
 }
 
+/* A slice earlier than all 64 incremental clocks: its time absolute, in
+ * ns on BOOTTIME (6), the same once more when the least clock is known;
+ * then one just after the least clock, a delta on it, the default.
+ * Bytes worked out by hand from data/perfetto/streamtime_trace.proto. */
+static void test_pftrace_time_before_every_clock(void **state)
+{
+	static st_ctrace w;
+	/* name 1, track 1 (the thread's, made before its process's) */
+	static const unsigned char te[] = "\x5a\x0a" "\x50\x01\x58\x01"
+					  "\x32\x04\x10\x58\x18\x00";
+	static const unsigned char want[] =
+		/* 30 µs: 30000 ns (b0 ea 01), clock 6 (58: d0 03) */
+		"\x0a\x15" "\x40\xb0\xea\x01" "\xd0\x03\x06" "\x50\x01"
+		"#TE"
+		/* 20 µs: 20000 ns (a0 9c 01) */
+		"\x0a\x15" "\x40\xa0\x9c\x01" "\xd0\x03\x06" "\x50\x01"
+		"#TE"
+		/* 38 µs: 1 after clock 127 (at 37), the default since */
+		"\x0a\x10" "\x40\x01" "\x50\x01" "#TE";
+	unsigned char full[2 * 23 + 18];
+	char *buf = NULL;
+	size_t len = 0, n = 0;
+	FILE *f = open_memstream(&buf, &len);
+	st_pftrace_call c = { .bytes = -1, .pid = 1, .tid = 1 };
+	st_error err;
+
+	(void)state;
+	/* the pieces of WANT, "#TE" the track event */
+	for (size_t i = 0; i < sizeof(want) - 1; i++) {
+		if (want[i] == '#') {
+			memcpy(full + n, te, sizeof(te) - 1);
+			n += sizeof(te) - 1;
+			i += 2;
+			continue;
+		}
+		full[n++] = want[i];
+	}
+	assert_int_equal(n, sizeof(full));
+	assert_int_equal(st_ctrace_init_format(&w, f, ST_CTRACE_PERFETTO,
+					       &err), 0);
+	c.name = st_pftrace_iid(w.pf, ST_PFTRACE_NAME, "n", 1, NULL);
+	/* clock 64 at 100, then clock 64 + k at 100 - k: all at 37..100 */
+	for (int k = 0; k < 64; k++) {
+		c.ts = 100 - k;
+		st_pftrace_slice_iid(w.pf, &c);
+	}
+	c.ts = 30;
+	st_pftrace_slice_iid(w.pf, &c);
+	c.ts = 20;
+	st_pftrace_slice_iid(w.pf, &c);
+	c.ts = 38;
+	st_pftrace_slice_iid(w.pf, &c);
+	assert_int_equal(st_ctrace_finish(&w, "the trace", &err), 0);
+	st_ctrace_release(&w);
+	fclose(f);
+	assert_true(len > n);
+	assert_memory_equal(buf + len - n, full, n);
+	free(buf);
+}
+
 /* The output's format from --format and the name. */
 static void test_ctrace_format_of(void **state)
 {
@@ -342,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_ctrace_write_error),
 		cmocka_unit_test(test_ctrace_perfetto_bytes),
 		cmocka_unit_test(test_pftrace_slice_iid_bytes),
+		cmocka_unit_test(test_pftrace_time_before_every_clock),
 		cmocka_unit_test(test_ctrace_format_of),
 	};
 
