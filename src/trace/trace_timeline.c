@@ -18,6 +18,10 @@
 #include "pass.h"
 #include "trace_int.h"
 
+struct tl;
+struct tl_par;
+static int tl_part_head(struct tl *t, st_error *err);
+
 /* Per host of the trace: its clock correction state. */
 struct hostfix {
 	bool known, warned;
@@ -32,6 +36,8 @@ struct tl {
 	size_t *n_bad;
 	uint64_t *bad_lines;
 	bool part;                /* one input of a trace written in parts */
+	struct tl_par *par;       /* a worker's part: its trace, its index */
+	size_t part_i;
 	uint64_t nproc;           /* pf: the processes so far */
 	uint64_t pid_stride, pid_next;  /* pf: trace pids given so far */
 	struct {                  /* pf: the last event's (host, pid, tid) */
@@ -496,9 +502,14 @@ static int tl_file(struct tl *t, const char *path, size_t fi,
 		uint64_t *pid, tp;
 		int k;
 
-		if ((++tick & 8191) == 0)
+		if ((++tick & 8191) == 0) {
 			trace_progress_add(t->o->progress, &fr.seen, fr.r,
 					   &fr.pending);
+			if (t->par && tl_part_head(t, err) < 0) {
+				ret = -1;
+				break;
+			}
+		}
 		if (t->rs && tl_record(t, fi, fr.r, rc, &ev, &any) < 0) {
 			ret = OOM(err);
 			break;
@@ -851,9 +862,11 @@ static void tl_free(struct tl *t)
 
 /* ---- Perfetto's form in parts: each input written by a worker -------- */
 
-/* Input I's part: its packets in a temporary file, what it counted. */
+/* Input I's part: its packets in a temporary file (until it goes
+ * straight onto the output), what it counted. */
 struct tl_part {
 	FILE *spool;
+	bool direct;              /* written onto the output, not the spool */
 	st_trace_timeline_counts c;
 	uint64_t nproc, top_pid;  /* its processes, the largest trace pid */
 	st_trace_bad *bad;
@@ -872,6 +885,7 @@ struct tl_par {
 				   * holds a temporary file open) */
 	const st_trace_timeline_opts *o;
 	st_trace_summary *rs;
+	FILE *out;                /* the trace */
 	struct tl_part *parts;
 	bool stop;                /* a part failed */
 	pthread_mutex_t mu;
@@ -899,6 +913,61 @@ static FILE *spool_open(void)
 	return f;
 }
 
+/* FROM, from its start, onto TO.  0, or -1 with ERR set (74). */
+static int spool_copy(FILE *from, FILE *to, st_error *err)
+{
+	char b[1 << 16];
+	size_t k;
+
+	if (fflush(from) != 0 || fseek(from, 0, SEEK_SET) != 0)
+		return st_error_set(err, ST_EXIT_IOERR, "cannot read a "
+				    "temporary file: %s", strerror(errno));
+	while ((k = fread(b, 1, sizeof(b), from)) > 0)
+		if (fwrite(b, 1, k, to) != k)
+			return st_error_set(err, ST_EXIT_IOERR, "cannot write "
+					    "the trace: %s", strerror(errno));
+	if (ferror(from))
+		return st_error_set(err, ST_EXIT_IOERR, "cannot read a "
+				    "temporary file: %s", strerror(errno));
+	return 0;
+}
+
+/* Is part I the next to be joined (every part before it on the output)?
+ * Then its worker writes it there itself. */
+static bool tl_part_is_head(struct tl_par *pp, size_t i)
+{
+	bool head;
+
+	pthread_mutex_lock(&pp->mu);
+	head = pp->joined == i && !pp->stop;
+	pthread_mutex_unlock(&pp->mu);
+	return head;
+}
+
+/* A worker's part T goes on straight onto the output once it is the next
+ * to be joined, what its temporary file holds copied there first: the
+ * joiner waits for it to be done and copies nothing, and the output is
+ * written once rather than twice.  Called now and then.  0, or -1 with
+ * ERR set (74). */
+static int tl_part_head(struct tl *t, st_error *err)
+{
+	struct tl_par *pp = t->par;
+	struct tl_part *pt = &pp->parts[t->part_i];
+
+	if (pt->direct || t->w.ob.failed || !tl_part_is_head(pp, t->part_i))
+		return 0;
+	st_outbuf_flush(&t->w.ob);
+	if (t->w.ob.failed)
+		return 0;         /* st_ctrace_finish says so */
+	if (spool_copy(pt->spool, pp->out, err) < 0)
+		return -1;
+	fclose(pt->spool);
+	pt->spool = NULL;
+	t->w.ob.f = pp->out;
+	pt->direct = true;
+	return 0;
+}
+
 /* Input I written into its part PT by a writer of its own: sequence I + 1,
  * its tracks' uuids and its trace pids I + 1 + k (N + 1), so that no two
  * parts give the same and the numbers do not depend on which worker ran
@@ -919,6 +988,13 @@ static int tl_part_write(struct tl_par *pp, size_t i, struct tl_part *pt,
 	t->bad_lines = &pt->bad_lines;
 	t->pid_stride = stride;
 	t->pid_next = i + 1;
+	if (!to && pp->out) {     /* a worker's */
+		t->par = pp;
+		t->part_i = i;
+		if (tl_part_is_head(pp, i))
+			to = pp->out;
+	}
+	pt->direct = to != NULL;
 	if (!to && !(to = pt->spool = spool_open())) {
 		st_error_set(&pt->err, ST_EXIT_IOERR, "cannot make a temporary "
 			     "file: %s", strerror(errno));
@@ -927,7 +1003,8 @@ static int tl_part_write(struct tl_par *pp, size_t i, struct tl_part *pt,
 	if (st_ctrace_init_perfetto(&t->w, to, (uint32_t)i + 1, stride,
 				    i + 1, &pt->err) < 0 ||
 	    tl_file(t, pp->paths[i], i, &pt->c, &pt->err) < 0 ||
-	    st_ctrace_finish(&t->w, "a temporary file", &pt->err) < 0)
+	    st_ctrace_finish(&t->w, pt->direct ? "the trace"
+				      : "a temporary file", &pt->err) < 0)
 		goto out;
 	pt->nproc = t->nproc;
 	pt->top_pid = t->nproc ? t->pid_next - stride : 0;
@@ -965,25 +1042,6 @@ static void *tl_worker(void *arg)
 		pthread_cond_broadcast(&pp->cv);
 		pthread_mutex_unlock(&pp->mu);
 	}
-}
-
-/* FROM, from its start, onto TO.  0, or -1 with ERR set (74). */
-static int spool_copy(FILE *from, FILE *to, st_error *err)
-{
-	char b[1 << 16];
-	size_t k;
-
-	if (fflush(from) != 0 || fseek(from, 0, SEEK_SET) != 0)
-		return st_error_set(err, ST_EXIT_IOERR, "cannot read a "
-				    "temporary file: %s", strerror(errno));
-	while ((k = fread(b, 1, sizeof(b), from)) > 0)
-		if (fwrite(b, 1, k, to) != k)
-			return st_error_set(err, ST_EXIT_IOERR, "cannot write "
-					    "the trace: %s", strerror(errno));
-	if (ferror(from))
-		return st_error_set(err, ST_EXIT_IOERR, "cannot read a "
-				    "temporary file: %s", strerror(errno));
-	return 0;
 }
 
 /* The parts' counts into C and their corrupt lines into PP->rs (the first
@@ -1041,7 +1099,8 @@ static int tl_run_parts(const char *const *paths, size_t n,
 			FILE *out, st_trace_timeline_counts *c, st_log *log,
 			st_error *err)
 {
-	struct tl_par pp = { .paths = paths, .n = n, .o = o, .rs = rs };
+	struct tl_par pp = { .paths = paths, .n = n, .o = o, .rs = rs,
+			     .out = out };
 	size_t nw = (size_t)o->jobs < n ? (size_t)o->jobs : n, started = 0;
 	pthread_t *w = calloc(nw, sizeof(*w));
 	struct tl *t = NULL;
@@ -1070,14 +1129,16 @@ static int tl_run_parts(const char *const *paths, size_t n,
 			pthread_cond_wait(&pp.cv, &pp.mu);
 		ok = pp.parts[i].done && pp.parts[i].rc == 0;
 		pthread_mutex_unlock(&pp.mu);
-		if (!ok || spool_copy(pp.parts[i].spool, out, err) < 0) {
+		if (!ok || (!pp.parts[i].direct &&
+			    spool_copy(pp.parts[i].spool, out, err) < 0)) {
 			pthread_mutex_lock(&pp.mu);
 			pp.stop = true;
 			pthread_cond_broadcast(&pp.cv);
 			pthread_mutex_unlock(&pp.mu);
 			break;
 		}
-		fclose(pp.parts[i].spool);
+		if (pp.parts[i].spool)
+			fclose(pp.parts[i].spool);
 		pp.parts[i].spool = NULL;
 		pthread_mutex_lock(&pp.mu);
 		pp.joined = i + 1;

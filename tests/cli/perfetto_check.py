@@ -445,6 +445,68 @@ def test_gzip(tmp):
           "%d: %s" % (r.returncode, r.stderr[-300:]))
     check(not [f for f in os.listdir(tmp) if f.startswith(".")],
           "no temporaries left: %s" % os.listdir(tmp))
+    # parts of 323,280 slices each: at -j 2 a worker's part goes straight
+    # onto the output once those before it are joined, what it wrote
+    # aside copied there first; the bytes are those of -j 1 all the same
+    outs = []
+    for j in ("1", "2"):
+        o = os.path.join(tmp, "switch-j%s.pftrace" % j)
+        r = st("trace", "timeline", big, big, big, "--out", o, "-j", j)
+        outs.append(open(o, "rb").read() if r.returncode == 0 else None)
+    check(outs[0] is not None and outs[0] == outs[1],
+          "three big parts: -j 1 and -j 2 write the same bytes")
+    xs = sum(json.loads(ln).get("ph") == "X" for ln in lines)
+    check(outs[0] is not None and pftrace_slices(outs[0]) == 3 * 40 * xs,
+          "three big parts: every slice written")
+    bug("pftrace_write_error_names_the_trace")
+    # a write that fails (a full disk) is the trace's, at any -j: -j 1
+    # said "cannot write a temporary file", where there was none
+    for j in ("1", "2"):
+        r = st("trace", "timeline", *paths, "--format", "perfetto", "--out",
+               "/dev/full", "-j", j)
+        check(r.returncode == 74 and
+              "cannot write the trace: " in r.stderr and
+              "temporary" not in r.stderr,
+              "-j %s, /dev/full: 74, cannot write the trace (got %d): %s" %
+              (j, r.returncode, r.stderr))
+
+
+def pftrace_slices(data):
+    """The slices of a Trace DATA, counted by the wire format alone:
+    packets (field 1) whose TrackEvent (11) has a LegacyEvent (6) of phase
+    'X' (2 = 88), as data/perfetto/streamtime_trace.proto says."""
+    def varint(b, i):
+        v = sh = 0
+        while True:
+            c = b[i]
+            i += 1
+            v |= (c & 0x7f) << sh
+            sh += 7
+            if c < 0x80:
+                return v, i
+
+    def fields(b):
+        i = 0
+        while i < len(b):
+            t, i = varint(b, i)
+            f, w = t >> 3, t & 7
+            if w == 0:
+                v, i = varint(b, i)
+            elif w == 1:
+                v, i = b[i:i + 8], i + 8
+            elif w == 2:
+                n, i = varint(b, i)
+                v, i = b[i:i + n], i + n
+            else:
+                raise ValueError("wire type %d" % w)
+            yield f, v
+
+    n = 0
+    for f, pk in fields(data):
+        for g, te in fields(pk) if f == 1 else ():
+            for h, le in fields(te) if g == 11 else ():
+                n += h == 6 and (2, 88) in fields(le)
+    return n
 
 
 def test_sampled_warning(tmp):
