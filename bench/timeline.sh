@@ -4,7 +4,7 @@
 # against the JSON timeline, all in one run (issue 26).
 #
 #   bench/timeline.sh [--events N] [--files K] [--runs R] [--bin PATH]
-#                     [--keep DIR] [--no-json]
+#                     [--keep DIR] [--no-json] [--also PATH]
 #
 # Generates K .pfw.gz files of N X events in all (bench/gen_pfw.py; default
 # 10,000,000 in 8), and a tenth of them (N/10) for the memory's flatness.
@@ -14,12 +14,12 @@
 #   protobuf   trace timeline --out t.pftrace (every event, one pass)
 #   JSON       trace timeline --max-events 0 --out t.json (every event;
 #              left out with --no-json), and its default (thinned to 1 M)
+#   --also     the protobuf timeline of another build PATH (an older one)
 # and prints the medians and ranges of the times, the median over the
 # rounds of each time against the same round's summary's (the figure),
-# bytes per event, the peak RSS
-# of the protobuf run on N/10 and N events, and the slices counted in the
-# protobuf by a decoder of its own (bench/pftrace_count.py, not
-# streamtime's), which must be N.
+# bytes per event, the peak RSS of the protobuf run on N/10 and N events,
+# and the slices counted in the protobuf by a decoder of its own
+# (bench/pftrace_count.py, not streamtime's), which must be N.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,10 +30,11 @@ events=10000000
 files=8
 runs=1
 keep=""
+also=""
 json=1
 python=${PYTHON:-/usr/bin/python3}
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "timeline.sh: $*" >&2; exit 1; }
 abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
 isnum() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ]; }
@@ -46,6 +47,7 @@ while [ $# -gt 0 ]; do
         --bin) bin=$(abspath "${2:-}"); shift 2 ;;
         --keep) keep=$(abspath "${2:-}"); shift 2 ;;
         --no-json) json=0; shift ;;
+        --also) also=$(abspath "${2:-}"); shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; die "unknown argument: $1" ;;
     esac
@@ -54,6 +56,7 @@ for v in events files runs; do
     isnum "${!v}" || die "--$v takes a positive integer"
 done
 [ -x "$bin" ] || die "no streamtime binary at $bin (meson compile -C build)"
+[ -z "$also" ] || [ -x "$also" ] || die "no streamtime binary at $also"
 [ -d "$fix" ] || die "no fixtures at $fix"
 command -v hyperfine >/dev/null || die "hyperfine is needed (apt-get install hyperfine)"
 
@@ -102,6 +105,8 @@ for _ in $(seq "$runs"); do
     hf summary "$bin trace summary -q --out $tmp/s.txt ${big[*]}"
     hf summary-j1 "$bin trace summary -q -j 1 --out $tmp/s1.txt ${big[*]}"
     hf pftrace "$bin trace timeline -q --out $tmp/t.pftrace ${big[*]}"
+    [ -z "$also" ] ||
+        hf pftrace-also "$also trace timeline -q --out $tmp/a.pftrace ${big[*]}"
     if [ "$json" = 1 ]; then
         hf json-all "$bin trace timeline -q --max-events 0 --out $tmp/t.json ${big[*]}"
         js_bytes=$(stat -c %s "$tmp/t.json")
@@ -145,6 +150,8 @@ print("|---|---|---|---|---|")
 row("trace summary (default -j)", "summary")
 row("trace summary -j 1", "summary-j1")
 row("trace timeline --out t.pftrace", "pftrace", "%.1f" % (pfb / ev))
+if "pftrace-also" in t:
+    row("the same, --also's build", "pftrace-also")
 if jsb:
     row("trace timeline --max-events 0 --out t.json", "json-all",
         "%.1f" % (jsb / ev))
@@ -157,5 +164,5 @@ print("peak RSS of the protobuf run: %.1f MB on %d events, %.1f MB on %d "
 EOF
 echo
 echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')), $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -sr)"
-echo "streamtime: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)'), $bin"
+echo "streamtime: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)'), $bin${also:+; --also $also}"
 echo "load average before/after: $load_before / $load_after"
