@@ -167,38 +167,57 @@ static void test_ctrace_write_error(void **state)
 	fclose(f);
 }
 
+/* A Perfetto trace BUF[0..LEN) is its first packet (the clocks) and then
+ * WANT[0..N). */
+static void assert_after_clocks(const char *buf, size_t len,
+				const unsigned char *want, size_t n)
+{
+	size_t first;
+
+	/* the first packet: field 1, its length in one or two bytes */
+	assert_true(len > 3 && (unsigned char)buf[0] == 0x0a);
+	first = (unsigned char)buf[1] < 0x80
+		? 2 + (size_t)(unsigned char)buf[1]
+		: 3 + (((size_t)(unsigned char)buf[1] & 0x7f) |
+		       (size_t)(unsigned char)buf[2] << 7);
+	assert_int_equal(len, first + n);
+	assert_memory_equal(buf + first, want, n);
+}
+
 /* The Perfetto form, byte for byte against an encoding worked out by hand
  * from data/perfetto/streamtime_trace.proto: after the first packet (the
  * clocks), a process's descriptor, its thread's, and one slice with its
  * interned strings, a string arg and an int arg. */
+#define PERFETTO_FIRST_SLICE \
+	/* process: track_descriptor (60) { uuid 1, process { pid 1, \
+	 * process_name "p" } }, sequence 1 */ \
+	"\x0a\x0e" "\xe2\x03\x09" "\x08\x01" "\x1a\x05\x08\x01\x32\x01p" \
+	"\x50\x01" \
+	/* thread: { uuid 2, parent 1, thread { pid 1, tid 7, name "t" } } */ \
+	"\x0a\x12" "\xe2\x03\x0d" "\x08\x02" "\x28\x01" \
+	"\x22\x07\x08\x01\x10\x07\x2a\x01t" "\x50\x01" \
+	/* the slice: timestamp 1000 (clock 64 from 0) */ \
+	"\x0a\x55" "\x40\xe8\x07" \
+	/* interned_data (12): category 1 POSIX, name 1 read, string 1 \
+	 * "/f", arg names 1 file and 2 bytes */ \
+	"\x62\x33" "\x0a\x09\x08\x01\x12\x05POSIX" \
+	"\x12\x08\x08\x01\x12\x04read" \
+	"\xea\x01\x06\x08\x01\x12\x02/f" \
+	"\x1a\x08\x08\x01\x12\x04" "file" \
+	"\x1a\x09\x08\x02\x12\x05" "bytes" \
+	/* sequence 1; track_event (11): category 1, name 1, track 2, \
+	 * {file: string 1}, {bytes: 42}, legacy_event { phase 'X', \
+	 * duration 5 } */ \
+	"\x50\x01" "\x5a\x19" "\x18\x01\x50\x01\x58\x02" \
+	"\x22\x05\x08\x01\x88\x01\x01" "\x22\x04\x08\x02\x20\x2a" \
+	"\x32\x04\x10\x58\x18\x05"
+
 static void test_ctrace_perfetto_bytes(void **state)
 {
 	static st_ctrace w;
-	static const unsigned char want[] =
-		/* process: track_descriptor (60) { uuid 1, process { pid 1,
-		 * process_name "p" } }, sequence 1 */
-		"\x0a\x0e" "\xe2\x03\x09" "\x08\x01" "\x1a\x05\x08\x01\x32\x01p"
-		"\x50\x01"
-		/* thread: { uuid 2, parent 1, thread { pid 1, tid 7, name "t" } } */
-		"\x0a\x12" "\xe2\x03\x0d" "\x08\x02" "\x28\x01"
-		"\x22\x07\x08\x01\x10\x07\x2a\x01t" "\x50\x01"
-		/* the slice: timestamp 1000 (clock 64 from 0) */
-		"\x0a\x55" "\x40\xe8\x07"
-		/* interned_data (12): category 1 POSIX, name 1 read, string 1
-		 * "/f", arg names 1 file and 2 bytes */
-		"\x62\x33" "\x0a\x09\x08\x01\x12\x05POSIX"
-		"\x12\x08\x08\x01\x12\x04read"
-		"\xea\x01\x06\x08\x01\x12\x02/f"
-		"\x1a\x08\x08\x01\x12\x04" "file"
-		"\x1a\x09\x08\x02\x12\x05" "bytes"
-		/* sequence 1; track_event (11): category 1, name 1, track 2,
-		 * {file: string 1}, {bytes: 42}, legacy_event { phase 'X',
-		 * duration 5 } */
-		"\x50\x01" "\x5a\x19" "\x18\x01\x50\x01\x58\x02"
-		"\x22\x05\x08\x01\x88\x01\x01" "\x22\x04\x08\x02\x20\x2a"
-		"\x32\x04\x10\x58\x18\x05";
+	static const unsigned char want[] = PERFETTO_FIRST_SLICE;
 	char *buf = NULL;
-	size_t len = 0, first, n = sizeof(want) - 1;
+	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	st_error err;
 
@@ -215,14 +234,7 @@ static void test_ctrace_perfetto_bytes(void **state)
 	assert_int_equal(st_ctrace_finish(&w, "the trace", &err), 0);
 	st_ctrace_release(&w);
 	fclose(f);
-	/* the first packet: field 1, its length in one or two bytes */
-	assert_true(len > 3 && (unsigned char)buf[0] == 0x0a);
-	first = (unsigned char)buf[1] < 0x80
-		? 2 + (size_t)(unsigned char)buf[1]
-		: 3 + (((size_t)(unsigned char)buf[1] & 0x7f) |
-		       (size_t)(unsigned char)buf[2] << 7);
-	assert_int_equal(len, first + n);
-	assert_memory_equal(buf + first, want, n);
+	assert_after_clocks(buf, len, want, sizeof(want) - 1);
 	free(buf);
 }
 
@@ -234,20 +246,7 @@ static void test_ctrace_perfetto_bytes(void **state)
 static void test_pftrace_slice_iid_bytes(void **state)
 {
 	static st_ctrace w;
-	static const unsigned char want[] =
-		"\x0a\x0e" "\xe2\x03\x09" "\x08\x01" "\x1a\x05\x08\x01\x32\x01p"
-		"\x50\x01"
-		"\x0a\x12" "\xe2\x03\x0d" "\x08\x02" "\x28\x01"
-		"\x22\x07\x08\x01\x10\x07\x2a\x01t" "\x50\x01"
-		"\x0a\x55" "\x40\xe8\x07"
-		"\x62\x33" "\x0a\x09\x08\x01\x12\x05POSIX"
-		"\x12\x08\x08\x01\x12\x04read"
-		"\xea\x01\x06\x08\x01\x12\x02/f"
-		"\x1a\x08\x08\x01\x12\x04" "file"
-		"\x1a\x09\x08\x02\x12\x05" "bytes"
-		"\x50\x01" "\x5a\x19" "\x18\x01\x50\x01\x58\x02"
-		"\x22\x05\x08\x01\x88\x01\x01" "\x22\x04\x08\x02\x20\x2a"
-		"\x32\x04\x10\x58\x18\x05"
+	static const unsigned char want[] = PERFETTO_FIRST_SLICE
 		/* ts 1003 (delta 3), the string value 2 interned since,
 		 * bytes 200 (c8 01), dur 300 (ac 02): packet 43 bytes,
 		 * track_event 27 */
@@ -264,7 +263,7 @@ static void test_pftrace_slice_iid_bytes(void **state)
 		"\x0a\x19" "\xda\x03\x03\xd0\x03\x41" "\x40\xf4\x03" "\x50\x01"
 		"\x5a\x0c" "\x18\x01\x50\x01\x58\x02" "\x32\x04\x10\x58\x18\x01";
 	char *buf = NULL;
-	size_t len = 0, first, n = sizeof(want) - 1;
+	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	st_pftrace_call c = { .bytes = 42, .pid = 1, .tid = 7, .ts = 1000,
 			      .dur = 5 };
@@ -296,13 +295,7 @@ static void test_pftrace_slice_iid_bytes(void **state)
 	assert_int_equal(st_ctrace_finish(&w, "the trace", &err), 0);
 	st_ctrace_release(&w);
 	fclose(f);
-	assert_true(len > 3 && (unsigned char)buf[0] == 0x0a);
-	first = (unsigned char)buf[1] < 0x80
-		? 2 + (size_t)(unsigned char)buf[1]
-		: 3 + (((size_t)(unsigned char)buf[1] & 0x7f) |
-		       (size_t)(unsigned char)buf[2] << 7);
-	assert_int_equal(len, first + n);
-	assert_memory_equal(buf + first, want, n);
+	assert_after_clocks(buf, len, want, sizeof(want) - 1);
 	free(buf);
 }
 
