@@ -16,7 +16,8 @@
 #              left out with --no-json), and its default (thinned to 1 M)
 #   --also     the protobuf timeline of another build PATH (an older one)
 # and prints the medians and ranges of the times, the median over the
-# rounds of each time against the same round's summary's (the figure),
+# rounds of each time against the same round's summary's (the figure), the
+# CPU time (user + system, which the machine's load moves less),
 # bytes per event, the peak RSS of the protobuf run on N/10 and N events,
 # and the slices counted in the protobuf by a decoder of its own
 # (bench/pftrace_count.py, not streamtime's), which must be N.
@@ -34,7 +35,7 @@ also=""
 json=1
 python=${PYTHON:-/usr/bin/python3}
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "timeline.sh: $*" >&2; exit 1; }
 abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
 isnum() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ]; }
@@ -87,12 +88,12 @@ gen "$tmp/small" $((events / 10))
 big=("$tmp"/big/gz/*.gz)
 small=("$tmp"/small/gz/*.gz)
 
-hf() {  # NAME COMMAND: one run, its seconds appended to $tmp/times
+hf() {  # NAME COMMAND: one run, its seconds (wall, CPU) to $tmp/times
     local name=$1; shift
     hyperfine -N --style none --runs 1 \
         --export-json "$tmp/hf-$name.json" "$@" >/dev/null 2>&1 ||
         die "$name failed: $*"
-    "$python" -c 'import json,sys; print(sys.argv[2], json.load(open(sys.argv[1]))["results"][0]["median"])' \
+    "$python" -c 'import json,sys; r = json.load(open(sys.argv[1]))["results"][0]; print(sys.argv[2], r["median"], r["user"] + r["system"])' \
         "$tmp/hf-$name.json" "$name" >> "$tmp/times"
 }
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
@@ -126,27 +127,29 @@ slices=$("$python" "$here/pftrace_count.py" "$tmp/t.pftrace")
     "$rss_big" "$rss_sum" "$slices" <<'EOF'
 import statistics, sys
 a = sys.argv[1:]
-t = {}
+t, cpu = {}, {}
 for line in open(a[0]):
-    name, sec = line.split()
+    name, sec, c = line.split()
     t.setdefault(name, []).append(float(sec))
+    cpu.setdefault(name, []).append(float(c))
 ev, pfb, jsb = int(a[1]), int(a[2]), int(a[3])
 rs, rb, rsum, sl = int(a[4]), int(a[5]), int(a[6]), int(a[7])
 med = statistics.median
 
 def row(what, name, bpe="-"):
     v, s, s1 = t[name], t["summary"], t["summary-j1"]
-    print("| %s | %.2f (%.2f-%.2f) | %.2f | %.2f | %s |" % (
+    c, cs = cpu[name], cpu["summary"]
+    print("| %s | %.2f (%.2f-%.2f) | %.2f | %.2f | %.2f (%.2f) | %s |" % (
         what, med(v), min(v), max(v),
         med(x / y for x, y in zip(v, s)), med(x / y for x, y in zip(v, s1)),
-        bpe))
+        med(c), med(x / y for x, y in zip(c, cs)), bpe))
 
 print()
 print("%d rounds; time: median (range); ratios: median over the rounds of "
-      "the time / the same round's" % len(t["summary"]))
+      "the time / the same round's; CPU: user + system" % len(t["summary"]))
 print()
-print("| what | time (s) | vs trace summary | vs summary -j 1 | bytes per event |")
-print("|---|---|---|---|---|")
+print("| what | time (s) | vs trace summary | vs summary -j 1 | CPU (s) (vs summary's) | bytes per event |")
+print("|---|---|---|---|---|---|")
 row("trace summary (default -j)", "summary")
 row("trace summary -j 1", "summary-j1")
 row("trace timeline --out t.pftrace", "pftrace", "%.1f" % (pfb / ev))
