@@ -409,37 +409,51 @@ static uint64_t counter_track(st_pftrace *p, int64_t pid, const char *key)
 
 /* ---- events ------------------------------------------------------------ */
 
-/* The packet's time: the delta on the default clock; when TS is earlier
- * than its value, on the clock whose value is the latest not after TS,
- * made the default in this packet (traces interleave processes and
- * files, each in time order but not with the others); when every clock
+/* The clock of a packet at TS: the default when TS is not before its
+ * value; else the clock whose value is the latest not after TS (traces
+ * interleave processes and files, each in time order but not with the
+ * others); -1 when every clock is past TS. */
+static int packet_clock(st_pftrace *p, int64_t ts)
+{
+	int k = -1;
+	int64_t low = INT64_MAX;
+
+	if (ts >= p->last_us[p->clock])
+		return p->clock;
+	/* clocks only go forward: a time before the least seen is before
+	 * them all, with no search */
+	if (ts < p->low_us)
+		return -1;
+	for (int j = 0; j < NCLOCKS; j++) {
+		if (p->last_us[j] < low)
+			low = p->last_us[j];
+		if (p->last_us[j] <= ts &&
+		    (k < 0 || p->last_us[j] > p->last_us[k]))
+			k = j;
+	}
+	p->low_us = low;
+	return k;
+}
+
+/* TS in nanoseconds, held to what int64 holds. */
+static uint64_t abs_ns(int64_t ts)
+{
+	if (ts > INT64_MAX / 1000 || ts < INT64_MIN / 1000)
+		ts = ts < 0 ? INT64_MIN / 1000 : INT64_MAX / 1000;
+	return (uint64_t)(ts * 1000);
+}
+
+/* The packet's time into p->pkt: the delta on its clock (packet_clock),
+ * made the default in this packet when it is another; when every clock
  * is past TS, absolute on BOOTTIME (as Perfetto's own writer does). */
 static void packet_time(st_pftrace *p, int64_t ts)
 {
-	int k = p->clock;
+	int k = packet_clock(p, ts);
 
-	if (ts < p->last_us[k]) {
-		k = -1;
-		/* clocks only go forward: a time before the least seen is
-		 * before them all, with no search */
-		if (ts >= p->low_us) {
-			int64_t low = INT64_MAX;
-
-			for (int j = 0; j < NCLOCKS; j++) {
-				if (p->last_us[j] < low)
-					low = p->last_us[j];
-				if (p->last_us[j] <= ts &&
-				    (k < 0 || p->last_us[j] > p->last_us[k]))
-					k = j;
-			}
-			p->low_us = low;
-		}
-		if (k >= 0) {
-			put_uint(p, &p->sub, PK_CLOCK_ID,
-				 CLOCK_US + (unsigned)k);
-			put_msg(p, &p->pkt, PK_DEFAULTS, &p->sub);
-			p->clock = k;
-		}
+	if (k >= 0 && k != p->clock) {
+		put_uint(p, &p->sub, PK_CLOCK_ID, CLOCK_US + (unsigned)k);
+		put_msg(p, &p->pkt, PK_DEFAULTS, &p->sub);
+		p->clock = k;
 	}
 	if (k >= 0) {
 		put_uint(p, &p->pkt, PK_TIMESTAMP,
@@ -447,9 +461,7 @@ static void packet_time(st_pftrace *p, int64_t ts)
 		p->last_us[k] = ts;
 		return;
 	}
-	if (ts > INT64_MAX / 1000 || ts < INT64_MIN / 1000)
-		ts = ts < 0 ? INT64_MIN / 1000 : INT64_MAX / 1000;
-	put_uint(p, &p->pkt, PK_TIMESTAMP, (uint64_t)(ts * 1000));
+	put_uint(p, &p->pkt, PK_TIMESTAMP, abs_ns(ts));
 	put_uint(p, &p->pkt, PK_CLOCK_ID, CLOCK_BOOTTIME);
 }
 
@@ -743,37 +755,50 @@ static uint8_t *call_put(uint8_t *q, const st_pftrace_call *c,
 	return enc_uint(q, LE_DURATION, (uint64_t)c->dur);
 }
 
+/* Slice C (measured in E) as a packet straight into the output buffer,
+ * when nothing is to be interned and its time is on the default clock or
+ * absolute (K, packet_clock's); false when it must go through event_out
+ * (or memory ran out). */
+static bool call_out(st_pftrace *p, const st_pftrace_call *c,
+		     const struct call_enc *e, int k)
+{
+	uint64_t t = k >= 0 ? (uint64_t)c->ts - (uint64_t)p->last_us[k]
+			    : abs_ns(c->ts);
+	size_t len = 1 + vlen(t) + (k < 0 ? 3 : 0) + 1 + vlen(p->seq) + 1 +
+		     vlen(e->len) + e->len;
+	uint8_t *q;
+
+	if (p->oom || p->intern.n || (k >= 0 && k != p->clock) ||
+	    !(q = out_room(p->o, 1 + vlen(len) + len)))
+		return false;
+	*q++ = TRACE_PACKET << 3 | 2;
+	q += varint(q, len);
+	q = enc_uint(q, PK_TIMESTAMP, t);
+	if (k < 0)
+		q = enc_uint(q, PK_CLOCK_ID, CLOCK_BOOTTIME);
+	q = enc_uint(q, PK_SEQ_ID, p->seq);
+	*q++ = PK_TRACK_EVENT << 3 | 2;
+	q += varint(q, e->len);
+	q = call_put(q, c, e);
+	p->o->n = (size_t)(q - (uint8_t *)p->o->b);
+	if (k >= 0)
+		p->last_us[k] = c->ts;
+	return true;
+}
+
 void st_pftrace_slice_iid(st_pftrace *p, const st_pftrace_call *c)
 {
 	uint8_t te[128], *q;
 	struct call_enc e;
-	int64_t *clock = &p->last_us[p->clock];
 
 	pend_flush(p);
 	e.track = thread_track(p, c->pid, c->tid, NULL, NULL);
 	e.file_key = c->file ? key_iid(p, &p->key_file, "file") : 0;
 	e.bytes_key = c->bytes >= 0 ? key_iid(p, &p->key_bytes, "bytes") : 0;
 	call_measure(c, &e);
-	/* most slices: nothing to intern, the default clock's time not
-	 * past, the packet written straight into the output's buffer */
-	if (!p->oom && !p->intern.n && c->ts >= *clock) {
-		uint64_t d = (uint64_t)c->ts - (uint64_t)*clock;
-		size_t len = 1 + vlen(d) + 1 + vlen(p->seq) + 1 + vlen(e.len) +
-			     e.len;
-
-		if ((q = out_room(p->o, 1 + vlen(len) + len))) {
-			*q++ = TRACE_PACKET << 3 | 2;
-			q += varint(q, len);
-			q = enc_uint(q, PK_TIMESTAMP, d);
-			q = enc_uint(q, PK_SEQ_ID, p->seq);
-			*q++ = PK_TRACK_EVENT << 3 | 2;
-			q += varint(q, e.len);
-			q = call_put(q, c, &e);
-			p->o->n = (size_t)(q - (uint8_t *)p->o->b);
-			*clock = c->ts;
-			return;
-		}
-	}
+	/* most slices: the packet written straight into the output buffer */
+	if (call_out(p, c, &e, packet_clock(p, c->ts)))
+		return;
 	q = call_put(te, c, &e);
 	event_out(p, c->ts, te, (size_t)(q - te));
 }
