@@ -2,21 +2,22 @@
  * Chrome trace writer (ctrace.h) writes, behind the same calls.
  *
  * The file is a Trace (data/perfetto/streamtime_trace.proto): TracePackets
- * of sequences 1, 2, ... (st_pftrace_sequence).  The first of each clears the incremental state and ties
- * clocks 64 to 127 (incremental, microseconds) to BOOTTIME at 0, 64 the
- * sequence's default, so that a packet's timestamp is the microseconds
- * since the previous packet on its clock.  A packet earlier than that
- * moves to the clock that is latest before it (the defaults changed in the
- * packet), and only when every clock is past it gives its time absolute,
- * in nanoseconds on BOOTTIME.  Tracks are the trace's, whatever the
- * sequence.  Event names, categories, arg names and string
- * values are interned (each written once, then by iid).  A process is a
- * TrackDescriptor with its ProcessDescriptor, a (process, thread) one with
- * its ThreadDescriptor, a counter series one with a CounterDescriptor; each
- * is written once, before its first event.  A slice is a TrackEvent with a
- * LegacyEvent of phase 'X' and its duration, one packet, as Perfetto reads
- * Chrome's complete events; its args are DebugAnnotations.  Memory holds the
- * tracks and the distinct strings, never the events.
+ * of sequences 1, 2, ... (st_pftrace_sequence).  The first of each clears
+ * the incremental state and ties clocks 64 to 127 (incremental,
+ * microseconds) to BOOTTIME at 0, 64 the sequence's default, so that a
+ * packet's timestamp is the microseconds since the previous packet on its
+ * clock.  A packet earlier than that moves to the clock that is latest
+ * before it (the defaults changed in the packet), and only when every
+ * clock is past it gives its time absolute, in nanoseconds on
+ * BOOTTIME.  Tracks are the trace's, whatever the sequence.  Event names,
+ * categories, arg names and string values are interned (each written once,
+ * then by iid).  A process is a TrackDescriptor with its ProcessDescriptor,
+ * a (process, thread) one with its ThreadDescriptor, a counter series one
+ * with a CounterDescriptor; each is written once, before its first
+ * event.  A slice is a TrackEvent with a LegacyEvent of phase 'X' and its
+ * duration, one packet, as Perfetto reads Chrome's complete events; its
+ * args are DebugAnnotations.  Memory holds the tracks and the distinct
+ * strings, never the events.
  */
 #ifndef STREAMTIME_PFTRACE_H
 #define STREAMTIME_PFTRACE_H
@@ -67,6 +68,35 @@ void st_pftrace_arg_int(st_pftrace *p, const char *key, int64_t v);
 void st_pftrace_arg_real(st_pftrace *p, const char *key, double v);
 void st_pftrace_arg_bool(st_pftrace *p, const char *key, bool v);
 void st_pftrace_end(st_pftrace *p);
+
+/* DFTracer's slices, their strings interned by the caller (which keeps
+ * the iids of its own strings, so that a slice costs no lookup): the iid
+ * of S[0..LEN) as KIND in the sequence, its entry written with the next
+ * event when new; 0 when memory runs out.  *UTF8 (UTF8 may be NULL) says
+ * whether S is UTF-8: a string value that is not must go through
+ * st_pftrace_arg_str, which adds its bytes in hex. */
+typedef enum st_pftrace_string {
+	ST_PFTRACE_NAME,          /* an event's name */
+	ST_PFTRACE_CATEGORY,      /* an event's category */
+	ST_PFTRACE_VALUE          /* an arg's string value */
+} st_pftrace_string;
+
+uint64_t st_pftrace_iid(st_pftrace *p, st_pftrace_string kind, const char *s,
+			size_t len, bool *utf8);
+
+/* A slice with args "file" (a string value) and "bytes", as iids. */
+typedef struct st_pftrace_call {
+	uint64_t name;            /* ST_PFTRACE_NAME */
+	uint64_t cat;             /* ST_PFTRACE_CATEGORY; 0: none */
+	uint64_t file;            /* ST_PFTRACE_VALUE; 0: no "file" */
+	int64_t bytes;            /* < 0: no "bytes" */
+	int64_t pid, tid, ts, dur;
+} st_pftrace_call;
+
+/* The slice C, written: the same bytes as st_pftrace_slice of its
+ * strings, then st_pftrace_arg_str of "file", st_pftrace_arg_int of
+ * "bytes" and st_pftrace_end. */
+void st_pftrace_slice_iid(st_pftrace *p, const st_pftrace_call *c);
 
 /* Write what is pending (a descriptor).  false when memory ran out at
  * any point (the output is then incomplete). */

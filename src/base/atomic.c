@@ -202,7 +202,21 @@ void st_atomic_cleanup_on_signals(void)
 struct sink {
 	int fd;
 	int err;        /* errno of the first failed write, 0 if none */
+	off_t written, queued;  /* bytes written; given to writeback */
 };
+
+/* A big output's bytes are handed to the disk's writeback as they come
+ * (sync_file_range, which does not wait), every 8 MiB, so that the fsync
+ * before the rename finds little left to write.  A pipe or device says
+ * no, which changes nothing. */
+static void sink_writeback(struct sink *s)
+{
+	if (s->written - s->queued < (off_t)8 << 20)
+		return;
+	(void)sync_file_range(s->fd, s->queued, s->written - s->queued,
+			      SYNC_FILE_RANGE_WRITE);
+	s->queued = s->written;
+}
 
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
@@ -222,6 +236,8 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 		}
 		done += (size_t)k;
 	}
+	s->written += (off_t)done;
+	sink_writeback(s);
 	return (ssize_t)done;
 }
 
@@ -247,6 +263,7 @@ static FILE *sink_open(st_atomic_file *af, int fd)
 		return NULL;
 	s->fd = fd;
 	s->err = 0;
+	s->written = s->queued = 0;
 	f = fopencookie(s, "w", io);
 	if (!f) {
 		free(s);

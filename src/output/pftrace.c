@@ -64,8 +64,10 @@ struct st_pftrace {
 	uint64_t last_uuid;       /* its track (0: none yet) */
 	uint32_t seq;             /* the sequence written */
 	int64_t last_us[NCLOCKS]; /* clocks 64.. 127's values */
+	int64_t low_us;           /* at most the least of them */
 	int clock;                /* the default, 64 + clock */
 	struct itab names, cats, arg_names, arg_values;
+	uint64_t key_file, key_bytes;  /* the iids of "file" and "bytes" */
 	st_pairmap procs;         /* (pid, 0) -> uuid */
 	st_pairmap threads;       /* (pid, tid) -> uuid */
 	st_strtab counters;       /* "PID NAME KEY" -> index into cuuid */
@@ -198,6 +200,7 @@ static void start(st_pftrace *p)
 	itab_release(&p->cats);
 	itab_release(&p->arg_names);
 	itab_release(&p->arg_values);
+	p->key_file = p->key_bytes = 0;
 	put_uint(p, &p->pkt, PK_SEQ_FLAGS, 1);
 	put_uint(p, s, PK_CLOCK_ID, CLOCK_US);
 	put_msg(p, &p->pkt, PK_DEFAULTS, s);
@@ -212,6 +215,7 @@ static void start(st_pftrace *p)
 		put_msg(p, s, CS_CLOCKS, c);
 		p->last_us[k] = 0;
 	}
+	p->low_us = 0;
 	put_msg(p, &p->pkt, PK_CLOCK_SNAPSHOT, s);
 	packet_out(p);
 	p->clock = 0;
@@ -405,27 +409,51 @@ static uint64_t counter_track(st_pftrace *p, int64_t pid, const char *key)
 
 /* ---- events ------------------------------------------------------------ */
 
-/* The packet's time: the delta on the default clock; when TS is earlier
- * than its value, on the clock whose value is the latest not after TS,
- * made the default in this packet (traces interleave processes and
- * files, each in time order but not with the others); when every clock
+/* The clock of a packet at TS: the default when TS is not before its
+ * value; else the clock whose value is the latest not after TS (traces
+ * interleave processes and files, each in time order but not with the
+ * others); -1 when every clock is past TS. */
+static int packet_clock(st_pftrace *p, int64_t ts)
+{
+	int k = -1;
+	int64_t low = INT64_MAX;
+
+	if (ts >= p->last_us[p->clock])
+		return p->clock;
+	/* clocks only go forward: a time before the least seen is before
+	 * them all, with no search */
+	if (ts < p->low_us)
+		return -1;
+	for (int j = 0; j < NCLOCKS; j++) {
+		if (p->last_us[j] < low)
+			low = p->last_us[j];
+		if (p->last_us[j] <= ts &&
+		    (k < 0 || p->last_us[j] > p->last_us[k]))
+			k = j;
+	}
+	p->low_us = low;
+	return k;
+}
+
+/* TS in nanoseconds, held to what int64 holds. */
+static uint64_t abs_ns(int64_t ts)
+{
+	if (ts > INT64_MAX / 1000 || ts < INT64_MIN / 1000)
+		ts = ts < 0 ? INT64_MIN / 1000 : INT64_MAX / 1000;
+	return (uint64_t)(ts * 1000);
+}
+
+/* The packet's time into p->pkt: the delta on its clock (packet_clock),
+ * made the default in this packet when it is another; when every clock
  * is past TS, absolute on BOOTTIME (as Perfetto's own writer does). */
 static void packet_time(st_pftrace *p, int64_t ts)
 {
-	int k = p->clock;
+	int k = packet_clock(p, ts);
 
-	if (ts < p->last_us[k]) {
-		k = -1;
-		for (int j = 0; j < NCLOCKS; j++)
-			if (p->last_us[j] <= ts &&
-			    (k < 0 || p->last_us[j] > p->last_us[k]))
-				k = j;
-		if (k >= 0) {
-			put_uint(p, &p->sub, PK_CLOCK_ID,
-				 CLOCK_US + (unsigned)k);
-			put_msg(p, &p->pkt, PK_DEFAULTS, &p->sub);
-			p->clock = k;
-		}
+	if (k >= 0 && k != p->clock) {
+		put_uint(p, &p->sub, PK_CLOCK_ID, CLOCK_US + (unsigned)k);
+		put_msg(p, &p->pkt, PK_DEFAULTS, &p->sub);
+		p->clock = k;
 	}
 	if (k >= 0) {
 		put_uint(p, &p->pkt, PK_TIMESTAMP,
@@ -433,38 +461,61 @@ static void packet_time(st_pftrace *p, int64_t ts)
 		p->last_us[k] = ts;
 		return;
 	}
-	if (ts > INT64_MAX / 1000 || ts < INT64_MIN / 1000)
-		ts = ts < 0 ? INT64_MIN / 1000 : INT64_MAX / 1000;
-	put_uint(p, &p->pkt, PK_TIMESTAMP, (uint64_t)(ts * 1000));
+	put_uint(p, &p->pkt, PK_TIMESTAMP, abs_ns(ts));
 	put_uint(p, &p->pkt, PK_CLOCK_ID, CLOCK_BOOTTIME);
 }
 
-/* The track event in p->te as a packet at TS. */
-static void event_out(st_pftrace *p, int64_t ts)
+/* Room for LEN bytes at the end of O's buffer (written out first when
+ * short), or NULL when LEN is more than it holds. */
+static uint8_t *out_room(st_outbuf *o, size_t len)
 {
-	uint8_t t[24];
-	size_t k = 0, len;
+	if (len > sizeof(o->b) - o->n) {
+		st_outbuf_flush(o);
+		if (len > sizeof(o->b))
+			return NULL;
+	}
+	return (uint8_t *)o->b + o->n;
+}
 
-	/* the packet's fields but the event, in p->pkt; the event's head in
-	 * T; the event itself from p->te, not copied once more */
+/* The track event TE[0..N) as a packet at TS: the packet's other fields
+ * in p->pkt, the whole written at once. */
+static void event_out(st_pftrace *p, int64_t ts, const uint8_t *te, size_t n)
+{
+	uint8_t head[11], mid[11], *q;
+	size_t kh, km, len;
+
+	if (p->oom) {             /* the output is incomplete anyway */
+		p->pkt.n = p->intern.n = 0;
+		return;
+	}
 	packet_time(p, ts);
 	if (p->intern.n)
 		put_msg(p, &p->pkt, PK_INTERNED, &p->intern);
 	put_uint(p, &p->pkt, PK_SEQ_ID, p->seq);
-	t[k++] = PK_TRACK_EVENT << 3 | 2;
-	k += varint(t + k, p->te.n);
-	len = p->pkt.n + k + p->te.n;
-	t[k++] = TRACE_PACKET << 3 | 2;
-	{
-		size_t h = k - 1;
-
-		k = h + 1 + varint(t + h + 1, len);
-		st_outbuf_put(p->o, (const char *)t + h, k - h);
+	mid[0] = PK_TRACK_EVENT << 3 | 2;
+	km = 1 + varint(mid + 1, n);
+	len = p->pkt.n + km + n;
+	head[0] = TRACE_PACKET << 3 | 2;
+	kh = 1 + varint(head + 1, len);
+	if ((q = out_room(p->o, kh + len))) {
+		memcpy(q, head, kh);
+		memcpy(q + kh, p->pkt.b, p->pkt.n);
+		memcpy(q + kh + p->pkt.n, mid, km);
+		memcpy(q + kh + p->pkt.n + km, te, n);
+		p->o->n += kh + len;
+	} else {
+		st_outbuf_put(p->o, (const char *)head, kh);
 		st_outbuf_put(p->o, (const char *)p->pkt.b, p->pkt.n);
-		st_outbuf_put(p->o, (const char *)t, h);
+		st_outbuf_put(p->o, (const char *)mid, km);
+		st_outbuf_put(p->o, (const char *)te, n);
 	}
-	st_outbuf_put(p->o, (const char *)p->te.b, p->te.n);
 	p->pkt.n = 0;
+}
+
+/* The track event in p->te as a packet at TS. */
+static void event_te_out(st_pftrace *p, int64_t ts)
+{
+	event_out(p, ts, p->te.b, p->te.n);
 	p->te.n = 0;
 }
 
@@ -571,7 +622,7 @@ static void counter_value(st_pftrace *p, const char *key, double v)
 	put_uint(p, &p->te, TE_TYPE, TYPE_COUNTER);
 	put_uint(p, &p->te, TE_TRACK, track);
 	put_double(p, &p->te, TE_DOUBLE_VALUE, v);
-	event_out(p, p->ev_ts);
+	event_te_out(p, p->ev_ts);
 }
 
 void st_pftrace_arg_int(st_pftrace *p, const char *key, int64_t v)
@@ -613,9 +664,143 @@ void st_pftrace_end(st_pftrace *p)
 		put_msg(p, &p->te, TE_LEGACY, &p->sub);
 	}
 	if (p->ev == EV_SLICE || p->ev == EV_INSTANT)
-		event_out(p, p->ev_ts);
+		event_te_out(p, p->ev_ts);
 	p->ev = EV_NONE;
 	p->te.n = 0;
+}
+
+/* ---- slices of interned strings --------------------------------------- */
+
+uint64_t st_pftrace_iid(st_pftrace *p, st_pftrace_string kind, const char *s,
+			size_t len, bool *utf8)
+{
+	if (kind == ST_PFTRACE_NAME)
+		return intern(p, &p->names, IN_NAME, s, len, utf8);
+	if (kind == ST_PFTRACE_CATEGORY)
+		return intern(p, &p->cats, IN_CATEGORY, s, len, utf8);
+	return intern(p, &p->arg_values, IN_ARG_STRING, s, len, utf8);
+}
+
+static inline uint8_t *enc_uint(uint8_t *q, unsigned field, uint64_t v)
+{
+	q += varint(q, (uint64_t)field << 3);
+	return q + varint(q, v);
+}
+
+/* The bytes of varint V. */
+static inline size_t vlen(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* The iid of arg name KEY (a literal) in this sequence, kept in *IID. */
+static uint64_t key_iid(st_pftrace *p, uint64_t *iid, const char *key)
+{
+	if (!*iid)
+		*iid = intern(p, &p->arg_names, IN_ARG_NAME, key, strlen(key),
+			      NULL);
+	return *iid;
+}
+
+/* A slice's TrackEvent: what it holds beside the call, and the lengths
+ * of its submessages (each under 128 bytes: a length of one byte). */
+struct call_enc {
+	uint64_t track, file_key, bytes_key;
+	size_t file, bytes, legacy, len;
+};
+
+/* The TrackEvent of C measured into E (its track and keys set), the
+ * fields of st_pftrace_slice + _arg_str + _arg_int + _end in the same
+ * order: the same bytes. */
+static void call_measure(const st_pftrace_call *c, struct call_enc *e)
+{
+	e->file = c->file ? 1 + vlen(e->file_key) + 2 + vlen(c->file) : 0;
+	e->bytes = c->bytes >= 0
+		   ? 1 + vlen(e->bytes_key) + 1 + vlen((uint64_t)c->bytes) : 0;
+	e->legacy = 2 + 1 + vlen((uint64_t)c->dur);
+	e->len = (c->cat ? 1 + vlen(c->cat) : 0) + 1 + vlen(c->name) +
+		 1 + vlen(e->track) + (c->file ? 2 + e->file : 0) +
+		 (c->bytes >= 0 ? 2 + e->bytes : 0) + 2 + e->legacy;
+}
+
+/* The TrackEvent of C (measured in E) at Q; the end. */
+static uint8_t *call_put(uint8_t *q, const st_pftrace_call *c,
+			 const struct call_enc *e)
+{
+	if (c->cat)
+		q = enc_uint(q, TE_CATEGORY, c->cat);
+	q = enc_uint(q, TE_NAME_IID, c->name);
+	q = enc_uint(q, TE_TRACK, e->track);
+	if (c->file) {
+		*q++ = TE_ANNOTATION << 3 | 2;
+		*q++ = (uint8_t)e->file;
+		q = enc_uint(q, DA_NAME_IID, e->file_key);
+		q = enc_uint(q, DA_STRING_IID, c->file);
+	}
+	if (c->bytes >= 0) {
+		*q++ = TE_ANNOTATION << 3 | 2;
+		*q++ = (uint8_t)e->bytes;
+		q = enc_uint(q, DA_NAME_IID, e->bytes_key);
+		q = enc_uint(q, DA_INT, (uint64_t)c->bytes);
+	}
+	*q++ = TE_LEGACY << 3 | 2;
+	*q++ = (uint8_t)e->legacy;
+	q = enc_uint(q, LE_PHASE, 'X');
+	return enc_uint(q, LE_DURATION, (uint64_t)c->dur);
+}
+
+/* Slice C (measured in E) as a packet straight into the output buffer,
+ * when nothing is to be interned and its time is on the default clock or
+ * absolute (K, packet_clock's); false when it must go through event_out
+ * (or memory ran out). */
+static bool call_out(st_pftrace *p, const st_pftrace_call *c,
+		     const struct call_enc *e, int k)
+{
+	uint64_t t = k >= 0 ? (uint64_t)c->ts - (uint64_t)p->last_us[k]
+			    : abs_ns(c->ts);
+	size_t len = 1 + vlen(t) + (k < 0 ? 3 : 0) + 1 + vlen(p->seq) + 1 +
+		     vlen(e->len) + e->len;
+	uint8_t *q;
+
+	if (p->oom || p->intern.n || (k >= 0 && k != p->clock) ||
+	    !(q = out_room(p->o, 1 + vlen(len) + len)))
+		return false;
+	*q++ = TRACE_PACKET << 3 | 2;
+	q += varint(q, len);
+	q = enc_uint(q, PK_TIMESTAMP, t);
+	if (k < 0)
+		q = enc_uint(q, PK_CLOCK_ID, CLOCK_BOOTTIME);
+	q = enc_uint(q, PK_SEQ_ID, p->seq);
+	*q++ = PK_TRACK_EVENT << 3 | 2;
+	q += varint(q, e->len);
+	q = call_put(q, c, e);
+	p->o->n = (size_t)(q - (uint8_t *)p->o->b);
+	if (k >= 0)
+		p->last_us[k] = c->ts;
+	return true;
+}
+
+void st_pftrace_slice_iid(st_pftrace *p, const st_pftrace_call *c)
+{
+	uint8_t te[128], *q;
+	struct call_enc e;
+
+	pend_flush(p);
+	e.track = thread_track(p, c->pid, c->tid, NULL, NULL);
+	e.file_key = c->file ? key_iid(p, &p->key_file, "file") : 0;
+	e.bytes_key = c->bytes >= 0 ? key_iid(p, &p->key_bytes, "bytes") : 0;
+	call_measure(c, &e);
+	/* most slices: the packet written straight into the output buffer */
+	if (call_out(p, c, &e, packet_clock(p, c->ts)))
+		return;
+	q = call_put(te, c, &e);
+	event_out(p, c->ts, te, (size_t)(q - te));
 }
 
 /* ---- the writer -------------------------------------------------------- */

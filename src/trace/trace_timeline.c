@@ -13,9 +13,14 @@
 
 #include "streamtime/atomic.h"
 #include "streamtime/ctrace.h"
+#include "streamtime/pftrace.h"
 #include "streamtime/trace_timeline.h"
 #include "pass.h"
 #include "trace_int.h"
+
+struct tl;
+struct tl_par;
+static int tl_part_head(struct tl *t, st_error *err);
 
 /* Per host of the trace: its clock correction state. */
 struct hostfix {
@@ -31,6 +36,8 @@ struct tl {
 	size_t *n_bad;
 	uint64_t *bad_lines;
 	bool part;                /* one input of a trace written in parts */
+	struct tl_par *par;       /* a worker's part: its trace, its index */
+	size_t part_i;
 	uint64_t nproc;           /* pf: the processes so far */
 	uint64_t pid_stride, pid_next;  /* pf: trace pids given so far */
 	struct {                  /* pf: the last event's (host, pid, tid) */
@@ -132,6 +139,8 @@ struct tl_read {
 	struct rmap m;
 	uint32_t *hmap;           /* reader's host id -> t->hosts index + 1 */
 	size_t hcap;
+	struct tl_iids *iids;     /* Perfetto: reader's string id -> iids */
+	size_t icap;
 	uint64_t seen, pending;   /* for the progress meter */
 };
 
@@ -222,14 +231,107 @@ static int tl_host(struct tl *t, struct tl_read *fr, const st_pfw_event *ev,
 	return 1;
 }
 
+/* A reader's string's iids in the Perfetto writer's sequence (the
+ * reader's, a sequence per input): 0 not yet asked; FILE_RAW when the
+ * string is a file name that is not UTF-8. */
+struct tl_iids {
+	uint32_t name, cat, file;
+};
+
+#define FILE_RAW UINT32_MAX
+
+/* The iid of reader string ID as KIND (FILE_RAW: a value not UTF-8), kept
+ * in FR->iids (*V, NULL when there is no room); 0 when memory runs out. */
+static uint64_t tl_iid_new(struct tl *t, struct tl_read *fr, uint32_t id,
+			   st_pftrace_string kind, uint32_t *v)
+{
+	const char *s;
+	size_t len;
+	uint64_t iid;
+	bool utf8 = true;
+
+	s = st_pfw_str(fr->r, id, &len);
+	iid = st_pftrace_iid(t->w.pf, kind, s, len,
+			     kind == ST_PFTRACE_VALUE ? &utf8 : NULL);
+	if (!utf8)
+		iid = FILE_RAW;
+	if (v && iid <= UINT32_MAX)
+		*v = (uint32_t)iid;
+	return iid;
+}
+
+/* FR->iids[ID], grown to hold it; NULL when it cannot be. */
+static struct tl_iids *tl_iids_at(struct tl_read *fr, uint32_t id)
+{
+	size_t cap = fr->icap ? fr->icap : 256;
+	struct tl_iids *a;
+
+	if (id == ST_PFW_NONE)
+		return NULL;
+	while (cap <= id)
+		cap *= 2;
+	if (!(a = realloc(fr->iids, cap * sizeof(*a))))
+		return NULL;
+	memset(a + fr->icap, 0, (cap - fr->icap) * sizeof(*a));
+	fr->iids = a;
+	fr->icap = cap;
+	return &a[id];
+}
+
+/* The iid of reader string ID as KIND, as tl_iid_new, from FR->iids when
+ * it was asked before (most of the time). */
+static inline uint64_t tl_iid(struct tl *t, struct tl_read *fr, uint32_t id,
+			      st_pftrace_string kind)
+{
+	struct tl_iids *e = id < fr->icap ? &fr->iids[id] : tl_iids_at(fr, id);
+	uint32_t *v = !e ? NULL : kind == ST_PFTRACE_NAME ? &e->name
+			  : kind == ST_PFTRACE_CATEGORY ? &e->cat : &e->file;
+
+	if (v && *v)
+		return *v;
+	return tl_iid_new(t, fr, id, kind, v);
+}
+
+/* Pass 3 in Perfetto's form: EV as a slice of its thread, its strings
+ * by iid (tl_iid); false when it must go through st_ctrace_slice (a
+ * file name not UTF-8, a source's own args). */
+static bool tl_write_iids(struct tl *t, struct tl_read *fr,
+			  const st_pfw_event *ev, uint64_t pid, int64_t ts)
+{
+	st_pftrace_call pc;
+
+	if (t->o->src && t->o->src->event_args)
+		return false;
+	/* asked in the order st_pftrace_slice interns them */
+	pc.cat = tl_iid(t, fr, ev->cat, ST_PFTRACE_CATEGORY);
+	pc.name = tl_iid(t, fr, ev->name, ST_PFTRACE_NAME);
+	pc.file = ev->file == ST_PFW_NONE
+		  ? 0 : tl_iid(t, fr, ev->file, ST_PFTRACE_VALUE);
+	if (pc.file == FILE_RAW)
+		return false;
+	pc.bytes = ev->bytes;
+	pc.pid = (int64_t)pid;
+	pc.tid = ev->tid;
+	pc.ts = ts;
+	pc.dur = ev->dur;
+	st_pftrace_slice_iid(t->w.pf, &pc);
+	t->w.n++;
+	return true;
+}
+
 /* Pass 3: EV as an X event of trace process PID at TS, on its lane. */
-static void tl_write_event(struct tl *t, const st_pfw_reader *r,
+static void tl_write_event(struct tl *t, struct tl_read *fr,
 			   const st_pfw_event *ev, uint64_t pid, int64_t ts,
 			   st_trace_timeline_counts *c)
 {
+	const st_pfw_reader *r = fr->r;
 	const char *name, *cat, *file;
 	size_t nlen, clen, flen;
 
+	if (t->pf && tl_write_iids(t, fr, ev, pid, ts)) {
+		c->written++;
+		return;
+	}
 	name = st_pfw_str(r, ev->name, &nlen);
 	cat = st_pfw_str(r, ev->cat, &clen);
 	st_ctrace_slice(&t->w, name, nlen, cat, clen, (int64_t)pid,
@@ -367,7 +469,7 @@ static int tl_take(struct tl *t, struct tl_read *fr, const st_pfw_event *ev,
 
 	if (t->writing) {
 		if (t->pf || t->seq < t->nrec)  /* the same events as pass 2 */
-			tl_write_event(t, fr->r, ev, pid, ts, c);
+			tl_write_event(t, fr, ev, pid, ts, c);
 		return 0;
 	}
 	if ((trk = tl_track(t, pid, ev->tid)) < 0)
@@ -400,9 +502,14 @@ static int tl_file(struct tl *t, const char *path, size_t fi,
 		uint64_t *pid, tp;
 		int k;
 
-		if ((++tick & 8191) == 0)
+		if ((++tick & 8191) == 0) {
 			trace_progress_add(t->o->progress, &fr.seen, fr.r,
 					   &fr.pending);
+			if (t->par && tl_part_head(t, err) < 0) {
+				ret = -1;
+				break;
+			}
+		}
 		if (t->rs && tl_record(t, fi, fr.r, rc, &ev, &any) < 0) {
 			ret = OOM(err);
 			break;
@@ -440,6 +547,7 @@ static int tl_file(struct tl *t, const char *path, size_t fi,
 	}
 	trace_progress_add(t->o->progress, &fr.seen, fr.r, &fr.pending);
 	free(fr.hmap);
+	free(fr.iids);
 	trace_rmap_release(&fr.m);
 	/* closed into its record, or closed */
 	if (t->rs && st_trace_input_close(&t->rs->files_in[fi], fr.r, rc,
@@ -754,9 +862,11 @@ static void tl_free(struct tl *t)
 
 /* ---- Perfetto's form in parts: each input written by a worker -------- */
 
-/* Input I's part: its packets in a temporary file, what it counted. */
+/* Input I's part: its packets in a temporary file (until it goes
+ * straight onto the output), what it counted. */
 struct tl_part {
 	FILE *spool;
+	bool direct;              /* written onto the output, not the spool */
 	st_trace_timeline_counts c;
 	uint64_t nproc, top_pid;  /* its processes, the largest trace pid */
 	st_trace_bad *bad;
@@ -775,6 +885,7 @@ struct tl_par {
 				   * holds a temporary file open) */
 	const st_trace_timeline_opts *o;
 	st_trace_summary *rs;
+	FILE *out;                /* the trace */
 	struct tl_part *parts;
 	bool stop;                /* a part failed */
 	pthread_mutex_t mu;
@@ -802,6 +913,61 @@ static FILE *spool_open(void)
 	return f;
 }
 
+/* FROM, from its start, onto TO.  0, or -1 with ERR set (74). */
+static int spool_copy(FILE *from, FILE *to, st_error *err)
+{
+	char b[1 << 16];
+	size_t k;
+
+	if (fflush(from) != 0 || fseek(from, 0, SEEK_SET) != 0)
+		return st_error_set(err, ST_EXIT_IOERR, "cannot read a "
+				    "temporary file: %s", strerror(errno));
+	while ((k = fread(b, 1, sizeof(b), from)) > 0)
+		if (fwrite(b, 1, k, to) != k)
+			return st_error_set(err, ST_EXIT_IOERR, "cannot write "
+					    "the trace: %s", strerror(errno));
+	if (ferror(from))
+		return st_error_set(err, ST_EXIT_IOERR, "cannot read a "
+				    "temporary file: %s", strerror(errno));
+	return 0;
+}
+
+/* Is part I the next to be joined (every part before it on the output)?
+ * Then its worker writes it there itself. */
+static bool tl_part_is_head(struct tl_par *pp, size_t i)
+{
+	bool head;
+
+	pthread_mutex_lock(&pp->mu);
+	head = pp->joined == i && !pp->stop;
+	pthread_mutex_unlock(&pp->mu);
+	return head;
+}
+
+/* A worker's part T goes on straight onto the output once it is the next
+ * to be joined, what its temporary file holds copied there first: the
+ * joiner waits for it to be done and copies nothing, and the output is
+ * written once rather than twice.  Called now and then.  0, or -1 with
+ * ERR set (74). */
+static int tl_part_head(struct tl *t, st_error *err)
+{
+	struct tl_par *pp = t->par;
+	struct tl_part *pt = &pp->parts[t->part_i];
+
+	if (pt->direct || t->w.ob.failed || !tl_part_is_head(pp, t->part_i))
+		return 0;
+	st_outbuf_flush(&t->w.ob);
+	if (t->w.ob.failed)
+		return 0;         /* st_ctrace_finish says so */
+	if (spool_copy(pt->spool, pp->out, err) < 0)
+		return -1;
+	fclose(pt->spool);
+	pt->spool = NULL;
+	t->w.ob.f = pp->out;
+	pt->direct = true;
+	return 0;
+}
+
 /* Input I written into its part PT by a writer of its own: sequence I + 1,
  * its tracks' uuids and its trace pids I + 1 + k (N + 1), so that no two
  * parts give the same and the numbers do not depend on which worker ran
@@ -822,6 +988,13 @@ static int tl_part_write(struct tl_par *pp, size_t i, struct tl_part *pt,
 	t->bad_lines = &pt->bad_lines;
 	t->pid_stride = stride;
 	t->pid_next = i + 1;
+	if (!to && pp->out) {     /* a worker's */
+		t->par = pp;
+		t->part_i = i;
+		if (tl_part_is_head(pp, i))
+			to = pp->out;
+	}
+	pt->direct = to != NULL;
 	if (!to && !(to = pt->spool = spool_open())) {
 		st_error_set(&pt->err, ST_EXIT_IOERR, "cannot make a temporary "
 			     "file: %s", strerror(errno));
@@ -830,7 +1003,8 @@ static int tl_part_write(struct tl_par *pp, size_t i, struct tl_part *pt,
 	if (st_ctrace_init_perfetto(&t->w, to, (uint32_t)i + 1, stride,
 				    i + 1, &pt->err) < 0 ||
 	    tl_file(t, pp->paths[i], i, &pt->c, &pt->err) < 0 ||
-	    st_ctrace_finish(&t->w, "a temporary file", &pt->err) < 0)
+	    st_ctrace_finish(&t->w, pt->direct ? "the trace"
+				      : "a temporary file", &pt->err) < 0)
 		goto out;
 	pt->nproc = t->nproc;
 	pt->top_pid = t->nproc ? t->pid_next - stride : 0;
@@ -868,25 +1042,6 @@ static void *tl_worker(void *arg)
 		pthread_cond_broadcast(&pp->cv);
 		pthread_mutex_unlock(&pp->mu);
 	}
-}
-
-/* FROM, from its start, onto TO.  0, or -1 with ERR set (74). */
-static int spool_copy(FILE *from, FILE *to, st_error *err)
-{
-	char b[1 << 16];
-	size_t k;
-
-	if (fflush(from) != 0 || fseek(from, 0, SEEK_SET) != 0)
-		return st_error_set(err, ST_EXIT_IOERR, "cannot read a "
-				    "temporary file: %s", strerror(errno));
-	while ((k = fread(b, 1, sizeof(b), from)) > 0)
-		if (fwrite(b, 1, k, to) != k)
-			return st_error_set(err, ST_EXIT_IOERR, "cannot write "
-					    "the trace: %s", strerror(errno));
-	if (ferror(from))
-		return st_error_set(err, ST_EXIT_IOERR, "cannot read a "
-				    "temporary file: %s", strerror(errno));
-	return 0;
 }
 
 /* The parts' counts into C and their corrupt lines into PP->rs (the first
@@ -944,7 +1099,8 @@ static int tl_run_parts(const char *const *paths, size_t n,
 			FILE *out, st_trace_timeline_counts *c, st_log *log,
 			st_error *err)
 {
-	struct tl_par pp = { .paths = paths, .n = n, .o = o, .rs = rs };
+	struct tl_par pp = { .paths = paths, .n = n, .o = o, .rs = rs,
+			     .out = out };
 	size_t nw = (size_t)o->jobs < n ? (size_t)o->jobs : n, started = 0;
 	pthread_t *w = calloc(nw, sizeof(*w));
 	struct tl *t = NULL;
@@ -973,14 +1129,16 @@ static int tl_run_parts(const char *const *paths, size_t n,
 			pthread_cond_wait(&pp.cv, &pp.mu);
 		ok = pp.parts[i].done && pp.parts[i].rc == 0;
 		pthread_mutex_unlock(&pp.mu);
-		if (!ok || spool_copy(pp.parts[i].spool, out, err) < 0) {
+		if (!ok || (!pp.parts[i].direct &&
+			    spool_copy(pp.parts[i].spool, out, err) < 0)) {
 			pthread_mutex_lock(&pp.mu);
 			pp.stop = true;
 			pthread_cond_broadcast(&pp.cv);
 			pthread_mutex_unlock(&pp.mu);
 			break;
 		}
-		fclose(pp.parts[i].spool);
+		if (pp.parts[i].spool)
+			fclose(pp.parts[i].spool);
 		pp.parts[i].spool = NULL;
 		pthread_mutex_lock(&pp.mu);
 		pp.joined = i + 1;
