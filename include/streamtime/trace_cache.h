@@ -58,6 +58,8 @@ typedef struct st_trace_cache_stats {
 	uint64_t uncached;          /* inputs that cannot be cached */
 	uint64_t recent;            /* inputs changed less than 2 s ago:
 				     * read, not kept yet */
+	uint64_t split;             /* read in ranges (access points) */
+	uint64_t indexed;           /* access points built and kept */
 	char warning[256];          /* "" or why the cache was not written
 				     * (the run's answer is right anyway) */
 } st_trace_cache_stats;

@@ -116,9 +116,11 @@ void trace_cache_end(st_trace_cache *c, bool on, const char *prog)
 	st_msg_verbose("%s: cache %s: %s%" PRIu64 " files from it, %" PRIu64
 		       " read, %" PRIu64 " not cacheable, %" PRIu64
 		       " changed in the last 2 s (not kept yet); %" PRIu64
-		       " entries written, %" PRIu64 " evicted", prog, c->dir,
+		       " entries written, %" PRIu64 " evicted; %" PRIu64
+		       " indexed, %" PRIu64 " read in ranges", prog, c->dir,
 		       c->st.run_hit ? "the run's entry, " : "", c->st.hits,
 		       c->st.misses, c->st.uncached, c->st.recent,
-		       c->st.written, c->st.evicted);
+		       c->st.written, c->st.evicted, c->st.indexed,
+		       c->st.split);
 	st_trace_cache_release(c);
 }

@@ -24,6 +24,7 @@
 #include "streamtime/trace_cache.h"
 
 #include "trace_compare_int.h"
+#include "zran.h"
 
 #define MAGIC "streamtime-cache 1\n"
 #define HEADTAIL 4096
@@ -414,6 +415,12 @@ struct in {
 	st_sum_partial *part;
 	st_trace_summary fs;
 	st_trace_opts o1;
+	/* the access points of a big .pfw.gz built on this read, to be
+	 * written as the entry ZDIGEST */
+	char *ztext;
+	size_t zlen;
+	char zdigest[65];
+	bool split;               /* read in ranges */
 };
 
 /* A file of identity ID (st_trace_cache_file_id) last changed at least
@@ -578,27 +585,206 @@ static void ready(struct work *w, size_t i, int started)
 /* ---- trace summary ---------------------------------------------------- */
 
 struct sum_ctx {
+	st_trace_cache *c;
 	const st_trace_opts *o;
 	const char *group, *per;
+	size_t parts;             /* the ranges of a file with an index */
 };
 
-/* IN's summary partial made (one thread, one file), kept to be merged
- * as it is; its text made too when it goes into the cache. */
+/* ---- one big .pfw.gz in ranges (zran.h) --------------------------------
+ *
+ * A gzip input of ZRAN_MIN_BYTES or more gets its access points built by
+ * a thread of their own beside its first read, kept as the entry of the
+ * key "zran" and its identity (never beside the input).  A later read
+ * with a few inputs and more jobs than inputs reads it in ranges, one
+ * thread each, from those points; the ranges' records are then one
+ * file's again, and the summary is the one a sequential read makes.  A
+ * range that fails (the file was changed as its identity cannot tell) is
+ * not trusted: the file is read from its start instead, and says what a
+ * sequential read says. */
+
+#define ZRAN_MIN_BYTES (1 << 20)
+#define ZRAN_VERSION 1
+#define ZRAN_MAX_PARTS 64
+
+/* The digest of IN's index entry into OUT: false out of memory. */
+static bool zran_digest(const struct in *in, char out[65])
+{
+	size_t len = 0;
+	char *key = key_start("zran", ZRAN_VERSION, 0, "", &len);
+
+	if (!key || !(key = key_add(key, &len, in->id)))
+		return false;
+	st_trace_cache_digest(key, len, out);
+	free(key);
+	return true;
+}
+
+/* Is IN big enough, and gzip, for an index? */
+static bool zran_worth(const struct in *in)
+{
+	intmax_t size = 0;
+	size_t n = strlen(in->path);
+
+	return in->cacheable &&
+	       sscanf(in->id, "%*s %*s %jd", &size) == 1 &&
+	       size >= ZRAN_MIN_BYTES && n > 3 &&
+	       strcmp(in->path + n - 3, ".gz") == 0;
+}
+
+/* The index of IN from cache C: new, or NULL (none, or not whole). */
+static st_zran *zran_load(st_trace_cache *c, const struct in *in)
+{
+	char *text;
+	const char *pay;
+	size_t len;
+	st_zran *x;
+
+	if (!entry_get(c, in->zdigest, &text, &pay, &len))
+		return NULL;
+	x = st_zran_decode(pay, len);
+	free(text);
+	return x;
+}
+
+struct zbuild {
+	const char *path;
+	st_zran *x;
+	pthread_t th;
+	bool started;
+};
+
+static void *zbuild_main(void *arg)
+{
+	struct zbuild *b = arg;
+	st_error err;
+
+	b->x = st_zran_build(b->path, ST_ZRAN_SPAN, &err);
+	return NULL;
+}
+
+/* The index B built, joined, kept in IN to be written when IN is kept
+ * and the index leads somewhere. */
+static void zbuild_end(struct zbuild *b, struct in *in)
+{
+	if (!b->started)
+		return;
+	pthread_join(b->th, NULL);
+	if (in->keep && b->x && b->x->n &&
+	    st_zran_encode(b->x, &in->ztext, &in->zlen) < 0)
+		in->ztext = NULL;
+	st_zran_free(b->x);
+}
+
+struct ranges {
+	const st_zran *x;
+	const char *path;
+	size_t cut[ZRAN_MAX_PARTS], nc;
+};
+
+static st_pfw_reader *range_open(const void *ctx, size_t i, st_error *err)
+{
+	const struct ranges *rg = ctx;
+
+	return st_zran_open(rg->x, rg->path, i ? rg->cut[i - 1] : SIZE_MAX,
+			    i < rg->nc ? rg->cut[i] : SIZE_MAX, err);
+}
+
+/* The records of S's inputs, the ranges of one file in order, made that
+ * file's record: 0, or -1 when a range failed. */
+static int ranges_join(st_trace_summary *s)
+{
+	st_trace_file *f = &s->files_in[0];
+
+	for (size_t i = 1; i < s->n_files; i++) {
+		st_trace_file *g = &s->files_in[i];
+
+		if (g->err_code)
+			return -1;
+		if (g->st.events && (!f->st.events || g->first_us < f->first_us))
+			f->first_us = g->first_us;
+		if (g->st.events && (!f->st.events || g->end_us > f->end_us))
+			f->end_us = g->end_us;
+		f->st.lines += g->st.lines;
+		f->st.events += g->st.events;
+		f->st.meta += g->st.meta;
+		f->st.other += g->st.other;
+		f->st.bad += g->st.bad;
+		f->st.fast += g->st.fast;
+	}
+	if (f->err_code)
+		return -1;
+	f->not_trace = f->st.events == 0 && f->st.meta == 0 &&
+		       f->st.other == 0;
+	s->n_files = 1;
+	for (size_t k = 0; k < s->n_bad; k++)
+		s->bad[k].file = 0;
+	return 0;
+}
+
+/* IN's summary partial made from X's ranges (IN->o1 set), one thread
+ * each: true when it was, false when IN is to be read from its start. */
+static bool make_ranges(const struct sum_ctx *x, struct in *in,
+			const st_zran *zx)
+{
+	struct ranges rg = { .x = zx, .path = in->path };
+	const char *paths[ZRAN_MAX_PARTS];
+
+	rg.nc = st_zran_cut(zx, x->parts, rg.cut);
+	if (!rg.nc)
+		return false;
+	for (size_t i = 0; i <= rg.nc; i++)
+		paths[i] = in->path;
+	in->o1.jobs = (int)rg.nc + 1;
+	in->o1.open_at = range_open;
+	in->o1.open_ctx = &rg;
+	in->part = st_sum_partial_new(paths, rg.nc + 1, &in->o1, x->group,
+				      x->per, &in->fs, &in->err);
+	in->o1.open_at = NULL;
+	in->o1.open_ctx = NULL;
+	in->o1.jobs = 1;
+	if (in->part && ranges_join(&in->fs) == 0)
+		return true;
+	st_sum_partial_free(in->part);
+	in->part = NULL;
+	st_trace_summary_release(&in->fs);
+	return false;
+}
+
+/* IN's summary partial made (one thread, one file; or its ranges, one
+ * thread each), kept to be merged as it is; its text made too when it
+ * goes into the cache, and its access points when built now. */
 static void make_summary(struct work *w, struct in *in)
 {
 	const struct sum_ctx *x = w->ctx;
+	struct zbuild zb = { .path = in->path };
+	st_zran *zx = NULL;
+	bool split = false;
 	FILE *m;
 
 	in->o1 = *x->o;
 	in->o1.jobs = 1;
 	in->o1.max_bad = keep_bad(x->o->max_bad);
-	if (!(in->part = st_sum_partial_new(&in->path, 1, &in->o1, x->group,
+	if (zran_worth(in) && zran_digest(in, in->zdigest)) {
+		if ((zx = zran_load(x->c, in)))
+			in->split = split = x->parts > 1 &&
+					    make_ranges(x, in, zx);
+		else
+			zb.started = in->settled &&
+				     pthread_create(&zb.th, NULL, zbuild_main,
+						    &zb) == 0;
+		st_zran_free(zx);
+	}
+	if (!split &&
+	    !(in->part = st_sum_partial_new(&in->path, 1, &in->o1, x->group,
 					    x->per, &in->fs, &in->err))) {
 		in->rc = -1;
+		zbuild_end(&zb, in);
 		return;
 	}
 	in->keep = in->cacheable && in->settled && in->fs.n_files == 1 &&
 		   in->fs.files_in[0].err_code == 0 && unchanged(in);
+	zbuild_end(&zb, in);
 	if (!in->keep)
 		return;
 	if (!(m = open_memstream(&in->text, &in->len))) {
@@ -617,6 +803,8 @@ static void in_done(struct in *in)
 {
 	free(in->text);
 	in->text = NULL;
+	free(in->ztext);
+	in->ztext = NULL;
 	st_sum_partial_free(in->part);
 	in->part = NULL;
 	st_trace_summary_release(&in->fs);
@@ -698,6 +886,7 @@ static int merge_ins(st_trace_cache *c, struct in *in, size_t n,
 			w->make(w, &in[i]);     /* gone or damaged since */
 		c->st.hits += cached;
 		c->st.misses += in[i].cacheable && !cached;
+		c->st.split += !cached && in[i].split;
 		if (in[i].rc) {
 			*err = in[i].err;
 			rc = -1;
@@ -707,6 +896,11 @@ static int merge_ins(st_trace_cache *c, struct in *in, size_t n,
 			rc = cached ? 1 : -1;
 		} else if (in[i].keep) {
 			entry_put(c, in[i].digest, in[i].pay, in[i].len);
+			if (in[i].ztext) {
+				entry_put(c, in[i].zdigest, in[i].ztext,
+					  in[i].zlen);
+				c->st.indexed++;
+			}
 		}
 		in_done(&in[i]);
 	}
@@ -732,7 +926,7 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 			     const char *group, const char *per,
 			     st_trace_summary *s, st_error *err)
 {
-	struct sum_ctx x = { o, group, per };
+	struct sum_ctx x = { c, o, group, per, 1 };
 	struct work w = { .make = make_summary, .ctx = &x };
 	st_sum_merge mg = { 0 };
 	char *opts, *key = NULL, run[65];
@@ -751,6 +945,9 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 	}
 	for (size_t i = 0; i < n; i++)
 		in[i].path = paths[i];
+	if (o->jobs > 1 && (size_t)o->jobs / n > 1)
+		x.parts = (size_t)o->jobs / n > ZRAN_MAX_PARTS ? ZRAN_MAX_PARTS
+			  : (size_t)o->jobs / n;
 	key = key_start("summary.bin", ST_SUM_PARTIAL_VERSION,
 			keep_bad(o->max_bad), opts, &klen);
 	ids(c, in, n, key, klen, "summary.bin.file", ST_SUM_PARTIAL_VERSION,
