@@ -28,8 +28,8 @@
  * run that finds it held leaves the eviction to the holder).  Readers
  * take no lock: an entry is never changed once it is renamed.
  *
- * A run is served whole from its run entry when every input is as
- * before; otherwise each unchanged file from its file entry and the
+ * A run is served whole from its run entry (a summary of one input:
+ * from its file entry) when every input is as before; otherwise each unchanged file from its file entry and the
  * others read, then merged as `trace merge` merges partials: the output
  * is the one the run gives without the cache.  Not cached, read every
  * time: standard input and what is not a regular file, a file with a

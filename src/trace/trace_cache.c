@@ -952,6 +952,8 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 			keep_bad(o->max_bad), opts, &klen);
 	ids(c, in, n, key, klen, "summary.bin.file", ST_SUM_PARTIAL_VERSION,
 	    keep_bad(o->max_bad), opts, run);
+	if (n == 1)
+		run[0] = '\0';     /* its file entry is the run's */
 	free(opts);
 	if (sum_from_run(c, run, &mg, paths[0])) {
 		c->st.run_hit = true;
