@@ -23,23 +23,7 @@
 #define TMPDIR_NAME "zran"
 #include "tmpdir.h"
 
-struct buf {
-	unsigned char *p;
-	size_t n, cap;
-};
-
-static void buf_add(struct buf *b, const void *p, size_t n)
-{
-	if (!n)
-		return;
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 64;
-		b->p = realloc(b->p, b->cap);
-		assert_non_null(b->p);
-	}
-	memcpy(b->p + b->n, p, n);
-	b->n += n;
-}
+#include "buf.h"
 
 /* About N bytes of DFTracer lines: events naming their file by fhash,
  * with FH events that map (and later map again) the hashes, a BOM-less
@@ -100,19 +84,6 @@ static void gz(struct buf *out, const unsigned char *t, size_t n, size_t per)
 		} while (rc != Z_STREAM_END);
 		deflateEnd(&zs);
 	}
-}
-
-static char *put(const char *name, const struct buf *b)
-{
-	static char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(b->p, 1, b->n, f), b->n);
-	assert_int_equal(fclose(f), 0);
-	return path;
 }
 
 /* The content of PATH by zlib's gzread: the sequential reference. */
