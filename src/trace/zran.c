@@ -10,14 +10,17 @@
  *
  * The M events before a point are found in the same pass: a line that
  * holds "M" (or a backslash, for an escaped one) is parsed by a reader
- * of its own, and kept when that reader counts it as an M event.  A
- * line of more than ST_PFW_MAX_LINE bytes is corrupt to the reader and
- * never kept. */
+ * of its own, and kept when that reader counts it as an M event, unless
+ * it leaves that reader's maps as they were (an M event of another name,
+ * or a hash mapped again to the name it has): replaying the rest in
+ * order leaves the maps as a sequential read has them.  A line of more
+ * than ST_PFW_MAX_LINE bytes is corrupt to the reader and never kept. */
 #include "zran.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,14 +73,58 @@ static bool maybe_meta(const unsigned char *line, size_t len)
 	return false;
 }
 
+/* Does LINE[0..LEN), read in full by the fast scanner, leave B's maps as
+ * they are: an M event of another name (no map), or one that maps a hash
+ * to the name it has already?  (Merged traces say the same again and
+ * again.)  false when it cannot tell. */
+static bool meta_idle(struct build *b, const unsigned char *line, size_t len)
+{
+	static const char maps[][3] = { "HH", "FH", "SH" };
+	st_pfw_raw raw;
+	char key[24];
+	const char *k, *cur;
+	size_t kn, cn;
+	int64_t id;
+	int m;
+
+	if (!st_pfw_scan_fast((const char *)line, len, &raw) ||
+	    raw.ph.kind != ST_PFW_STRING || raw.ph.n != 1 ||
+	    raw.ph.s[0] != 'M' || raw.name.kind != ST_PFW_STRING)
+		return false;
+	for (m = 0; m < 3; m++)
+		if (raw.name.n == 2 && memcmp(raw.name.s, maps[m], 2) == 0)
+			break;
+	if (m == 3)
+		return true;
+	if (raw.aname.kind != ST_PFW_STRING)
+		return false;
+	if (raw.avalue.kind == ST_PFW_INT) {
+		kn = (size_t)snprintf(key, sizeof(key), "%lld",
+				      (long long)raw.avalue.i);
+		k = key;
+	} else if (raw.avalue.kind == ST_PFW_STRING) {
+		k = raw.avalue.s;
+		kn = raw.avalue.n;
+	} else {
+		return false;
+	}
+	if ((id = st_pfw_lookup(b->mr, maps[m], k, kn)) < 0)
+		return false;
+	cur = m == 1 ? st_pfw_file_str(b->mr, (uint32_t)id, &cn)
+		     : st_pfw_str(b->mr, (uint32_t)id, &cn);
+	return cn == raw.aname.n && memcmp(cur, raw.aname.s, cn) == 0;
+}
+
 /* Keep LINE[0..LEN), line B->lineno, when the reader takes it as an M
- * event.  0, or -1 out of memory. */
+ * event that changes its maps.  0, or -1 out of memory. */
 static int meta_keep(struct build *b, const unsigned char *line, size_t len)
 {
 	st_zran *x = b->x;
 	uint64_t before = st_pfw_stats_get(b->mr)->meta;
 	st_pfw_event ev;
 
+	if (meta_idle(b, line, len))
+		return 0;
 	st_pfw_feed(b->mr, (const char *)line, len, &ev);
 	if (st_pfw_stats_get(b->mr)->meta == before)
 		return 0;
