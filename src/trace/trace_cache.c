@@ -309,6 +309,114 @@ static void entry_put(st_trace_cache *c, const char *digest, const char *pay,
 	free(path);
 }
 
+/* An entry written as its payload is made: to a temporary in DIR, the
+ * payload hashed on its way, the header (its length zero-padded to a
+ * fixed width, which entry_get reads as any other) written last at the
+ * start.  A summary's partial goes so, without a copy in memory. */
+struct entry_w {
+	int fd;
+	char *tmp;                /* the temporary, until renamed */
+	struct sha256_ctx x;
+	size_t len;
+	int err;                  /* errno of a failed write */
+};
+
+#define HEAD_LEN (sizeof(MAGIC) - 1 + 65 + 20 + 1 + 64 + 1)
+
+static ssize_t ew_write(void *cookie, const char *buf, size_t n)
+{
+	struct entry_w *e = cookie;
+	size_t done = 0;
+
+	sha256_update(&e->x, n, (const uint8_t *)buf);
+	while (done < n) {
+		ssize_t k = write(e->fd, buf + done, n - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			e->err = k < 0 ? errno : ENOSPC;
+			return -1;
+		}
+		done += (size_t)k;
+	}
+	e->len += n;
+	return (ssize_t)n;
+}
+
+/* A stream writing the payload of entry DIGEST of C into E (zeroed): new,
+ * or NULL with E->err set. */
+static FILE *entry_open(const st_trace_cache *c, const char *digest,
+			struct entry_w *e)
+{
+	cookie_io_functions_t io = { .write = ew_write };
+	FILE *f = NULL;
+
+	e->fd = -1;
+	if (asprintf(&e->tmp, "%s/.st1-%.16s.%ld.XXXXXX", c->dir, digest,
+		     (long)getpid()) < 0) {
+		e->tmp = NULL;
+		e->err = ENOMEM;
+		return NULL;
+	}
+	sha256_init(&e->x);
+	if ((e->fd = mkstemp(e->tmp)) < 0 || fchmod(e->fd, 0644) < 0 ||
+	    lseek(e->fd, (off_t)HEAD_LEN, SEEK_SET) < 0 ||
+	    !(f = fopencookie(e, "w", io))) {
+		e->err = errno;
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	return f;
+}
+
+/* F (of entry_open) closed and E's header written: true when the
+ * temporary holds the whole entry DIGEST. */
+static bool entry_close(struct entry_w *e, const char *digest, FILE *f)
+{
+	uint8_t d[SHA256_DIGEST_SIZE];
+	char head[HEAD_LEN + 1], sum[65];
+
+	if (f && fclose(f) != 0 && !e->err)
+		e->err = errno ? errno : EIO;
+	if (e->fd < 0 || e->err)
+		return false;
+	sha256_digest(&e->x, sizeof(d), d);
+	hex(d, sizeof(d), sum);
+	snprintf(head, sizeof(head), "%s%s\n%020zu %s\n", MAGIC, digest,
+		 e->len, sum);
+	if (pwrite(e->fd, head, HEAD_LEN, 0) != (ssize_t)HEAD_LEN) {
+		e->err = errno ? errno : EIO;
+		return false;
+	}
+	return true;
+}
+
+/* E's temporary renamed to entry DIGEST's place when KEEP, else removed;
+ * its descriptor closed. */
+static void entry_end(st_trace_cache *c, struct entry_w *e,
+		      const char *digest, bool keep)
+{
+	char *path = keep ? entry_path(c, digest) : NULL;
+
+	if (e->fd >= 0)
+		close(e->fd);
+	e->fd = -1;
+	if (e->err) {
+		errno = e->err;
+		warn(c, "write in", c->dir);
+		keep = false;
+	}
+	if (e->tmp && (!keep || !path || rename(e->tmp, path) < 0))
+		unlink(e->tmp);
+	else if (e->tmp)
+		c->st.written++;
+	free(path);
+	free(e->tmp);
+	e->tmp = NULL;
+	e->err = 0;
+}
+
 struct ent {
 	char *name;
 	off_t size;
@@ -421,6 +529,7 @@ struct in {
 	size_t zlen;
 	char zdigest[65];
 	bool split;               /* read in ranges */
+	struct entry_w ew;        /* its summary entry, written already */
 };
 
 /* A file of identity ID (st_trace_cache_file_id) last changed at least
@@ -787,20 +896,18 @@ static void make_summary(struct work *w, struct in *in)
 	zbuild_end(&zb, in);
 	if (!in->keep)
 		return;
-	if (!(m = open_memstream(&in->text, &in->len))) {
+	m = entry_open(x->c, in->digest, &in->ew);
+	if (!m || st_sum_partial_write_bin(m, in->part, &in->fs) < 0)
 		in->keep = false;
-		return;
-	}
-	if (st_sum_partial_write_bin(m, in->part, &in->fs) < 0)
+	if (!entry_close(&in->ew, in->digest, m))
 		in->keep = false;
-	if (fclose(m) != 0)
-		in->keep = false;
-	in->pay = in->text;
 }
 
 /* IN's partial done with: its text, what was made. */
-static void in_done(struct in *in)
+static void in_done(st_trace_cache *c, struct in *in)
 {
+	if (in->ew.tmp)
+		entry_end(c, &in->ew, in->digest, false);
 	free(in->text);
 	in->text = NULL;
 	free(in->ztext);
@@ -810,10 +917,10 @@ static void in_done(struct in *in)
 	st_trace_summary_release(&in->fs);
 }
 
-static void ins_free(struct in *in, size_t n)
+static void ins_free(st_trace_cache *c, struct in *in, size_t n)
 {
 	for (size_t i = 0; in && i < n; i++)
-		in_done(&in[i]);
+		in_done(c, &in[i]);
 	free(in);
 }
 
@@ -895,14 +1002,18 @@ static int merge_ins(st_trace_cache *c, struct in *in, size_t n,
 				entry_drop(c, in[i].digest);
 			rc = cached ? 1 : -1;
 		} else if (in[i].keep) {
-			entry_put(c, in[i].digest, in[i].pay, in[i].len);
+			if (in[i].ew.tmp)
+				entry_end(c, &in[i].ew, in[i].digest, true);
+			else
+				entry_put(c, in[i].digest, in[i].pay,
+					  in[i].len);
 			if (in[i].ztext) {
 				entry_put(c, in[i].zdigest, in[i].ztext,
 					  in[i].zlen);
 				c->st.indexed++;
 			}
 		}
-		in_done(&in[i]);
+		in_done(c, &in[i]);
 	}
 	stop(w, th, started);
 	return rc;
@@ -961,7 +1072,7 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 	} else if ((rc = merge_ins(c, in, n, &w, o->jobs < 1 ? 1 : o->jobs,
 				   sum_add, &mg, err)) != 0) {
 		st_sum_merge_release(&mg);
-		ins_free(in, n);
+		ins_free(c, in, n);
 		if (rc < 0)
 			return -1;
 		return st_trace_summarize(paths, n, o, s, err);
@@ -972,7 +1083,7 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 		if (all)
 			sum_put_run(c, run, &mg);
 	}
-	ins_free(in, n);
+	ins_free(c, in, n);
 	rc = st_sum_merge_finish(&mg, o->max_bad, s, err);
 	for (size_t i = 0; rc == 0 && i < s->n_files && i < n; i++)
 		s->files_in[i].path = paths[i];
@@ -1174,7 +1285,7 @@ int st_trace_cache_compare(st_trace_cache *c, st_compare_case *cs,
 		for (size_t k = 0; k < n; k++)
 			case_take(&cs[k], &mg.cases[k]);
 	for (size_t k = 0; k < n; k++)
-		ins_free(ins[k], ins[k] ? cs[k].n : 0);
+		ins_free(c, ins[k], ins[k] ? cs[k].n : 0);
 	free(ins);
 	st_compare_merge_release(&mg);
 	if (c->st.written)
