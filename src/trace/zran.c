@@ -291,8 +291,11 @@ static int pass(struct build *b, int fd, uint64_t span, st_error *err)
 			st_error_set(err, ST_EXIT_IOERR, "out of memory");
 			goto out;
 		}
+		/* one point per line at most: none while one waits for its
+		 * line */
 		if (zr == Z_OK && (zs.data_type & 128) &&
-		    !(zs.data_type & 64) && b->base + b->len - last >= span) {
+		    !(zs.data_type & 64) && !b->pending &&
+		    b->base + b->len - last >= span) {
 			uint64_t used = in_read - zs.avail_in;
 
 			last = b->base + b->len;

@@ -69,27 +69,43 @@ static struct buf trace_text(size_t n, unsigned seed)
 	return b;
 }
 
-/* T[0..N) as gzip members, each of at most PER bytes, into OUT. */
-static void gz(struct buf *out, const unsigned char *t, size_t n, size_t per)
+/* T[0..N) as gzip members, each of at most PER bytes, into OUT; a deflate
+ * block ended every EVERY bytes (Z_BLOCK: at any bit) when not 0. */
+static void gz_blocks(struct buf *out, const unsigned char *t, size_t n,
+		      size_t per, size_t every)
 {
 	for (size_t at = 0; at < n; at += per) {
 		z_stream zs = { 0 };
 		unsigned char chunk[65536];
+		size_t end = n - at < per ? n : at + per, step;
 		int rc;
 
 		assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8,
 					      Z_DEFAULT_STRATEGY), Z_OK);
-		zs.next_in = (unsigned char *)t + at;
-		zs.avail_in = (uInt)(n - at < per ? n - at : per);
-		do {
-			zs.next_out = chunk;
-			zs.avail_out = sizeof(chunk);
-			rc = deflate(&zs, Z_FINISH);
-			assert_true(rc == Z_OK || rc == Z_STREAM_END);
-			buf_add(out, chunk, sizeof(chunk) - zs.avail_out);
-		} while (rc != Z_STREAM_END);
+		for (size_t p = at; p < end; p += step) {
+			int flush;
+
+			step = every && end - p > every ? every : end - p;
+			flush = p + step >= end ? Z_FINISH : Z_BLOCK;
+			zs.next_in = (unsigned char *)t + p;
+			zs.avail_in = (uInt)step;
+			do {
+				zs.next_out = chunk;
+				zs.avail_out = sizeof(chunk);
+				rc = deflate(&zs, flush);
+				assert_true(rc == Z_OK || rc == Z_STREAM_END);
+				buf_add(out, chunk,
+					sizeof(chunk) - zs.avail_out);
+			} while (zs.avail_out == 0 ||
+				 (flush == Z_FINISH && rc != Z_STREAM_END));
+		}
 		deflateEnd(&zs);
 	}
+}
+
+static void gz(struct buf *out, const unsigned char *t, size_t n, size_t per)
+{
+	gz_blocks(out, t, n, per, 0);
 }
 
 /* The content of PATH by zlib's gzread: the sequential reference. */
@@ -365,6 +381,52 @@ static void test_ranges_equal_sequential_read(void **state)
 	free(g.p);
 }
 
+/* Lines longer than the span between points: a point waiting for its
+ * line takes no other before it, so each leads to a line of its own
+ * (found by fuzz_zran_read: the earlier ones led nowhere). */
+static void test_point_waits_for_long_line(void **state)
+{
+	struct buf t = { 0 }, g = { 0 }, ref;
+	const char *path;
+	st_zran *x;
+
+	(void)state;
+	for (unsigned i = 0, seed = 1; i < 300; i++) {
+		char line[5000], name[3800];
+		size_t n = 3000 + (i % 7) * 100;
+		int k;
+
+		for (size_t j = 0; j < n; j++) {
+			seed = seed * 1103515245u + 12345u;
+			name[j] = (char)('a' + (seed >> 16) % 26);
+		}
+		name[n] = '\0';
+		k = snprintf(line, sizeof(line), "{\"id\":%u,\"name\":\"read\","
+			     "\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%u,"
+			     "\"dur\":2,\"ph\":\"X\",\"args\":{\"fname\":"
+			     "\"/%s\"}}\n", i, i, name);
+		buf_add(&t, line, (size_t)k);
+	}
+	gz_blocks(&g, t.p, t.n, t.n, 700);
+	path = put("long.pfw.gz", &g);
+	ref = by_gzread(path);
+	x = build(path, 500);
+	assert_true(x->n > 10);
+	for (size_t k = 0; k < x->n; k++) {
+		const st_zran_ap *a = &x->ap[k];
+
+		assert_true(a->line_out >= a->p.out);
+		assert_true(a->line_out < x->total);
+		assert_int_equal(ref.p[a->line_out - 1], '\n');
+		if (k)
+			assert_true(a->line_out > x->ap[k - 1].line_out);
+	}
+	st_zran_free(x);
+	free(t.p);
+	free(g.p);
+	free(ref.p);
+}
+
 /* A damaged or plain file gets no index. */
 static void test_no_index_of_damaged_file(void **state)
 {
@@ -392,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_resume_checks_the_trailer),
 		cmocka_unit_test(test_index_encode_decode),
 		cmocka_unit_test(test_ranges_equal_sequential_read),
+		cmocka_unit_test(test_point_waits_for_long_line),
 		cmocka_unit_test(test_no_index_of_damaged_file),
 	};
 
