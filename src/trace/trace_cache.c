@@ -772,17 +772,24 @@ static void *zbuild_main(void *arg)
 	return NULL;
 }
 
-/* The index B built, joined, kept in IN to be written when IN is kept
- * and the index leads somewhere. */
+static void zbuild_join(struct zbuild *b)
+{
+	if (b->started)
+		pthread_join(b->th, NULL);
+	b->started = false;
+}
+
+/* The index B built (joined), kept in IN to be written when IN is kept
+ * (its file unchanged since before both reads) and the index leads
+ * somewhere. */
 static void zbuild_end(struct zbuild *b, struct in *in)
 {
-	if (!b->started)
-		return;
-	pthread_join(b->th, NULL);
+	zbuild_join(b);
 	if (in->keep && b->x && b->x->n &&
 	    st_zran_encode(b->x, &in->ztext, &in->zlen) < 0)
 		in->ztext = NULL;
 	st_zran_free(b->x);
+	b->x = NULL;
 }
 
 struct ranges {
@@ -854,6 +861,8 @@ static bool make_ranges(const struct sum_ctx *x, struct in *in,
 	in->o1.jobs = 1;
 	if (in->part && ranges_join(&in->fs) == 0)
 		return true;
+	/* not what the file holds now: read it from its start */
+	entry_drop(x->c, in->zdigest);
 	st_sum_partial_free(in->part);
 	in->part = NULL;
 	st_trace_summary_release(&in->fs);
@@ -891,6 +900,7 @@ static void make_summary(struct work *w, struct in *in)
 		zbuild_end(&zb, in);
 		return;
 	}
+	zbuild_join(&zb);
 	in->keep = in->cacheable && in->settled && in->fs.n_files == 1 &&
 		   in->fs.files_in[0].err_code == 0 && unchanged(in);
 	zbuild_end(&zb, in);

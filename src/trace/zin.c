@@ -40,6 +40,9 @@ struct st_zin {
 	bool between;            /* after a member: another, or the end */
 	bool done;
 	uint64_t limit;          /* content bytes still to give */
+	uint64_t pos;            /* the content offset of the next byte */
+	uint64_t check_at;       /* where the member's CRC-32 must be */
+	uint32_t check_crc;      /* CHECK_CRC (UINT64_MAX: nowhere) */
 	int err;                 /* 65, 74, 0 */
 	const char *what;
 	char msg[128];
@@ -275,6 +278,12 @@ static void inf_free(st_zin *z)
 	free(z->st);
 }
 
+/* The CRC-32 of the member's content inflated so far. */
+static uint32_t inf_crc(const st_zin *z)
+{
+	return z->st ? z->st->crc : 0;
+}
+
 const char *st_zin_inflater(void)
 {
 	return "ISA-L";
@@ -373,6 +382,11 @@ static void inf_free(st_zin *z)
 		inflateEnd(&z->zs);
 }
 
+static uint32_t inf_crc(const st_zin *z)
+{
+	return z->raw ? z->rcrc : (uint32_t)z->zs.adler;
+}
+
 const char *st_zin_inflater(void)
 {
 	return "zlib";
@@ -406,6 +420,7 @@ st_zin *st_zin_open(const char *path)
 		return NULL;
 	}
 	z->limit = UINT64_MAX;
+	z->check_at = UINT64_MAX;
 	return z;
 }
 
@@ -511,13 +526,34 @@ static ssize_t zin_read(st_zin *z, unsigned char *out, size_t n)
 	}
 }
 
+/* zin_read, stopping at CHECK_AT to check the CRC-32 there. */
+static ssize_t zin_read_checked(st_zin *z, unsigned char *out, size_t n)
+{
+	ssize_t got;
+
+	if (z->check_at > z->pos && n > z->check_at - z->pos)
+		n = (size_t)(z->check_at - z->pos);
+	got = zin_read(z, out, n);
+	if (got <= 0)
+		return got;
+	z->pos += (uint64_t)got;
+	if (z->pos == z->check_at) {
+		z->check_at = UINT64_MAX;
+		if (inf_crc(z) != z->check_crc) {
+			/* the bytes before it are not trusted either */
+			return fail(z, 65, "incorrect data check");
+		}
+	}
+	return got;
+}
+
 ssize_t st_zin_read(st_zin *z, void *buf, size_t n)
 {
 	ssize_t got;
 
 	if (n > z->limit)
 		n = (size_t)z->limit;
-	got = zin_read(z, buf, n);
+	got = zin_read_checked(z, buf, n);
 	if (got > 0)
 		z->limit -= (uint64_t)got;
 	return got;
@@ -544,20 +580,27 @@ static int seek_point(st_zin *z, const st_zin_point *p)
 }
 
 st_zin *st_zin_open_at(const char *path, const st_zin_point *p,
-		       uint64_t skip, uint64_t len)
+		       uint64_t skip, uint64_t len, const st_zin_point *next)
 {
 	st_zin *z = st_zin_open(path);
 	unsigned char *scratch = NULL;
 
 	if (!z)
 		return NULL;
+	z->pos = p ? p->out : 0;
+	/* a point where its member starts: nothing before it to check */
+	if (next && next->out > next->member_out && next->out > z->pos) {
+		z->check_at = next->out;
+		z->check_crc = next->crc;
+	}
 	if (p && seek_point(z, p) < 0)
 		return z;
 	if (skip && !(scratch = malloc(IN_CHUNK)))
 		fail(z, 74, "out of memory");
 	while (scratch && skip) {
-		ssize_t got = zin_read(z, scratch, skip < IN_CHUNK
-						   ? (size_t)skip : IN_CHUNK);
+		ssize_t got = zin_read_checked(z, scratch, skip < IN_CHUNK
+							   ? (size_t)skip
+							   : IN_CHUNK);
 
 		if (got <= 0) {
 			if (got == 0)

@@ -57,10 +57,14 @@ typedef struct st_zin_point {
  * NULL, as st_zin_open reads it: the first SKIP bytes of the content
  * after the point dropped, then at most LEN bytes given (UINT64_MAX: to
  * the end).  The member P is in has its CRC-32 and length checked at its
- * end with P's crc and member_out.  NULL with errno set as st_zin_open;
- * an error inflating up to SKIP is st_zin_read's first answer. */
+ * end with P's crc and member_out; and with NEXT (a later point of the
+ * same file, or NULL) the content up to NEXT has NEXT's crc, checked
+ * when it is read (else "incorrect data check"), so that a range that
+ * stops before its member's end is checked too.  NULL with errno set as
+ * st_zin_open; an error inflating up to SKIP is st_zin_read's first
+ * answer. */
 st_zin *st_zin_open_at(const char *path, const st_zin_point *p,
-		       uint64_t skip, uint64_t len);
+		       uint64_t skip, uint64_t len, const st_zin_point *next);
 
 /* "ISA-L" or "zlib": what inflates. */
 const char *st_zin_inflater(void);

@@ -573,7 +573,8 @@ st_pfw_reader *st_zran_open(const st_zran *x, const char *path,
 	errno = 0;
 	if (!(z = st_zin_open_at(path, a ? &a->p : NULL,
 				 a ? a->line_out - a->p.out : 0,
-				 end == UINT64_MAX ? end : end - start))) {
+				 end == UINT64_MAX ? end : end - start,
+				 to == SIZE_MAX ? NULL : &x->ap[to].p))) {
 		st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s", path,
 			     strerror(errno));
 		return NULL;

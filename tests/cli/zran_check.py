@@ -21,6 +21,12 @@ thread each, and says what a sequential read says.  Named checks:
                                size and mtime restored (os.utime): its old
                                index is not used, a new one is built, the
                                answers are the new file's;
+  test_zran_tampered_index_not_trusted  an index whose CRC-32s are not
+                               the file's (its entry whole): the ranges'
+                               content checked against them fails, the
+                               file is read from its start (the output as
+                               without the cache), the index dropped, and
+                               built again on the next read;
   test_zran_only_in_cache_dir  a read-only input folder: nothing written
                                beside the input.
 
@@ -251,6 +257,49 @@ def inplace(tmp, inp, files, cache):
           "then read in ranges from the new one: %r" % again[2][-300:])
 
 
+def tamper(entry):
+    """The CRC-32 of every access point in the index ENTRY flipped, its
+    checksum made again: a whole entry, of an index that is not the
+    file's."""
+    import hashlib
+    import struct
+    with open(entry, "rb") as f:
+        data = f.read()
+    head = data.split(b"\n", 3)
+    pay = bytearray(head[3])
+    n = struct.unpack_from("<Q", pay, 24)[0]
+    at = 48
+    for _ in range(n):
+        cw = struct.unpack_from("<Q", pay, at + 24)[0]
+        struct.pack_into("<Q", pay, at + 24, cw ^ 1)
+        at += 56 + (cw >> 32)
+    line = b"%d %s" % (len(pay), hashlib.sha256(pay).hexdigest().encode())
+    with open(entry, "wb") as f:
+        f.write(b"\n".join(head[:2] + [line, bytes(pay)]))
+    return n
+
+
+def tampered(tmp, inp, files, cache):
+    bug("test_zran_tampered_index_not_trusted")
+    f = files[0]
+    c = os.path.join(tmp, "cache-tampered")
+    plain = run("trace", "summary", "-j", "1", f)
+    run("trace", "summary", "--cache", c, f)
+    idx = indexes(c)
+    check(len(idx) == 1 and tamper(idx[0]) > 0, "an index to tamper with")
+    drop_results(c)
+    got = run("-v", "trace", "summary", "-j", "2", "--cache", c, f)
+    check(got[:2] == plain[:2], "a tampered index: the file read from its "
+          "start, the output as without the cache: %r" % got[2][-300:])
+    check(b"0 read in ranges" in got[2], "not read in ranges: %r" %
+          got[2][-300:])
+    check(not indexes(c), "the tampered index dropped")
+    drop_results(c)
+    got = run("-v", "trace", "summary", "-j", "2", "--cache", c, f)
+    check(got[:2] == plain[:2] and b"1 indexed" in got[2],
+          "then built again: %r" % got[2][-300:])
+
+
 def readonly(tmp, inp, files, cache):
     bug("test_zran_only_in_cache_dir")
     ro = os.path.join(tmp, "ro")
@@ -286,6 +335,7 @@ def body(tmp):
     split_same(tmp, inp, files, cache)
     damaged(tmp, inp, files, cache)
     inplace(tmp, inp, files, cache)
+    tampered(tmp, inp, files, cache)
     readonly(tmp, inp, files, cache)
 
 

@@ -170,7 +170,7 @@ static void test_resume_at_every_point_equals_sequential(void **state)
 	for (size_t k = 0; k < x->n; k++) {
 		const st_zran_ap *a = &x->ap[k];
 		int err;
-		st_zin *z = st_zin_open_at(path, &a->p, 0, UINT64_MAX);
+		st_zin *z = st_zin_open_at(path, &a->p, 0, UINT64_MAX, NULL);
 		struct buf b;
 
 		assert_non_null(z);
@@ -196,7 +196,7 @@ static void test_resume_at_every_point_equals_sequential(void **state)
 			assert_int_equal(a->lineno, nl);
 		}
 		free(b.p);
-		z = st_zin_open_at(path, &a->p, 5, 1000);
+		z = st_zin_open_at(path, &a->p, 5, 1000, NULL);
 		b = drain(z, 333, &err);
 		st_zin_close(z);
 		assert_int_equal(err, 0);
@@ -227,7 +227,8 @@ static void test_resume_checks_the_trailer(void **state)
 	assert_true(x->n > 0);
 	g.p[g.n - 6] ^= 1;              /* the CRC-32's high byte */
 	put("trailer.pfw.gz", &g);
-	z = st_zin_open_at(path, &x->ap[x->n - 1].p, 0, UINT64_MAX);
+	z = st_zin_open_at(path, &x->ap[x->n - 1].p, 0, UINT64_MAX,
+			   NULL);
 	b = drain(z, 65536, &err);
 	assert_int_equal(err, 65);
 	st_zin_close(z);
@@ -427,6 +428,50 @@ static void test_point_waits_for_long_line(void **state)
 	free(ref.p);
 }
 
+/* A range that stops before its member's end still has its content
+ * checked: against the CRC-32 the next point holds.  Here that CRC is
+ * wrong (an index that is not the file's): the range that ends there
+ * says "incorrect data check", 65, where it would otherwise have taken
+ * the bytes unchecked; so does the one that starts there (at its
+ * member's trailer); the first is as it was. */
+static void test_range_checked_at_next_point(void **state)
+{
+	struct buf t = trace_text(2u << 20, 9), g = { 0 };
+	const char *path;
+	st_zran *x;
+	size_t cut[2];
+
+	(void)state;
+	gz(&g, t.p, t.n, t.n);
+	path = put("checked.pfw.gz", &g);
+	x = build(path, 100000);
+	assert_int_equal(st_zran_cut(x, 3, cut), 2);
+	x->ap[cut[1]].p.crc ^= 1;
+	for (size_t i = 0; i < 3; i++) {
+		st_error err = { 0 };
+		st_pfw_reader *r = st_zran_open(x, path,
+						i ? cut[i - 1] : SIZE_MAX,
+						i < 2 ? cut[i] : SIZE_MAX, &err);
+		st_pfw_event ev;
+		int rc;
+
+		assert_non_null(r);
+		while ((rc = st_pfw_next(r, &ev, &err)) > 0)
+			;
+		if (i > 0) {
+			assert_int_equal(rc, ST_PFW_ERROR);
+			assert_int_equal(err.code, 65);
+			assert_non_null(strstr(err.text, "incorrect data check"));
+		} else {
+			assert_int_equal(rc, ST_PFW_EOF);
+		}
+		st_pfw_close(r);
+	}
+	st_zran_free(x);
+	free(t.p);
+	free(g.p);
+}
+
 /* A damaged or plain file gets no index. */
 static void test_no_index_of_damaged_file(void **state)
 {
@@ -455,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_index_encode_decode),
 		cmocka_unit_test(test_ranges_equal_sequential_read),
 		cmocka_unit_test(test_point_waits_for_long_line),
+		cmocka_unit_test(test_range_checked_at_next_point),
 		cmocka_unit_test(test_no_index_of_damaged_file),
 	};
 
