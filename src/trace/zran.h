@@ -9,7 +9,9 @@
  * maps) come before it.  The M events' lines are kept once, in file
  * order: a reader starting at a point reads them first (st_pfw_replay),
  * so its maps are those a sequential read has there, and its answers
- * are the same. */
+ * are the same.  Its content is checked against the CRC-32 the next
+ * point holds (zin.h), so a range of an index that is not its file's
+ * fails instead of answering. */
 #ifndef STREAMTIME_TRACE_ZRAN_H
 #define STREAMTIME_TRACE_ZRAN_H
 
