@@ -64,6 +64,7 @@ else
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/streamtime-split-bench.XXXXXX")
     trap 'rm -rf "$tmp"' EXIT
 fi
+rm -rf "$tmp/cache" "$tmp/fresh"
 mkdir -p "$tmp/plain"
 
 echo "generating $events events under $tmp ..."
@@ -96,8 +97,10 @@ grep -q "1 read in ranges" "$tmp/err.txt" || die "not read in ranges: $(tail -1 
 for o in out out2; do
     cmp -s "$tmp/ref.txt" "$tmp/$o.txt" || die "$o differs from the plain read"
 done
-index_bytes=$(for f in "$tmp"/cache/st1-*.entry; do
-    head -c 400 "$f" | grep -qa stzran1 && wc -c < "$f"; done | head -1)
+index_bytes=0
+for f in "$tmp"/cache/st1-*.entry; do
+    if head -c 400 "$f" | grep -qa stzran1; then index_bytes=$(wc -c < "$f"); fi
+done
 
 hf() {  # NAME PREPARE COMMAND...: hyperfine's JSON in $tmp/NAME.json
     local name=$1 prep=$2; shift 2
@@ -129,6 +132,9 @@ tmp, rounds, ev, pb, gb, ib = sys.argv[1], int(sys.argv[2]), *map(int, sys.argv[
 def med(name, k):
     r = json.load(open("%s/%s-%d.json" % (tmp, name, k)))["results"]
     return [x["median"] for x in r]
+def cpu(name, k):
+    r = json.load(open("%s/%s-%d.json" % (tmp, name, k)))["results"]
+    return [x["user"] + x["system"] for x in r]
 print()
 print("one file: %d X events, %.0f MB inflated, %.1f MB gzip; its access "
       "points %.1f MB" % (ev, pb / 1e6, gb / 1e6, ib / 1e6))
@@ -137,13 +143,19 @@ print("| round | -j 1 (s) | -j 2 in ranges (s) | speed-up | first read, "
       "building (s) | plain read (s) | first read, no index (s) | "
       "building / plain | building / no index |")
 print("|---|---|---|---|---|---|---|---|---|")
-sp, bp, bn = [], [], []
+sp, bp, bn, c = [], [], [], []
 for k in range(1, rounds + 1):
     j1, j2 = med("split", k)
     b, p, n = med("build", k)
     sp.append(j1 / j2); bp.append(b / p); bn.append(b / n)
     print("| %d | %.3f | %.3f | %.2fx | %.3f | %.3f | %.3f | %.2fx | %.2fx |"
           % (k, j1, j2, j1 / j2, b, p, n, b / p, b / n))
+    c.append((cpu("split", k), cpu("build", k)))
+print()
+print("CPU time (user + system, means of each round): -j 1 %s s, -j 2 %s s; "
+      "first read building %s s, plain %s s, first read without an index "
+      "%s s" % tuple("/".join("%.3f" % x[i][j] for x in c)
+                     for i, j in ((0, 0), (0, 1), (1, 0), (1, 1), (1, 2))))
 print()
 for name, v, goal in (("-j 2 speed-up", sp, "at least 1.7x"),
                       ("first read building / plain read", bp,
