@@ -716,6 +716,15 @@ struct sum_ctx {
 #define ZRAN_VERSION 1
 #define ZRAN_MAX_PARTS 64
 
+/* The ranges each of FILES inputs is read in with JOBS threads: the jobs
+ * left over when every input has one, shared. */
+static size_t parts_of(int jobs, size_t files)
+{
+	size_t p = jobs > 1 && files ? (size_t)jobs / files : 1;
+
+	return p < 1 ? 1 : p > ZRAN_MAX_PARTS ? ZRAN_MAX_PARTS : p;
+}
+
 /* The digest of IN's index entry into OUT: false out of memory. */
 static bool zran_digest(const struct in *in, char out[65])
 {
@@ -806,14 +815,16 @@ static st_pfw_reader *range_open(const void *ctx, size_t i, st_error *err)
 			    i < rg->nc ? rg->cut[i] : SIZE_MAX, err);
 }
 
-/* The records of S's inputs, the ranges of one file in order, made that
- * file's record: 0, or -1 when a range failed. */
-static int ranges_join(st_trace_summary *s)
+/* The records FILES[0..*N) of the ranges of one file in order, made
+ * that file's (PATH's) record, its corrupt lines BAD[0..NBAD) its own: 0,
+ * or -1 when a range failed. */
+static int ranges_join(st_trace_file *files, size_t *n, st_trace_bad *bad,
+		       size_t nbad, const char *path)
 {
-	st_trace_file *f = &s->files_in[0];
+	st_trace_file *f = &files[0];
 
-	for (size_t i = 1; i < s->n_files; i++) {
-		st_trace_file *g = &s->files_in[i];
+	for (size_t i = 1; i < *n; i++) {
+		st_trace_file *g = &files[i];
 
 		if (g->err_code)
 			return -1;
@@ -832,9 +843,10 @@ static int ranges_join(st_trace_summary *s)
 		return -1;
 	f->not_trace = f->st.events == 0 && f->st.meta == 0 &&
 		       f->st.other == 0;
-	s->n_files = 1;
-	for (size_t k = 0; k < s->n_bad; k++)
-		s->bad[k].file = 0;
+	f->path = path;
+	*n = 1;
+	for (size_t k = 0; k < nbad; k++)
+		bad[k].file = 0;
 	return 0;
 }
 
@@ -859,7 +871,8 @@ static bool make_ranges(const struct sum_ctx *x, struct in *in,
 	in->o1.open_at = NULL;
 	in->o1.open_ctx = NULL;
 	in->o1.jobs = 1;
-	if (in->part && ranges_join(&in->fs) == 0)
+	if (in->part && ranges_join(in->fs.files_in, &in->fs.n_files,
+				    in->fs.bad, in->fs.n_bad, in->path) == 0)
 		return true;
 	/* not what the file holds now: read it from its start */
 	entry_drop(x->c, in->zdigest);
@@ -1066,9 +1079,7 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 	}
 	for (size_t i = 0; i < n; i++)
 		in[i].path = paths[i];
-	if (o->jobs > 1 && (size_t)o->jobs / n > 1)
-		x.parts = (size_t)o->jobs / n > ZRAN_MAX_PARTS ? ZRAN_MAX_PARTS
-			  : (size_t)o->jobs / n;
+	x.parts = parts_of(o->jobs, n);
 	key = key_start("summary.bin", ST_SUM_PARTIAL_VERSION,
 			keep_bad(o->max_bad), opts, &klen);
 	ids(c, in, n, key, klen, "summary.bin.file", ST_SUM_PARTIAL_VERSION,
@@ -1106,10 +1117,72 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 /* ---- trace compare ---------------------------------------------------- */
 
 struct cmp_ctx {
+	st_trace_cache *c;
 	const st_compare_opts *o;
 	const char *mtext;
 	const char *name;          /* of the case being read */
+	size_t parts;              /* the ranges of a file with an index */
 };
+
+/* A case's ranges of one file: its paths copies of the file's, told apart
+ * by their addresses when the case opens them. */
+struct cmp_ranges {
+	struct ranges rg;
+	char *paths[ZRAN_MAX_PARTS];
+	st_trace_source src;
+};
+
+static st_pfw_reader *cmp_range_open(const void *ctx, const char *path,
+				     bool tracks, st_error *err)
+{
+	const struct cmp_ranges *cr = ctx;
+
+	(void)tracks;
+	for (size_t i = 0; i <= cr->rg.nc; i++)
+		if (path == cr->paths[i])
+			return range_open(&cr->rg, i, err);
+	return st_pfw_open(path, err);
+}
+
+/* The metrics of X's case over IN's file read in ZX's ranges into CS
+ * (O1 its options): true when they were, false when IN is to be read
+ * from its start (CS released). */
+static bool cmp_ranges(const struct cmp_ctx *x, struct in *in,
+		       const st_zran *zx, st_compare_opts *o1,
+		       st_compare_case *cs)
+{
+	struct cmp_ranges cr = { .rg = { .x = zx, .path = in->path } };
+	bool ok = false;
+
+	cr.rg.nc = st_zran_cut(zx, x->parts, cr.rg.cut);
+	for (size_t i = 0; i <= cr.rg.nc; i++)
+		if (!(cr.paths[i] = strdup(in->path)))
+			cr.rg.nc = 0;
+	if (cr.rg.nc) {
+		cr.src = (st_trace_source){ .open = cmp_range_open,
+					    .ctx = &cr };
+		*cs = (st_compare_case){ .name = x->name,
+					 .paths = (const char *const *)cr.paths,
+					 .n = cr.rg.nc + 1, .src = &cr.src };
+		o1->jobs = (int)cr.rg.nc + 1;
+		ok = st_trace_compare(cs, 1, o1, &in->err) == 0 &&
+		     ranges_join(cs->files_in, &cs->n_files, cs->bad,
+				 cs->n_bad, in->path) == 0;
+		o1->jobs = 1;
+		cs->paths = &in->path;
+		cs->n = 1;
+		cs->src = NULL;
+		if (!ok) {
+			entry_drop(x->c, in->zdigest);
+			st_compare_case_release(cs);
+			*cs = (st_compare_case){ .name = x->name,
+						 .paths = &in->path, .n = 1 };
+		}
+	}
+	for (size_t i = 0; i < ZRAN_MAX_PARTS && cr.paths[i]; i++)
+		free(cr.paths[i]);
+	return ok;
+}
 
 /* IN's compare partial made: a case of one file named as its case. */
 static void make_compare(struct work *w, struct in *in)
@@ -1117,12 +1190,24 @@ static void make_compare(struct work *w, struct in *in)
 	const struct cmp_ctx *x = w->ctx;
 	st_compare_opts o1 = *x->o;
 	st_compare_case cs = { .name = x->name, .paths = &in->path, .n = 1 };
+	struct zbuild zb = { .path = in->path };
+	st_zran *zx = NULL;
 	FILE *m;
 
 	o1.jobs = 1;
 	o1.keep = true;
 	o1.max_bad = keep_bad(x->o->max_bad);
-	if (st_trace_compare(&cs, 1, &o1, &in->err) < 0) {
+	if (zran_worth(in) && zran_digest(in, in->zdigest)) {
+		if ((zx = zran_load(x->c, in)))
+			in->split = x->parts > 1 &&
+				    cmp_ranges(x, in, zx, &o1, &cs);
+		else
+			zb.started = in->settled &&
+				     pthread_create(&zb.th, NULL, zbuild_main,
+						    &zb) == 0;
+		st_zran_free(zx);
+	}
+	if (!in->split && st_trace_compare(&cs, 1, &o1, &in->err) < 0) {
 		in->rc = -1;
 	} else if (!(m = open_memstream(&in->text, &in->len))) {
 		in->rc = OOM(&in->err);
@@ -1132,10 +1217,12 @@ static void make_compare(struct work *w, struct in *in)
 		if (fclose(m) != 0 && !in->rc)
 			in->rc = OOM(&in->err);
 		in->pay = in->text;
+		zbuild_join(&zb);
 		in->keep = in->rc == 0 && in->cacheable && in->settled &&
 			   cs.n_files == 1 &&
 			   cs.files_in[0].err_code == 0 && unchanged(in);
 	}
+	zbuild_end(&zb, in);
 	st_compare_case_release(&cs);
 }
 
@@ -1227,7 +1314,7 @@ int st_trace_cache_compare(st_trace_cache *c, st_compare_case *cs,
 			   size_t n, const st_compare_opts *o,
 			   const char *mtext, st_error *err)
 {
-	struct cmp_ctx x = { o, mtext, NULL };
+	struct cmp_ctx x = { c, o, mtext, NULL, 1 };
 	st_compare_merge mg = { 0 };
 	struct in **ins;
 	char *key = NULL, run[65], *text = NULL;
@@ -1268,6 +1355,11 @@ int st_trace_cache_compare(st_trace_cache *c, st_compare_case *cs,
 	if (rc == 0 && key && all)
 		st_trace_cache_digest(key, klen, run);
 	free(key);
+	for (size_t k = 0, files = 0; k < n; k++)
+		if (k + 1 == n)
+			x.parts = parts_of(o->jobs, files + cs[k].n);
+		else
+			files += cs[k].n;
 	if (rc == 0 && run[0] && entry_get(c, run, &text, &pay, &len)) {
 		if (st_compare_merge_add(&mg, pay, len, cs[0].paths[0], &e) == 0 &&
 		    mg.n == n) {

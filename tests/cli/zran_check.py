@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """One big .pfw.gz read in ranges (issue 27 item 2): with --cache DIR the
 first read of a gzip input of 1 MiB or more keeps its access points in
-DIR; a later -j N read with result entries gone reads it in N ranges, one
-thread each, and says what a sequential read says.  Named checks:
+DIR; a later -j N read (trace summary, trace compare) with result entries
+gone reads it in N ranges, one thread each, and says what a sequential
+read says.  Named checks:
   test_zran_split_same_output  a generated trace (bench/gen_pfw.py, tens
                                of MB inflated) and ten copies of the cm1
                                fixture (its M events mapping hashes, again
@@ -13,6 +14,10 @@ thread each, and says what a sequential read says.  Named checks:
                                the cache (and to BASE, another streamtime,
                                when given), the events and their total dur
                                those Python counts in the file;
+  test_zran_compare_same_output  trace compare (--json and the table)
+                               on the same files: -j 2 and -j 3 read in
+                               ranges, byte-identical to -j 1 without the
+                               cache, the count and dur Python's;
   test_zran_damaged_same_verdict  the file cut short and with a byte
                                flipped in its middle: the same message,
                                exit status and output as without the
@@ -187,6 +192,46 @@ def split_same(tmp, inp, files, cache):
           len(indexes(cache)))
 
 
+def compare_same(tmp, inp, files, cache):
+    bug("test_zran_compare_same_output")
+    mpath = os.path.join(tmp, "metrics.json")
+    with open(mpath, "w") as f:
+        json.dump([{"name": "io", "filter": "cat=POSIX", "value": "dur",
+                    "per": "pid", "reduce": "max"},
+                   {"name": "n", "value": "count"},
+                   {"name": "d", "value": "dur"},
+                   {"name": "files", "value": "count", "per": "file",
+                    "reduce": "sum"},
+                   {"name": "by", "value": "bytes", "by": "name",
+                    "per": "thread", "reduce": "sum"}], f)
+    for f in files:
+        for extra in (["--json"], []):
+            args = ["trace", "compare", "--metrics", mpath, *extra,
+                    "--case", "a=" + f]
+            plain = run(*args[:2], "-j", "1", *args[2:])
+            run(*args[:2], "--cache", cache, *args[2:])
+            for j in ("2", "3"):
+                drop_results(cache)
+                got = run(*args[:2], "-j", j, "--cache", cache, *args[2:])
+                check(plain[0] == 0 and got == plain, "%s %s -j %s: as "
+                      "without the cache: %r" % (f, extra, j, got[2][:300]))
+                drop_results(cache)
+                got = run("-v", *args[:2], "-j", j, "--cache", cache,
+                          *args[2:])
+                check(b"1 read in ranges" in got[2], "%s -j %s: read in "
+                      "ranges: %r" % (f, j, got[2][-300:]))
+        drop_results(cache)
+        rc, out, _ = run("trace", "compare", "--metrics", mpath, "--json",
+                         "-j", "2", "--cache", cache, "--case", "a=" + f)
+        n, dur, _ = py_counts(f)
+        vals = {m["name"]: m["values"]["a"]
+                for m in json.loads(out)["metrics"]} if rc == 0 else {}
+        check(vals.get("n") == n and vals.get("d") is not None and
+              abs(vals["d"] - dur / 1e6) <= 1e-6 * max(1, dur / 1e6),
+              "%s -j 2: count and dur are Python's %d, %d: %r" %
+              (f, n, dur, vals))
+
+
 def damaged(tmp, inp, files, cache):
     bug("test_zran_damaged_same_verdict")
     with open(files[0], "rb") as f:
@@ -333,6 +378,7 @@ def body(tmp):
     settle()
     cache = os.path.join(tmp, "cache")
     split_same(tmp, inp, files, cache)
+    compare_same(tmp, inp, files, cache)
     damaged(tmp, inp, files, cache)
     inplace(tmp, inp, files, cache)
     tampered(tmp, inp, files, cache)
