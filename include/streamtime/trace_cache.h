@@ -28,6 +28,14 @@
  * run that finds it held leaves the eviction to the holder).  Readers
  * take no lock: an entry is never changed once it is renamed.
  *
+ * A gzip input of 1 MiB or more also gets, on the read that makes its
+ * entry, its access points (zran.h: every 8 MiB of content, where a
+ * deflate block starts) kept as the entry of the kind "zran" and its
+ * identity; a later run of fewer inputs than jobs reads such a file in
+ * ranges from them, one thread each, and gives the same answers (a range
+ * that fails its CRC-32 check drops them and the file is read from its
+ * start).
+ *
  * A run is served whole from its run entry (a summary of one input:
  * from its file entry) when every input is as before; otherwise each unchanged file from its file entry and the
  * others read, then merged as `trace merge` merges partials: the output
