@@ -169,6 +169,10 @@ static int lines(struct build *b)
 			a->lineno = b->lineno;
 			a->nmeta = b->x->nmeta;
 			b->pending = false;
+			/* behind a line too long to be read: a point
+			 * st_zran_decode would not take */
+			if (a->line_out - a->p.out > ST_PFW_MAX_LINE)
+				free((void *)b->x->ap[--b->x->n].p.window);
 		}
 	}
 	if (b->len - pos >= ST_PFW_MAX_LINE) {

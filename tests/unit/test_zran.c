@@ -472,6 +472,71 @@ static void test_range_checked_at_next_point(void **state)
 	free(g.p);
 }
 
+/* A line of 32 MiB, longer than the reader takes (ST_PFW_MAX_LINE),
+ * between two parts of a file: no point waits for the line after it (one
+ * that did was more than ST_PFW_MAX_LINE before its line, an index
+ * st_zran_decode refused, so the file was indexed again on every read);
+ * the index decodes, and its ranges read as the file does. */
+static void test_index_across_too_long_line(void **state)
+{
+	struct buf t = trace_text(3u << 20, 4), g = { 0 };
+	const char *path;
+	st_zran *x, *y;
+	char *e;
+	size_t len, cut[2];
+
+	(void)state;
+	buf_add(&t, "{\"name\":\"", 9);
+	for (size_t i = 0; i < 2 * ST_PFW_MAX_LINE + 4096; i += 4096) {
+		static char xs[4096];
+
+		memset(xs, 'x', sizeof(xs));
+		buf_add(&t, xs, sizeof(xs));
+	}
+	buf_add(&t, "\"}\n", 3);
+	{
+		struct buf tail = trace_text(3u << 20, 5);
+
+		buf_add(&t, tail.p + 2, tail.n - 2);   /* without its "[" */
+		free(tail.p);
+	}
+	gz(&g, t.p, t.n, t.n);
+	path = put("toolong.pfw.gz", &g);
+	x = build(path, 1u << 20);
+	for (size_t k = 0; k < x->n; k++)
+		assert_true(x->ap[k].line_out - x->ap[k].p.out <=
+			    ST_PFW_MAX_LINE);
+	assert_int_equal(st_zran_encode(x, &e, &len), 0);
+	y = st_zran_decode(e, len);
+	assert_non_null(y);
+	assert_int_equal(st_zran_cut(y, 3, cut), 2);
+	{
+		struct buf seq = { 0 }, split = { 0 };
+		st_error err = { 0 };
+		st_pfw_reader *r = st_pfw_open(path, &err);
+
+		read_all(r, &seq);
+		st_pfw_close(r);
+		for (size_t i = 0; i < 3; i++) {
+			r = st_zran_open(y, path, i ? cut[i - 1] : SIZE_MAX,
+					 i < 2 ? cut[i] : SIZE_MAX, &err);
+			assert_non_null(r);
+			read_all(r, &split);
+			st_pfw_close(r);
+		}
+		assert_non_null(memmem(seq.p, seq.n, "longer than", 11));
+		assert_int_equal(split.n, seq.n);
+		assert_memory_equal(split.p, seq.p, seq.n);
+		free(seq.p);
+		free(split.p);
+	}
+	free(e);
+	st_zran_free(x);
+	st_zran_free(y);
+	free(t.p);
+	free(g.p);
+}
+
 /* A damaged or plain file gets no index. */
 static void test_no_index_of_damaged_file(void **state)
 {
@@ -501,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_equal_sequential_read),
 		cmocka_unit_test(test_point_waits_for_long_line),
 		cmocka_unit_test(test_range_checked_at_next_point),
+		cmocka_unit_test(test_index_across_too_long_line),
 		cmocka_unit_test(test_no_index_of_damaged_file),
 	};
 
