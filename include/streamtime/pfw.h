@@ -143,6 +143,23 @@ enum st_pfw_next {
 /* Open PATH (gzip or plain; "-" is standard input).  New reader, or NULL
  * with ERR set: 66 when it is missing or cannot be opened. */
 st_pfw_reader *st_pfw_open(const char *path, st_error *err);
+struct st_zin;
+
+/* A reader of the bytes Z gives (stolen: closed with the reader, or
+ * here when the reader cannot be made), named PATH, LINENO lines of the
+ * file before them (a range of a file from an access point, zran.h).
+ * New, or NULL with ERR set (74). */
+st_pfw_reader *st_pfw_open_zin(struct st_zin *z, const char *path,
+			       uint64_t lineno, st_error *err);
+
+/* LINE[0..LEN), line LINENO of R's file read before R's bytes, taken
+ * into R's hash maps as st_pfw_next takes it (an M event), R's counts,
+ * line number and last corrupt line left as they were (call it before
+ * the first st_pfw_next).  0, or -1 when
+ * memory runs out. */
+int st_pfw_replay(st_pfw_reader *r, uint64_t lineno, const char *line,
+		  size_t len);
+
 /* What inflates .pfw.gz in this build: "ISA-L" or "zlib". */
 const char *st_pfw_inflater(void);
 

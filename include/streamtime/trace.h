@@ -118,6 +118,10 @@ typedef struct st_trace_opts {
 	st_trace_progress *progress;       /* may be NULL */
 	const st_trace_source *src;        /* NULL: DFTracer files only */
 	bool tracks;                       /* src->open's TRACKS */
+	/* NULL, or the opener of input I (PATHS[I] a name only): the
+	 * ranges of one file read at once (trace_cache.c) */
+	st_pfw_reader *(*open_at)(const void *ctx, size_t i, st_error *err);
+	const void *open_ctx;
 	const int64_t *seg_us;             /* > 1 sorted bounds: per segment
 					    * [seg_us[i], seg_us[i+1]) the
 					    * events starting in it are

@@ -28,8 +28,16 @@
  * run that finds it held leaves the eviction to the holder).  Readers
  * take no lock: an entry is never changed once it is renamed.
  *
- * A run is served whole from its run entry when every input is as
- * before; otherwise each unchanged file from its file entry and the
+ * A gzip input of 1 MiB or more also gets, on the read that makes its
+ * entry, its access points (zran.h: every 8 MiB of content, where a
+ * deflate block starts) kept as the entry of the kind "zran" and its
+ * identity; a later run of fewer inputs than jobs reads such a file in
+ * ranges from them, one thread each, and gives the same answers (a range
+ * that fails its CRC-32 check drops them and the file is read from its
+ * start).
+ *
+ * A run is served whole from its run entry (a summary of one input:
+ * from its file entry) when every input is as before; otherwise each unchanged file from its file entry and the
  * others read, then merged as `trace merge` merges partials: the output
  * is the one the run gives without the cache.  Not cached, read every
  * time: standard input and what is not a regular file, a file with a
@@ -59,6 +67,8 @@ typedef struct st_trace_cache_stats {
 	uint64_t uncached;          /* inputs that cannot be cached */
 	uint64_t recent;            /* inputs changed less than 2 s ago:
 				     * read, not kept yet */
+	uint64_t split;             /* read in ranges (access points) */
+	uint64_t indexed;           /* access points built and kept */
 	char warning[256];          /* "" or why the cache was not written
 				     * (the run's answer is right anyway) */
 } st_trace_cache_stats;

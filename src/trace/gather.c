@@ -579,7 +579,9 @@ static int read_file(struct worker *w, size_t fi)
 	bool any = false, pooled;
 
 	tf->path = run->paths[fi];
-	if (!(r = trace_open(o->src, run->paths[fi], o->tracks, &err))) {
+	if (!(r = o->open_at ? o->open_at(o->open_ctx, fi, &err)
+			     : trace_open(o->src, run->paths[fi], o->tracks,
+					  &err))) {
 		tf->err_code = err.code;
 		tf->err_text = strdup(err.text);
 		return err.code == ST_EXIT_IOERR && !tf->err_text ? -1 : 0;

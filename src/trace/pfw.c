@@ -1271,6 +1271,42 @@ st_pfw_reader *st_pfw_open(const char *path, st_error *err)
 	return r;
 }
 
+st_pfw_reader *st_pfw_open_zin(struct st_zin *z, const char *path,
+			       uint64_t lineno, st_error *err)
+{
+	st_pfw_reader *r = reader_new();
+
+	if (!r || !(r->path = strdup(path)) ||
+	    !(r->buf = malloc(READ_CHUNK))) {
+		st_zin_close(z);
+		st_pfw_close(r);
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		return NULL;
+	}
+	r->cap = READ_CHUNK;
+	r->zin = z;
+	r->lineno = lineno;
+	return r;
+}
+
+int st_pfw_replay(st_pfw_reader *r, uint64_t lineno, const char *line,
+		  size_t len)
+{
+	st_pfw_stats st = r->st;
+	uint64_t at = r->lineno, bl = r->bad_lineno;
+	st_pfw_event ev;
+	bool oom;
+
+	r->lineno = lineno;
+	st_pfw_feed(r, line, len, &ev);
+	oom = r->st.bad != st.bad && strcmp(r->why, "out of memory") == 0;
+	r->lineno = at;
+	r->st = st;
+	r->bad_lineno = bl;
+	r->why[0] = '\0';
+	return oom ? -1 : 0;
+}
+
 const char *st_pfw_inflater(void)
 {
 	return st_zin_inflater();

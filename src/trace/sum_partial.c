@@ -1068,7 +1068,7 @@ static void w64(FILE *f, uint64_t v)
 
 	for (int i = 0; i < 8; i++)
 		b[i] = (unsigned char)(v >> (8 * i));
-	fwrite(b, 1, 8, f);
+	fwrite_unlocked(b, 1, 8, f);
 }
 
 static void wstr(FILE *f, const char *s, size_t len)

@@ -24,6 +24,7 @@
 #include "streamtime/trace_cache.h"
 
 #include "trace_compare_int.h"
+#include "zran.h"
 
 #define MAGIC "streamtime-cache 1\n"
 #define HEADTAIL 4096
@@ -308,6 +309,114 @@ static void entry_put(st_trace_cache *c, const char *digest, const char *pay,
 	free(path);
 }
 
+/* An entry written as its payload is made: to a temporary in DIR, the
+ * payload hashed on its way, the header (its length zero-padded to a
+ * fixed width, which entry_get reads as any other) written last at the
+ * start.  A summary's partial goes so, without a copy in memory. */
+struct entry_w {
+	int fd;
+	char *tmp;                /* the temporary, until renamed */
+	struct sha256_ctx x;
+	size_t len;
+	int err;                  /* errno of a failed write */
+};
+
+#define HEAD_LEN (sizeof(MAGIC) - 1 + 65 + 20 + 1 + 64 + 1)
+
+static ssize_t ew_write(void *cookie, const char *buf, size_t n)
+{
+	struct entry_w *e = cookie;
+	size_t done = 0;
+
+	sha256_update(&e->x, n, (const uint8_t *)buf);
+	while (done < n) {
+		ssize_t k = write(e->fd, buf + done, n - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			e->err = k < 0 ? errno : ENOSPC;
+			return -1;
+		}
+		done += (size_t)k;
+	}
+	e->len += n;
+	return (ssize_t)n;
+}
+
+/* A stream writing the payload of entry DIGEST of C into E (zeroed): new,
+ * or NULL with E->err set. */
+static FILE *entry_open(const st_trace_cache *c, const char *digest,
+			struct entry_w *e)
+{
+	cookie_io_functions_t io = { .write = ew_write };
+	FILE *f = NULL;
+
+	e->fd = -1;
+	if (asprintf(&e->tmp, "%s/.st1-%.16s.%ld.XXXXXX", c->dir, digest,
+		     (long)getpid()) < 0) {
+		e->tmp = NULL;
+		e->err = ENOMEM;
+		return NULL;
+	}
+	sha256_init(&e->x);
+	if ((e->fd = mkstemp(e->tmp)) < 0 || fchmod(e->fd, 0644) < 0 ||
+	    lseek(e->fd, (off_t)HEAD_LEN, SEEK_SET) < 0 ||
+	    !(f = fopencookie(e, "w", io))) {
+		e->err = errno;
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	return f;
+}
+
+/* F (of entry_open) closed and E's header written: true when the
+ * temporary holds the whole entry DIGEST. */
+static bool entry_close(struct entry_w *e, const char *digest, FILE *f)
+{
+	uint8_t d[SHA256_DIGEST_SIZE];
+	char head[HEAD_LEN + 1], sum[65];
+
+	if (f && fclose(f) != 0 && !e->err)
+		e->err = errno ? errno : EIO;
+	if (e->fd < 0 || e->err)
+		return false;
+	sha256_digest(&e->x, sizeof(d), d);
+	hex(d, sizeof(d), sum);
+	snprintf(head, sizeof(head), "%s%s\n%020zu %s\n", MAGIC, digest,
+		 e->len, sum);
+	if (pwrite(e->fd, head, HEAD_LEN, 0) != (ssize_t)HEAD_LEN) {
+		e->err = errno ? errno : EIO;
+		return false;
+	}
+	return true;
+}
+
+/* E's temporary renamed to entry DIGEST's place when KEEP, else removed;
+ * its descriptor closed. */
+static void entry_end(st_trace_cache *c, struct entry_w *e,
+		      const char *digest, bool keep)
+{
+	char *path = keep ? entry_path(c, digest) : NULL;
+
+	if (e->fd >= 0)
+		close(e->fd);
+	e->fd = -1;
+	if (e->err) {
+		errno = e->err;
+		warn(c, "write in", c->dir);
+		keep = false;
+	}
+	if (e->tmp && (!keep || !path || rename(e->tmp, path) < 0))
+		unlink(e->tmp);
+	else if (e->tmp)
+		c->st.written++;
+	free(path);
+	free(e->tmp);
+	e->tmp = NULL;
+	e->err = 0;
+}
+
 struct ent {
 	char *name;
 	off_t size;
@@ -414,6 +523,13 @@ struct in {
 	st_sum_partial *part;
 	st_trace_summary fs;
 	st_trace_opts o1;
+	/* the access points of a big .pfw.gz built on this read, to be
+	 * written as the entry ZDIGEST */
+	char *ztext;
+	size_t zlen;
+	char zdigest[65];
+	bool split;               /* read in ranges */
+	struct entry_w ew;        /* its summary entry, written already */
 };
 
 /* A file of identity ID (st_trace_cache_file_id) last changed at least
@@ -578,54 +694,256 @@ static void ready(struct work *w, size_t i, int started)
 /* ---- trace summary ---------------------------------------------------- */
 
 struct sum_ctx {
+	st_trace_cache *c;
 	const st_trace_opts *o;
 	const char *group, *per;
+	size_t parts;             /* the ranges of a file with an index */
 };
 
-/* IN's summary partial made (one thread, one file), kept to be merged
- * as it is; its text made too when it goes into the cache. */
+/* ---- one big .pfw.gz in ranges (zran.h) --------------------------------
+ *
+ * A gzip input of ZRAN_MIN_BYTES or more gets its access points built by
+ * a thread of their own beside its first read, kept as the entry of the
+ * key "zran" and its identity (never beside the input).  A later read
+ * with a few inputs and more jobs than inputs reads it in ranges, one
+ * thread each, from those points; the ranges' records are then one
+ * file's again, and the summary is the one a sequential read makes.  A
+ * range that fails (the file was changed as its identity cannot tell) is
+ * not trusted: the file is read from its start instead, and says what a
+ * sequential read says. */
+
+#define ZRAN_MIN_BYTES (1 << 20)
+#define ZRAN_VERSION 1
+#define ZRAN_MAX_PARTS 64
+
+/* The ranges each of FILES inputs is read in with JOBS threads: the jobs
+ * left over when every input has one, shared. */
+static size_t parts_of(int jobs, size_t files)
+{
+	size_t p = jobs > 1 && files ? (size_t)jobs / files : 1;
+
+	return p < 1 ? 1 : p > ZRAN_MAX_PARTS ? ZRAN_MAX_PARTS : p;
+}
+
+/* The digest of IN's index entry into OUT: false out of memory. */
+static bool zran_digest(const struct in *in, char out[65])
+{
+	size_t len = 0;
+	char *key = key_start("zran", ZRAN_VERSION, 0, "", &len);
+
+	if (!key || !(key = key_add(key, &len, in->id)))
+		return false;
+	st_trace_cache_digest(key, len, out);
+	free(key);
+	return true;
+}
+
+/* Is IN big enough, and gzip, for an index? */
+static bool zran_worth(const struct in *in)
+{
+	intmax_t size = 0;
+	size_t n = strlen(in->path);
+
+	return in->cacheable &&
+	       sscanf(in->id, "%*s %*s %jd", &size) == 1 &&
+	       size >= ZRAN_MIN_BYTES && n > 3 &&
+	       strcmp(in->path + n - 3, ".gz") == 0;
+}
+
+/* The index of IN from cache C: new, or NULL (none, or not whole). */
+static st_zran *zran_load(st_trace_cache *c, const struct in *in)
+{
+	char *text;
+	const char *pay;
+	size_t len;
+	st_zran *x;
+
+	if (!entry_get(c, in->zdigest, &text, &pay, &len))
+		return NULL;
+	x = st_zran_decode(pay, len);
+	free(text);
+	return x;
+}
+
+struct zbuild {
+	const char *path;
+	st_zran *x;
+	pthread_t th;
+	bool started;
+};
+
+static void *zbuild_main(void *arg)
+{
+	struct zbuild *b = arg;
+	st_error err;
+
+	b->x = st_zran_build(b->path, ST_ZRAN_SPAN, &err);
+	return NULL;
+}
+
+static void zbuild_join(struct zbuild *b)
+{
+	if (b->started)
+		pthread_join(b->th, NULL);
+	b->started = false;
+}
+
+/* The index B built (joined), kept in IN to be written when IN is kept
+ * (its file unchanged since before both reads) and the index leads
+ * somewhere. */
+static void zbuild_end(struct zbuild *b, struct in *in)
+{
+	zbuild_join(b);
+	if (in->keep && b->x && b->x->n &&
+	    st_zran_encode(b->x, &in->ztext, &in->zlen) < 0)
+		in->ztext = NULL;
+	st_zran_free(b->x);
+	b->x = NULL;
+}
+
+struct ranges {
+	const st_zran *x;
+	const char *path;
+	size_t cut[ZRAN_MAX_PARTS], nc;
+};
+
+static st_pfw_reader *range_open(const void *ctx, size_t i, st_error *err)
+{
+	const struct ranges *rg = ctx;
+
+	return st_zran_open(rg->x, rg->path, i ? rg->cut[i - 1] : SIZE_MAX,
+			    i < rg->nc ? rg->cut[i] : SIZE_MAX, err);
+}
+
+/* The records FILES[0..*N) of the ranges of one file in order, made
+ * that file's (PATH's) record, its corrupt lines BAD[0..NBAD) its own: 0,
+ * or -1 when a range failed. */
+static int ranges_join(st_trace_file *files, size_t *n, st_trace_bad *bad,
+		       size_t nbad, const char *path)
+{
+	st_trace_file *f = &files[0];
+
+	for (size_t i = 1; i < *n; i++) {
+		st_trace_file *g = &files[i];
+
+		if (g->err_code)
+			return -1;
+		if (g->st.events && (!f->st.events || g->first_us < f->first_us))
+			f->first_us = g->first_us;
+		if (g->st.events && (!f->st.events || g->end_us > f->end_us))
+			f->end_us = g->end_us;
+		f->st.lines += g->st.lines;
+		f->st.events += g->st.events;
+		f->st.meta += g->st.meta;
+		f->st.other += g->st.other;
+		f->st.bad += g->st.bad;
+		f->st.fast += g->st.fast;
+	}
+	if (f->err_code)
+		return -1;
+	f->not_trace = f->st.events == 0 && f->st.meta == 0 &&
+		       f->st.other == 0;
+	f->path = path;
+	*n = 1;
+	for (size_t k = 0; k < nbad; k++)
+		bad[k].file = 0;
+	return 0;
+}
+
+/* IN's summary partial made from X's ranges (IN->o1 set), one thread
+ * each: true when it was, false when IN is to be read from its start. */
+static bool make_ranges(const struct sum_ctx *x, struct in *in,
+			const st_zran *zx)
+{
+	struct ranges rg = { .x = zx, .path = in->path };
+	const char *paths[ZRAN_MAX_PARTS];
+
+	rg.nc = st_zran_cut(zx, x->parts, rg.cut);
+	if (!rg.nc)
+		return false;
+	for (size_t i = 0; i <= rg.nc; i++)
+		paths[i] = in->path;
+	in->o1.jobs = (int)rg.nc + 1;
+	in->o1.open_at = range_open;
+	in->o1.open_ctx = &rg;
+	in->part = st_sum_partial_new(paths, rg.nc + 1, &in->o1, x->group,
+				      x->per, &in->fs, &in->err);
+	in->o1.open_at = NULL;
+	in->o1.open_ctx = NULL;
+	in->o1.jobs = 1;
+	if (in->part && ranges_join(in->fs.files_in, &in->fs.n_files,
+				    in->fs.bad, in->fs.n_bad, in->path) == 0)
+		return true;
+	/* not what the file holds now: read it from its start */
+	entry_drop(x->c, in->zdigest);
+	st_sum_partial_free(in->part);
+	in->part = NULL;
+	st_trace_summary_release(&in->fs);
+	return false;
+}
+
+/* IN's summary partial made (one thread, one file; or its ranges, one
+ * thread each), kept to be merged as it is; its text made too when it
+ * goes into the cache, and its access points when built now. */
 static void make_summary(struct work *w, struct in *in)
 {
 	const struct sum_ctx *x = w->ctx;
+	struct zbuild zb = { .path = in->path };
+	st_zran *zx = NULL;
+	bool split = false;
 	FILE *m;
 
 	in->o1 = *x->o;
 	in->o1.jobs = 1;
 	in->o1.max_bad = keep_bad(x->o->max_bad);
-	if (!(in->part = st_sum_partial_new(&in->path, 1, &in->o1, x->group,
+	if (zran_worth(in) && zran_digest(in, in->zdigest)) {
+		if ((zx = zran_load(x->c, in)))
+			in->split = split = x->parts > 1 &&
+					    make_ranges(x, in, zx);
+		else
+			zb.started = in->settled &&
+				     pthread_create(&zb.th, NULL, zbuild_main,
+						    &zb) == 0;
+		st_zran_free(zx);
+	}
+	if (!split &&
+	    !(in->part = st_sum_partial_new(&in->path, 1, &in->o1, x->group,
 					    x->per, &in->fs, &in->err))) {
 		in->rc = -1;
+		zbuild_end(&zb, in);
 		return;
 	}
+	zbuild_join(&zb);
 	in->keep = in->cacheable && in->settled && in->fs.n_files == 1 &&
 		   in->fs.files_in[0].err_code == 0 && unchanged(in);
+	zbuild_end(&zb, in);
 	if (!in->keep)
 		return;
-	if (!(m = open_memstream(&in->text, &in->len))) {
+	m = entry_open(x->c, in->digest, &in->ew);
+	if (!m || st_sum_partial_write_bin(m, in->part, &in->fs) < 0)
 		in->keep = false;
-		return;
-	}
-	if (st_sum_partial_write_bin(m, in->part, &in->fs) < 0)
+	if (!entry_close(&in->ew, in->digest, m))
 		in->keep = false;
-	if (fclose(m) != 0)
-		in->keep = false;
-	in->pay = in->text;
 }
 
 /* IN's partial done with: its text, what was made. */
-static void in_done(struct in *in)
+static void in_done(st_trace_cache *c, struct in *in)
 {
+	if (in->ew.tmp)
+		entry_end(c, &in->ew, in->digest, false);
 	free(in->text);
 	in->text = NULL;
+	free(in->ztext);
+	in->ztext = NULL;
 	st_sum_partial_free(in->part);
 	in->part = NULL;
 	st_trace_summary_release(&in->fs);
 }
 
-static void ins_free(struct in *in, size_t n)
+static void ins_free(st_trace_cache *c, struct in *in, size_t n)
 {
 	for (size_t i = 0; in && i < n; i++)
-		in_done(&in[i]);
+		in_done(c, &in[i]);
 	free(in);
 }
 
@@ -698,6 +1016,7 @@ static int merge_ins(st_trace_cache *c, struct in *in, size_t n,
 			w->make(w, &in[i]);     /* gone or damaged since */
 		c->st.hits += cached;
 		c->st.misses += in[i].cacheable && !cached;
+		c->st.split += !cached && in[i].split;
 		if (in[i].rc) {
 			*err = in[i].err;
 			rc = -1;
@@ -706,9 +1025,18 @@ static int merge_ins(st_trace_cache *c, struct in *in, size_t n,
 				entry_drop(c, in[i].digest);
 			rc = cached ? 1 : -1;
 		} else if (in[i].keep) {
-			entry_put(c, in[i].digest, in[i].pay, in[i].len);
+			if (in[i].ew.tmp)
+				entry_end(c, &in[i].ew, in[i].digest, true);
+			else
+				entry_put(c, in[i].digest, in[i].pay,
+					  in[i].len);
+			if (in[i].ztext) {
+				entry_put(c, in[i].zdigest, in[i].ztext,
+					  in[i].zlen);
+				c->st.indexed++;
+			}
 		}
-		in_done(&in[i]);
+		in_done(c, &in[i]);
 	}
 	stop(w, th, started);
 	return rc;
@@ -732,7 +1060,7 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 			     const char *group, const char *per,
 			     st_trace_summary *s, st_error *err)
 {
-	struct sum_ctx x = { o, group, per };
+	struct sum_ctx x = { c, o, group, per, 1 };
 	struct work w = { .make = make_summary, .ctx = &x };
 	st_sum_merge mg = { 0 };
 	char *opts, *key = NULL, run[65];
@@ -751,10 +1079,13 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 	}
 	for (size_t i = 0; i < n; i++)
 		in[i].path = paths[i];
+	x.parts = parts_of(o->jobs, n);
 	key = key_start("summary.bin", ST_SUM_PARTIAL_VERSION,
 			keep_bad(o->max_bad), opts, &klen);
 	ids(c, in, n, key, klen, "summary.bin.file", ST_SUM_PARTIAL_VERSION,
 	    keep_bad(o->max_bad), opts, run);
+	if (n == 1)
+		run[0] = '\0';     /* its file entry is the run's */
 	free(opts);
 	if (sum_from_run(c, run, &mg, paths[0])) {
 		c->st.run_hit = true;
@@ -762,7 +1093,7 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 	} else if ((rc = merge_ins(c, in, n, &w, o->jobs < 1 ? 1 : o->jobs,
 				   sum_add, &mg, err)) != 0) {
 		st_sum_merge_release(&mg);
-		ins_free(in, n);
+		ins_free(c, in, n);
 		if (rc < 0)
 			return -1;
 		return st_trace_summarize(paths, n, o, s, err);
@@ -773,7 +1104,7 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 		if (all)
 			sum_put_run(c, run, &mg);
 	}
-	ins_free(in, n);
+	ins_free(c, in, n);
 	rc = st_sum_merge_finish(&mg, o->max_bad, s, err);
 	for (size_t i = 0; rc == 0 && i < s->n_files && i < n; i++)
 		s->files_in[i].path = paths[i];
@@ -786,10 +1117,72 @@ int st_trace_cache_summarize(st_trace_cache *c, const char *const *paths,
 /* ---- trace compare ---------------------------------------------------- */
 
 struct cmp_ctx {
+	st_trace_cache *c;
 	const st_compare_opts *o;
 	const char *mtext;
 	const char *name;          /* of the case being read */
+	size_t parts;              /* the ranges of a file with an index */
 };
+
+/* A case's ranges of one file: its paths copies of the file's, told apart
+ * by their addresses when the case opens them. */
+struct cmp_ranges {
+	struct ranges rg;
+	char *paths[ZRAN_MAX_PARTS];
+	st_trace_source src;
+};
+
+static st_pfw_reader *cmp_range_open(const void *ctx, const char *path,
+				     bool tracks, st_error *err)
+{
+	const struct cmp_ranges *cr = ctx;
+
+	(void)tracks;
+	for (size_t i = 0; i <= cr->rg.nc; i++)
+		if (path == cr->paths[i])
+			return range_open(&cr->rg, i, err);
+	return st_pfw_open(path, err);
+}
+
+/* The metrics of X's case over IN's file read in ZX's ranges into CS
+ * (O1 its options): true when they were, false when IN is to be read
+ * from its start (CS released). */
+static bool cmp_ranges(const struct cmp_ctx *x, struct in *in,
+		       const st_zran *zx, st_compare_opts *o1,
+		       st_compare_case *cs)
+{
+	struct cmp_ranges cr = { .rg = { .x = zx, .path = in->path } };
+	bool ok = false;
+
+	cr.rg.nc = st_zran_cut(zx, x->parts, cr.rg.cut);
+	for (size_t i = 0; i <= cr.rg.nc; i++)
+		if (!(cr.paths[i] = strdup(in->path)))
+			cr.rg.nc = 0;
+	if (cr.rg.nc) {
+		cr.src = (st_trace_source){ .open = cmp_range_open,
+					    .ctx = &cr };
+		*cs = (st_compare_case){ .name = x->name,
+					 .paths = (const char *const *)cr.paths,
+					 .n = cr.rg.nc + 1, .src = &cr.src };
+		o1->jobs = (int)cr.rg.nc + 1;
+		ok = st_trace_compare(cs, 1, o1, &in->err) == 0 &&
+		     ranges_join(cs->files_in, &cs->n_files, cs->bad,
+				 cs->n_bad, in->path) == 0;
+		o1->jobs = 1;
+		cs->paths = &in->path;
+		cs->n = 1;
+		cs->src = NULL;
+		if (!ok) {
+			entry_drop(x->c, in->zdigest);
+			st_compare_case_release(cs);
+			*cs = (st_compare_case){ .name = x->name,
+						 .paths = &in->path, .n = 1 };
+		}
+	}
+	for (size_t i = 0; i < ZRAN_MAX_PARTS && cr.paths[i]; i++)
+		free(cr.paths[i]);
+	return ok;
+}
 
 /* IN's compare partial made: a case of one file named as its case. */
 static void make_compare(struct work *w, struct in *in)
@@ -797,12 +1190,24 @@ static void make_compare(struct work *w, struct in *in)
 	const struct cmp_ctx *x = w->ctx;
 	st_compare_opts o1 = *x->o;
 	st_compare_case cs = { .name = x->name, .paths = &in->path, .n = 1 };
+	struct zbuild zb = { .path = in->path };
+	st_zran *zx = NULL;
 	FILE *m;
 
 	o1.jobs = 1;
 	o1.keep = true;
 	o1.max_bad = keep_bad(x->o->max_bad);
-	if (st_trace_compare(&cs, 1, &o1, &in->err) < 0) {
+	if (zran_worth(in) && zran_digest(in, in->zdigest)) {
+		if ((zx = zran_load(x->c, in)))
+			in->split = x->parts > 1 &&
+				    cmp_ranges(x, in, zx, &o1, &cs);
+		else
+			zb.started = in->settled &&
+				     pthread_create(&zb.th, NULL, zbuild_main,
+						    &zb) == 0;
+		st_zran_free(zx);
+	}
+	if (!in->split && st_trace_compare(&cs, 1, &o1, &in->err) < 0) {
 		in->rc = -1;
 	} else if (!(m = open_memstream(&in->text, &in->len))) {
 		in->rc = OOM(&in->err);
@@ -812,10 +1217,12 @@ static void make_compare(struct work *w, struct in *in)
 		if (fclose(m) != 0 && !in->rc)
 			in->rc = OOM(&in->err);
 		in->pay = in->text;
+		zbuild_join(&zb);
 		in->keep = in->rc == 0 && in->cacheable && in->settled &&
 			   cs.n_files == 1 &&
 			   cs.files_in[0].err_code == 0 && unchanged(in);
 	}
+	zbuild_end(&zb, in);
 	st_compare_case_release(&cs);
 }
 
@@ -907,7 +1314,7 @@ int st_trace_cache_compare(st_trace_cache *c, st_compare_case *cs,
 			   size_t n, const st_compare_opts *o,
 			   const char *mtext, st_error *err)
 {
-	struct cmp_ctx x = { o, mtext, NULL };
+	struct cmp_ctx x = { c, o, mtext, NULL, 1 };
 	st_compare_merge mg = { 0 };
 	struct in **ins;
 	char *key = NULL, run[65], *text = NULL;
@@ -948,6 +1355,11 @@ int st_trace_cache_compare(st_trace_cache *c, st_compare_case *cs,
 	if (rc == 0 && key && all)
 		st_trace_cache_digest(key, klen, run);
 	free(key);
+	for (size_t k = 0, files = 0; k < n; k++)
+		if (k + 1 == n)
+			x.parts = parts_of(o->jobs, files + cs[k].n);
+		else
+			files += cs[k].n;
 	if (rc == 0 && run[0] && entry_get(c, run, &text, &pay, &len)) {
 		if (st_compare_merge_add(&mg, pay, len, cs[0].paths[0], &e) == 0 &&
 		    mg.n == n) {
@@ -975,7 +1387,7 @@ int st_trace_cache_compare(st_trace_cache *c, st_compare_case *cs,
 		for (size_t k = 0; k < n; k++)
 			case_take(&cs[k], &mg.cases[k]);
 	for (size_t k = 0; k < n; k++)
-		ins_free(ins[k], ins[k] ? cs[k].n : 0);
+		ins_free(c, ins[k], ins[k] ? cs[k].n : 0);
 	free(ins);
 	st_compare_merge_release(&mg);
 	if (c->st.written)

@@ -36,10 +36,11 @@ int st_trace_cache_end(st_trace_cache *c, const char *prog,
 			"%s: cache %s: %s%" PRIu64 " files from it, %" PRIu64
 			" read, %" PRIu64 " not cacheable, %" PRIu64 " changed "
 			"in the last 2 s (not kept yet); %" PRIu64 " entries "
-			"written, %" PRIu64 " evicted", prog, c->dir,
+			"written, %" PRIu64 " evicted; %" PRIu64 " indexed, %"
+			PRIu64 " read in ranges", prog, c->dir,
 			s->run_hit ? "the run's entry, " : "", s->hits,
 			s->misses, s->uncached, s->recent, s->written,
-			s->evicted);
+			s->evicted, s->indexed, s->split);
 	st_trace_cache_release(c);
 	return r;
 }

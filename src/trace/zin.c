@@ -39,6 +39,10 @@ struct st_zin {
 	bool started, gz;
 	bool between;            /* after a member: another, or the end */
 	bool done;
+	uint64_t limit;          /* content bytes still to give */
+	uint64_t pos;            /* the content offset of the next byte */
+	uint64_t check_at;       /* where the member's CRC-32 must be */
+	uint32_t check_crc;      /* CHECK_CRC (UINT64_MAX: nowhere) */
 	int err;                 /* 65, 74, 0 */
 	const char *what;
 	char msg[128];
@@ -55,6 +59,11 @@ struct st_zin {
 #else
 	z_stream zs;
 	bool zs_init;
+	/* resumed at an access point: raw deflate, its trailer read here
+	 * against the point's CRC-32 and length carried on */
+	bool raw, raw_end;
+	uint32_t rcrc;
+	uint64_t rlen;
 #endif
 };
 
@@ -243,9 +252,36 @@ static int inf_run(st_zin *z, unsigned char *out, size_t n, size_t *got,
 	return 0;
 }
 
+/* Begin inflating raw deflate at point P, the bits of its first byte
+ * not yet used in BITS (NBITS of them), its member's CRC-32 and length
+ * carried on so that ISA-L checks the trailer.  0, or -1. */
+static int inf_resume(st_zin *z, const st_zin_point *p, unsigned bits,
+		      unsigned nbits)
+{
+	if (!z->st && !(z->st = malloc(sizeof(*z->st))))
+		return (int)fail(z, 74, "out of memory");
+	isal_inflate_init(z->st);
+	z->st->crc_flag = ISAL_GZIP_NO_HDR_VER;
+	if (p->win_len && isal_inflate_set_dict(z->st, (uint8_t *)p->window,
+						p->win_len) != COMP_OK)
+		return (int)fail(z, 65, "invalid access point");
+	z->st->crc = p->crc;
+	z->st->total_out = (uint32_t)(p->out - p->member_out);
+	z->st->read_in = bits;
+	z->st->read_in_length = (int32_t)nbits;
+	z->hstate = H_DONE;
+	return 0;
+}
+
 static void inf_free(st_zin *z)
 {
 	free(z->st);
+}
+
+/* The CRC-32 of the member's content inflated so far. */
+static uint32_t inf_crc(const st_zin *z)
+{
+	return z->st ? z->st->crc : 0;
 }
 
 const char *st_zin_inflater(void)
@@ -257,6 +293,10 @@ const char *st_zin_inflater(void)
 
 static int inf_begin(st_zin *z)
 {
+	if (z->zs_init && z->raw) {
+		inflateEnd(&z->zs);
+		z->zs_init = z->raw = z->raw_end = false;
+	}
 	if (z->zs_init)
 		return inflateReset(&z->zs) == Z_OK ? 0   /* cannot fail */
 		       : (int)fail(z, 74, "inflater state lost");
@@ -266,12 +306,54 @@ static int inf_begin(st_zin *z)
 	return 0;
 }
 
+static int inf_resume(st_zin *z, const st_zin_point *p, unsigned bits,
+		      unsigned nbits)
+{
+	if (inflateInit2(&z->zs, -15) != Z_OK)
+		return (int)fail(z, 74, "out of memory");
+	z->zs_init = z->raw = true;
+	z->rcrc = p->crc;
+	z->rlen = p->out - p->member_out;
+	if ((nbits && inflatePrime(&z->zs, (int)nbits, (int)bits) != Z_OK) ||
+	    (p->win_len && inflateSetDictionary(&z->zs, p->window,
+						p->win_len) != Z_OK))
+		return (int)fail(z, 65, "invalid access point");
+	return 0;
+}
+
+/* The trailer of a member resumed raw: its CRC-32 and length against
+ * those carried on.  0 (*END set once it is all there), or -1. */
+static int raw_trailer(st_zin *z, bool *end)
+{
+	const unsigned char *t = z->in + z->beg;
+	uint32_t crc, len;
+
+	if (z->end - z->beg < 8)
+		return z->in_eof ? (int)fail(z, 65, "unexpected end of file")
+				 : 0;
+	crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 |
+	      (uint32_t)t[3] << 24;
+	len = (uint32_t)t[4] | (uint32_t)t[5] << 8 | (uint32_t)t[6] << 16 |
+	      (uint32_t)t[7] << 24;
+	z->beg += 8;
+	if (crc != z->rcrc)
+		return (int)fail(z, 65, "incorrect data check");
+	if (len != (uint32_t)z->rlen)
+		return (int)fail(z, 65, "incorrect length check");
+	*end = true;
+	return 0;
+}
+
 static int inf_run(st_zin *z, unsigned char *out, size_t n, size_t *got,
 		   bool *end)
 {
 	size_t avail = z->end - z->beg;
 	int rc;
 
+	*got = 0;
+	*end = false;
+	if (z->raw_end)
+		return raw_trailer(z, end);
 	z->zs.next_in = z->in + z->beg;
 	z->zs.avail_in = (uInt)avail;
 	z->zs.next_out = out;
@@ -280,6 +362,12 @@ static int inf_run(st_zin *z, unsigned char *out, size_t n, size_t *got,
 	z->beg += avail - z->zs.avail_in;
 	*got = (size_t)(z->zs.next_out - out);
 	*end = rc == Z_STREAM_END;
+	if (z->raw) {
+		z->rcrc = (uint32_t)crc32(z->rcrc, out, (uInt)*got);
+		z->rlen += *got;
+		z->raw_end = *end;
+		*end = false;
+	}
 	if (rc == Z_MEM_ERROR)
 		return (int)fail(z, 74, "out of memory");
 	if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_STREAM_ERROR)
@@ -292,6 +380,11 @@ static void inf_free(st_zin *z)
 {
 	if (z->zs_init)
 		inflateEnd(&z->zs);
+}
+
+static uint32_t inf_crc(const st_zin *z)
+{
+	return z->raw ? z->rcrc : (uint32_t)z->zs.adler;
 }
 
 const char *st_zin_inflater(void)
@@ -326,6 +419,8 @@ st_zin *st_zin_open(const char *path)
 		errno = e;
 		return NULL;
 	}
+	z->limit = UINT64_MAX;
+	z->check_at = UINT64_MAX;
 	return z;
 }
 
@@ -377,10 +472,8 @@ static ssize_t read_plain(st_zin *z, unsigned char *out, size_t n)
 	return got;
 }
 
-ssize_t st_zin_read(st_zin *z, void *buf, size_t n)
+static ssize_t zin_read(st_zin *z, unsigned char *out, size_t n)
 {
-	unsigned char *out = buf;
-
 	if (z->err)
 		return -1;
 	if (z->done || n == 0)
@@ -431,6 +524,94 @@ ssize_t st_zin_read(st_zin *z, void *buf, size_t n)
 		if (!end && fill(z) < 0)
 			return -1;
 	}
+}
+
+/* zin_read, stopping at CHECK_AT to check the CRC-32 there. */
+static ssize_t zin_read_checked(st_zin *z, unsigned char *out, size_t n)
+{
+	ssize_t got;
+
+	if (z->check_at > z->pos && n > z->check_at - z->pos)
+		n = (size_t)(z->check_at - z->pos);
+	got = zin_read(z, out, n);
+	if (got <= 0)
+		return got;
+	z->pos += (uint64_t)got;
+	if (z->pos == z->check_at) {
+		z->check_at = UINT64_MAX;
+		if (inf_crc(z) != z->check_crc) {
+			/* the bytes before it are not trusted either */
+			return fail(z, 65, "incorrect data check");
+		}
+	}
+	return got;
+}
+
+ssize_t st_zin_read(st_zin *z, void *buf, size_t n)
+{
+	ssize_t got;
+
+	if (n > z->limit)
+		n = (size_t)z->limit;
+	got = zin_read_checked(z, buf, n);
+	if (got > 0)
+		z->limit -= (uint64_t)got;
+	return got;
+}
+
+/* Z at point P of its file: the raw bytes from the byte holding P's first
+ * bit, the inflater begun there.  0, or -1 (the error kept in Z). */
+static int seek_point(st_zin *z, const st_zin_point *p)
+{
+	unsigned shift = (unsigned)(p->bit % 8), bits = 0;
+
+	if (lseek(z->fd, (off_t)(p->bit / 8), SEEK_SET) < 0)
+		return (int)read_error(z);
+	z->started = z->gz = true;
+	if (shift) {
+		/* the byte's bits below P belong to the block before */
+		if (want(z, 1) < 0)
+			return -1;
+		if (z->beg == z->end)
+			return (int)fail(z, 65, "unexpected end of file");
+		bits = (unsigned)z->in[z->beg++] >> shift;
+	}
+	return inf_resume(z, p, bits, shift ? 8 - shift : 0);
+}
+
+st_zin *st_zin_open_at(const char *path, const st_zin_point *p,
+		       uint64_t skip, uint64_t len, const st_zin_point *next)
+{
+	st_zin *z = st_zin_open(path);
+	unsigned char *scratch = NULL;
+
+	if (!z)
+		return NULL;
+	z->pos = p ? p->out : 0;
+	/* a point where its member starts: nothing before it to check */
+	if (next && next->out > next->member_out && next->out > z->pos) {
+		z->check_at = next->out;
+		z->check_crc = next->crc;
+	}
+	if (p && seek_point(z, p) < 0)
+		return z;
+	if (skip && !(scratch = malloc(IN_CHUNK)))
+		fail(z, 74, "out of memory");
+	while (scratch && skip) {
+		ssize_t got = zin_read_checked(z, scratch, skip < IN_CHUNK
+							   ? (size_t)skip
+							   : IN_CHUNK);
+
+		if (got <= 0) {
+			if (got == 0)
+				fail(z, 65, "unexpected end of file");
+			break;
+		}
+		skip -= (uint64_t)got;
+	}
+	free(scratch);
+	z->limit = len;
+	return z;
 }
 
 int st_zin_error(const st_zin *z, const char **what)

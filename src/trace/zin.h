@@ -38,6 +38,34 @@ uint64_t st_zin_offset(const st_zin *z);
 /* Whether the file is gzip (known after the first read). */
 bool st_zin_is_gzip(const st_zin *z);
 
+/* An access point into a gzip file (zlib's examples/zran.c): where a
+ * deflate block starts, and what inflating from there needs. */
+#define ST_ZIN_WINDOW 32768u
+
+typedef struct st_zin_point {
+	uint64_t bit;           /* the block's first bit, from the file's
+				 * start (bit 0 the low bit of byte 0) */
+	uint64_t out;           /* content bytes before it */
+	uint64_t member_out;    /* content bytes before its gzip member */
+	uint32_t crc;           /* CRC-32 of the member's bytes before it */
+	uint32_t win_len;       /* bytes of WINDOW (ST_ZIN_WINDOW at most):
+				 * the content just before the point */
+	const unsigned char *window;   /* borrowed */
+} st_zin_point;
+
+/* PATH (a gzip file) read from point P, or from its start when P is
+ * NULL, as st_zin_open reads it: the first SKIP bytes of the content
+ * after the point dropped, then at most LEN bytes given (UINT64_MAX: to
+ * the end).  The member P is in has its CRC-32 and length checked at its
+ * end with P's crc and member_out; and with NEXT (a later point of the
+ * same file, or NULL) the content up to NEXT has NEXT's crc, checked
+ * when it is read (else "incorrect data check"), so that a range that
+ * stops before its member's end is checked too.  NULL with errno set as
+ * st_zin_open; an error inflating up to SKIP is st_zin_read's first
+ * answer. */
+st_zin *st_zin_open_at(const char *path, const st_zin_point *p,
+		       uint64_t skip, uint64_t len, const st_zin_point *next);
+
 /* "ISA-L" or "zlib": what inflates. */
 const char *st_zin_inflater(void);
 

@@ -25,23 +25,7 @@
 #define TMPDIR_NAME "zin"
 #include "tmpdir.h"
 
-struct buf {
-	unsigned char *p;
-	size_t n, cap;
-};
-
-static void buf_add(struct buf *b, const void *p, size_t n)
-{
-	if (!n)
-		return;
-	if (b->n + n > b->cap) {
-		b->cap = (b->n + n) * 2 + 64;
-		b->p = realloc(b->p, b->cap);
-		assert_non_null(b->p);
-	}
-	memcpy(b->p + b->n, p, n);
-	b->n += n;
-}
+#include "buf.h"
 
 /* N bytes of trace-like text (lines of JSON with varying numbers). */
 static struct buf text(size_t n, unsigned seed)
@@ -90,20 +74,6 @@ static void gz_member_hdr(struct buf *out, const unsigned char *t, size_t n,
 static void gz_member(struct buf *out, const unsigned char *t, size_t n)
 {
 	gz_member_hdr(out, t, n, NULL);
-}
-
-static char *put(const char *name, const struct buf *b)
-{
-	static char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	if (b->n)   /* an empty buf has no bytes, p may be NULL */
-		assert_int_equal(fwrite(b->p, 1, b->n, f), b->n);
-	assert_int_equal(fclose(f), 0);
-	return path;
 }
 
 /* What a reader gave: its bytes and whether it ended cleanly. */
