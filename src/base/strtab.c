@@ -1,5 +1,6 @@
 /* strtab.c - interned strings (strtab.h): open addressing over ids, the
- * bytes in blocks that never move. */
+ * entries in segments and the bytes in blocks, neither of which moves. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,25 @@ struct st_strtab_blk {
 	char data[];
 };
 
+struct st_strtab_lock {
+	pthread_mutex_t mu;
+};
+
 #define STRTAB_BLK (64u << 10)
+
+/* Entry ID: segment K = floor(log2(ID / SEG0 + 1)) holds SEG0 << K ids
+ * from SEG0 * (2^K - 1). */
+static inline uint32_t seg_of(uint32_t id)
+{
+	return 31u - (uint32_t)__builtin_clz(id / ST_STRTAB_SEG0 + 1);
+}
+
+static inline struct st_strtab_ent *ent(const st_strtab *t, uint32_t id)
+{
+	uint32_t k = seg_of(id);
+
+	return &t->seg[k][id - ST_STRTAB_SEG0 * ((1u << k) - 1)];
+}
 
 uint64_t st_strtab_hash(const char *s, size_t len)
 {
@@ -54,9 +73,26 @@ void st_strtab_release(st_strtab *t)
 		next = b->next;
 		free(b);
 	}
-	free(t->v);
+	for (int k = 0; k < ST_STRTAB_NSEG; k++)
+		free(t->seg[k]);
 	free(t->slot);
+	if (t->lock) {
+		pthread_mutex_destroy(&t->lock->mu);
+		free(t->lock);
+	}
 	st_strtab_init(t);
+}
+
+int st_strtab_share(st_strtab *t)
+{
+	struct st_strtab_lock *l = malloc(sizeof(*l));
+
+	if (!l || pthread_mutex_init(&l->mu, NULL) != 0) {
+		free(l);
+		return -1;
+	}
+	t->lock = l;
+	return 0;
 }
 
 static int64_t strtab_lookup(const st_strtab *t, const char *s, size_t len,
@@ -72,7 +108,7 @@ static int64_t strtab_lookup(const st_strtab *t, const char *s, size_t len,
 			*pos = i;
 			return -1;
 		}
-		e = &t->v[k - 1];
+		e = ent(t, k - 1);
 		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
 			return k - 1;
 	}
@@ -86,7 +122,7 @@ static int strtab_grow_slots(st_strtab *t)
 	if (!slot)
 		return -1;
 	for (uint32_t id = 0; id < t->n; id++) {
-		uint32_t i = t->v[id].hash & (n - 1);
+		uint32_t i = ent(t, id)->hash & (n - 1);
 
 		while (slot[i])
 			i = (i + 1) & (n - 1);
@@ -129,8 +165,21 @@ static char *strtab_copy(st_strtab *t, const char *s, size_t len)
 	return d;
 }
 
+/* Room for entry T->n: its segment, allocated when it starts one.
+ * 0, -1 out of memory. */
+static int strtab_room(st_strtab *t)
+{
+	uint32_t k = seg_of(t->n);
+
+	if (!t->seg[k] &&
+	    !(t->seg[k] = malloc(((size_t)ST_STRTAB_SEG0 << k) *
+				 sizeof(struct st_strtab_ent))))
+		return -1;
+	return 0;
+}
+
 static int64_t strtab_add(st_strtab *t, const char *s, size_t len,
-			  bool *added, bool ref)
+			  bool *added)
 {
 	uint32_t h = (uint32_t)st_strtab_hash(s, len), pos;
 	int64_t id;
@@ -151,18 +200,9 @@ static int64_t strtab_add(st_strtab *t, const char *s, size_t len,
 			return -1;
 		(void)strtab_lookup(t, s, len, h, &pos);
 	}
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		struct st_strtab_ent *v = realloc(t->v, (size_t)cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		t->v = v;
-		t->cap = cap;
-	}
-	if (!(copy = ref ? s : strtab_copy(t, s, len)))
+	if (strtab_room(t) < 0 || !(copy = strtab_copy(t, s, len)))
 		return -1;
-	t->v[t->n] = (struct st_strtab_ent){ copy, (uint32_t)len, h };
+	*ent(t, t->n) = (struct st_strtab_ent){ copy, (uint32_t)len, h };
 	t->slot[pos] = t->n + 1;
 	if (added)
 		*added = true;
@@ -171,27 +211,36 @@ static int64_t strtab_add(st_strtab *t, const char *s, size_t len,
 
 int64_t st_strtab_intern(st_strtab *t, const char *s, size_t len, bool *added)
 {
-	return strtab_add(t, s, len, added, false);
-}
+	int64_t id;
 
-int64_t st_strtab_intern_ref(st_strtab *t, const char *s, size_t len,
-			     bool *added)
-{
-	return strtab_add(t, s, len, added, true);
+	if (!t->lock)
+		return strtab_add(t, s, len, added);
+	pthread_mutex_lock(&t->lock->mu);
+	id = strtab_add(t, s, len, added);
+	pthread_mutex_unlock(&t->lock->mu);
+	return id;
 }
 
 int64_t st_strtab_find(const st_strtab *t, const char *s, size_t len)
 {
 	uint32_t pos;
+	int64_t id = -1;
 
-	if (!t->mask)
-		return -1;
-	return strtab_lookup(t, s, len, (uint32_t)st_strtab_hash(s, len), &pos);
+	if (t->lock)
+		pthread_mutex_lock(&t->lock->mu);
+	if (t->mask)
+		id = strtab_lookup(t, s, len,
+				   (uint32_t)st_strtab_hash(s, len), &pos);
+	if (t->lock)
+		pthread_mutex_unlock(&t->lock->mu);
+	return id;
 }
 
 const char *st_strtab_str(const st_strtab *t, uint32_t id, size_t *len)
 {
+	const struct st_strtab_ent *e = ent(t, id);
+
 	if (len)
-		*len = t->v[id].len;
-	return t->v[id].s;
+		*len = e->len;
+	return e->s;
 }

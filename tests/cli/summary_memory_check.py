@@ -51,23 +51,25 @@ def procs_trace(tmp, nprocs, per=200):
     return paths
 
 
-def names_trace(tmp, n):
+def names_trace(tmp, n, every=False):
     """Two files naming N distinct files, twice each: inline (args.fname)
-    and through FH hashes; the paths."""
-    plain = os.path.join(tmp, "n%d-plain.pfw.gz" % n)
-    hashed = os.path.join(tmp, "n%d-hashed.pfw.gz" % n)
+    and through FH hashes, half of them each, or EVERY file all of them;
+    the paths."""
+    tag = "e" if every else "h"
+    plain = os.path.join(tmp, "n%d%s-plain.pfw.gz" % (n, tag))
+    hashed = os.path.join(tmp, "n%d%s-hashed.pfw.gz" % (n, tag))
     names = ["/p/lustre1/dlio/data/train/img_%06d_of_%06d.npz" % (k, n)
              for k in range(n)]
     assert all(len(x) == 51 for x in names)
     with gzip.open(plain, "wt", compresslevel=1) as f:
-        for k in range(n // 2):
+        for k in range(n if every else n // 2):
             for r in range(2):
                 f.write('{"id":%d,"name":"open","cat":"POSIX","pid":7,'
                         '"tid":7,"ts":%d,"dur":3,"ph":"X","args":'
                         '{"hostname":"h","fname":"%s"}}\n'
                         % (k, 10 * (2 * k + r), names[k]))
     with gzip.open(hashed, "wt", compresslevel=1) as f:
-        for k in range(n // 2, n):
+        for k in range(0 if every else n // 2, n):
             f.write('{"id":0,"name":"FH","cat":"dftracer","pid":8,"tid":8,'
                     '"ph":"M","args":{"name":"%s","value":%d}}\n'
                     % (names[k], 77000 + k))
@@ -79,14 +81,14 @@ def names_trace(tmp, n):
     return [plain, hashed]
 
 
-def peak_kb(paths, out):
-    """The peak resident KB of trace summary -j 1 --json of PATHS."""
+def peak_kb(paths, out, jobs=1):
+    """The peak resident KB of trace summary -j JOBS --json of PATHS."""
     pid = os.fork()
     if pid == 0:
         fd = os.open(os.devnull, os.O_WRONLY)
         os.dup2(fd, 2)
-        os.execv(BIN, [BIN, "trace", "summary", "-q", "-j", "1", "--json",
-                       "--out", out] + paths)
+        os.execv(BIN, [BIN, "trace", "summary", "-q", "-j", str(jobs),
+                       "--json", "--out", out] + paths)
     _, status, ru = os.wait4(pid, 0)
     check(os.waitstatus_to_exitcode(status) == 0,
           "summary: exit %d" % status)
@@ -119,6 +121,18 @@ def body(tmp):
           "text)" % (ka, kb, per))
     check(per < 160, "test_summary_memory_per_file_name: %.0f bytes per "
           "distinct name of 51 bytes (under 160)" % per)
+
+    # -j 2, each of the two files naming every name, one read by each
+    # thread: the threads share one copy of the names
+    ka = peak_kb(names_trace(tmp, small, every=True), out, 2)
+    check(json.load(open(out))["files"] == small, "files counted (-j 2)")
+    kb = peak_kb(names_trace(tmp, big, every=True), out, 2)
+    check(json.load(open(out))["files"] == big, "files counted (-j 2)")
+    per = (kb - ka) * 1024.0 / (big - small)
+    print("file names, -j 2, every file naming all: peak %d KB, %d KB: "
+          "%.0f bytes per name" % (ka, kb, per))
+    check(per < 160, "test_summary_memory_names_once_per_run: %.0f bytes "
+          "per distinct name with -j 2 (under 160)" % per)
 
 
 if sanitized(BIN):
