@@ -1182,13 +1182,14 @@ struct hash_cache {
 	uint32_t id;            /* what it resolved to */
 };
 
-/* A map's hash that is an integer (or a string of its canonical digits,
- * the same key) -> the name's id: 16 bytes, where a key as text in the
- * string table took 30 to 40 and its own id. */
-struct imap_ent {
-	int64_t key;
-	uint32_t id;
-	uint32_t map;           /* MAP_* + 1, 0 empty */
+/* A map's hashes that are integers (or strings of their canonical
+ * digits, the same keys) -> the names' ids: 12 bytes a slot, in two
+ * arrays, where a key as text in the string table took 30 to 40 and its
+ * own id.  A table per map. */
+struct imap {
+	int64_t *key;
+	uint32_t *val;          /* id + 1, 0 empty */
+	size_t cap, n;
 };
 
 struct st_pfw_reader {
@@ -1205,8 +1206,7 @@ struct st_pfw_reader {
 	st_strtab *ftab;        /* the files' names: &tab, or the caller's */
 	uint32_t *mapval;       /* by key id: name id + 1, 0 unmapped */
 	size_t mapcap;
-	struct imap_ent *imap;  /* the maps' integer keys (most of them) */
-	size_t imapcap, imapn;
+	struct imap imap[MAP_N];  /* the maps' integer keys (most of them) */
 	int8_t *kind;           /* by name id: name_kind + 1, 0 not yet */
 	size_t kindcap;
 	char *key;              /* scratch for map keys */
@@ -1285,7 +1285,10 @@ void st_pfw_close(st_pfw_reader *r)
 	st_zin_close(r->zin);
 	st_strtab_release(&r->tab);
 	free(r->mapval);
-	free(r->imap);
+	for (int m = 0; m < MAP_N; m++) {
+		free(r->imap[m].key);
+		free(r->imap[m].val);
+	}
 	free(r->kind);
 	free(r->key);
 	free(r->buf);
@@ -1440,81 +1443,84 @@ static bool int_key(const st_pfw_val *v, int64_t *i)
 	return v->kind == ST_PFW_STRING && canon_int(v->s, v->n, i);
 }
 
-static size_t imap_hash(int map, int64_t key)
+static size_t imap_hash(int64_t key)
 {
-	uint64_t h = ((uint64_t)key + (uint64_t)map) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
 
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
 	return (size_t)(h ^ (h >> 32));
 }
 
-/* The entry of (MAP, KEY) in R's integer keys, or NULL. */
-static struct imap_ent *imap_find(const st_pfw_reader *r, int map,
-				  int64_t key)
+/* The slot of KEY in M: its own, or the empty one it would take. */
+static size_t imap_slot(const struct imap *m, int64_t key)
 {
-	if (!r->imapcap)
-		return NULL;
-	for (size_t j = imap_hash(map, key) & (r->imapcap - 1);;
-	     j = (j + 1) & (r->imapcap - 1)) {
-		struct imap_ent *e = &r->imap[j];
+	size_t j = imap_hash(key) & (m->cap - 1);
 
-		if (!e->map)
-			return NULL;
-		if (e->map == (uint32_t)map + 1 && e->key == key)
-			return e;
-	}
+	while (m->val[j] && m->key[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	return j;
 }
 
-/* The entry of (MAP, KEY), added (id 0) when new; NULL when memory runs
- * out.  The table is at most 7/8 full: its lookups are of keys it has,
- * mostly, and a hash's repeats stop at the one-entry caches before. */
-static struct imap_ent *imap_add(st_pfw_reader *r, int map, int64_t key)
+/* The id KEY maps to in R's map MAP, or -1. */
+static int64_t imap_find(const st_pfw_reader *r, int map, int64_t key)
 {
-	struct imap_ent *e = imap_find(r, map, key);
+	const struct imap *m = &r->imap[map];
 	size_t j;
 
-	if (e)
-		return e;
-	if ((r->imapn + 1) * 8 > r->imapcap * 7) {
-		size_t cap = r->imapcap ? r->imapcap * 2 : 256;
-		struct imap_ent *v = calloc(cap, sizeof(*v));
+	if (!m->cap)
+		return -1;
+	j = imap_slot(m, key);
+	return m->val[j] ? (int64_t)m->val[j] - 1 : -1;
+}
 
-		if (!v)
-			return NULL;
-		for (size_t i = 0; i < r->imapcap; i++) {
-			if (!r->imap[i].map)
-				continue;
-			j = imap_hash((int)r->imap[i].map - 1, r->imap[i].key);
-			while (v[j & (cap - 1)].map)
-				j++;
-			v[j & (cap - 1)] = r->imap[i];
+/* KEY -> ID in R's map MAP, added or replaced; 0, or -1 when memory
+ * runs out.  The table is at most 7/8 full: its lookups are of keys it
+ * has, mostly, and a hash's repeats stop at the one-entry caches
+ * before. */
+static int imap_set(st_pfw_reader *r, int map, int64_t key, uint32_t id)
+{
+	struct imap *m = &r->imap[map];
+	size_t j;
+
+	if ((m->n + 1) * 8 > m->cap * 7) {
+		struct imap g = { NULL, NULL, m->cap ? m->cap * 2 : 256, 0 };
+
+		if (!(g.key = malloc(g.cap * sizeof(*g.key))) ||
+		    !(g.val = calloc(g.cap, sizeof(*g.val)))) {
+			free(g.key);
+			return -1;
 		}
-		free(r->imap);
-		r->imap = v;
-		r->imapcap = cap;
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->val[i])
+				continue;
+			j = imap_slot(&g, m->key[i]);
+			g.key[j] = m->key[i];
+			g.val[j] = m->val[i];
+		}
+		g.n = m->n;
+		free(m->key);
+		free(m->val);
+		*m = g;
 	}
-	for (j = imap_hash(map, key) & (r->imapcap - 1); r->imap[j].map;
-	     j = (j + 1) & (r->imapcap - 1))
-		;
-	r->imap[j] = (struct imap_ent){ key, 0, (uint32_t)map + 1 };
-	r->imapn++;
-	return &r->imap[j];
+	j = imap_slot(m, key);
+	m->n += !m->val[j];
+	m->key[j] = key;
+	m->val[j] = id + 1;
+	return 0;
 }
 
 static int map_set(st_pfw_reader *r, int map, const st_pfw_val *key,
 		   const st_pfw_val *name)
 {
 	st_strtab *t = map == MAP_FILE ? r->ftab : &r->tab;
-	struct imap_ent *e;
 	size_t n;
 	int64_t k, id, i;
 
 	if (int_key(key, &i)) {
-		if (!(e = imap_add(r, map, i)) ||
-		    (id = st_strtab_intern(t, name->s, name->n, NULL)) < 0)
+		if ((id = st_strtab_intern(t, name->s, name->n, NULL)) < 0 ||
+		    imap_set(r, map, i, (uint32_t)id) < 0)
 			return -1;
-		e->id = (uint32_t)id;
 		r->h_host.valid = r->h_file.valid = false;
 		return 0;
 	}
@@ -1548,12 +1554,10 @@ int64_t st_pfw_lookup(const st_pfw_reader *r, const char *map,
 	if (strlen(map) != 2 || keylen + 3 > sizeof(buf))
 		return -1;
 	if (canon_int(key, keylen, &i)) {
-		const struct imap_ent *e = NULL;
-
 		for (int m = 0; m < MAP_N; m++)
 			if (memcmp(map, map_names[m], 2) == 0)
-				e = imap_find(r, m, i);
-		return e ? (int64_t)e->id : -1;
+				return imap_find(r, m, i);
+		return -1;
 	}
 	memcpy(buf, map, 2);
 	buf[2] = ':';
@@ -1569,16 +1573,16 @@ int64_t st_pfw_lookup(const st_pfw_reader *r, const char *map,
 static int64_t resolve(st_pfw_reader *r, int map, const st_pfw_val *v,
 		       struct hash_cache *hc)
 {
-	const struct imap_ent *e = NULL;
 	size_t n;
-	int64_t k, id, i;
+	int64_t k, id = -1, i;
 	bool is_int;
 
 	if (v->kind == ST_PFW_INT && hc->valid && hc->is_int && hc->i == v->i)
 		return hc->id;
-	is_int = int_key(v, &i);
-	if (is_int && (e = imap_find(r, map, i))) {
-		id = e->id;
+	if ((is_int = int_key(v, &i)))
+		id = imap_find(r, map, i);
+	if (id >= 0) {
+		/* mapped by an integer key */
 	} else if (!(n = map_key(r, map, v))) {
 		return -1;
 	} else if (!is_int && (k = st_strtab_find(&r->tab, r->key, n)) >= 0 &&
