@@ -4,8 +4,9 @@ grow with the events, and a distinct file name must cost little beyond
 its text.
 
 Pairs of traces written here, each read by `trace summary -j 1`; the peak
-resident sizes of the two runs (getrusage of the child) differ by what the
-larger one holds more of:
+resident sizes of the two runs (ru_maxrss, by tests/tools/peak_rss.c: a
+child forked from this Python would count its 10 MB and more) differ by
+what the larger one holds more of:
   - processes: 300 and 3,300 processes of 200 disjoint calls each (every
     process in a file of its own, as a rank's trace is).  The intervals of
     the processes read before are in the temporary file; what stays is a
@@ -15,21 +16,28 @@ larger one holds more of:
     each, half of them named through FH hashes; the same fill of every
     table in both.  Under 160 bytes a name: its text once and the tables'
     ids (the text was held twice, by the reader and by the gathering,
-    with 32 bytes of counters: about 280 bytes).
+    with 32 bytes of counters: about 280 bytes).  With -j 2 and each of
+    the two files naming all of them, the threads share one copy
+    (each thread held its own: 244 bytes a name).
+And the libraries: a summary maps neither cairo nor libcurl nor libpq
+(nor the 40 libraries they link), which are loaded when a figure is drawn
+or a server asked (LD_DEBUG=files says what the loader maps); a figure
+without a loadable cairo is an error (69) naming it, nothing written.
 The summaries' counts are checked against the generator's.  Skipped (77)
 for a build with AddressSanitizer, whose shadow and quarantine change
 resident sizes.
 
-usage: summary_memory_check.py STREAMTIME
+usage: summary_memory_check.py STREAMTIME PEAK_RSS
 """
 import gzip
 import json
 import os
 import sys
 
-from checks import check, run_in_tmp, sanitized
+from checks import check, run, run_in_tmp, sanitized
 
 BIN = os.path.abspath(sys.argv[1])
+PEAK = os.path.abspath(sys.argv[2])
 
 
 def procs_trace(tmp, nprocs, per=200):
@@ -83,16 +91,12 @@ def names_trace(tmp, n, every=False):
 
 def peak_kb(paths, out, jobs=1):
     """The peak resident KB of trace summary -j JOBS --json of PATHS."""
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, 2)
-        os.execv(BIN, [BIN, "trace", "summary", "-q", "-j", str(jobs),
-                       "--json", "--out", out] + paths)
-    _, status, ru = os.wait4(pid, 0)
-    check(os.waitstatus_to_exitcode(status) == 0,
-          "summary: exit %d" % status)
-    return ru.ru_maxrss
+    r = run(PEAK, BIN, "trace", "summary", "-q", "-j", str(jobs), "--json",
+            "--out", out, *paths)
+    last = r.stderr.splitlines()[-1:] or [""]
+    check(r.returncode == 0 and last[0].startswith("peak_rss "),
+          "summary: exit %d, %r" % (r.returncode, r.stderr[-300:]))
+    return int(last[0].split()[1]) if last[0].startswith("peak_rss ") else 0
 
 
 def body(tmp):
@@ -135,7 +139,58 @@ def body(tmp):
           "per distinct name with -j 2 (under 160)" % per)
 
 
+def loaded(argv, env=None):
+    """The libraries the loader maps for ARGV (their file names), and the
+    run."""
+    e = dict(os.environ, LD_DEBUG="files", **(env or {}))
+    r = run(*argv, env=e)
+    libs = set()
+    for line in r.stderr.splitlines():
+        at = line.find("file=")
+        if at >= 0:
+            libs.add(os.path.basename(line[at + 5:].split()[0]))
+    return libs, r
+
+
+def libraries(tmp):
+    paths = procs_trace(tmp, 2, per=10)
+    libs, r = loaded([BIN, "trace", "summary", "-q"] + paths)
+    check(r.returncode == 0, "summary: exit %d" % r.returncode)
+    check("libjansson.so.4" in libs and "libc.so.6" in libs,
+          "LD_DEBUG lists what is loaded: %s" % sorted(libs))
+    heavy = sorted(x for x in libs if x.split(".so")[0] in
+                   ("libcairo", "libcurl", "libpq", "libgnutls",
+                    "libcrypto", "libssl", "libX11", "libfreetype"))
+    check(not heavy, "test_summary_loads_no_figure_libraries: trace "
+          "summary maps %s" % heavy)
+    if "+figures" not in run(BIN, "--version").stdout:
+        return
+    out = os.path.join(tmp, "fig")
+    libs, r = loaded([BIN, "trace", "plot", "--out-dir", out, "--format",
+                      "svg"] + paths)
+    check(r.returncode == 0 and "libcairo.so.2" in libs,
+          "trace plot loads cairo: exit %d, %s" % (r.returncode,
+                                                   sorted(libs)))
+    # a cairo that cannot be loaded (an empty file in its place)
+    fake = os.path.join(tmp, "fakelib")
+    os.mkdir(fake)
+    open(os.path.join(fake, "libcairo.so.2"), "w").close()
+    out = os.path.join(tmp, "fig2")
+    r = run(BIN, "trace", "plot", "--out-dir", out, "--format", "svg",
+            *paths, env=dict(os.environ, LD_LIBRARY_PATH=fake))
+    check(r.returncode == 69 and "cannot load libcairo.so.2" in r.stderr
+          and not (os.path.isdir(out) and os.listdir(out)),
+          "test_plot_without_cairo_exits_69: exit %d, %r, %s" % (
+              r.returncode, r.stderr,
+              os.listdir(out) if os.path.isdir(out) else "no dir"))
+
+
+def everything(tmp):
+    libraries(tmp)
+    body(tmp)
+
+
 if sanitized(BIN):
     print("summary-memory: skipped, a sanitized build")
     sys.exit(77)
-sys.exit(run_in_tmp("summary-memory", body))
+sys.exit(run_in_tmp("summary-memory", everything))
