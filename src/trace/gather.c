@@ -111,10 +111,35 @@ static int id_room(uint32_t **v, size_t *cap, uint32_t id)
 	return 0;
 }
 
+/* G's files from their ids being the pool's to the maps: 0, -1 out of
+ * memory. */
+static int files_map(struct agg *g)
+{
+	size_t n = g->nfiles;
+
+	if ((n && id_room(&g->fmap, &g->fcap, (uint32_t)n - 1) < 0) ||
+	    st_grow(&g->files, &g->files_cap, n, sizeof(*g->files), 256) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		g->files[i] = (uint32_t)i;
+		g->fmap[i] = (uint32_t)i + 1;
+	}
+	g->fmapped = true;
+	return 0;
+}
+
 /* The file id in G of string ID of its pool, a new one when the file is
  * counted for the first time.  -1 when memory runs out. */
 static int64_t pool_file(struct agg *g, uint32_t id)
 {
+	if (!g->fmapped) {
+		if (id < g->nfiles)
+			return id;
+		if (id == g->nfiles && g->nfiles < UINT32_MAX - 1)
+			return (int64_t)g->nfiles++;
+		if (files_map(g) < 0)
+			return -1;
+	}
 	if (id < g->fcap && g->fmap[id])
 		return g->fmap[id] - 1;
 	if (g->nfiles == UINT32_MAX - 1 || id_room(&g->fmap, &g->fcap, id) < 0 ||
@@ -765,7 +790,7 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 			struct acc *x, *y;
 
 			if (d == D_FILE && trace_agg_pool(a) == trace_agg_pool(b)) {
-				k = pool_file(a, b->files[i]);
+				k = pool_file(a, trace_agg_file_pid(b, i));
 			} else {
 				s = trace_agg_str(b, d, i, &len);
 				k = trace_agg_intern(a, d, s, len);

@@ -107,6 +107,10 @@ struct agg {
 	size_t fcap;
 	uint32_t *files;       /* by file id: pool id */
 	size_t nfiles, files_cap;
+	/* false while each file's id is its pool id (the files counted in
+	 * the order the pool met them, the usual case with one thread):
+	 * fmap and files are not made */
+	bool fmapped;
 	struct acc *acc[D_N];
 	size_t acc_cap[D_N];
 	struct proc *procs;
@@ -149,6 +153,12 @@ static inline st_strtab *trace_agg_pool(const struct agg *g)
 	return g->fpool ? g->fpool : (st_strtab *)&g->own_pool;
 }
 
+/* The pool id of G's file ID. */
+static inline uint32_t trace_agg_file_pid(const struct agg *g, uint32_t id)
+{
+	return g->fmapped ? g->files[id] : id;
+}
+
 /* The number of strings of G's table D. */
 static inline uint32_t trace_agg_n(const struct agg *g, int d)
 {
@@ -159,7 +169,8 @@ static inline uint32_t trace_agg_n(const struct agg *g, int d)
 static inline const char *trace_agg_str(const struct agg *g, int d,
 					uint32_t id, size_t *len)
 {
-	return d == D_FILE ? st_strtab_str(trace_agg_pool(g), g->files[id], len)
+	return d == D_FILE ? st_strtab_str(trace_agg_pool(g),
+					   trace_agg_file_pid(g, id), len)
 			   : st_strtab_str(&g->tab[d], id, len);
 }
 
