@@ -24,6 +24,8 @@ typedef struct st_strtab {
 	uint32_t mask;
 	struct st_strtab_blk *blk;  /* the bytes */
 	struct st_strtab_lock *lock;  /* st_strtab_share, else NULL */
+	bool compact;             /* st_strtab_compact */
+	struct st_strtab *dirs;   /* a compact table's directories */
 } st_strtab;
 
 void st_strtab_init(st_strtab *t);
@@ -35,6 +37,13 @@ void st_strtab_release(st_strtab *t);
  * while others add theirs.  0, or -1 when the lock cannot be made. */
 int st_strtab_share(st_strtab *t);
 
+/* Make T, empty, keep its strings compact: a string with a '/' as the id
+ * of what comes up to its last '/' (in a table of those) and the bytes
+ * after it, so that a file's path costs its base name's bytes and a
+ * byte or two, not its directory's again.  A compact table's strings are
+ * not kept whole: read them with st_strtab_get, never st_strtab_str. */
+void st_strtab_compact(st_strtab *t);
+
 /* The id of S[0..LEN), added when new (*ADDED, may be NULL, says so).
  * Returns the id, or -1 when memory runs out. */
 int64_t st_strtab_intern(st_strtab *t, const char *s, size_t len, bool *added);
@@ -45,6 +54,13 @@ int64_t st_strtab_find(const st_strtab *t, const char *s, size_t len);
 /* String ID (borrowed, NUL-terminated); *LEN gets its length (LEN may be
  * NULL). */
 const char *st_strtab_str(const st_strtab *t, uint32_t id, size_t *len);
+
+/* String ID of T, whole: its address in T, or for a compact table a copy
+ * in *BUF (grown as needed, *CAP bytes; NUL-terminated), good until the
+ * next call with BUF.  *LEN gets its length; NULL when memory runs
+ * out. */
+const char *st_strtab_get(const st_strtab *t, uint32_t id, char **buf,
+			  size_t *cap, size_t *len);
 
 /* A 64-bit hash of S[0..LEN) (the one the table uses). */
 uint64_t st_strtab_hash(const char *s, size_t len);

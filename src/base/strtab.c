@@ -76,11 +76,20 @@ void st_strtab_release(st_strtab *t)
 	for (int k = 0; k < ST_STRTAB_NSEG; k++)
 		free(t->seg[k]);
 	free(t->slot);
+	if (t->dirs) {
+		st_strtab_release(t->dirs);
+		free(t->dirs);
+	}
 	if (t->lock) {
 		pthread_mutex_destroy(&t->lock->mu);
 		free(t->lock);
 	}
 	st_strtab_init(t);
+}
+
+void st_strtab_compact(st_strtab *t)
+{
+	t->compact = true;
 }
 
 int st_strtab_share(st_strtab *t)
@@ -93,6 +102,59 @@ int st_strtab_share(st_strtab *t)
 	}
 	t->lock = l;
 	return 0;
+}
+
+/* A compact entry's bytes: the id + 1 of its directory (0 none) as a
+ * varint of 7 bits a byte, low first, then the rest of the string. */
+static size_t varint_put(unsigned char *p, uint32_t v)
+{
+	size_t n = 0;
+
+	for (; v >= 0x80; v >>= 7)
+		p[n++] = (unsigned char)(v | 0x80);
+	p[n++] = (unsigned char)v;
+	return n;
+}
+
+static size_t varint_get(const char *s, uint32_t *v)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+
+	*v = 0;
+	do
+		*v |= (uint32_t)(p[n] & 0x7f) << (7 * n);
+	while (p[n++] & 0x80);
+	return n;
+}
+
+/* Compact entry E's directory (*DIR, *DLEN; "" when none) and the rest
+ * (returned; LEN - *DLEN bytes). */
+static const char *ent_split(const st_strtab *t,
+			     const struct st_strtab_ent *e, const char **dir,
+			     size_t *dlen)
+{
+	uint32_t d;
+	size_t n = varint_get(e->s, &d);
+
+	*dir = d ? st_strtab_str(t->dirs, d - 1, dlen) : "";
+	if (!d)
+		*dlen = 0;
+	return e->s + n;
+}
+
+/* Is entry E the string S[0..LEN) (its hash and length matched)? */
+static bool ent_is(const st_strtab *t, const struct st_strtab_ent *e,
+		   const char *s, size_t len)
+{
+	const char *dir, *rest;
+	size_t dlen;
+
+	if (!t->compact)
+		return memcmp(e->s, s, len) == 0;
+	rest = ent_split(t, e, &dir, &dlen);
+	return dlen <= len && memcmp(s, dir, dlen) == 0 &&
+	       memcmp(s + dlen, rest, len - dlen) == 0;
 }
 
 static int64_t strtab_lookup(const st_strtab *t, const char *s, size_t len,
@@ -109,7 +171,7 @@ static int64_t strtab_lookup(const st_strtab *t, const char *s, size_t len,
 			return -1;
 		}
 		e = ent(t, k - 1);
-		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
+		if (e->hash == h && e->len == len && ent_is(t, e, s, len))
 			return k - 1;
 	}
 }
@@ -134,11 +196,14 @@ static int strtab_grow_slots(st_strtab *t)
 	return 0;
 }
 
-static char *strtab_copy(st_strtab *t, const char *s, size_t len)
+/* PRE[0..PN) then S[0..LEN) and a NUL into T's blocks: where. */
+static char *strtab_copy(st_strtab *t, const unsigned char *pre, size_t pn,
+			 const char *s, size_t len)
 {
 	struct st_strtab_blk *b = t->blk;
 	char *d;
 
+	len += pn;
 	if (!b || b->cap - b->used < len + 1) {
 		size_t cap = len + 1 > STRTAB_BLK ? len + 1 : STRTAB_BLK;
 
@@ -158,8 +223,10 @@ static char *strtab_copy(st_strtab *t, const char *s, size_t len)
 		}
 	}
 	d = b->data + b->used;
-	if (len)
-		memcpy(d, s, len);
+	if (pn)
+		memcpy(d, pre, pn);
+	if (len > pn)
+		memcpy(d + pn, s, len - pn);
 	d[len] = '\0';
 	b->used += len + 1;
 	return d;
@@ -176,6 +243,31 @@ static int strtab_room(st_strtab *t)
 				 sizeof(struct st_strtab_ent))))
 		return -1;
 	return 0;
+}
+
+static int64_t strtab_add(st_strtab *t, const char *s, size_t len,
+			  bool *added);
+
+/* S[0..LEN)'s bytes as T keeps them, in its blocks: where; NULL when
+ * memory runs out. */
+static const char *strtab_keep(st_strtab *t, const char *s, size_t len)
+{
+	unsigned char pre[5];
+	const char *slash;
+	size_t dlen = 0;
+	int64_t d = -1;
+
+	if (!t->compact)
+		return strtab_copy(t, NULL, 0, s, len);
+	if ((slash = memrchr(s, '/', len))) {
+		dlen = (size_t)(slash - s) + 1;
+		if (!t->dirs && !(t->dirs = calloc(1, sizeof(*t->dirs))))
+			return NULL;
+		if ((d = strtab_add(t->dirs, s, dlen, NULL)) < 0)
+			return NULL;
+	}
+	return strtab_copy(t, pre, varint_put(pre, (uint32_t)(d + 1)),
+			   s + dlen, len - dlen);
 }
 
 static int64_t strtab_add(st_strtab *t, const char *s, size_t len,
@@ -200,7 +292,7 @@ static int64_t strtab_add(st_strtab *t, const char *s, size_t len,
 			return -1;
 		(void)strtab_lookup(t, s, len, h, &pos);
 	}
-	if (strtab_room(t) < 0 || !(copy = strtab_copy(t, s, len)))
+	if (strtab_room(t) < 0 || !(copy = strtab_keep(t, s, len)))
 		return -1;
 	*ent(t, t->n) = (struct st_strtab_ent){ copy, (uint32_t)len, h };
 	t->slot[pos] = t->n + 1;
@@ -243,4 +335,29 @@ const char *st_strtab_str(const st_strtab *t, uint32_t id, size_t *len)
 	if (len)
 		*len = e->len;
 	return e->s;
+}
+
+const char *st_strtab_get(const st_strtab *t, uint32_t id, char **buf,
+			  size_t *cap, size_t *len)
+{
+	const struct st_strtab_ent *e = ent(t, id);
+	const char *dir, *rest;
+	size_t dlen;
+
+	*len = e->len;
+	if (!t->compact)
+		return e->s;
+	if (*cap < (size_t)e->len + 1) {
+		char *b = realloc(*buf, (size_t)e->len + 1);
+
+		if (!b)
+			return NULL;
+		*buf = b;
+		*cap = (size_t)e->len + 1;
+	}
+	rest = ent_split(t, e, &dir, &dlen);
+	memcpy(*buf, dir, dlen);
+	memcpy(*buf + dlen, rest, e->len - dlen);
+	(*buf)[e->len] = '\0';
+	return *buf;
 }

@@ -19,6 +19,7 @@ void trace_agg_init(struct agg *g, const st_trace_opts *o)
 	for (int d = 0; d < D_N; d++)
 		st_strtab_init(&g->tab[d]);
 	st_strtab_init(&g->own_pool);
+	st_strtab_compact(&g->own_pool);
 	g->host_none = -1;
 	trace_ivs_init(&g->ivs);
 	g->per = o->per;
@@ -49,6 +50,7 @@ void trace_agg_release(struct agg *g)
 	st_strtab_release(&g->own_pool);
 	free(g->fmap);
 	free(g->files);
+	free(g->fbuf);
 	for (size_t i = 0; i < g->nprocs; i++) {
 		trace_ivec_release(&g->procs[i].io);
 		trace_ivec_release(&g->procs[i].comp);
@@ -267,8 +269,9 @@ static int64_t key_intern(struct agg *g, const st_trace_keys *k, int d,
 	e.cat = st_strtab_str(&g->tab[D_CAT], x->cat, &e.cat_len);
 	if ((int64_t)x->host != g->host_none)
 		e.host = st_strtab_str(&g->tab[D_HOST], x->host, &e.host_len);
-	if (x->file != ST_PFW_NONE)
-		e.file = trace_agg_str(g, D_FILE, x->file, &e.file_len);
+	if (x->file != ST_PFW_NONE &&
+	    !(e.file = trace_agg_str(g, D_FILE, x->file, &e.file_len)))
+		return -1;
 	e.pid = g->procs[x->proc].pid;
 	e.tid = x->tid;
 	if (x->seg && g->o->seg_phase[x->seg - 1]) {
@@ -793,7 +796,7 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 				k = pool_file(a, trace_agg_file_pid(b, i));
 			} else {
 				s = trace_agg_str(b, d, i, &len);
-				k = trace_agg_intern(a, d, s, len);
+				k = s ? trace_agg_intern(a, d, s, len) : -1;
 			}
 
 			if (k < 0)

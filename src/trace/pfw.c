@@ -1204,6 +1204,8 @@ struct st_pfw_reader {
 	char why[256];
 	st_strtab tab;
 	st_strtab *ftab;        /* the files' names: &tab, or the caller's */
+	char *fbuf;             /* a name read from a compact ftab */
+	size_t fbcap;
 	uint32_t *mapval;       /* by key id: name id + 1, 0 unmapped */
 	size_t mapcap;
 	struct imap imap[MAP_N];  /* the maps' integer keys (most of them) */
@@ -1291,6 +1293,7 @@ void st_pfw_close(st_pfw_reader *r)
 	}
 	free(r->kind);
 	free(r->key);
+	free(r->fbuf);
 	free(r->buf);
 	free(r->path);
 	free(r);
@@ -1311,7 +1314,15 @@ bool st_pfw_use_file_table(st_pfw_reader *r, st_strtab *t)
 
 const char *st_pfw_file_str(const st_pfw_reader *r, uint32_t id, size_t *len)
 {
-	return st_strtab_str(r->ftab, id, len);
+	/* the reader's scratch, which a const reader may use (it was not
+	 * made const) */
+	st_pfw_reader *w = (st_pfw_reader *)r;
+	size_t n;
+	const char *s = st_strtab_get(r->ftab, id, &w->fbuf, &w->fbcap, &n);
+
+	if (len)
+		*len = n;
+	return s;
 }
 
 uint64_t st_pfw_offset(const st_pfw_reader *r)

@@ -314,6 +314,8 @@ static int write_partial(FILE *f, struct agg *g, const st_trace_summary *s,
 			size_t len;
 			const char *str = trace_agg_str(g, d, i, &len);
 
+			if (!str)
+				return -1;
 			fputs(i ? ",\n[" : "\n[", f);
 			st_partial_put_str(f, str, len);
 			fprintf(f, ",%" PRIu64 ",%" PRId64 ",%" PRId64 "]",
@@ -1158,6 +1160,8 @@ static int write_bin(FILE *f, struct agg *g, const st_trace_summary *s,
 			size_t len;
 			const char *str = trace_agg_str(g, d, i, &len);
 
+			if (!str)
+				return -1;
 			wstr(f, str, len);
 			w64(f, a->count);
 			w64(f, (uint64_t)a->dur);

@@ -97,7 +97,8 @@ struct agg {
 	st_strtab tab[D_N];
 	/* The files' names are not in tab[D_FILE], which stays empty: every
 	 * file name the readers met (st_pfw_use_file_table), counted or
-	 * not, is in the pool, one copy, shared by the threads of a run
+	 * not, is in the pool, one copy, compact (st_strtab_compact: a
+	 * directory once), shared by the threads of a run
 	 * (trace_agg_share_pool); the files counted are pool ids by file
 	 * id.  trace_agg_n and trace_agg_str read a table of any D. */
 	st_strtab *fpool;      /* another agg's own_pool, or NULL: G's own
@@ -111,6 +112,8 @@ struct agg {
 	 * the order the pool met them, the usual case with one thread):
 	 * fmap and files are not made */
 	bool fmapped;
+	char *fbuf;            /* a file's name read from the pool */
+	size_t fbcap;
 	struct acc *acc[D_N];
 	size_t acc_cap[D_N];
 	struct proc *procs;
@@ -165,12 +168,14 @@ static inline uint32_t trace_agg_n(const struct agg *g, int d)
 	return d == D_FILE ? (uint32_t)g->nfiles : g->tab[d].n;
 }
 
-/* String ID of G's table D (borrowed); *LEN its length. */
-static inline const char *trace_agg_str(const struct agg *g, int d,
-					uint32_t id, size_t *len)
+/* String ID of G's table D (borrowed: a file's name until the next call
+ * on G); *LEN its length.  NULL when memory runs out. */
+static inline const char *trace_agg_str(struct agg *g, int d, uint32_t id,
+					size_t *len)
 {
-	return d == D_FILE ? st_strtab_str(trace_agg_pool(g),
-					   trace_agg_file_pid(g, id), len)
+	return d == D_FILE ? st_strtab_get(trace_agg_pool(g),
+					   trace_agg_file_pid(g, id),
+					   &g->fbuf, &g->fbcap, len)
 			   : st_strtab_str(&g->tab[d], id, len);
 }
 

@@ -14,11 +14,12 @@ what the larger one holds more of:
     intervals, 4 KiB, before);
   - file names: 12,000 and 96,000 distinct names of 51 bytes, two events
     each, half of them named through FH hashes; the same fill of every
-    table in both.  Under 160 bytes a name: its text once and the tables'
-    ids (the text was held twice, by the reader and by the gathering,
-    with 32 bytes of counters: about 280 bytes).  With -j 2 and each of
-    the two files naming all of them, the threads share one copy
-    (each thread held its own: 244 bytes a name).
+    table in both.  Under 75 bytes a name: its base name's 24 bytes once
+    (the directory once for all), the tables' ids and the FH map (115
+    bytes before, the whole text in a table and the files counted in
+    another; 280 before that).  With -j 2 and each of the two files
+    naming all of them, under 100: the threads share one copy (each
+    thread held its own: 245 bytes a name).
 And the libraries: a summary maps neither cairo nor libcurl nor libpq
 (nor the 40 libraries they link), which are loaded when a figure is drawn
 or a server asked (LD_DEBUG=files says what the loader maps); a figure
@@ -123,8 +124,8 @@ def body(tmp):
     per = (kb - ka) * 1024.0 / (big - small)
     print("file names: peak %d KB, %d KB: %.0f bytes per name (51 of "
           "text)" % (ka, kb, per))
-    check(per < 160, "test_summary_memory_per_file_name: %.0f bytes per "
-          "distinct name of 51 bytes (under 160)" % per)
+    check(per < 75, "test_summary_memory_per_file_name: %.0f bytes per "
+          "distinct name of 51 bytes (under 75)" % per)
 
     # -j 2, each of the two files naming every name, one read by each
     # thread: the threads share one copy of the names
@@ -135,8 +136,8 @@ def body(tmp):
     per = (kb - ka) * 1024.0 / (big - small)
     print("file names, -j 2, every file naming all: peak %d KB, %d KB: "
           "%.0f bytes per name" % (ka, kb, per))
-    check(per < 160, "test_summary_memory_names_once_per_run: %.0f bytes "
-          "per distinct name with -j 2 (under 160)" % per)
+    check(per < 100, "test_summary_memory_names_once_per_run: %.0f bytes "
+          "per distinct name with -j 2 (under 100)" % per)
 
 
 def loaded(argv, env=None):

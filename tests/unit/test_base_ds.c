@@ -216,6 +216,60 @@ static void test_strtab_segments(void **state)
 	st_strtab_release(&t);
 }
 
+/* A compact table keeps a path as its directory's id and its base name:
+ * every string comes back whole, ids and lookups as a plain table's,
+ * whatever the slashes (none, several, at the ends) and bytes. */
+static void test_strtab_compact(void **state)
+{
+	static const char *const odd[] = { "", "/", "//", "a/", "/a", "x",
+					   "ab/c", "a/bc", "a\0/b/c", "/p/q/" };
+	static const size_t oddlen[] = { 0, 1, 2, 2, 2, 1, 4, 4, 7, 5 };
+	enum { N = 20000, ODD = 10 };
+	st_strtab t, plain;
+	char buf[96], *got = NULL;
+	size_t cap = 0, len;
+
+	(void)state;
+	st_strtab_init(&t);
+	st_strtab_init(&plain);
+	st_strtab_compact(&t);
+	for (int i = 0; i < N; i++) {
+		snprintf(buf, sizeof(buf), "/p/lustre1/dlio/data/%s/img_%06d.npz",
+			 i % 3 ? "train" : "valid", i / 2);
+		assert_int_equal(st_strtab_intern(&t, buf, strlen(buf), NULL),
+				 st_strtab_intern(&plain, buf, strlen(buf),
+						  NULL));
+	}
+	for (int i = 0; i < ODD; i++)
+		assert_int_equal(st_strtab_intern(&t, odd[i], oddlen[i], NULL),
+				 st_strtab_intern(&plain, odd[i], oddlen[i],
+						  NULL));
+	assert_int_equal(t.n, plain.n);
+	for (uint32_t id = 0; id < plain.n; id++) {
+		size_t pl;
+		const char *p = st_strtab_str(&plain, id, &pl);
+		const char *c = st_strtab_get(&t, id, &got, &cap, &len);
+
+		assert_non_null(c);
+		assert_int_equal(len, pl);
+		assert_memory_equal(c, p, pl);
+		assert_int_equal(c[len], '\0');
+		assert_int_equal(st_strtab_find(&t, p, pl), (int64_t)id);
+		assert_int_equal(st_strtab_intern(&t, p, pl, NULL), (int64_t)id);
+	}
+	/* the directories are kept once: two, here, and those of ODD */
+	assert_non_null(t.dirs);
+	assert_true(t.dirs->n <= 2 + ODD);
+	assert_int_equal(st_strtab_find(&t, "/p/lustre1/dlio/data/train/", 27),
+			 -1);
+	/* a plain table's string is its own address */
+	assert_ptr_equal(st_strtab_get(&plain, 3, &got, &cap, &len),
+			 st_strtab_str(&plain, 3, NULL));
+	free(got);
+	st_strtab_release(&t);
+	st_strtab_release(&plain);
+}
+
 struct shared_arg {
 	st_strtab *t;
 	int first, n;           /* the strings common to both, from FIRST */
@@ -227,7 +281,8 @@ struct shared_arg {
 static void *shared_main(void *arg)
 {
 	struct shared_arg *a = arg;
-	char buf[48];
+	char buf[48], *got = NULL;
+	size_t cap = 0;
 
 	for (int k = 0; k < a->n + a->own; k++) {
 		int i = (a->first + k) % a->n;
@@ -240,27 +295,31 @@ static void *shared_main(void *arg)
 		else
 			snprintf(buf, sizeof(buf), "own/%p/%d", (void *)a, k);
 		id = st_strtab_intern(a->t, buf, strlen(buf), NULL);
-		s = id < 0 ? NULL : st_strtab_str(a->t, (uint32_t)id, &len);
+		s = id < 0 ? NULL : st_strtab_get(a->t, (uint32_t)id, &got, &cap,
+						  &len);
 		/* read while the other thread adds */
 		if (!s || len != strlen(buf) || memcmp(s, buf, len) != 0)
 			a->bad++;
 		if (k < a->n)
 			a->ids[i] = id;
 	}
+	free(got);
 	return NULL;
 }
 
 /* A table two threads intern into at once (st_strtab_share): one id per
- * string whoever added it, every id's text right while the other adds. */
-static void test_strtab_shared(void **state)
+ * string whoever added it, every id's text right while the other adds;
+ * plain and compact. */
+static void shared_run(bool compact)
 {
 	enum { N = 30000, OWN = 5000 };
 	st_strtab t;
 	struct shared_arg a[2];
 	pthread_t th[2];
 
-	(void)state;
 	st_strtab_init(&t);
+	if (compact)
+		st_strtab_compact(&t);
 	assert_int_equal(st_strtab_share(&t), 0);
 	for (int j = 0; j < 2; j++) {
 		a[j] = (struct shared_arg){ &t, j * N / 2, N, OWN,
@@ -285,6 +344,13 @@ static void test_strtab_shared(void **state)
 	free(a[0].ids);
 	free(a[1].ids);
 	st_strtab_release(&t);
+}
+
+static void test_strtab_shared(void **state)
+{
+	(void)state;
+	shared_run(false);
+	shared_run(true);
 }
 
 static void test_heap(void **state)
@@ -381,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_strtab),
 		cmocka_unit_test(test_strtab_segments),
 		cmocka_unit_test(test_strtab_shared),
+		cmocka_unit_test(test_strtab_compact),
 		cmocka_unit_test(test_heap),
 		cmocka_unit_test(test_outbuf),
 		cmocka_unit_test(test_grow),
