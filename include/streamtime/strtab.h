@@ -9,8 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The entries by id, in segments that never move: segment K holds
- * ST_STRTAB_SEG0 << K of them, so 27 hold every 32-bit id. */
+/* The entries by id, and the blocks of bytes by number, in segments that
+ * never move: segment K holds ST_STRTAB_SEG0 << K of them, so 27 hold
+ * every 32-bit id. */
 #define ST_STRTAB_SEG0 64u
 #define ST_STRTAB_NSEG 27
 
@@ -22,7 +23,8 @@ typedef struct st_strtab {
 	uint32_t n;
 	uint32_t *slot;           /* open addressing: id + 1, 0 empty */
 	uint32_t mask;
-	struct st_strtab_blk *blk;  /* the bytes */
+	char **blk[ST_STRTAB_NSEG];  /* the bytes, in blocks of 64 KiB */
+	uint32_t nblk, cur, used;  /* blocks made; the one filling, its use */
 	struct st_strtab_lock *lock;  /* st_strtab_share, else NULL */
 	bool compact;             /* st_strtab_compact */
 	struct st_strtab *dirs;   /* a compact table's directories */
