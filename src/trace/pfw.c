@@ -1185,7 +1185,11 @@ struct hash_cache {
 /* A map's hashes that are integers (or strings of their canonical
  * digits, the same keys) -> the names' ids: 12 bytes a slot, in two
  * arrays, where a key as text in the string table took 30 to 40 and its
- * own id.  A table per map. */
+ * own id.  A map is IMAP_SUBS tables, a key's by the top bits of its
+ * hash, each growing alone: when one doubles, the old and the new are
+ * held at once for a sixteenth of the map only. */
+#define IMAP_SUBS 16
+
 struct imap {
 	int64_t *key;
 	uint32_t *val;          /* id + 1, 0 empty */
@@ -1208,7 +1212,8 @@ struct st_pfw_reader {
 	size_t fbcap;
 	uint32_t *mapval;       /* by key id: name id + 1, 0 unmapped */
 	size_t mapcap;
-	struct imap imap[MAP_N];  /* the maps' integer keys (most of them) */
+	/* the maps' integer keys (most of them) */
+	struct imap imap[MAP_N][IMAP_SUBS];
 	int8_t *kind;           /* by name id: name_kind + 1, 0 not yet */
 	size_t kindcap;
 	char *key;              /* scratch for map keys */
@@ -1288,8 +1293,10 @@ void st_pfw_close(st_pfw_reader *r)
 	st_strtab_release(&r->tab);
 	free(r->mapval);
 	for (int m = 0; m < MAP_N; m++) {
-		free(r->imap[m].key);
-		free(r->imap[m].val);
+		for (int k = 0; k < IMAP_SUBS; k++) {
+			free(r->imap[m][k].key);
+			free(r->imap[m][k].val);
+		}
 	}
 	free(r->kind);
 	free(r->key);
@@ -1454,19 +1461,27 @@ static bool int_key(const st_pfw_val *v, int64_t *i)
 	return v->kind == ST_PFW_STRING && canon_int(v->s, v->n, i);
 }
 
-static size_t imap_hash(int64_t key)
+static uint64_t imap_hash(int64_t key)
 {
 	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
 
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
-	return (size_t)(h ^ (h >> 32));
+	return h ^ (h >> 32);
+}
+
+/* The table of KEY in R's map MAP: by its hash's top 4 bits (R is
+ * const for the lookups, not for imap_set). */
+_Static_assert(IMAP_SUBS == 16, "a table by the hash's top 4 bits");
+static struct imap *imap_of(const st_pfw_reader *r, int map, int64_t key)
+{
+	return (struct imap *)&r->imap[map][imap_hash(key) >> 60];
 }
 
 /* The slot of KEY in M: its own, or the empty one it would take. */
 static size_t imap_slot(const struct imap *m, int64_t key)
 {
-	size_t j = imap_hash(key) & (m->cap - 1);
+	size_t j = (size_t)imap_hash(key) & (m->cap - 1);
 
 	while (m->val[j] && m->key[j] != key)
 		j = (j + 1) & (m->cap - 1);
@@ -1476,7 +1491,7 @@ static size_t imap_slot(const struct imap *m, int64_t key)
 /* The id KEY maps to in R's map MAP, or -1. */
 static int64_t imap_find(const st_pfw_reader *r, int map, int64_t key)
 {
-	const struct imap *m = &r->imap[map];
+	const struct imap *m = imap_of(r, map, key);
 	size_t j;
 
 	if (!m->cap)
@@ -1491,11 +1506,11 @@ static int64_t imap_find(const st_pfw_reader *r, int map, int64_t key)
  * before. */
 static int imap_set(st_pfw_reader *r, int map, int64_t key, uint32_t id)
 {
-	struct imap *m = &r->imap[map];
+	struct imap *m = imap_of(r, map, key);
 	size_t j;
 
 	if ((m->n + 1) * 8 > m->cap * 7) {
-		struct imap g = { NULL, NULL, m->cap ? m->cap * 2 : 256, 0 };
+		struct imap g = { NULL, NULL, m->cap ? m->cap * 2 : 16, 0 };
 
 		if (!(g.key = malloc(g.cap * sizeof(*g.key))) ||
 		    !(g.val = calloc(g.cap, sizeof(*g.val)))) {
