@@ -27,4 +27,34 @@ typedef struct st_dynlib {
  * ERR set to 69 naming the library and what is missing. */
 int st_dynlib_load(st_dynlib *l, st_error *err);
 
+/* In a library's X_dyn.h, after its headers: struct FNS, a pointer to
+ * each function of LIST (an X-macro of their names), the table FNS and
+ * LOAD, which fills it once: 0, or -1 with ERR set (69). */
+#define ST_DYNLIB_DECLARE(FNS, LIST, LOAD) \
+	struct FNS { \
+		LIST(ST_DYNLIB_FN) \
+	}; \
+	extern struct FNS FNS; \
+	int LOAD(st_error *err);
+#define ST_DYNLIB_FN(f) __typeof__(f) *f;
+
+/* In a library's X_dyn.c: the table FNS (struct st_X_fns, from the list
+ * LIST of its functions, an X-macro) and LOAD, which fills it from the
+ * library SONAME (see src/output/cairo_dyn.h). */
+#define ST_DYNLIB_DEFINE(FNS, LIST, LOAD, SONAME) \
+	static const char *const FNS##_names[] = { LIST(ST_DYNLIB_NAME) }; \
+	struct FNS FNS; \
+	_Static_assert(sizeof(FNS) == sizeof(FNS##_names) / \
+		       sizeof(FNS##_names[0]) * sizeof(void (*)(void)), \
+		       "one pointer a name"); \
+	static st_dynlib FNS##_lib = { \
+		SONAME, FNS##_names, \
+		sizeof(FNS##_names) / sizeof(FNS##_names[0]), &FNS, 0, "" \
+	}; \
+	int LOAD(st_error *err) \
+	{ \
+		return st_dynlib_load(&FNS##_lib, err); \
+	}
+#define ST_DYNLIB_NAME(f) #f,
+
 #endif

@@ -1,8 +1,8 @@
-/* cairo_dyn.h - cairo, loaded when a figure is first drawn (st_plot_write) (dynlib.h).
- * Include it instead of <cairo.h>, <cairo-pdf.h>
- * and <cairo-svg.h>; st_cairo_load before the first
- * call, which then goes through a pointer.  A function not listed here is
- * not linked: the build fails at it.
+/* cairo_dyn.h - cairo, loaded when a figure is first drawn
+ * (st_plot_write; dynlib.h).  Include it instead of <cairo.h>,
+ * <cairo-pdf.h> and <cairo-svg.h>, and call st_cairo_load before the
+ * first cairo call, which then goes through a pointer.  A function not
+ * listed here is not linked: the build fails at it.
  */
 #ifndef STREAMTIME_CAIRO_DYN_H
 #define STREAMTIME_CAIRO_DYN_H
@@ -11,7 +11,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 
-#include "streamtime/error.h"
+#include "streamtime/dynlib.h"
 
 #define ST_CAIRO_FNS(X) \
 	X(cairo_arc) X(cairo_clip) X(cairo_close_path) X(cairo_create) \
@@ -40,14 +40,7 @@
 	X(cairo_translate) X(cairo_user_to_device) \
 	X(cairo_user_to_device_distance)
 
-#define ST_DYN_FN(f) __typeof__(f) *f;
-struct st_cairo_fns {
-	ST_CAIRO_FNS(ST_DYN_FN)
-};
-extern struct st_cairo_fns st_cairo_fns;
-
-/* Load cairo once: 0, or -1 with ERR set (69). */
-int st_cairo_load(st_error *err);
+ST_DYNLIB_DECLARE(st_cairo_fns, ST_CAIRO_FNS, st_cairo_load)
 
 #define cairo_arc (st_cairo_fns.cairo_arc)
 #define cairo_clip (st_cairo_fns.cairo_clip)
@@ -59,20 +52,26 @@ int st_cairo_load(st_error *err);
 #define cairo_font_extents (st_cairo_fns.cairo_font_extents)
 #define cairo_font_options_create (st_cairo_fns.cairo_font_options_create)
 #define cairo_font_options_destroy (st_cairo_fns.cairo_font_options_destroy)
-#define cairo_font_options_set_hint_metrics (st_cairo_fns.cairo_font_options_set_hint_metrics)
+#define cairo_font_options_set_hint_metrics \
+	(st_cairo_fns.cairo_font_options_set_hint_metrics)
 #define cairo_get_target (st_cairo_fns.cairo_get_target)
 #define cairo_get_user_data (st_cairo_fns.cairo_get_user_data)
 #define cairo_image_surface_create (st_cairo_fns.cairo_image_surface_create)
 #define cairo_image_surface_get_data (st_cairo_fns.cairo_image_surface_get_data)
-#define cairo_image_surface_get_height (st_cairo_fns.cairo_image_surface_get_height)
-#define cairo_image_surface_get_stride (st_cairo_fns.cairo_image_surface_get_stride)
-#define cairo_image_surface_get_width (st_cairo_fns.cairo_image_surface_get_width)
+#define cairo_image_surface_get_height \
+	(st_cairo_fns.cairo_image_surface_get_height)
+#define cairo_image_surface_get_stride \
+	(st_cairo_fns.cairo_image_surface_get_stride)
+#define cairo_image_surface_get_width \
+	(st_cairo_fns.cairo_image_surface_get_width)
 #define cairo_line_to (st_cairo_fns.cairo_line_to)
 #define cairo_move_to (st_cairo_fns.cairo_move_to)
 #define cairo_new_sub_path (st_cairo_fns.cairo_new_sub_path)
 #define cairo_paint (st_cairo_fns.cairo_paint)
-#define cairo_pdf_surface_create_for_stream (st_cairo_fns.cairo_pdf_surface_create_for_stream)
-#define cairo_pdf_surface_set_metadata (st_cairo_fns.cairo_pdf_surface_set_metadata)
+#define cairo_pdf_surface_create_for_stream \
+	(st_cairo_fns.cairo_pdf_surface_create_for_stream)
+#define cairo_pdf_surface_set_metadata \
+	(st_cairo_fns.cairo_pdf_surface_set_metadata)
 #define cairo_rectangle (st_cairo_fns.cairo_rectangle)
 #define cairo_restore (st_cairo_fns.cairo_restore)
 #define cairo_rotate (st_cairo_fns.cairo_rotate)
@@ -92,18 +91,23 @@ int st_cairo_load(st_error *err);
 #define cairo_status (st_cairo_fns.cairo_status)
 #define cairo_status_to_string (st_cairo_fns.cairo_status_to_string)
 #define cairo_stroke (st_cairo_fns.cairo_stroke)
-#define cairo_surface_create_similar_image (st_cairo_fns.cairo_surface_create_similar_image)
+#define cairo_surface_create_similar_image \
+	(st_cairo_fns.cairo_surface_create_similar_image)
 #define cairo_surface_destroy (st_cairo_fns.cairo_surface_destroy)
 #define cairo_surface_finish (st_cairo_fns.cairo_surface_finish)
 #define cairo_surface_flush (st_cairo_fns.cairo_surface_flush)
 #define cairo_surface_get_type (st_cairo_fns.cairo_surface_get_type)
-#define cairo_surface_set_device_scale (st_cairo_fns.cairo_surface_set_device_scale)
+#define cairo_surface_set_device_scale \
+	(st_cairo_fns.cairo_surface_set_device_scale)
 #define cairo_surface_status (st_cairo_fns.cairo_surface_status)
-#define cairo_svg_surface_create_for_stream (st_cairo_fns.cairo_svg_surface_create_for_stream)
-#define cairo_svg_surface_restrict_to_version (st_cairo_fns.cairo_svg_surface_restrict_to_version)
+#define cairo_svg_surface_create_for_stream \
+	(st_cairo_fns.cairo_svg_surface_create_for_stream)
+#define cairo_svg_surface_restrict_to_version \
+	(st_cairo_fns.cairo_svg_surface_restrict_to_version)
 #define cairo_text_extents (st_cairo_fns.cairo_text_extents)
 #define cairo_translate (st_cairo_fns.cairo_translate)
 #define cairo_user_to_device (st_cairo_fns.cairo_user_to_device)
-#define cairo_user_to_device_distance (st_cairo_fns.cairo_user_to_device_distance)
+#define cairo_user_to_device_distance \
+	(st_cairo_fns.cairo_user_to_device_distance)
 
 #endif

@@ -1,29 +1,22 @@
 /* curl_dyn.h - libcurl, loaded when an HTTP client is first made
- * (st_http_client_init) (dynlib.h).
- * Include it instead of <curl/curl.h>; st_curl_load before the first
- * call, which then goes through a pointer.  A function not listed here is
- * not linked: the build fails at it.
+ * (st_http_client_init; dynlib.h).  Include it instead of <curl/curl.h>,
+ * and call st_curl_load before the first libcurl call, which then goes
+ * through a pointer.  A function not listed here is not linked: the
+ * build fails at it.
  */
 #ifndef STREAMTIME_CURL_DYN_H
 #define STREAMTIME_CURL_DYN_H
 
 #include <curl/curl.h>
 
-#include "streamtime/error.h"
+#include "streamtime/dynlib.h"
 
 #define ST_CURL_FNS(X) \
 	X(curl_easy_cleanup) X(curl_easy_getinfo) X(curl_easy_init) \
 	X(curl_easy_perform) X(curl_easy_setopt) X(curl_easy_strerror) \
 	X(curl_slist_append) X(curl_slist_free_all)
 
-#define ST_DYN_FN(f) __typeof__(f) *f;
-struct st_curl_fns {
-	ST_CURL_FNS(ST_DYN_FN)
-};
-extern struct st_curl_fns st_curl_fns;
-
-/* Load libcurl once: 0, or -1 with ERR set (69). */
-int st_curl_load(st_error *err);
+ST_DYNLIB_DECLARE(st_curl_fns, ST_CURL_FNS, st_curl_load)
 
 #undef curl_easy_setopt   /* typecheck-gcc.h's checking macro */
 #undef curl_easy_getinfo   /* typecheck-gcc.h's checking macro */

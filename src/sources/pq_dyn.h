@@ -1,14 +1,14 @@
-/* pq_dyn.h - libpq, loaded when the Distiller database is first asked (dynlib.h).
- * Include it instead of <libpq-fe.h>; st_pq_load before the first
- * call, which then goes through a pointer.  A function not listed here is
- * not linked: the build fails at it.
+/* pq_dyn.h - libpq, loaded when the Distiller database is first asked
+ * (dynlib.h).  Include it instead of <libpq-fe.h>, and call st_pq_load
+ * before the first libpq call, which then goes through a pointer.  A
+ * function not listed here is not linked: the build fails at it.
  */
 #ifndef STREAMTIME_PQ_DYN_H
 #define STREAMTIME_PQ_DYN_H
 
 #include <libpq-fe.h>
 
-#include "streamtime/error.h"
+#include "streamtime/dynlib.h"
 
 #define ST_PQ_FNS(X) \
 	X(PQcancel) X(PQclear) X(PQconnectdbParams) X(PQconninfo) \
@@ -19,14 +19,7 @@
 	X(PQresultStatus) X(PQsendQueryParams) X(PQsetSingleRowMode) \
 	X(PQstatus) X(PQuser)
 
-#define ST_DYN_FN(f) __typeof__(f) *f;
-struct st_pq_fns {
-	ST_PQ_FNS(ST_DYN_FN)
-};
-extern struct st_pq_fns st_pq_fns;
-
-/* Load libpq once: 0, or -1 with ERR set (69). */
-int st_pq_load(st_error *err);
+ST_DYNLIB_DECLARE(st_pq_fns, ST_PQ_FNS, st_pq_load)
 
 #define PQcancel (st_pq_fns.PQcancel)
 #define PQclear (st_pq_fns.PQclear)

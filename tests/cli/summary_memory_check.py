@@ -116,28 +116,28 @@ def body(tmp):
     check(per < 1024, "test_summary_memory_flat_in_processes: %.0f bytes "
           "per process (under 1024)" % per)
 
-    small, big = 12000, 96000
-    ka = peak_kb(names_trace(tmp, small), out)
-    check(json.load(open(out))["files"] == small, "files counted")
-    kb = peak_kb(names_trace(tmp, big), out)
-    check(json.load(open(out))["files"] == big, "files counted")
-    per = (kb - ka) * 1024.0 / (big - small)
-    print("file names: peak %d KB, %d KB: %.0f bytes per name (51 of "
-          "text)" % (ka, kb, per))
-    check(per < 65, "test_summary_memory_per_file_name: %.0f bytes per "
-          "distinct name of 51 bytes (under 65)" % per)
+    # -j 1; then -j 2, each of the two files naming every name, one read
+    # by each thread: the threads share one copy of the names
+    for jobs, every, limit, name in (
+            (1, False, 65, "test_summary_memory_per_file_name"),
+            (2, True, 90, "test_summary_memory_names_once_per_run")):
+        per = per_name(tmp, out, jobs, every)
+        check(per < limit, "%s: %.0f bytes per distinct name of 51 bytes "
+              "with -j %d (under %d)" % (name, per, jobs, limit))
 
-    # -j 2, each of the two files naming every name, one read by each
-    # thread: the threads share one copy of the names
-    ka = peak_kb(names_trace(tmp, small, every=True), out, 2)
-    check(json.load(open(out))["files"] == small, "files counted (-j 2)")
-    kb = peak_kb(names_trace(tmp, big, every=True), out, 2)
-    check(json.load(open(out))["files"] == big, "files counted (-j 2)")
-    per = (kb - ka) * 1024.0 / (big - small)
-    print("file names, -j 2, every file naming all: peak %d KB, %d KB: "
-          "%.0f bytes per name" % (ka, kb, per))
-    check(per < 90, "test_summary_memory_names_once_per_run: %.0f bytes "
-          "per distinct name with -j 2 (under 90)" % per)
+
+def per_name(tmp, out, jobs, every, small=12000, big=96000):
+    """What a distinct name costs: the peaks of SMALL and BIG names."""
+    kb = []
+    for n in (small, big):
+        kb.append(peak_kb(names_trace(tmp, n, every), out, jobs))
+        check(json.load(open(out))["files"] == n,
+              "files counted (-j %d)" % jobs)
+    per = (kb[1] - kb[0]) * 1024.0 / (big - small)
+    print("file names, -j %d%s: peak %d KB, %d KB: %.0f bytes per name"
+          % (jobs, ", every file naming all" if every else "", kb[0], kb[1],
+             per))
+    return per
 
 
 def loaded(argv, env=None):
