@@ -171,13 +171,21 @@ static const char *ent_bytes(const st_strtab *t,
 }
 
 /* Is entry E the string S[0..LEN) (its hash matched)? */
-static bool ent_is(const st_strtab *t, const struct st_strtab_ent *e,
-		   const char *s, size_t len)
+static inline bool ent_is(const st_strtab *t, const struct st_strtab_ent *e,
+			  const char *s, size_t len)
 {
 	const char *dir, *rest;
 	size_t dlen;
 	uint32_t n;
 
+	if (!t->compact) {
+		/* the usual case first: a plain string under 128 bytes */
+		const char *p = at(t, e->at);
+
+		if (!((unsigned char)*p & 0x80))
+			return (unsigned char)*p == len &&
+			       memcmp(p + 1, s, len) == 0;
+	}
 	rest = ent_bytes(t, e, &n, &dir, &dlen);
 	return n == len && dlen <= len && memcmp(s, dir, dlen) == 0 &&
 	       memcmp(s + dlen, rest, len - dlen) == 0;

@@ -1170,6 +1170,8 @@ static const char map_names[MAP_N][3] = { "HH", "FH", "SH" };
 
 /* One-entry caches for the strings and hashes that repeat line after
  * line (the host, the category, often the name and the file). */
+#define STR_CACHE 8
+
 struct str_cache {
 	int64_t id;             /* -1: empty */
 	size_t n;
@@ -1218,7 +1220,10 @@ struct st_pfw_reader {
 	size_t kindcap;
 	char *key;              /* scratch for map keys */
 	size_t keycap;
-	struct str_cache c_name, c_cat, c_host, c_file;
+	/* the strings met last, by a few of their bytes: names, categories,
+	 * hosts and files repeat, and a hit costs no table lookup */
+	struct str_cache c_name[STR_CACHE], c_cat[STR_CACHE],
+			 c_host[STR_CACHE], c_file[STR_CACHE];
 	struct hash_cache h_host, h_file;
 	st_pfw_stats st;
 	st_pfw_feed_fn feed;    /* another line format: its parser */
@@ -1228,7 +1233,9 @@ struct st_pfw_reader {
 
 static void caches_reset(st_pfw_reader *r)
 {
-	r->c_name.id = r->c_cat.id = r->c_host.id = r->c_file.id = -1;
+	for (int i = 0; i < STR_CACHE; i++)
+		r->c_name[i].id = r->c_cat[i].id = r->c_host[i].id =
+			r->c_file[i].id = -1;
 	r->h_host.valid = r->h_file.valid = false;
 }
 
@@ -1364,9 +1371,14 @@ static int bad(st_pfw_reader *r, const char *fmt, const char *field)
 	return ST_PFW_BAD;
 }
 
-static int64_t intern_cached(st_strtab *t, struct str_cache *c,
+/* The id of S[0..N) in T, through the caches CS (STR_CACHE of them: S's
+ * is chosen by its length and its first and last bytes). */
+static int64_t intern_cached(st_strtab *t, struct str_cache *cs,
 			     const char *s, size_t n)
 {
+	struct str_cache *c = &cs[n ? (n + (unsigned char)s[0] +
+				       3u * (unsigned char)s[n - 1]) %
+				      STR_CACHE : 0];
 	int64_t id;
 
 	if (c->id >= 0 && c->n == n && memcmp(c->buf, s, n) == 0)
@@ -1470,18 +1482,19 @@ static uint64_t imap_hash(int64_t key)
 	return h ^ (h >> 32);
 }
 
-/* The table of KEY in R's map MAP: by its hash's top 4 bits (R is
- * const for the lookups, not for imap_set). */
+/* The table of hash H in R's map MAP: by its top 4 bits (R is const
+ * for the lookups, not for imap_set). */
 _Static_assert(IMAP_SUBS == 16, "a table by the hash's top 4 bits");
-static struct imap *imap_of(const st_pfw_reader *r, int map, int64_t key)
+static struct imap *imap_of(const st_pfw_reader *r, int map, uint64_t h)
 {
-	return (struct imap *)&r->imap[map][imap_hash(key) >> 60];
+	return (struct imap *)&r->imap[map][h >> 60];
 }
 
-/* The slot of KEY in M: its own, or the empty one it would take. */
-static size_t imap_slot(const struct imap *m, int64_t key)
+/* The slot of KEY (hash H) in M: its own, or the empty one it would
+ * take. */
+static size_t imap_slot(const struct imap *m, int64_t key, uint64_t h)
 {
-	size_t j = (size_t)imap_hash(key) & (m->cap - 1);
+	size_t j = (size_t)h & (m->cap - 1);
 
 	while (m->val[j] && m->key[j] != key)
 		j = (j + 1) & (m->cap - 1);
@@ -1491,12 +1504,13 @@ static size_t imap_slot(const struct imap *m, int64_t key)
 /* The id KEY maps to in R's map MAP, or -1. */
 static int64_t imap_find(const st_pfw_reader *r, int map, int64_t key)
 {
-	const struct imap *m = imap_of(r, map, key);
+	uint64_t h = imap_hash(key);
+	const struct imap *m = imap_of(r, map, h);
 	size_t j;
 
 	if (!m->cap)
 		return -1;
-	j = imap_slot(m, key);
+	j = imap_slot(m, key, h);
 	return m->val[j] ? (int64_t)m->val[j] - 1 : -1;
 }
 
@@ -1506,7 +1520,8 @@ static int64_t imap_find(const st_pfw_reader *r, int map, int64_t key)
  * before. */
 static int imap_set(st_pfw_reader *r, int map, int64_t key, uint32_t id)
 {
-	struct imap *m = imap_of(r, map, key);
+	uint64_t h = imap_hash(key);
+	struct imap *m = imap_of(r, map, h);
 	size_t j;
 
 	if ((m->n + 1) * 8 > m->cap * 7) {
@@ -1520,7 +1535,7 @@ static int imap_set(st_pfw_reader *r, int map, int64_t key, uint32_t id)
 		for (size_t i = 0; i < m->cap; i++) {
 			if (!m->val[i])
 				continue;
-			j = imap_slot(&g, m->key[i]);
+			j = imap_slot(&g, m->key[i], imap_hash(m->key[i]));
 			g.key[j] = m->key[i];
 			g.val[j] = m->val[i];
 		}
@@ -1529,7 +1544,7 @@ static int imap_set(st_pfw_reader *r, int map, int64_t key, uint32_t id)
 		free(m->val);
 		*m = g;
 	}
-	j = imap_slot(m, key);
+	j = imap_slot(m, key, h);
 	m->n += !m->val[j];
 	m->key[j] = key;
 	m->val[j] = id + 1;
@@ -1760,15 +1775,15 @@ static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 		return bad(r, "'%s' out of range", "ts");
 	if (ev->dur > TS_MAX)
 		return bad(r, "'%s' out of range", "dur");
-	if ((id = intern_cached(&r->tab, &r->c_name, raw->name.s, raw->name.n)) < 0)
+	if ((id = intern_cached(&r->tab, r->c_name, raw->name.s, raw->name.n)) < 0)
 		return OOM(r);
 	ev->name = (uint32_t)id;
-	if ((id = intern_cached(&r->tab, &r->c_cat, raw->cat.s, raw->cat.n)) < 0)
+	if ((id = intern_cached(&r->tab, r->c_cat, raw->cat.s, raw->cat.n)) < 0)
 		return OOM(r);
 	ev->cat = (uint32_t)id;
-	if (where_id(r, &raw->hostname, &r->c_host, &raw->hhash, MAP_HOST,
+	if (where_id(r, &raw->hostname, r->c_host, &raw->hhash, MAP_HOST,
 		     &r->h_host, &ev->host) < 0 ||
-	    where_id(r, &raw->fname, &r->c_file, &raw->fhash, MAP_FILE,
+	    where_id(r, &raw->fname, r->c_file, &raw->fhash, MAP_FILE,
 		     &r->h_file, &ev->file) < 0)
 		return OOM(r);
 	if (ev->name >= r->kindcap) {
