@@ -184,7 +184,8 @@ struct st_strtab;
  * the first st_pfw_next; false (R unchanged) for a reader whose lines
  * another parser feeds or that was read already. */
 bool st_pfw_use_file_table(st_pfw_reader *r, struct st_strtab *t);
-/* File ID of R's events (st_pfw_str unless st_pfw_use_file_table). */
+/* File ID of R's events (st_pfw_str unless st_pfw_use_file_table):
+ * borrowed, until the next call on R; NULL when memory runs out. */
 const char *st_pfw_file_str(const st_pfw_reader *r, uint32_t id,
 			    size_t *len);
 

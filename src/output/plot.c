@@ -8,9 +8,6 @@
  * plots (not cairo_surface_write_to_png: libpng at zlib's default level is
  * slow).
  */
-#include <cairo.h>
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +17,7 @@
 #include "streamtime/png.h"
 #include "streamtime/stats.h"
 #include "streamtime/time.h"
+#include "cairo_dyn.h"
 #include "plot_int.h"
 
 /* ---- pure helpers ------------------------------------------------------ */
@@ -619,6 +617,8 @@ int st_plot_write(const st_plot_fig *fig, enum st_plot_format fmt, FILE *f,
 
 	if (fig->failed)
 		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
+	if (st_cairo_load(err) < 0)
+		return -1;
 	surface = surface_new(fig, fmt, &doc, &pdf);
 	cr = cairo_create(surface);
 	if (fmt == ST_PLOT_PNG)

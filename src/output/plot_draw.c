@@ -1,11 +1,11 @@
 /* plot_draw.c - drawing a figure description on a cairo context: series,
  * legends, notes, axes with their frames, ticks and labels. */
-#include <cairo.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "streamtime/stats.h"
+#include "cairo_dyn.h"
 #include "plot_int.h"
 
 static const st_plot_rgba ink = { 0.1, 0.1, 0.1, 1.0 };

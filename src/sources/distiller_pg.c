@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libpq-fe.h>
+#include "pq_dyn.h"
 
 #include "streamtime/distiller.h"
 #include "streamtime/num.h"
@@ -137,7 +137,8 @@ bool st_distiller_dsn_has_password(const char *dsn)
 	PQconninfoOption *o;
 	bool has = false;
 
-	if (!dsn || !*dsn || !(o = PQconninfoParse(dsn, NULL)))
+	if (!dsn || !*dsn || st_pq_load(NULL) < 0 ||
+	    !(o = PQconninfoParse(dsn, NULL)))
 		return false;
 	for (PQconninfoOption *i = o; i->keyword; i++)
 		if (!strcmp(i->keyword, "password") && i->val && *i->val)
@@ -171,6 +172,8 @@ static PGconn *pg_connect(const st_distiller_pg_opts *o, st_error *err)
 	PGconn *conn;
 	int k = 0;
 
+	if (st_pq_load(err) < 0)
+		return NULL;
 	if (o->dsn && *o->dsn) {
 		char *perr = NULL;
 		PQconninfoOption *parsed = PQconninfoParse(o->dsn, &perr);

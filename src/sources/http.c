@@ -1,12 +1,12 @@
 /* http.c - the libcurl GET client of the REST sources. */
 #include <stdint.h>
 #include <stdio.h>
-#include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "curl_dyn.h"
 #include "streamtime/http.h"
 
 /* the client keeps libcurl's message in a buffer http.h sizes */
@@ -267,6 +267,8 @@ int st_http_client_init(st_http_client *cl, const st_http_opts *o,
 	cl->timeout_ms = o->timeout_s > 0 ? o->timeout_s * 1000 : 0;
 	cl->max_body = o->max_body ? o->max_body : ST_HTTP_DEFAULT_MAX_BODY;
 	cl->accept_5xx = o->accept_5xx;
+	if (st_curl_load(err) < 0)
+		return -1;
 	if (!o->url || !*o->url)
 		return st_error_set(err, ST_EXIT_USAGE, "no URL for %s",
 				    cl->service);

@@ -18,7 +18,8 @@ void trace_agg_init(struct agg *g, const st_trace_opts *o)
 	g->o = o;
 	for (int d = 0; d < D_N; d++)
 		st_strtab_init(&g->tab[d]);
-	st_strtab_init(&g->fpool);
+	st_strtab_init(&g->own_pool);
+	st_strtab_compact(&g->own_pool);
 	g->host_none = -1;
 	trace_ivs_init(&g->ivs);
 	g->per = o->per;
@@ -46,8 +47,10 @@ void trace_agg_release(struct agg *g)
 		st_strtab_release(&g->tab[d]);
 		free(g->acc[d]);
 	}
-	st_strtab_release(&g->fpool);
+	st_strtab_release(&g->own_pool);
 	free(g->fmap);
+	free(g->files);
+	free(g->fbuf);
 	for (size_t i = 0; i < g->nprocs; i++) {
 		trace_ivec_release(&g->procs[i].io);
 		trace_ivec_release(&g->procs[i].comp);
@@ -88,6 +91,67 @@ int trace_name_rw(const char *name, size_t len)
 	       : memmem(name, len, "read", 4) ? 1 : 0;
 }
 
+int trace_agg_share_pool(struct agg *g, struct agg *owner)
+{
+	if (!owner->own_pool.lock && st_strtab_share(&owner->own_pool) < 0)
+		return -1;
+	g->fpool = &owner->own_pool;
+	return 0;
+}
+
+/* Room for index ID in the array *V of ids + 1 (*CAP of them), the new
+ * room zeroed.  0, or -1 when memory runs out. */
+static int id_room(uint32_t **v, size_t *cap, uint32_t id)
+{
+	size_t old = *cap;
+
+	if (id < old)
+		return 0;
+	if (st_grow(v, cap, id, sizeof(**v), 256) < 0)
+		return -1;
+	memset(*v + old, 0, (*cap - old) * sizeof(**v));
+	return 0;
+}
+
+/* G's files from their ids being the pool's to the maps: 0, -1 out of
+ * memory. */
+static int files_map(struct agg *g)
+{
+	size_t n = g->nfiles;
+
+	if ((n && id_room(&g->fmap, &g->fcap, (uint32_t)n - 1) < 0) ||
+	    st_grow(&g->files, &g->files_cap, n, sizeof(*g->files), 256) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		g->files[i] = (uint32_t)i;
+		g->fmap[i] = (uint32_t)i + 1;
+	}
+	g->fmapped = true;
+	return 0;
+}
+
+/* The file id in G of string ID of its pool, a new one when the file is
+ * counted for the first time.  -1 when memory runs out. */
+static int64_t pool_file(struct agg *g, uint32_t id)
+{
+	if (!g->fmapped) {
+		if (id < g->nfiles)
+			return id;
+		if (id == g->nfiles && g->nfiles < UINT32_MAX - 1)
+			return (int64_t)g->nfiles++;
+		if (files_map(g) < 0)
+			return -1;
+	}
+	if (id < g->fcap && g->fmap[id])
+		return g->fmap[id] - 1;
+	if (g->nfiles == UINT32_MAX - 1 || id_room(&g->fmap, &g->fcap, id) < 0 ||
+	    ST_GROW(g->files, g->nfiles, g->files_cap, 256) < 0)
+		return -1;
+	g->files[g->nfiles] = id;
+	g->fmap[id] = (uint32_t)++g->nfiles;
+	return (int64_t)g->nfiles - 1;
+}
+
 /* The id of S in dimension D, its counters zeroed when new; -1 on OOM. */
 int64_t trace_agg_intern(struct agg *g, int d, const char *s, size_t len)
 {
@@ -96,11 +160,10 @@ int64_t trace_agg_intern(struct agg *g, int d, const char *s, size_t len)
 
 	if (d == D_FILE) {
 		/* the text in the pool (the readers' file names are there
-		 * already), the table of the files counted borrowing it */
-		if ((id = st_strtab_intern(&g->fpool, s, len, NULL)) < 0)
+		 * already), counted by its pool id */
+		if ((id = st_strtab_intern(trace_agg_pool(g), s, len, NULL)) < 0)
 			return -1;
-		s = st_strtab_str(&g->fpool, (uint32_t)id, &len);
-		return st_strtab_intern_ref(&g->tab[D_FILE], s, len, NULL);
+		return pool_file(g, (uint32_t)id);
 	}
 	id = st_strtab_intern(&g->tab[d], s, len, &added);
 
@@ -206,8 +269,9 @@ static int64_t key_intern(struct agg *g, const st_trace_keys *k, int d,
 	e.cat = st_strtab_str(&g->tab[D_CAT], x->cat, &e.cat_len);
 	if ((int64_t)x->host != g->host_none)
 		e.host = st_strtab_str(&g->tab[D_HOST], x->host, &e.host_len);
-	if (x->file != ST_PFW_NONE)
-		e.file = st_strtab_str(&g->tab[D_FILE], x->file, &e.file_len);
+	if (x->file != ST_PFW_NONE &&
+	    !(e.file = trace_agg_str(g, D_FILE, x->file, &e.file_len)))
+		return -1;
 	e.pid = g->procs[x->proc].pid;
 	e.tid = x->tid;
 	if (x->seg && g->o->seg_phase[x->seg - 1]) {
@@ -463,20 +527,6 @@ void trace_rmap_release(struct rmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Room for index ID in the array *V of ids + 1 (*CAP of them), the new
- * room zeroed.  0, or -1 when memory runs out. */
-static int id_room(uint32_t **v, size_t *cap, uint32_t id)
-{
-	size_t old = *cap;
-
-	if (id < old)
-		return 0;
-	if (st_grow(v, cap, id, sizeof(**v), 256) < 0)
-		return -1;
-	memset(*v + old, 0, (*cap - old) * sizeof(**v));
-	return 0;
-}
-
 /* Room for reader string id ID in dimension D's ids (new room: 0, not yet
  * interned); each dimension's grows alone, the reader's ids being those
  * of every dimension and of its hash maps.  0, or -1 when memory runs
@@ -515,25 +565,6 @@ static int64_t rmap_tr(struct rmap *m, struct agg *g, const st_pfw_reader *r,
 	if ((k = trace_agg_intern(g, d, s, len)) < 0)
 		return -1;
 	m->tr[d][id] = (uint32_t)k + 1;
-	return k;
-}
-
-/* The id in G's table of files of string ID of its pool, kept across
- * readers (the pool's ids are).  -1 when memory runs out. */
-static int64_t pool_file(struct agg *g, uint32_t id)
-{
-	const char *s;
-	size_t len;
-	int64_t k;
-
-	if (id < g->fcap && g->fmap[id])
-		return g->fmap[id] - 1;
-	if (id_room(&g->fmap, &g->fcap, id) < 0)
-		return -1;
-	s = st_strtab_str(&g->fpool, id, &len);
-	if ((k = st_strtab_intern_ref(&g->tab[D_FILE], s, len, NULL)) < 0)
-		return -1;
-	g->fmap[id] = (uint32_t)k + 1;
 	return k;
 }
 
@@ -588,7 +619,7 @@ static int read_file(struct worker *w, size_t fi)
 	}
 	trace_rmap_init(&m, o->filter);
 	/* the files' names straight into G's pool: one copy of each */
-	pooled = st_pfw_use_file_table(r, &g->fpool);
+	pooled = st_pfw_use_file_table(r, trace_agg_pool(g));
 	if (host_none(g) < 0) {
 		ret = -1;
 		goto out;
@@ -753,13 +784,22 @@ int trace_agg_merge(struct agg *a, struct agg *b)
 	int rc = -1;
 
 	for (int d = 0; d < D_N; d++) {
-		if (!(tr[d] = malloc((b->tab[d].n + 1) * sizeof(uint32_t))))
+		uint32_t n = trace_agg_n(b, d);
+
+		if (!(tr[d] = malloc((n + 1) * sizeof(uint32_t))))
 			goto out;
-		for (uint32_t i = 0; i < b->tab[d].n; i++) {
+		for (uint32_t i = 0; i < n; i++) {
 			size_t len;
-			const char *s = st_strtab_str(&b->tab[d], i, &len);
-			int64_t k = trace_agg_intern(a, d, s, len);
+			const char *s;
+			int64_t k;
 			struct acc *x, *y;
+
+			if (d == D_FILE && trace_agg_pool(a) == trace_agg_pool(b)) {
+				k = pool_file(a, trace_agg_file_pid(b, i));
+			} else {
+				s = trace_agg_str(b, d, i, &len);
+				k = s ? trace_agg_intern(a, d, s, len) : -1;
+			}
 
 			if (k < 0)
 				goto out;

@@ -99,6 +99,8 @@ static int fset_field(const struct st_trace_fset *s, const st_pfw_reader *r,
 	const char *str = k == ST_TRACE_FILE ? st_pfw_file_str(r, id, &len)
 						   : st_pfw_str(r, id, &len);
 
+	if (!str)
+		return st_error_set(err, ST_EXIT_IOERR, "out of memory");
 	*a = (s->all & ~s->has[k]) | FSET_KNOWN;
 	for (uint64_t b = s->has[k]; b; b &= b - 1) {
 		int j = __builtin_ctzll(b);

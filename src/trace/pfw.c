@@ -1170,6 +1170,8 @@ static const char map_names[MAP_N][3] = { "HH", "FH", "SH" };
 
 /* One-entry caches for the strings and hashes that repeat line after
  * line (the host, the category, often the name and the file). */
+#define STR_CACHE 8
+
 struct str_cache {
 	int64_t id;             /* -1: empty */
 	size_t n;
@@ -1182,13 +1184,18 @@ struct hash_cache {
 	uint32_t id;            /* what it resolved to */
 };
 
-/* A map's hash that is an integer (or a string of its canonical digits,
- * the same key) -> the name's id: 16 bytes, where a key as text in the
- * string table took 30 to 40 and its own id. */
-struct imap_ent {
-	int64_t key;
-	uint32_t id;
-	uint32_t map;           /* MAP_* + 1, 0 empty */
+/* A map's hashes that are integers (or strings of their canonical
+ * digits, the same keys) -> the names' ids: 12 bytes a slot, in two
+ * arrays, where a key as text in the string table took 30 to 40 and its
+ * own id.  A map is IMAP_SUBS tables, a key's by the top bits of its
+ * hash, each growing alone: when one doubles, the old and the new are
+ * held at once for a sixteenth of the map only. */
+#define IMAP_SUBS 16
+
+struct imap {
+	int64_t *key;
+	uint32_t *val;          /* id + 1, 0 empty */
+	size_t cap, n;
 };
 
 struct st_pfw_reader {
@@ -1203,15 +1210,20 @@ struct st_pfw_reader {
 	char why[256];
 	st_strtab tab;
 	st_strtab *ftab;        /* the files' names: &tab, or the caller's */
+	char *fbuf;             /* a name read from a compact ftab */
+	size_t fbcap;
 	uint32_t *mapval;       /* by key id: name id + 1, 0 unmapped */
 	size_t mapcap;
-	struct imap_ent *imap;  /* the maps' integer keys (most of them) */
-	size_t imapcap, imapn;
+	/* the maps' integer keys (most of them) */
+	struct imap imap[MAP_N][IMAP_SUBS];
 	int8_t *kind;           /* by name id: name_kind + 1, 0 not yet */
 	size_t kindcap;
 	char *key;              /* scratch for map keys */
 	size_t keycap;
-	struct str_cache c_name, c_cat, c_host, c_file;
+	/* the strings met last, by a few of their bytes: names, categories,
+	 * hosts and files repeat, and a hit costs no table lookup */
+	struct str_cache c_name[STR_CACHE], c_cat[STR_CACHE],
+			 c_host[STR_CACHE], c_file[STR_CACHE];
 	struct hash_cache h_host, h_file;
 	st_pfw_stats st;
 	st_pfw_feed_fn feed;    /* another line format: its parser */
@@ -1221,7 +1233,9 @@ struct st_pfw_reader {
 
 static void caches_reset(st_pfw_reader *r)
 {
-	r->c_name.id = r->c_cat.id = r->c_host.id = r->c_file.id = -1;
+	for (int i = 0; i < STR_CACHE; i++)
+		r->c_name[i].id = r->c_cat[i].id = r->c_host[i].id =
+			r->c_file[i].id = -1;
 	r->h_host.valid = r->h_file.valid = false;
 }
 
@@ -1321,9 +1335,15 @@ void st_pfw_close(st_pfw_reader *r)
 	st_zin_close(r->zin);
 	st_strtab_release(&r->tab);
 	free(r->mapval);
-	free(r->imap);
+	for (int m = 0; m < MAP_N; m++) {
+		for (int k = 0; k < IMAP_SUBS; k++) {
+			free(r->imap[m][k].key);
+			free(r->imap[m][k].val);
+		}
+	}
 	free(r->kind);
 	free(r->key);
+	free(r->fbuf);
 	free(r->buf);
 	free(r->path);
 	free(r);
@@ -1344,7 +1364,15 @@ bool st_pfw_use_file_table(st_pfw_reader *r, st_strtab *t)
 
 const char *st_pfw_file_str(const st_pfw_reader *r, uint32_t id, size_t *len)
 {
-	return st_strtab_str(r->ftab, id, len);
+	/* the reader's scratch, which a const reader may use (it was not
+	 * made const) */
+	st_pfw_reader *w = (st_pfw_reader *)r;
+	size_t n;
+	const char *s = st_strtab_get(r->ftab, id, &w->fbuf, &w->fbcap, &n);
+
+	if (len)
+		*len = n;
+	return s;
 }
 
 uint64_t st_pfw_offset(const st_pfw_reader *r)
@@ -1379,9 +1407,14 @@ static int bad(st_pfw_reader *r, const char *fmt, const char *field)
 	return ST_PFW_BAD;
 }
 
-static int64_t intern_cached(st_strtab *t, struct str_cache *c,
+/* The id of S[0..N) in T, through the caches CS (STR_CACHE of them: S's
+ * is chosen by its length and its first and last bytes). */
+static int64_t intern_cached(st_strtab *t, struct str_cache *cs,
 			     const char *s, size_t n)
 {
+	struct str_cache *c = &cs[n ? (n + (unsigned char)s[0] +
+				       3u * (unsigned char)s[n - 1]) %
+				      STR_CACHE : 0];
 	int64_t id;
 
 	if (c->id >= 0 && c->n == n && memcmp(c->buf, s, n) == 0)
@@ -1476,81 +1509,95 @@ static bool int_key(const st_pfw_val *v, int64_t *i)
 	return v->kind == ST_PFW_STRING && canon_int(v->s, v->n, i);
 }
 
-static size_t imap_hash(int map, int64_t key)
+static uint64_t imap_hash(int64_t key)
 {
-	uint64_t h = ((uint64_t)key + (uint64_t)map) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
 
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
-	return (size_t)(h ^ (h >> 32));
+	return h ^ (h >> 32);
 }
 
-/* The entry of (MAP, KEY) in R's integer keys, or NULL. */
-static struct imap_ent *imap_find(const st_pfw_reader *r, int map,
-				  int64_t key)
+/* The table of hash H in R's map MAP: by its top 4 bits (R is const
+ * for the lookups, not for imap_set). */
+_Static_assert(IMAP_SUBS == 16, "a table by the hash's top 4 bits");
+static struct imap *imap_of(const st_pfw_reader *r, int map, uint64_t h)
 {
-	if (!r->imapcap)
-		return NULL;
-	for (size_t j = imap_hash(map, key) & (r->imapcap - 1);;
-	     j = (j + 1) & (r->imapcap - 1)) {
-		struct imap_ent *e = &r->imap[j];
-
-		if (!e->map)
-			return NULL;
-		if (e->map == (uint32_t)map + 1 && e->key == key)
-			return e;
-	}
+	return (struct imap *)&r->imap[map][h >> 60];
 }
 
-/* The entry of (MAP, KEY), added (id 0) when new; NULL when memory runs
- * out.  The table is at most 7/8 full: its lookups are of keys it has,
- * mostly, and a hash's repeats stop at the one-entry caches before. */
-static struct imap_ent *imap_add(st_pfw_reader *r, int map, int64_t key)
+/* The slot of KEY (hash H) in M: its own, or the empty one it would
+ * take. */
+static size_t imap_slot(const struct imap *m, int64_t key, uint64_t h)
 {
-	struct imap_ent *e = imap_find(r, map, key);
+	size_t j = (size_t)h & (m->cap - 1);
+
+	while (m->val[j] && m->key[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	return j;
+}
+
+/* The id KEY maps to in R's map MAP, or -1. */
+static int64_t imap_find(const st_pfw_reader *r, int map, int64_t key)
+{
+	uint64_t h = imap_hash(key);
+	const struct imap *m = imap_of(r, map, h);
 	size_t j;
 
-	if (e)
-		return e;
-	if ((r->imapn + 1) * 8 > r->imapcap * 7) {
-		size_t cap = r->imapcap ? r->imapcap * 2 : 256;
-		struct imap_ent *v = calloc(cap, sizeof(*v));
+	if (!m->cap)
+		return -1;
+	j = imap_slot(m, key, h);
+	return m->val[j] ? (int64_t)m->val[j] - 1 : -1;
+}
 
-		if (!v)
-			return NULL;
-		for (size_t i = 0; i < r->imapcap; i++) {
-			if (!r->imap[i].map)
-				continue;
-			j = imap_hash((int)r->imap[i].map - 1, r->imap[i].key);
-			while (v[j & (cap - 1)].map)
-				j++;
-			v[j & (cap - 1)] = r->imap[i];
+/* KEY -> ID in R's map MAP, added or replaced; 0, or -1 when memory
+ * runs out.  The table is at most 7/8 full: its lookups are of keys it
+ * has, mostly, and a hash's repeats stop at the one-entry caches
+ * before. */
+static int imap_set(st_pfw_reader *r, int map, int64_t key, uint32_t id)
+{
+	uint64_t h = imap_hash(key);
+	struct imap *m = imap_of(r, map, h);
+	size_t j;
+
+	if ((m->n + 1) * 8 > m->cap * 7) {
+		struct imap g = { NULL, NULL, m->cap ? m->cap * 2 : 16, 0 };
+
+		if (!(g.key = malloc(g.cap * sizeof(*g.key))) ||
+		    !(g.val = calloc(g.cap, sizeof(*g.val)))) {
+			free(g.key);
+			return -1;
 		}
-		free(r->imap);
-		r->imap = v;
-		r->imapcap = cap;
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->val[i])
+				continue;
+			j = imap_slot(&g, m->key[i], imap_hash(m->key[i]));
+			g.key[j] = m->key[i];
+			g.val[j] = m->val[i];
+		}
+		g.n = m->n;
+		free(m->key);
+		free(m->val);
+		*m = g;
 	}
-	for (j = imap_hash(map, key) & (r->imapcap - 1); r->imap[j].map;
-	     j = (j + 1) & (r->imapcap - 1))
-		;
-	r->imap[j] = (struct imap_ent){ key, 0, (uint32_t)map + 1 };
-	r->imapn++;
-	return &r->imap[j];
+	j = imap_slot(m, key, h);
+	m->n += !m->val[j];
+	m->key[j] = key;
+	m->val[j] = id + 1;
+	return 0;
 }
 
 static int map_set(st_pfw_reader *r, int map, const st_pfw_val *key,
 		   const st_pfw_val *name)
 {
 	st_strtab *t = map == MAP_FILE ? r->ftab : &r->tab;
-	struct imap_ent *e;
 	size_t n;
 	int64_t k, id, i;
 
 	if (int_key(key, &i)) {
-		if (!(e = imap_add(r, map, i)) ||
-		    (id = st_strtab_intern(t, name->s, name->n, NULL)) < 0)
+		if ((id = st_strtab_intern(t, name->s, name->n, NULL)) < 0 ||
+		    imap_set(r, map, i, (uint32_t)id) < 0)
 			return -1;
-		e->id = (uint32_t)id;
 		r->h_host.valid = r->h_file.valid = false;
 		return 0;
 	}
@@ -1584,12 +1631,10 @@ int64_t st_pfw_lookup(const st_pfw_reader *r, const char *map,
 	if (strlen(map) != 2 || keylen + 3 > sizeof(buf))
 		return -1;
 	if (canon_int(key, keylen, &i)) {
-		const struct imap_ent *e = NULL;
-
 		for (int m = 0; m < MAP_N; m++)
 			if (memcmp(map, map_names[m], 2) == 0)
-				e = imap_find(r, m, i);
-		return e ? (int64_t)e->id : -1;
+				return imap_find(r, m, i);
+		return -1;
 	}
 	memcpy(buf, map, 2);
 	buf[2] = ':';
@@ -1605,16 +1650,16 @@ int64_t st_pfw_lookup(const st_pfw_reader *r, const char *map,
 static int64_t resolve(st_pfw_reader *r, int map, const st_pfw_val *v,
 		       struct hash_cache *hc)
 {
-	const struct imap_ent *e = NULL;
 	size_t n;
-	int64_t k, id, i;
+	int64_t k, id = -1, i;
 	bool is_int;
 
 	if (v->kind == ST_PFW_INT && hc->valid && hc->is_int && hc->i == v->i)
 		return hc->id;
-	is_int = int_key(v, &i);
-	if (is_int && (e = imap_find(r, map, i))) {
-		id = e->id;
+	if ((is_int = int_key(v, &i)))
+		id = imap_find(r, map, i);
+	if (id >= 0) {
+		/* mapped by an integer key */
 	} else if (!(n = map_key(r, map, v))) {
 		return -1;
 	} else if (!is_int && (k = st_strtab_find(&r->tab, r->key, n)) >= 0 &&
@@ -1766,15 +1811,15 @@ static int interpret(st_pfw_reader *r, const st_pfw_raw *raw, st_pfw_event *ev)
 		return bad(r, "'%s' out of range", "ts");
 	if (ev->dur > TS_MAX)
 		return bad(r, "'%s' out of range", "dur");
-	if ((id = intern_cached(&r->tab, &r->c_name, raw->name.s, raw->name.n)) < 0)
+	if ((id = intern_cached(&r->tab, r->c_name, raw->name.s, raw->name.n)) < 0)
 		return OOM(r);
 	ev->name = (uint32_t)id;
-	if ((id = intern_cached(&r->tab, &r->c_cat, raw->cat.s, raw->cat.n)) < 0)
+	if ((id = intern_cached(&r->tab, r->c_cat, raw->cat.s, raw->cat.n)) < 0)
 		return OOM(r);
 	ev->cat = (uint32_t)id;
-	if (where_id(r, &raw->hostname, &r->c_host, &raw->hhash, MAP_HOST,
+	if (where_id(r, &raw->hostname, r->c_host, &raw->hhash, MAP_HOST,
 		     &r->h_host, &ev->host) < 0 ||
-	    where_id(r, &raw->fname, &r->c_file, &raw->fhash, MAP_FILE,
+	    where_id(r, &raw->fname, r->c_file, &raw->fhash, MAP_FILE,
 		     &r->h_file, &ev->file) < 0)
 		return OOM(r);
 	if (ev->name >= r->kindcap) {

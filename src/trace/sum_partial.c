@@ -309,11 +309,13 @@ static int write_partial(FILE *f, struct agg *g, const st_trace_summary *s,
 	fputs("],\n\"tables\":{", f);
 	for (int d = 0; d < D_N; d++) {
 		fprintf(f, "%s\"%s\":[", d ? ",\n" : "\n", table_names[d]);
-		for (uint32_t i = 0; i < g->tab[d].n; i++) {
+		for (uint32_t i = 0; i < trace_agg_n(g, d); i++) {
 			const struct acc *a = trace_acc(g, d, i);
 			size_t len;
-			const char *str = st_strtab_str(&g->tab[d], i, &len);
+			const char *str = trace_agg_str(g, d, i, &len);
 
+			if (!str)
+				return -1;
 			fputs(i ? ",\n[" : "\n[", f);
 			st_partial_put_str(f, str, len);
 			fprintf(f, ",%" PRIu64 ",%" PRId64 ",%" PRId64 "]",
@@ -1152,12 +1154,14 @@ static int write_bin(FILE *f, struct agg *g, const st_trace_summary *s,
 		wcstr(f, s->bad[i].why ? s->bad[i].why : "");
 	}
 	for (int d = 0; d < D_N; d++) {
-		w64(f, g->tab[d].n);
-		for (uint32_t i = 0; i < g->tab[d].n; i++) {
+		w64(f, trace_agg_n(g, d));
+		for (uint32_t i = 0; i < trace_agg_n(g, d); i++) {
 			const struct acc *a = trace_acc(g, d, i);
 			size_t len;
-			const char *str = st_strtab_str(&g->tab[d], i, &len);
+			const char *str = trace_agg_str(g, d, i, &len);
 
+			if (!str)
+				return -1;
 			wstr(f, str, len);
 			w64(f, a->count);
 			w64(f, (uint64_t)a->dur);

@@ -426,7 +426,7 @@ static int finish(st_trace_summary *s, struct agg *g, st_error *err)
 	s->end_us = g->events ? g->end : 0;
 	s->processes = g->nprocs;
 	s->threads = g->threads.n;
-	s->files = g->tab[D_FILE].n;
+	s->files = trace_agg_n(g, D_FILE);
 	s->hosts = g->tab[D_HOST].n;
 	if (st_strtab_find(&g->tab[D_HOST], "", 0) >= 0)
 		s->hosts--;   /* "": events that name no host */
@@ -609,6 +609,12 @@ int trace_summarize(const char *const *paths, size_t n,
 	for (size_t j = 0; j < jobs; j++) {
 		w[j].run = &run;
 		trace_agg_init(&w[j].agg, o);
+		/* one copy of the files' names, the first worker's */
+		if (j && trace_agg_share_pool(&w[j].agg, &w[0].agg) < 0) {
+			OOM(err);
+			jobs = j + 1;
+			goto out;
+		}
 		if (o->nseg > 1 && !w[j].agg.segs) {
 			OOM(err);
 			jobs = j + 1;

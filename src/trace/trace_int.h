@@ -95,11 +95,25 @@ struct kev {
 struct agg {
 	const st_trace_opts *o;
 	st_strtab tab[D_N];
-	/* The text of tab[D_FILE], which borrows it: every file name the
-	 * readers met (st_pfw_use_file_table), counted or not, one copy. */
-	st_strtab fpool;
-	uint32_t *fmap;        /* by pool id: tab[D_FILE] id + 1, 0 none */
+	/* The files' names are not in tab[D_FILE], which stays empty: every
+	 * file name the readers met (st_pfw_use_file_table), counted or
+	 * not, is in the pool, one copy, compact (st_strtab_compact: a
+	 * directory once), shared by the threads of a run
+	 * (trace_agg_share_pool); the files counted are pool ids by file
+	 * id.  trace_agg_n and trace_agg_str read a table of any D. */
+	st_strtab *fpool;      /* another agg's own_pool, or NULL: G's own
+				* (an agg may be moved) */
+	st_strtab own_pool;
+	uint32_t *fmap;        /* by pool id: file id + 1, 0 not counted */
 	size_t fcap;
+	uint32_t *files;       /* by file id: pool id */
+	size_t nfiles, files_cap;
+	/* false while each file's id is its pool id (the files counted in
+	 * the order the pool met them, the usual case with one thread):
+	 * fmap and files are not made */
+	bool fmapped;
+	char *fbuf;            /* a file's name read from the pool */
+	size_t fbcap;
 	struct acc *acc[D_N];
 	size_t acc_cap[D_N];
 	struct proc *procs;
@@ -135,6 +149,35 @@ struct agg {
 	int64_t last_tid;
 	bool have_thread;
 };
+
+/* The pool of G's files' names. */
+static inline st_strtab *trace_agg_pool(const struct agg *g)
+{
+	return g->fpool ? g->fpool : (st_strtab *)&g->own_pool;
+}
+
+/* The pool id of G's file ID. */
+static inline uint32_t trace_agg_file_pid(const struct agg *g, uint32_t id)
+{
+	return g->fmapped ? g->files[id] : id;
+}
+
+/* The number of strings of G's table D. */
+static inline uint32_t trace_agg_n(const struct agg *g, int d)
+{
+	return d == D_FILE ? (uint32_t)g->nfiles : g->tab[d].n;
+}
+
+/* String ID of G's table D (borrowed: a file's name until the next call
+ * on G); *LEN its length.  NULL when memory runs out. */
+static inline const char *trace_agg_str(struct agg *g, int d, uint32_t id,
+					size_t *len)
+{
+	return d == D_FILE ? st_strtab_get(trace_agg_pool(g),
+					   trace_agg_file_pid(g, id),
+					   &g->fbuf, &g->fbcap, len)
+			   : st_strtab_str(&g->tab[d], id, len);
+}
 
 /* Per reader string id: its id in each of the thread's tables (+ 1);
  * and the filter, whose answers the fset keeps per string id. */
@@ -210,6 +253,10 @@ const char *trace_field_name(enum st_trace_field f);
 /* gather.c */
 void trace_agg_init(struct agg *g, const st_trace_opts *o);
 void trace_agg_release(struct agg *g);
+/* G, new, keeps its files' names in the pool of OWNER (which is neither
+ * moved nor released before G), that threads then share.  0, -1 out of
+ * memory. */
+int trace_agg_share_pool(struct agg *g, struct agg *owner);
 /* Merge B into A (B is emptied of its intervals); -1 out of memory. */
 int trace_agg_merge(struct agg *a, struct agg *b);
 

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,46 +185,172 @@ static void test_strtab(void **state)
 	st_strtab_release(&t);
 }
 
-/* A table interned by reference keeps the other table's bytes, not a
- * copy: its ids are its own (dense, in order of interning), its strings
- * are at the other's addresses, and a string it has not got is found
- * missing, whatever the other holds. */
-static void test_strtab_intern_ref(void **state)
+/* Ids across the entries' segments (64, 128, 256, ... of them) map to
+ * their strings, which stay at their addresses while the table grows. */
+static void test_strtab_segments(void **state)
 {
-	st_strtab pool, sub;
+	enum { N = 70000 };
+	st_strtab t;
+	const char **at = malloc(N * sizeof(*at));
 	char buf[32];
-	bool added;
 
 	(void)state;
-	st_strtab_init(&pool);
-	st_strtab_init(&sub);
-	for (int i = 0; i < 3000; i++) {
+	assert_non_null(at);
+	st_strtab_init(&t);
+	for (int i = 0; i < N; i++) {
 		snprintf(buf, sizeof(buf), "/data/f%d", i);
-		assert_int_equal(st_strtab_intern(&pool, buf, strlen(buf), NULL),
-				 i);
+		assert_int_equal(st_strtab_intern(&t, buf, strlen(buf), NULL), i);
+		at[i] = st_strtab_str(&t, (uint32_t)i, NULL);
 	}
-	/* every third of the pool's strings, backwards */
-	for (int i = 2999, k = 0; i >= 0; i -= 3, k++) {
+	for (int i = 0; i < N; i++) {
 		size_t len;
-		const char *s = st_strtab_str(&pool, (uint32_t)i, &len);
 
-		assert_int_equal(st_strtab_intern_ref(&sub, s, len, &added), k);
-		assert_true(added);
-		assert_int_equal(st_strtab_intern_ref(&sub, s, len, &added), k);
-		assert_false(added);
-		assert_ptr_equal(st_strtab_str(&sub, (uint32_t)k, NULL), s);
+		snprintf(buf, sizeof(buf), "/data/f%d", i);
+		assert_ptr_equal(st_strtab_str(&t, (uint32_t)i, &len), at[i]);
+		assert_int_equal(len, strlen(buf));
+		assert_string_equal(at[i], buf);
+		assert_int_equal(st_strtab_find(&t, buf, len), i);
 	}
-	assert_int_equal(sub.n, 1000);
-	/* found by its text from anywhere, not only at the pool's address */
-	assert_int_equal(st_strtab_find(&sub, "/data/f2999", 11), 0);
-	assert_int_equal(st_strtab_find(&sub, "/data/f2", 8), 999);
-	assert_int_equal(st_strtab_find(&sub, "/data/f1", 8), -1);
-	assert_int_equal(st_strtab_intern(&sub, "/data/f5", 8, &added), 998);
-	assert_false(added);
-	st_strtab_release(&sub);
-	/* the pool is untouched by the other's release */
-	assert_string_equal(st_strtab_str(&pool, 2998, NULL), "/data/f2998");
-	st_strtab_release(&pool);
+	assert_int_equal(t.n, N);
+	free(at);
+	st_strtab_release(&t);
+}
+
+/* A compact table keeps a path as its directory's id and its base name:
+ * every string comes back whole, ids and lookups as a plain table's,
+ * whatever the slashes (none, several, at the ends) and bytes. */
+static void test_strtab_compact(void **state)
+{
+	static const char *const odd[] = { "", "/", "//", "a/", "/a", "x",
+					   "ab/c", "a/bc", "a\0/b/c", "/p/q/" };
+	static const size_t oddlen[] = { 0, 1, 2, 2, 2, 1, 4, 4, 7, 5 };
+	enum { N = 20000, ODD = 10 };
+	st_strtab t, plain;
+	char buf[96], *got = NULL;
+	size_t cap = 0, len;
+
+	(void)state;
+	st_strtab_init(&t);
+	st_strtab_init(&plain);
+	st_strtab_compact(&t);
+	for (int i = 0; i < N; i++) {
+		snprintf(buf, sizeof(buf), "/p/lustre1/dlio/data/%s/img_%06d.npz",
+			 i % 3 ? "train" : "valid", i / 2);
+		assert_int_equal(st_strtab_intern(&t, buf, strlen(buf), NULL),
+				 st_strtab_intern(&plain, buf, strlen(buf),
+						  NULL));
+	}
+	for (int i = 0; i < ODD; i++)
+		assert_int_equal(st_strtab_intern(&t, odd[i], oddlen[i], NULL),
+				 st_strtab_intern(&plain, odd[i], oddlen[i],
+						  NULL));
+	assert_int_equal(t.n, plain.n);
+	for (uint32_t id = 0; id < plain.n; id++) {
+		size_t pl;
+		const char *p = st_strtab_str(&plain, id, &pl);
+		const char *c = st_strtab_get(&t, id, &got, &cap, &len);
+
+		assert_non_null(c);
+		assert_int_equal(len, pl);
+		assert_memory_equal(c, p, pl);
+		assert_int_equal(c[len], '\0');
+		assert_int_equal(st_strtab_find(&t, p, pl), (int64_t)id);
+		assert_int_equal(st_strtab_intern(&t, p, pl, NULL), (int64_t)id);
+	}
+	/* the directories are kept once: two, here, and those of ODD */
+	assert_non_null(t.dirs);
+	assert_true(t.dirs->n <= 2 + ODD);
+	assert_int_equal(st_strtab_find(&t, "/p/lustre1/dlio/data/train/", 27),
+			 -1);
+	/* a plain table's string is its own address */
+	assert_ptr_equal(st_strtab_get(&plain, 3, &got, &cap, &len),
+			 st_strtab_str(&plain, 3, NULL));
+	free(got);
+	st_strtab_release(&t);
+	st_strtab_release(&plain);
+}
+
+struct shared_arg {
+	st_strtab *t;
+	int first, n;           /* the strings common to both, from FIRST */
+	int own;                /* and this many of its own */
+	int64_t *ids;           /* by common string */
+	int bad;
+};
+
+static void *shared_main(void *arg)
+{
+	struct shared_arg *a = arg;
+	char buf[48], *got = NULL;
+	size_t cap = 0;
+
+	for (int k = 0; k < a->n + a->own; k++) {
+		int i = (a->first + k) % a->n;
+		size_t len;
+		int64_t id;
+		const char *s;
+
+		if (k < a->n)
+			snprintf(buf, sizeof(buf), "/p/lustre/img_%06d.npz", i);
+		else
+			snprintf(buf, sizeof(buf), "own/%p/%d", (void *)a, k);
+		id = st_strtab_intern(a->t, buf, strlen(buf), NULL);
+		s = id < 0 ? NULL : st_strtab_get(a->t, (uint32_t)id, &got, &cap,
+						  &len);
+		/* read while the other thread adds */
+		if (!s || len != strlen(buf) || memcmp(s, buf, len) != 0)
+			a->bad++;
+		if (k < a->n)
+			a->ids[i] = id;
+	}
+	free(got);
+	return NULL;
+}
+
+/* A table two threads intern into at once (st_strtab_share): one id per
+ * string whoever added it, every id's text right while the other adds;
+ * plain and compact. */
+static void shared_run(bool compact)
+{
+	enum { N = 30000, OWN = 5000 };
+	st_strtab t;
+	struct shared_arg a[2];
+	pthread_t th[2];
+
+	st_strtab_init(&t);
+	if (compact)
+		st_strtab_compact(&t);
+	assert_int_equal(st_strtab_share(&t), 0);
+	for (int j = 0; j < 2; j++) {
+		a[j] = (struct shared_arg){ &t, j * N / 2, N, OWN,
+					    calloc(N, sizeof(int64_t)), 0 };
+		assert_non_null(a[j].ids);
+		assert_int_equal(pthread_create(&th[j], NULL, shared_main,
+						&a[j]), 0);
+	}
+	for (int j = 0; j < 2; j++)
+		assert_int_equal(pthread_join(th[j], NULL), 0);
+	assert_int_equal(a[0].bad + a[1].bad, 0);
+	assert_int_equal(t.n, N + 2 * OWN);
+	for (int i = 0; i < N; i++) {
+		char buf[48];
+
+		snprintf(buf, sizeof(buf), "/p/lustre/img_%06d.npz", i);
+		assert_true(a[0].ids[i] >= 0);
+		assert_int_equal(a[0].ids[i], a[1].ids[i]);
+		assert_int_equal(st_strtab_find(&t, buf, strlen(buf)),
+				 a[0].ids[i]);
+	}
+	free(a[0].ids);
+	free(a[1].ids);
+	st_strtab_release(&t);
+}
+
+static void test_strtab_shared(void **state)
+{
+	(void)state;
+	shared_run(false);
+	shared_run(true);
 }
 
 static void test_heap(void **state)
@@ -318,7 +445,9 @@ int main(void)
 		cmocka_unit_test(test_pairmap),
 		cmocka_unit_test(test_pairids),
 		cmocka_unit_test(test_strtab),
-		cmocka_unit_test(test_strtab_intern_ref),
+		cmocka_unit_test(test_strtab_segments),
+		cmocka_unit_test(test_strtab_shared),
+		cmocka_unit_test(test_strtab_compact),
 		cmocka_unit_test(test_heap),
 		cmocka_unit_test(test_outbuf),
 		cmocka_unit_test(test_grow),

@@ -179,6 +179,7 @@ static const char *const included[] = {
 	"ctrace.h",
 	"distiller.h",
 	"distiller_api.h",
+	"dynlib.h",
 	"error.h",
 	"experiments.h",
 	"features.h",
