@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "streamtime/error.h"
 #include "streamtime/outbuf.h"
 
 typedef struct st_pftrace st_pftrace;
@@ -98,8 +99,10 @@ typedef struct st_pftrace_call {
  * "bytes" and st_pftrace_end. */
 void st_pftrace_slice_iid(st_pftrace *p, const st_pftrace_call *c);
 
-/* Write what is pending (a descriptor).  false when memory ran out at
- * any point (the output is then incomplete). */
-bool st_pftrace_finish(st_pftrace *p);
+/* Write what is pending (a descriptor) of the output WHAT.  0, or -1
+ * with ERR set when the output is not right: 65 an event before time 0
+ * (Perfetto's timestamps are unsigned), 74 memory ran out at any
+ * point (the output is then incomplete). */
+int st_pftrace_finish(st_pftrace *p, const char *what, st_error *err);
 
 #endif

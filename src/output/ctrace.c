@@ -296,9 +296,8 @@ void st_ctrace_end(st_ctrace *w)
 
 int st_ctrace_finish(st_ctrace *w, const char *what, st_error *err)
 {
-	if (w->pf && !st_pftrace_finish(w->pf))
-		return st_error_set(err, ST_EXIT_IOERR, "cannot write %s: out "
-				    "of memory", what);
+	if (w->pf && st_pftrace_finish(w->pf, what, err) < 0)
+		return -1;
 	st_outbuf_flush(&w->ob);
 	if (fflush(w->ob.f) != 0 || w->ob.failed || ferror(w->ob.f))
 		return st_error_set(err, ST_EXIT_IOERR, "cannot write %s: %s",

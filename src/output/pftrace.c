@@ -1,6 +1,7 @@
 /* pftrace.c - Perfetto's protobuf trace, encoded by hand (pftrace.h): a
  * few varint and length-delimited writers, the packets built in small
  * buffers and written through the caller's st_outbuf. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,9 @@ struct itab {
 struct st_pftrace {
 	st_outbuf *o;
 	bool oom;                 /* memory ran out: the output is incomplete */
+	bool before_0;            /* an event before time 0: not written
+				   * right (timestamps are unsigned) */
+	int64_t first_before_0;   /* the first such time, microseconds */
 	uint64_t uuids, stride;   /* the last uuid given, the step to the next */
 	int64_t last_pid, last_tid;  /* the thread of the last event, */
 	uint64_t last_uuid;       /* its track (0: none yet) */
@@ -435,9 +439,15 @@ static int packet_clock(st_pftrace *p, int64_t ts)
 	return k;
 }
 
-/* TS in nanoseconds, held to what int64 holds. */
-static uint64_t abs_ns(int64_t ts)
+/* TS in nanoseconds, held to what int64 holds; a TS before 0, which
+ * Perfetto's unsigned timestamps cannot hold, kept in P to fail the
+ * output (st_pftrace_finish). */
+static uint64_t abs_ns(st_pftrace *p, int64_t ts)
 {
+	if (ts < 0 && !p->before_0) {
+		p->before_0 = true;
+		p->first_before_0 = ts;
+	}
 	if (ts > INT64_MAX / 1000 || ts < INT64_MIN / 1000)
 		ts = ts < 0 ? INT64_MIN / 1000 : INT64_MAX / 1000;
 	return (uint64_t)(ts * 1000);
@@ -461,7 +471,7 @@ static void packet_time(st_pftrace *p, int64_t ts)
 		p->last_us[k] = ts;
 		return;
 	}
-	put_uint(p, &p->pkt, PK_TIMESTAMP, abs_ns(ts));
+	put_uint(p, &p->pkt, PK_TIMESTAMP, abs_ns(p, ts));
 	put_uint(p, &p->pkt, PK_CLOCK_ID, CLOCK_BOOTTIME);
 }
 
@@ -763,7 +773,7 @@ static bool call_out(st_pftrace *p, const st_pftrace_call *c,
 		     const struct call_enc *e, int k)
 {
 	uint64_t t = k >= 0 ? (uint64_t)c->ts - (uint64_t)p->last_us[k]
-			    : abs_ns(c->ts);
+			    : abs_ns(p, c->ts);
 	size_t len = 1 + vlen(t) + (k < 0 ? 3 : 0) + 1 + vlen(p->seq) + 1 +
 		     vlen(e->len) + e->len;
 	uint8_t *q;
@@ -827,10 +837,19 @@ void st_pftrace_sequence(st_pftrace *p)
 	start(p);
 }
 
-bool st_pftrace_finish(st_pftrace *p)
+int st_pftrace_finish(st_pftrace *p, const char *what, st_error *err)
 {
 	pend_flush(p);
-	return !p->oom;
+	if (p->before_0)
+		return st_error_set(err, ST_EXIT_DATAERR, "cannot write %s as "
+				    "Perfetto's protobuf: an event at ts %" PRId64
+				    " us, before 1970-01-01 (time 0), which its "
+				    "unsigned timestamps cannot hold (--format "
+				    "json can)", what, p->first_before_0);
+	if (p->oom)
+		return st_error_set(err, ST_EXIT_IOERR, "cannot write %s: out "
+				    "of memory", what);
+	return 0;
 }
 
 void st_pftrace_free(st_pftrace *p)

@@ -359,6 +359,49 @@ static void test_pftrace_time_before_every_clock(void **state)
 	free(buf);
 }
 
+/* An event before time 0 cannot be a Perfetto timestamp (unsigned):
+ * the output fails with 65 naming the time, through both slice paths;
+ * the same event is fine in JSON.  (It wrapped to 2^64 - 5000000 ns.) */
+static void test_pftrace_before_time_0_refused(void **state)
+{
+	static st_ctrace w;
+	char *buf = NULL;
+	size_t len = 0;
+	st_pftrace_call c = { .bytes = -1, .pid = 1, .tid = 1, .ts = -5000 };
+	st_error err;
+
+	(void)state;
+	for (int path = 0; path < 3; path++) {
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_int_equal(st_ctrace_init_format(&w, f, path == 2 ?
+			ST_CTRACE_JSON : ST_CTRACE_PERFETTO, &err), 0);
+		if (path == 0) {
+			c.name = st_pftrace_iid(w.pf, ST_PFTRACE_NAME, "n", 1,
+						NULL);
+			st_pftrace_slice_iid(w.pf, &c);
+		} else {
+			st_ctrace_slice(&w, "n", 1, "c", 1, 1, 1, -5000, 10);
+			st_ctrace_end(&w);
+		}
+		if (path == 2) {
+			assert_int_equal(st_ctrace_finish(&w, "the trace",
+							  &err), 0);
+		} else {
+			assert_int_equal(st_ctrace_finish(&w, "the trace",
+							  &err), -1);
+			assert_int_equal(err.code, ST_EXIT_DATAERR);
+			assert_non_null(strstr(err.text, "cannot write the "
+					       "trace as Perfetto's protobuf: "
+					       "an event at ts -5000 us"));
+		}
+		st_ctrace_release(&w);
+		fclose(f);
+		free(buf);
+		buf = NULL;
+	}
+}
+
 /* The output's format from --format and the name. */
 static void test_ctrace_format_of(void **state)
 {
@@ -396,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_ctrace_perfetto_bytes),
 		cmocka_unit_test(test_pftrace_slice_iid_bytes),
 		cmocka_unit_test(test_pftrace_time_before_every_clock),
+		cmocka_unit_test(test_pftrace_before_time_0_refused),
 		cmocka_unit_test(test_ctrace_format_of),
 	};
 
