@@ -614,6 +614,12 @@ st_zin *st_zin_open_at(const char *path, const st_zin_point *p,
 	return z;
 }
 
+void st_zin_fail(st_zin *z, const char *what)
+{
+	if (!z->err)
+		fail(z, 65, what);
+}
+
 int st_zin_error(const st_zin *z, const char **what)
 {
 	if (what)

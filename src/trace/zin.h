@@ -32,6 +32,10 @@ ssize_t st_zin_read(st_zin *z, void *buf, size_t n);
  * STRERROR" or "out of memory").  0 while nothing has. */
 int st_zin_error(const st_zin *z, const char **what);
 
+/* Z's content found damaged by its reader: WHAT (copied) the reason,
+ * with 65, unless Z has failed already; each later read fails. */
+void st_zin_fail(st_zin *z, const char *what);
+
 /* The bytes read from the file so far (compressed, for gzip). */
 uint64_t st_zin_offset(const st_zin *z);
 
