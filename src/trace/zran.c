@@ -207,10 +207,13 @@ static int lines(struct build *b)
 	return 0;
 }
 
-/* An access point at bit BIT of the file, where ZS stopped.  0, or -1
- * out of memory. */
+/* An access point at bit BIT of the file, where ZS stopped, in the
+ * member that starts at byte MEMBER_AT and content offset MEMBER_OUT.
+ * Where the member starts (ZS past its header), the point is the
+ * member's first byte, its header read when resuming, and its window
+ * the content's last byte before it (zin.h).  0, or -1 out of memory. */
 static int point_add(struct build *b, z_stream *zs, uint64_t bit,
-		     uint64_t member_out)
+		     uint64_t member_out, uint64_t member_at)
 {
 	st_zran *x = b->x;
 	uint64_t out = b->base + b->len;
@@ -222,12 +225,18 @@ static int point_add(struct build *b, z_stream *zs, uint64_t bit,
 		free(w);
 		return -1;
 	}
-	if (inflateGetDictionary(zs, w, &wl) != Z_OK)
+	if (out == member_out) {
+		bit = 8 * member_at;
+		w[0] = b->last;
+		wl = out > 0;
+	} else if (inflateGetDictionary(zs, w, &wl) != Z_OK) {
 		wl = 0;
+	}
 	a = &x->ap[x->n++];
 	*a = (st_zran_ap){ .p = { .bit = bit, .out = out,
 				  .member_out = member_out,
-				  .crc = (uint32_t)zs->adler, .win_len = wl,
+				  .crc = out == member_out ? 0
+					 : (uint32_t)zs->adler, .win_len = wl,
 				  .window = w } };
 	if (b->last == '\n') {
 		a->line_out = out;
@@ -261,7 +270,7 @@ static int pass(struct build *b, int fd, uint64_t span, st_error *err)
 {
 	z_stream zs = { 0 };
 	unsigned char *in = malloc(IN_CHUNK);
-	uint64_t in_read = 0, member_out = 0, last = 0;
+	uint64_t in_read = 0, member_out = 0, member_at = 0, last = 0;
 	bool eof = false;
 	int rc = -1, zr = Z_OK;
 
@@ -290,6 +299,7 @@ static int pass(struct build *b, int fd, uint64_t span, st_error *err)
 				break;
 			inflateReset(&zs);
 			member_out = b->base + b->len;
+			member_at = in_read - zs.avail_in;
 		}
 		if (b->cap - b->len < OUT_CHUNK &&
 		    st_grow(&b->buf, &b->cap, b->len + OUT_CHUNK, 1,
@@ -317,19 +327,16 @@ static int pass(struct build *b, int fd, uint64_t span, st_error *err)
 			goto out;
 		}
 		/* one point per line at most: none while one waits for its
-		 * line; none where a member starts (out == member_out), so
-		 * that a range ends inside a member, its header read and its
-		 * content checked against the point's CRC-32 */
+		 * line */
 		if (zr == Z_OK && (zs.data_type & 128) &&
 		    !(zs.data_type & 64) && !b->pending &&
-		    b->base + b->len > member_out &&
 		    b->base + b->len - last >= span) {
 			uint64_t used = in_read - zs.avail_in;
 
 			last = b->base + b->len;
 			if (point_add(b, &zs, 8 * used -
 				      (uint64_t)(zs.data_type & 7),
-				      member_out) < 0) {
+				      member_out, member_at) < 0) {
 				st_error_set(err, ST_EXIT_IOERR, "out of "
 					     "memory");
 				goto out;
@@ -457,8 +464,12 @@ static uint64_t get64(struct cur *c)
 /* Does access point A (of X, after B when not NULL) hold together? */
 static bool ap_ok(const st_zran *x, const st_zran_ap *a, const st_zran_ap *b)
 {
-	return a->p.win_len <= ST_ZIN_WINDOW && a->p.member_out < a->p.out &&
-	       a->p.win_len <= a->p.out - a->p.member_out &&
+	bool start = a->p.out == a->p.member_out;
+
+	return a->p.win_len <= ST_ZIN_WINDOW && a->p.member_out <= a->p.out &&
+	       (start ? a->p.win_len == (a->p.out > 0) && a->p.bit % 8 == 0 &&
+			a->p.crc == 0
+		      : a->p.win_len <= a->p.out - a->p.member_out) &&
 	       a->line_out >= a->p.out && a->line_out < x->total &&
 	       a->line_out - a->p.out <= ST_PFW_MAX_LINE &&
 	       a->lineno <= x->lines && a->nmeta <= x->nmeta &&
