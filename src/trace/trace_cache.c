@@ -705,19 +705,21 @@ struct sum_ctx {
  * A gzip input of ZRAN_MIN_BYTES or more gets its access points built by
  * a thread of their own beside its first read, kept as the entry of the
  * key "zran" and its identity (never beside the input).  A later read
- * with a few inputs and more jobs than inputs reads it in ranges, one
- * thread each, from those points; the ranges' records are then one
- * file's again, and the summary is the one a sequential read makes.  A
- * range that fails (the file was changed as its identity cannot tell) is
- * not trusted: the file is read from its start instead, and says what a
- * sequential read says. */
+ * with at least twice as many jobs as inputs reads it in ranges (parts_of
+ * each, fewer when it has fewer points), one thread each, from those
+ * points; the ranges' records are then one file's again, and the summary
+ * is the one a sequential read makes.  A range that fails (the file was
+ * changed as its identity cannot tell) is not trusted: the file is read
+ * from its start instead, and says what a sequential read says; its
+ * points are dropped when its content was not theirs (65). */
 
 #define ZRAN_MIN_BYTES (1 << 20)
 #define ZRAN_VERSION 2
 #define ZRAN_MAX_PARTS 64
 
-/* The ranges each of FILES inputs is read in with JOBS threads: the jobs
- * left over when every input has one, shared. */
+/* The ranges each of FILES inputs is read in with JOBS threads: JOBS /
+ * FILES (rounded down), ZRAN_MAX_PARTS at most; 1, unsplit, below twice
+ * as many jobs as inputs. */
 static size_t parts_of(int jobs, size_t files)
 {
 	size_t p = jobs > 1 && files ? (size_t)jobs / files : 1;
