@@ -537,6 +537,28 @@ static void test_index_across_too_long_line(void **state)
 	free(g.p);
 }
 
+/* What the ranges of X over PATH give (read_all), one after another:
+ * NC + 1 of them, cut at the points CUT[0..NC) (NULL: at every point). */
+static struct buf read_ranges(const st_zran *x, const char *path,
+			      const size_t *cut, size_t nc)
+{
+	struct buf out = { 0 };
+
+	for (size_t i = 0; i <= nc; i++) {
+		st_error err = { 0 };
+		st_pfw_reader *r = st_zran_open(x, path,
+						!i ? SIZE_MAX
+						: cut ? cut[i - 1] : i - 1,
+						i == nc ? SIZE_MAX
+						: cut ? cut[i] : i, &err);
+
+		assert_non_null(r);
+		read_all(r, &out);
+		st_pfw_close(r);
+	}
+	return out;
+}
+
 /* Every range of X over PATH, cut at every point, read one after another:
  * the error code the first range that fails ends with (0: none). */
 static int ranges_verdict(const st_zran *x, const char *path)
@@ -616,13 +638,7 @@ static void members_checked(size_t every)
 
 		read_all(r, &seq);
 		st_pfw_close(r);
-		for (size_t i = 0; i <= x->n; i++) {
-			r = st_zran_open(x, path, i ? i - 1 : SIZE_MAX,
-					 i < x->n ? i : SIZE_MAX, &err);
-			assert_non_null(r);
-			read_all(r, &split);
-			st_pfw_close(r);
-		}
+		split = read_ranges(x, path, NULL, x->n);
 		assert_int_equal(split.n, seq.n);
 		assert_memory_equal(split.p, seq.p, seq.n);
 		free(seq.p);
@@ -703,13 +719,7 @@ static void test_bom_past_line_one(void **state)
 	assert_non_null(memmem(seq.p, seq.n, "read /x ", 8));
 	nc = st_zran_cut(x, 3, cut);
 	assert_int_equal(nc, 2);
-	for (size_t i = 0; i <= nc; i++) {
-		r = st_zran_open(x, path, i ? cut[i - 1] : SIZE_MAX,
-				 i < nc ? cut[i] : SIZE_MAX, &err);
-		assert_non_null(r);
-		read_all(r, &split);
-		st_pfw_close(r);
-	}
+	split = read_ranges(x, path, cut, nc);
 	assert_null(memmem(seq.p, seq.n, "fhash:", 6));
 	assert_int_equal(split.n, seq.n);
 	assert_memory_equal(split.p, seq.p, seq.n);
