@@ -817,14 +817,29 @@ static st_pfw_reader *range_open(const void *ctx, size_t i, st_error *err)
 			    i < rg->nc ? rg->cut[i] : SIZE_MAX, err);
 }
 
-/* The records FILES[0..*N) of the ranges of one file in order, made
- * that file's (PATH's) record, its corrupt lines BAD[0..NBAD) its own: 0,
- * or the exit code of the first range that failed. */
-static int ranges_join(st_trace_file *files, size_t *n, st_trace_bad *bad,
-		       size_t nbad, const char *path)
+/* The lines range I of RG holds, as its index counts them. */
+static uint64_t range_lines(const struct ranges *rg, size_t i)
+{
+	const st_zran *x = rg->x;
+
+	return (i < rg->nc ? x->ap[rg->cut[i]].lineno : x->lines) -
+	       (i ? x->ap[rg->cut[i - 1]].lineno : 0);
+}
+
+/* The records FILES[0..*N) of RG's ranges in order, made that file's
+ * (PATH's) record, its corrupt lines BAD[0..NBAD) its own: 0, or the
+ * exit code of the first range that failed (65 too when a range did not
+ * hold the lines its index counts). */
+static int ranges_join(const struct ranges *rg, st_trace_file *files,
+		       size_t *n, st_trace_bad *bad, size_t nbad,
+		       const char *path)
 {
 	st_trace_file *f = &files[0];
 
+	for (size_t i = 0; i < *n; i++)
+		if (!files[i].err_code &&
+		    files[i].st.lines != range_lines(rg, i))
+			return ST_EXIT_DATAERR;
 	for (size_t i = 1; i < *n; i++) {
 		st_trace_file *g = &files[i];
 
@@ -874,7 +889,7 @@ static bool make_ranges(const struct sum_ctx *x, struct in *in,
 	in->o1.open_at = NULL;
 	in->o1.open_ctx = NULL;
 	in->o1.jobs = 1;
-	rc = in->part ? ranges_join(in->fs.files_in, &in->fs.n_files,
+	rc = in->part ? ranges_join(&rg, in->fs.files_in, &in->fs.n_files,
 				    in->fs.bad, in->fs.n_bad, in->path)
 		      : in->err.code ? in->err.code : ST_EXIT_DATAERR;
 	if (rc == 0)
@@ -1174,8 +1189,8 @@ static bool cmp_ranges(const struct cmp_ctx *x, struct in *in,
 		o1->jobs = (int)cr.rg.nc + 1;
 		rc = st_trace_compare(cs, 1, o1, &in->err) < 0
 		     ? in->err.code ? in->err.code : ST_EXIT_DATAERR
-		     : ranges_join(cs->files_in, &cs->n_files, cs->bad,
-				   cs->n_bad, in->path);
+		     : ranges_join(&cr.rg, cs->files_in, &cs->n_files,
+				   cs->bad, cs->n_bad, in->path);
 		o1->jobs = 1;
 		cs->paths = &in->path;
 		cs->n = 1;

@@ -50,7 +50,13 @@ read says.  Named checks:
                                verdict, message, exit status and output of
                                -j 1 without the cache, with -j 4 (a range
                                from each point); the key checked on
-                               a good copy first (read in ranges).
+                               a good copy first (read in ranges);
+  test_zran_shifted_index_not_trusted  a file with its M events first and
+                               corrupt lines: an index whose points say
+                               their line starts a byte later, or whose
+                               line numbers are one more (the reviewer's
+                               tamper2.py): the output and warnings as
+                               without the cache, not read in ranges.
 
 usage: zran_check.py STREAMTIME FIXTURES SRC_ROOT [BASE]
 """
@@ -450,6 +456,58 @@ def index_points(entry):
     return out
 
 
+def shift_points(entry, field, by):
+    """FIELD (4 line_out, 5 lineno: the 64-bit words of a point) of every
+    access point in the index ENTRY moved BY, its checksum made again."""
+    import hashlib
+    import struct
+    with open(entry, "rb") as f:
+        head = f.read().split(b"\n", 3)
+    pay = bytearray(head[3])
+    n = struct.unpack_from("<Q", pay, 24)[0]
+    at = 48
+    for _ in range(n):
+        v = struct.unpack_from("<Q", pay, at + 8 * field)[0]
+        struct.pack_into("<Q", pay, at + 8 * field, v + by)
+        at += 56 + (struct.unpack_from("<Q", pay, at + 24)[0] >> 32)
+    line = b"%d %s" % (len(pay), hashlib.sha256(pay).hexdigest().encode())
+    with open(entry, "wb") as f:
+        f.write(b"\n".join(head[:2] + [line, bytes(pay)]))
+    return n
+
+
+def shifted(tmp, inp, files, cache):
+    bug("test_zran_shifted_index_not_trusted")
+    with gzip.open(files[0], "rb") as f:
+        lines = f.read().splitlines(keepends=True)
+    # the M events first, so that a point's M count cannot tell its line
+    # number wrong; corrupt lines, whose numbers are said
+    meta = [x for x in lines if b'"M"' in x]
+    rest = [x for x in lines if b'"M"' not in x]
+    for k in range(1000, len(rest), 20000):
+        rest[k] = b'{"id":1,"name":broken\n'
+    f = os.path.join(tmp, "shifted.pfw.gz")
+    with gzip.open(f, "wb", compresslevel=6) as g:
+        g.write(b"".join(meta + rest))
+    settle()
+    plain = run("trace", "summary", "-j", "1", f)
+    check(plain[0] == 0 and plain[2].count(b"corrupt line") > 5,
+          "corrupt lines said: %r" % plain[2][-300:])
+    for field, by, what in ((4, 1, "line_out + 1"), (5, 1, "lineno + 1")):
+        c = os.path.join(tmp, "cache-shift%d" % field)
+        run("trace", "summary", "--cache", c, f)
+        idx = indexes(c)
+        check(len(idx) == 1 and shift_points(idx[0], field, by) > 1,
+              "an index to shift")
+        drop_results(c)
+        got = run("-v", "trace", "summary", "-j", "4", "--cache", c, f)
+        check(got[:2] == plain[:2] and plain[2] in got[2],
+              "%s: the output and warnings as without the cache: %r" %
+              (what, got[2][:300]))
+        check(b"0 read in ranges" in got[2], "%s: not read in ranges: %r" %
+              (what, got[2][-300:]))
+
+
 def rekeyed(tmp, inp, files, cache):
     import zlib
     bug("test_zran_rekeyed_index_same_verdict")
@@ -542,6 +600,7 @@ def body(tmp):
     tampered(tmp, inp, files, cache)
     readonly(tmp, inp, files, cache)
     rekeyed(tmp, inp, files, cache)
+    shifted(tmp, inp, files, cache)
 
 
 def main():
