@@ -329,22 +329,7 @@ def tamper(entry):
     """The CRC-32 of every access point in the index ENTRY flipped, its
     checksum made again: a whole entry, of an index that is not the
     file's."""
-    import hashlib
-    import struct
-    with open(entry, "rb") as f:
-        data = f.read()
-    head = data.split(b"\n", 3)
-    pay = bytearray(head[3])
-    n = struct.unpack_from("<Q", pay, 24)[0]
-    at = 48
-    for _ in range(n):
-        cw = struct.unpack_from("<Q", pay, at + 24)[0]
-        struct.pack_into("<Q", pay, at + 24, cw ^ 1)
-        at += 56 + (cw >> 32)
-    line = b"%d %s" % (len(pay), hashlib.sha256(pay).hexdigest().encode())
-    with open(entry, "wb") as f:
-        f.write(b"\n".join(head[:2] + [line, bytes(pay)]))
-    return n
+    return edit_points(entry, 3, lambda v: v ^ 1)
 
 
 def tampered(tmp, inp, files, cache):
@@ -456,9 +441,10 @@ def index_points(entry):
     return out
 
 
-def shift_points(entry, field, by):
-    """FIELD (4 line_out, 5 lineno: the 64-bit words of a point) of every
-    access point in the index ENTRY moved BY, its checksum made again."""
+def edit_points(entry, field, fn):
+    """FIELD (3 crc and window length, 4 line_out, 5 lineno: the 64-bit
+    words of a point) of every access point in the index ENTRY made
+    FN(FIELD), its checksum made again: their number."""
     import hashlib
     import struct
     with open(entry, "rb") as f:
@@ -468,7 +454,7 @@ def shift_points(entry, field, by):
     at = 48
     for _ in range(n):
         v = struct.unpack_from("<Q", pay, at + 8 * field)[0]
-        struct.pack_into("<Q", pay, at + 8 * field, v + by)
+        struct.pack_into("<Q", pay, at + 8 * field, fn(v))
         at += 56 + (struct.unpack_from("<Q", pay, at + 24)[0] >> 32)
     line = b"%d %s" % (len(pay), hashlib.sha256(pay).hexdigest().encode())
     with open(entry, "wb") as f:
@@ -497,7 +483,8 @@ def shifted(tmp, inp, files, cache):
         c = os.path.join(tmp, "cache-shift%d" % field)
         run("trace", "summary", "--cache", c, f)
         idx = indexes(c)
-        check(len(idx) == 1 and shift_points(idx[0], field, by) > 1,
+        check(len(idx) == 1 and
+              edit_points(idx[0], field, lambda v: v + by) > 1,
               "an index to shift")
         drop_results(c)
         got = run("-v", "trace", "summary", "-j", "4", "--cache", c, f)
