@@ -31,10 +31,10 @@
  * A gzip input of 1 MiB or more also gets, on the read that makes its
  * entry, its access points (zran.h: every 8 MiB of content, where a
  * deflate block starts) kept as the entry of the kind "zran" and its
- * identity; a later run of fewer inputs than jobs reads such a file in
- * ranges from them, one thread each, and gives the same answers (a range
- * that fails its CRC-32 check drops them and the file is read from its
- * start).
+ * identity; a later run with at least twice as many jobs as inputs
+ * reads such a file in ranges from them, one thread each, and gives the
+ * same answers (docs/trace.md says how many; a range that fails its
+ * checks drops them and the file is read from its start).
  *
  * A run is served whole from its run entry (a summary of one input:
  * from its file entry) when every input is as before; otherwise each unchanged file from its file entry and the

@@ -705,19 +705,21 @@ struct sum_ctx {
  * A gzip input of ZRAN_MIN_BYTES or more gets its access points built by
  * a thread of their own beside its first read, kept as the entry of the
  * key "zran" and its identity (never beside the input).  A later read
- * with a few inputs and more jobs than inputs reads it in ranges, one
- * thread each, from those points; the ranges' records are then one
- * file's again, and the summary is the one a sequential read makes.  A
- * range that fails (the file was changed as its identity cannot tell) is
- * not trusted: the file is read from its start instead, and says what a
- * sequential read says. */
+ * with at least twice as many jobs as inputs reads it in ranges (parts_of
+ * each, fewer when it has fewer points), one thread each, from those
+ * points; the ranges' records are then one file's again, and the summary
+ * is the one a sequential read makes.  A range that fails (the file was
+ * changed as its identity cannot tell) is not trusted: the file is read
+ * from its start instead, and says what a sequential read says; its
+ * points are dropped when its content was not theirs (65). */
 
 #define ZRAN_MIN_BYTES (1 << 20)
-#define ZRAN_VERSION 1
+#define ZRAN_VERSION 2
 #define ZRAN_MAX_PARTS 64
 
-/* The ranges each of FILES inputs is read in with JOBS threads: the jobs
- * left over when every input has one, shared. */
+/* The ranges each of FILES inputs is read in with JOBS threads: JOBS /
+ * FILES (rounded down), ZRAN_MAX_PARTS at most; 1, unsplit, below twice
+ * as many jobs as inputs. */
 static size_t parts_of(int jobs, size_t files)
 {
 	size_t p = jobs > 1 && files ? (size_t)jobs / files : 1;
@@ -815,19 +817,34 @@ static st_pfw_reader *range_open(const void *ctx, size_t i, st_error *err)
 			    i < rg->nc ? rg->cut[i] : SIZE_MAX, err);
 }
 
-/* The records FILES[0..*N) of the ranges of one file in order, made
- * that file's (PATH's) record, its corrupt lines BAD[0..NBAD) its own: 0,
- * or -1 when a range failed. */
-static int ranges_join(st_trace_file *files, size_t *n, st_trace_bad *bad,
-		       size_t nbad, const char *path)
+/* The lines range I of RG holds, as its index counts them. */
+static uint64_t range_lines(const struct ranges *rg, size_t i)
+{
+	const st_zran *x = rg->x;
+
+	return (i < rg->nc ? x->ap[rg->cut[i]].lineno : x->lines) -
+	       (i ? x->ap[rg->cut[i - 1]].lineno : 0);
+}
+
+/* The records FILES[0..*N) of RG's ranges in order, made that file's
+ * (PATH's) record, its corrupt lines BAD[0..NBAD) its own: 0, or the
+ * exit code of the first range that failed (65 too when a range did not
+ * hold the lines its index counts). */
+static int ranges_join(const struct ranges *rg, st_trace_file *files,
+		       size_t *n, st_trace_bad *bad, size_t nbad,
+		       const char *path)
 {
 	st_trace_file *f = &files[0];
 
+	for (size_t i = 0; i < *n; i++)
+		if (!files[i].err_code &&
+		    files[i].st.lines != range_lines(rg, i))
+			return ST_EXIT_DATAERR;
 	for (size_t i = 1; i < *n; i++) {
 		st_trace_file *g = &files[i];
 
-		if (g->err_code)
-			return -1;
+		if (f->err_code || g->err_code)
+			return f->err_code ? f->err_code : g->err_code;
 		if (g->st.events && (!f->st.events || g->first_us < f->first_us))
 			f->first_us = g->first_us;
 		if (g->st.events && (!f->st.events || g->end_us > f->end_us))
@@ -840,7 +857,7 @@ static int ranges_join(st_trace_file *files, size_t *n, st_trace_bad *bad,
 		f->st.fast += g->st.fast;
 	}
 	if (f->err_code)
-		return -1;
+		return f->err_code;
 	f->not_trace = f->st.events == 0 && f->st.meta == 0 &&
 		       f->st.other == 0;
 	f->path = path;
@@ -857,6 +874,7 @@ static bool make_ranges(const struct sum_ctx *x, struct in *in,
 {
 	struct ranges rg = { .x = zx, .path = in->path };
 	const char *paths[ZRAN_MAX_PARTS];
+	int rc;
 
 	rg.nc = st_zran_cut(zx, x->parts, rg.cut);
 	if (!rg.nc)
@@ -871,11 +889,15 @@ static bool make_ranges(const struct sum_ctx *x, struct in *in,
 	in->o1.open_at = NULL;
 	in->o1.open_ctx = NULL;
 	in->o1.jobs = 1;
-	if (in->part && ranges_join(in->fs.files_in, &in->fs.n_files,
-				    in->fs.bad, in->fs.n_bad, in->path) == 0)
+	rc = in->part ? ranges_join(&rg, in->fs.files_in, &in->fs.n_files,
+				    in->fs.bad, in->fs.n_bad, in->path)
+		      : in->err.code ? in->err.code : ST_EXIT_DATAERR;
+	if (rc == 0)
 		return true;
-	/* not what the file holds now: read it from its start */
-	entry_drop(x->c, in->zdigest);
+	/* read from its start; the index dropped when it is not what the
+	 * file holds now (not on a failure to open or of memory) */
+	if (rc == ST_EXIT_DATAERR)
+		entry_drop(x->c, in->zdigest);
 	st_sum_partial_free(in->part);
 	in->part = NULL;
 	st_trace_summary_release(&in->fs);
@@ -1152,7 +1174,7 @@ static bool cmp_ranges(const struct cmp_ctx *x, struct in *in,
 		       st_compare_case *cs)
 {
 	struct cmp_ranges cr = { .rg = { .x = zx, .path = in->path } };
-	bool ok = false;
+	int rc = -1;
 
 	cr.rg.nc = st_zran_cut(zx, x->parts, cr.rg.cut);
 	for (size_t i = 0; i <= cr.rg.nc; i++)
@@ -1165,15 +1187,18 @@ static bool cmp_ranges(const struct cmp_ctx *x, struct in *in,
 					 .paths = (const char *const *)cr.paths,
 					 .n = cr.rg.nc + 1, .src = &cr.src };
 		o1->jobs = (int)cr.rg.nc + 1;
-		ok = st_trace_compare(cs, 1, o1, &in->err) == 0 &&
-		     ranges_join(cs->files_in, &cs->n_files, cs->bad,
-				 cs->n_bad, in->path) == 0;
+		rc = st_trace_compare(cs, 1, o1, &in->err) < 0
+		     ? in->err.code ? in->err.code : ST_EXIT_DATAERR
+		     : ranges_join(&cr.rg, cs->files_in, &cs->n_files,
+				   cs->bad, cs->n_bad, in->path);
 		o1->jobs = 1;
 		cs->paths = &in->path;
 		cs->n = 1;
 		cs->src = NULL;
-		if (!ok) {
-			entry_drop(x->c, in->zdigest);
+		if (rc) {
+			/* as make_ranges */
+			if (rc == ST_EXIT_DATAERR)
+				entry_drop(x->c, in->zdigest);
 			st_compare_case_release(cs);
 			*cs = (st_compare_case){ .name = x->name,
 						 .paths = &in->path, .n = 1 };
@@ -1181,7 +1206,7 @@ static bool cmp_ranges(const struct cmp_ctx *x, struct in *in,
 	}
 	for (size_t i = 0; i < ZRAN_MAX_PARTS && cr.paths[i]; i++)
 		free(cr.paths[i]);
-	return ok;
+	return rc == 0;
 }
 
 /* IN's compare partial made: a case of one file named as its case. */

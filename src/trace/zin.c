@@ -43,6 +43,7 @@ struct st_zin {
 	uint64_t pos;            /* the content offset of the next byte */
 	uint64_t check_at;       /* where the member's CRC-32 must be */
 	uint32_t check_crc;      /* CHECK_CRC (UINT64_MAX: nowhere) */
+	uint64_t end_at;         /* a member must end here (UINT64_MAX: no) */
 	int err;                 /* 65, 74, 0 */
 	const char *what;
 	char msg[128];
@@ -420,7 +421,7 @@ st_zin *st_zin_open(const char *path)
 		return NULL;
 	}
 	z->limit = UINT64_MAX;
-	z->check_at = UINT64_MAX;
+	z->check_at = z->end_at = UINT64_MAX;
 	return z;
 }
 
@@ -547,6 +548,34 @@ static ssize_t zin_read_checked(st_zin *z, unsigned char *out, size_t n)
 	return got;
 }
 
+/* The member Z is in inflated to its end, its trailer checked, no more
+ * content in it (else "incorrect length check").  0, or -1. */
+static int member_end(st_zin *z)
+{
+	unsigned char c;
+
+	while (!z->between && !z->done && !z->err) {
+		size_t got;
+		bool end;
+
+		if (z->beg == z->end && fill(z) < 0)
+			return -1;
+		if (inf_run(z, &c, 1, &got, &end) < 0)
+			return -1;
+		if (got)
+			return (int)fail(z, 65, "incorrect length check");
+		if (end)
+			z->between = true;
+		else if (z->beg == z->end && z->in_eof)
+			return (int)fail(z, 65, "unexpected end of file");
+		else if (z->end - z->beg == IN_CHUNK)
+			return (int)fail(z, 65, "no progress");
+		else if (fill(z) < 0)
+			return -1;
+	}
+	return z->err ? -1 : 0;
+}
+
 ssize_t st_zin_read(st_zin *z, void *buf, size_t n)
 {
 	ssize_t got;
@@ -556,6 +585,12 @@ ssize_t st_zin_read(st_zin *z, void *buf, size_t n)
 	got = zin_read_checked(z, buf, n);
 	if (got > 0)
 		z->limit -= (uint64_t)got;
+	/* a range that ends where a member does: its trailer checked (the
+	 * error, if any, the next call's answer) */
+	if (got > 0 && z->pos == z->end_at) {
+		z->end_at = UINT64_MAX;
+		member_end(z);
+	}
 	return got;
 }
 
@@ -568,6 +603,14 @@ static int seek_point(st_zin *z, const st_zin_point *p)
 	if (lseek(z->fd, (off_t)(p->bit / 8), SEEK_SET) < 0)
 		return (int)read_error(z);
 	z->started = z->gz = true;
+	if (p->out == p->member_out) {
+		/* where its member starts: read as the file's first */
+		if (want(z, 2) < 0)
+			return -1;
+		if (!magic_at(z))
+			return (int)fail(z, 65, "incorrect header check");
+		return inf_begin(z);
+	}
 	if (shift) {
 		/* the byte's bits below P belong to the block before */
 		if (want(z, 1) < 0)
@@ -593,6 +636,10 @@ st_zin *st_zin_open_at(const char *path, const st_zin_point *p,
 		z->check_at = next->out;
 		z->check_crc = next->crc;
 	}
+	/* where the next member starts: this one's trailer, when the range
+	 * ends there */
+	if (next && next->out == next->member_out && next->out > z->pos)
+		z->end_at = next->out;
 	if (p && seek_point(z, p) < 0)
 		return z;
 	if (skip && !(scratch = malloc(IN_CHUNK)))
@@ -612,6 +659,12 @@ st_zin *st_zin_open_at(const char *path, const st_zin_point *p,
 	free(scratch);
 	z->limit = len;
 	return z;
+}
+
+void st_zin_fail(st_zin *z, const char *what)
+{
+	if (!z->err)
+		fail(z, 65, what);
 }
 
 int st_zin_error(const st_zin *z, const char **what)

@@ -32,6 +32,10 @@ ssize_t st_zin_read(st_zin *z, void *buf, size_t n);
  * STRERROR" or "out of memory").  0 while nothing has. */
 int st_zin_error(const st_zin *z, const char **what);
 
+/* Z's content found damaged by its reader: WHAT (copied) the reason,
+ * with 65, unless Z has failed already; each later read fails. */
+void st_zin_fail(st_zin *z, const char *what);
+
 /* The bytes read from the file so far (compressed, for gzip). */
 uint64_t st_zin_offset(const st_zin *z);
 
@@ -44,12 +48,16 @@ bool st_zin_is_gzip(const st_zin *z);
 
 typedef struct st_zin_point {
 	uint64_t bit;           /* the block's first bit, from the file's
-				 * start (bit 0 the low bit of byte 0) */
+				 * start (bit 0 the low bit of byte 0); where
+				 * a member starts (out == member_out), the
+				 * member's first byte's, its header read */
 	uint64_t out;           /* content bytes before it */
 	uint64_t member_out;    /* content bytes before its gzip member */
 	uint32_t crc;           /* CRC-32 of the member's bytes before it */
 	uint32_t win_len;       /* bytes of WINDOW (ST_ZIN_WINDOW at most):
-				 * the content just before the point */
+				 * the content just before the point (where
+				 * a member starts, its last byte only, not
+				 * used to inflate) */
 	const unsigned char *window;   /* borrowed */
 } st_zin_point;
 
@@ -60,7 +68,9 @@ typedef struct st_zin_point {
  * end with P's crc and member_out; and with NEXT (a later point of the
  * same file, or NULL) the content up to NEXT has NEXT's crc, checked
  * when it is read (else "incorrect data check"), so that a range that
- * stops before its member's end is checked too.  NULL with errno set as
+ * stops before its member's end is checked too; when NEXT is where a
+ * member starts and the content stops there, the member before is read
+ * to its end, its trailer checked.  NULL with errno set as
  * st_zin_open; an error inflating up to SKIP is st_zin_read's first
  * answer. */
 st_zin *st_zin_open_at(const char *path, const st_zin_point *p,

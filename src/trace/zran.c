@@ -115,14 +115,23 @@ static bool meta_idle(struct build *b, const unsigned char *line, size_t len)
 	return cn == raw.aname.n && memcmp(cur, raw.aname.s, cn) == 0;
 }
 
+#define BOM "\xef\xbb\xbf"
+
 /* Keep LINE[0..LEN), line B->lineno, when the reader takes it as an M
- * event that changes its maps.  0, or -1 out of memory. */
+ * event that changes its maps.  0, or -1 out of memory.  The reader is
+ * fed the candidate lines only, its own line 1 a blank one (reader_new):
+ * a byte order mark is taken off the file's line 1 here, and no other
+ * (st_pfw_feed takes one off the line it counts as its first). */
 static int meta_keep(struct build *b, const unsigned char *line, size_t len)
 {
 	st_zran *x = b->x;
 	uint64_t before = st_pfw_stats_get(b->mr)->meta;
 	st_pfw_event ev;
 
+	if (b->lineno == 1 && len >= 3 && memcmp(line, BOM, 3) == 0) {
+		line += 3;
+		len -= 3;
+	}
 	if (meta_idle(b, line, len))
 		return 0;
 	st_pfw_feed(b->mr, (const char *)line, len, &ev);
@@ -143,6 +152,18 @@ static int meta_keep(struct build *b, const unsigned char *line, size_t len)
 	x->meta[x->nmeta++] = (st_zran_meta){ b->lineno, x->tlen, len };
 	x->tlen += len;
 	return 0;
+}
+
+/* The reader of the candidate M lines, past its line 1 (meta_keep).
+ * New, or NULL out of memory. */
+static st_pfw_reader *reader_new(void)
+{
+	st_pfw_reader *r = st_pfw_reader_mem();
+	st_pfw_event ev;
+
+	if (r)
+		st_pfw_feed(r, "", 0, &ev);
+	return r;
 }
 
 /* The whole lines of B's content: counted, the M events kept, the point
@@ -186,10 +207,13 @@ static int lines(struct build *b)
 	return 0;
 }
 
-/* An access point at bit BIT of the file, where ZS stopped.  0, or -1
- * out of memory. */
+/* An access point at bit BIT of the file, where ZS stopped, in the
+ * member that starts at byte MEMBER_AT and content offset MEMBER_OUT.
+ * Where the member starts (ZS past its header), the point is the
+ * member's first byte, its header read when resuming, and its window
+ * the content's last byte before it (zin.h).  0, or -1 out of memory. */
 static int point_add(struct build *b, z_stream *zs, uint64_t bit,
-		     uint64_t member_out)
+		     uint64_t member_out, uint64_t member_at)
 {
 	st_zran *x = b->x;
 	uint64_t out = b->base + b->len;
@@ -201,14 +225,20 @@ static int point_add(struct build *b, z_stream *zs, uint64_t bit,
 		free(w);
 		return -1;
 	}
-	if (inflateGetDictionary(zs, w, &wl) != Z_OK)
+	if (out == member_out) {
+		bit = 8 * member_at;
+		w[0] = b->last;
+		wl = out > 0;
+	} else if (inflateGetDictionary(zs, w, &wl) != Z_OK) {
 		wl = 0;
+	}
 	a = &x->ap[x->n++];
 	*a = (st_zran_ap){ .p = { .bit = bit, .out = out,
 				  .member_out = member_out,
-				  .crc = (uint32_t)zs->adler, .win_len = wl,
+				  .crc = out == member_out ? 0
+					 : (uint32_t)zs->adler, .win_len = wl,
 				  .window = w } };
-	if (out == 0 || b->last == '\n') {
+	if (b->last == '\n') {
 		a->line_out = out;
 		a->lineno = b->lineno;
 		a->nmeta = x->nmeta;
@@ -240,7 +270,7 @@ static int pass(struct build *b, int fd, uint64_t span, st_error *err)
 {
 	z_stream zs = { 0 };
 	unsigned char *in = malloc(IN_CHUNK);
-	uint64_t in_read = 0, member_out = 0, last = 0;
+	uint64_t in_read = 0, member_out = 0, member_at = 0, last = 0;
 	bool eof = false;
 	int rc = -1, zr = Z_OK;
 
@@ -269,6 +299,7 @@ static int pass(struct build *b, int fd, uint64_t span, st_error *err)
 				break;
 			inflateReset(&zs);
 			member_out = b->base + b->len;
+			member_at = in_read - zs.avail_in;
 		}
 		if (b->cap - b->len < OUT_CHUNK &&
 		    st_grow(&b->buf, &b->cap, b->len + OUT_CHUNK, 1,
@@ -305,7 +336,7 @@ static int pass(struct build *b, int fd, uint64_t span, st_error *err)
 			last = b->base + b->len;
 			if (point_add(b, &zs, 8 * used -
 				      (uint64_t)(zs.data_type & 7),
-				      member_out) < 0) {
+				      member_out, member_at) < 0) {
 				st_error_set(err, ST_EXIT_IOERR, "out of "
 					     "memory");
 				goto out;
@@ -337,8 +368,7 @@ st_zran *st_zran_build(const char *path, uint64_t span, st_error *err)
 		st_error_set(err, ST_EXIT_DATAERR, "%s: not gzip", path);
 		return NULL;
 	}
-	if (!(b.x = calloc(1, sizeof(*b.x))) ||
-	    !(b.mr = st_pfw_reader_mem())) {
+	if (!(b.x = calloc(1, sizeof(*b.x))) || !(b.mr = reader_new())) {
 		st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		goto out;
 	}
@@ -434,12 +464,17 @@ static uint64_t get64(struct cur *c)
 /* Does access point A (of X, after B when not NULL) hold together? */
 static bool ap_ok(const st_zran *x, const st_zran_ap *a, const st_zran_ap *b)
 {
+	bool start = a->p.out == a->p.member_out;
+
 	return a->p.win_len <= ST_ZIN_WINDOW && a->p.member_out <= a->p.out &&
-	       a->p.win_len <= a->p.out - a->p.member_out &&
+	       (start ? a->p.win_len == (a->p.out > 0) && a->p.bit % 8 == 0 &&
+			a->p.crc == 0
+		      : a->p.win_len <= a->p.out - a->p.member_out) &&
 	       a->line_out >= a->p.out && a->line_out < x->total &&
 	       a->line_out - a->p.out <= ST_PFW_MAX_LINE &&
 	       a->lineno <= x->lines && a->nmeta <= x->nmeta &&
 	       (!a->nmeta || x->meta[a->nmeta - 1].lineno <= a->lineno) &&
+	       (a->nmeta == x->nmeta || x->meta[a->nmeta].lineno > a->lineno) &&
 	       (!b || (a->p.bit > b->p.bit && a->p.out > b->p.out &&
 		       a->line_out > b->line_out && a->lineno >= b->lineno &&
 		       a->nmeta >= b->nmeta));
@@ -565,22 +600,61 @@ size_t st_zran_cut(const st_zran *x, size_t parts, size_t *cut)
 	return k;
 }
 
+/* Z, at point P, past the SKIP bytes before P's line: they hold one
+ * newline, their last (SKIP 0: P's window ends with one), else Z's next
+ * read fails (the index is not its file's).  0, or -1 out of memory. */
+static int to_line(st_zin *z, const st_zin_point *p, uint64_t skip)
+{
+	unsigned char *buf = NULL;
+	bool ok = skip ? true : p->win_len &&
+				p->window[p->win_len - 1] == '\n';
+
+	if (skip && !(buf = malloc(ST_ZIN_CHUNK)))
+		return -1;
+	while (skip && ok) {
+		ssize_t got = st_zin_read(z, buf, skip < ST_ZIN_CHUNK
+						  ? (size_t)skip : ST_ZIN_CHUNK);
+		const unsigned char *nl;
+
+		if (got <= 0) {
+			/* an error of Z's own, or the end, said on its next
+			 * read (an index whose points are past the end) */
+			ok = got < 0;
+			break;
+		}
+		skip -= (uint64_t)got;
+		nl = memchr(buf, '\n', (size_t)got);
+		ok = skip ? !nl : nl == buf + got - 1;
+	}
+	if (skip || !ok)
+		st_zin_fail(z, "access point not before a line");
+	free(buf);
+	return 0;
+}
+
 st_pfw_reader *st_zran_open(const st_zran *x, const char *path,
 			    size_t from, size_t to, st_error *err)
 {
 	const st_zran_ap *a = from == SIZE_MAX ? NULL : &x->ap[from];
-	uint64_t start = a ? a->line_out : 0;
 	uint64_t end = to == SIZE_MAX ? UINT64_MAX : x->ap[to].line_out;
 	st_pfw_reader *r;
 	st_zin *z;
 
 	errno = 0;
-	if (!(z = st_zin_open_at(path, a ? &a->p : NULL,
-				 a ? a->line_out - a->p.out : 0,
-				 end == UINT64_MAX ? end : end - start,
+	if (!(z = st_zin_open_at(path, a ? &a->p : NULL, 0,
+				 end == UINT64_MAX ? end
+				 : end - (a ? a->p.out : 0),
 				 to == SIZE_MAX ? NULL : &x->ap[to].p))) {
-		st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s", path,
-			     strerror(errno));
+		if (errno == ENOMEM)
+			st_error_set(err, ST_EXIT_IOERR, "out of memory");
+		else
+			st_error_set(err, ST_EXIT_NOINPUT, "cannot open %s: %s",
+				     path, strerror(errno));
+		return NULL;
+	}
+	if (a && to_line(z, &a->p, a->line_out - a->p.out) < 0) {
+		st_zin_close(z);
+		st_error_set(err, ST_EXIT_IOERR, "out of memory");
 		return NULL;
 	}
 	if (!(r = st_pfw_open_zin(z, path, a ? a->lineno : 0, err)))

@@ -33,7 +33,30 @@ read says.  Named checks:
                                without the cache), the index dropped, and
                                built again on the next read;
   test_zran_only_in_cache_dir  a read-only input folder: nothing written
-                               beside the input.
+                               beside the input;
+  test_zran_rekeyed_index_same_verdict  the index of a good file put
+                               under the key of a damaged copy (the key as
+                               trace_cache.c makes it: "st1 zran VERSION
+                               BUILD ZRAN_VERSION 0\n\n" and the file's
+                               identity, its ZRAN_VERSION the one whose
+                               key names the good file's index), so that
+                               the copy is read in ranges from points
+                               that are not its own: a file of 200-line
+                               gzip members with the compression method
+                               of a member where a point is flipped, and a
+                               file of a big member and a small one
+                               with the big one's CRC-32 flipped (the
+                               reviewer's mm.pfw.gz and m3bad.pfw.gz): the
+                               verdict, message, exit status and output of
+                               -j 1 without the cache, with -j 4 (a range
+                               from each point); the key checked on
+                               a good copy first (read in ranges);
+  test_zran_shifted_index_not_trusted  a file with its M events first and
+                               corrupt lines: an index whose points say
+                               their line starts a byte later, or whose
+                               line numbers are one more (the reviewer's
+                               tamper2.py): the output and warnings as
+                               without the cache, not read in ranges.
 
 usage: zran_check.py STREAMTIME FIXTURES SRC_ROOT [BASE]
 """
@@ -306,22 +329,7 @@ def tamper(entry):
     """The CRC-32 of every access point in the index ENTRY flipped, its
     checksum made again: a whole entry, of an index that is not the
     file's."""
-    import hashlib
-    import struct
-    with open(entry, "rb") as f:
-        data = f.read()
-    head = data.split(b"\n", 3)
-    pay = bytearray(head[3])
-    n = struct.unpack_from("<Q", pay, 24)[0]
-    at = 48
-    for _ in range(n):
-        cw = struct.unpack_from("<Q", pay, at + 24)[0]
-        struct.pack_into("<Q", pay, at + 24, cw ^ 1)
-        at += 56 + (cw >> 32)
-    line = b"%d %s" % (len(pay), hashlib.sha256(pay).hexdigest().encode())
-    with open(entry, "wb") as f:
-        f.write(b"\n".join(head[:2] + [line, bytes(pay)]))
-    return n
+    return edit_points(entry, 3, lambda v: v ^ 1)
 
 
 def tampered(tmp, inp, files, cache):
@@ -373,6 +381,201 @@ def readonly(tmp, inp, files, cache):
               "only the inputs in %s: %s" % (d, os.listdir(d)))
 
 
+def file_id(path):
+    """st_trace_cache_file_id's identity of PATH."""
+    import hashlib
+    st = os.stat(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    h = hashlib.sha256(data[:4096])
+    if len(data) > 4096:
+        h.update(data[-min(len(data) - 4096, 4096):])
+    return "%d %d %d %d.%09d %d.%09d %s" % (
+        st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns // 10**9,
+        st.st_mtime_ns % 10**9, st.st_ctime_ns // 10**9,
+        st.st_ctime_ns % 10**9, h.hexdigest())
+
+
+def zran_key(path, zver):
+    """The digest of PATH's index entry (trace_cache.c: zran_digest with
+    key_start, build_id), ZRAN_VERSION ZVER."""
+    import hashlib
+    version = run("--version")[1].split()[1].decode()
+    st = os.stat(BIN)
+    build = "%d.%d.%d.%d.%09d" % (st.st_dev, st.st_ino, st.st_size,
+                                  st.st_mtime_ns // 10**9,
+                                  st.st_mtime_ns % 10**9)
+    key = "st1 zran %s %s %d 0\n\n%s\n" % (version, build, zver,
+                                          file_id(path))
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def rekey(cache, good, other):
+    """The index entry of GOOD in CACHE copied under OTHER's key: True
+    when GOOD's entry was found."""
+    for zver in range(1, 10):
+        e = os.path.join(cache, "st1-%s.entry" % zran_key(good, zver))
+        if os.path.exists(e):
+            break
+    else:
+        return False
+    with open(e, "rb") as f:
+        head = f.read().split(b"\n", 2)
+    d = zran_key(other, zver)
+    with open(os.path.join(cache, "st1-%s.entry" % d), "wb") as f:
+        f.write(b"\n".join([head[0], d.encode(), head[2]]))
+    return True
+
+
+def index_points(entry):
+    """The (out, member_out) of each access point of the index ENTRY."""
+    import struct
+    with open(entry, "rb") as f:
+        pay = f.read().split(b"\n", 3)[3]
+    n = struct.unpack_from("<Q", pay, 24)[0]
+    at, out = 48, []
+    for _ in range(n):
+        o, mo, cw = struct.unpack_from("<QQQ", pay, at + 8)
+        out.append((o, mo))
+        at += 56 + (cw >> 32)
+    return out
+
+
+def edit_points(entry, field, fn):
+    """FIELD (3 crc and window length, 4 line_out, 5 lineno: the 64-bit
+    words of a point) of every access point in the index ENTRY made
+    FN(FIELD), its checksum made again: their number."""
+    import hashlib
+    import struct
+    with open(entry, "rb") as f:
+        head = f.read().split(b"\n", 3)
+    pay = bytearray(head[3])
+    n = struct.unpack_from("<Q", pay, 24)[0]
+    at = 48
+    for _ in range(n):
+        v = struct.unpack_from("<Q", pay, at + 8 * field)[0]
+        struct.pack_into("<Q", pay, at + 8 * field, fn(v))
+        at += 56 + (struct.unpack_from("<Q", pay, at + 24)[0] >> 32)
+    line = b"%d %s" % (len(pay), hashlib.sha256(pay).hexdigest().encode())
+    with open(entry, "wb") as f:
+        f.write(b"\n".join(head[:2] + [line, bytes(pay)]))
+    return n
+
+
+def shifted(tmp, inp, files, cache):
+    bug("test_zran_shifted_index_not_trusted")
+    with gzip.open(files[0], "rb") as f:
+        lines = f.read().splitlines(keepends=True)
+    # the M events first, so that a point's M count cannot tell its line
+    # number wrong; corrupt lines, whose numbers are said
+    meta = [x for x in lines if b'"M"' in x]
+    rest = [x for x in lines if b'"M"' not in x]
+    for k in range(1000, len(rest), 20000):
+        rest[k] = b'{"id":1,"name":broken\n'
+    f = os.path.join(tmp, "shifted.pfw.gz")
+    with gzip.open(f, "wb", compresslevel=6) as g:
+        g.write(b"".join(meta + rest))
+    settle()
+    plain = run("trace", "summary", "-j", "1", f)
+    check(plain[0] == 0 and plain[2].count(b"corrupt line") > 5,
+          "corrupt lines said: %r" % plain[2][-300:])
+    for field, by, what in ((4, 1, "line_out + 1"), (5, 1, "lineno + 1")):
+        c = os.path.join(tmp, "cache-shift%d" % field)
+        run("trace", "summary", "--cache", c, f)
+        idx = indexes(c)
+        check(len(idx) == 1 and
+              edit_points(idx[0], field, lambda v: v + by) > 1,
+              "an index to shift")
+        drop_results(c)
+        got = run("-v", "trace", "summary", "-j", "4", "--cache", c, f)
+        check(got[:2] == plain[:2] and plain[2] in got[2],
+              "%s: the output and warnings as without the cache: %r" %
+              (what, got[2][:300]))
+        check(b"0 read in ranges" in got[2], "%s: not read in ranges: %r" %
+              (what, got[2][-300:]))
+
+
+def rekeyed(tmp, inp, files, cache):
+    import zlib
+    bug("test_zran_rekeyed_index_same_verdict")
+    with gzip.open(files[0], "rb") as f:
+        text = f.read()
+    lines = text.splitlines(keepends=True)
+    d = os.path.join(tmp, "rekeyed")
+    os.mkdir(d)
+    # 200-line members: their offsets, compressed and content
+    mm = os.path.join(d, "mm.pfw.gz")
+    starts, outs, data, out = [], [], bytearray(), 0
+    for i in range(0, len(lines), 200):
+        c = zlib.compressobj(6, zlib.DEFLATED, 31)
+        chunk = b"".join(lines[i:i + 200])
+        starts.append(len(data))
+        outs.append(out)
+        data += c.compress(chunk) + c.flush()
+        out += len(chunk)
+    with open(mm, "wb") as f:
+        f.write(data)
+    # a big member and a small one (gen3.py's): 13.5 MiB of lines, a
+    # block ended, 3.5 MiB of one line again and again (one block), so
+    # that the points are one at about 8 MiB and one where the small
+    # member starts: the range between resumes raw and ends where its
+    # member does
+    m3 = os.path.join(d, "m3.pfw.gz")
+    cut = text.index(b"\n", 27 << 19) + 1
+    c = zlib.compressobj(6, zlib.DEFLATED, 31)
+    big = c.compress(text[:cut]) + c.flush(zlib.Z_FULL_FLUSH)
+    big += c.compress(lines[-1] * ((7 << 19) // len(lines[-1]))) + c.flush()
+    # less than 8 MiB (no point in it), fast (1 MiB or more in all)
+    small = gzip.compress(text[cut:text.index(b"\n", cut + (7 << 20))],
+                          1)
+    with open(m3, "wb") as f:
+        f.write(big + small)
+    check(os.path.getsize(mm) >= 1 << 20 and os.path.getsize(m3) >= 1 << 20,
+          "inputs of 1 MiB or more")
+    c = os.path.join(tmp, "cache-rekeyed")
+    settle()
+    for f in (mm, m3):
+        run("trace", "summary", "--cache", c, f)
+    idx = indexes(c)
+    check(len(idx) == 2, "an index of each: %d" % len(idx))
+    pts = [p for e in idx for p in index_points(e)]
+    at_start = [o for o, mo in pts if o == mo and o in outs]
+    check(at_start, "a point where a member of mm starts: %r" % pts[:20])
+    # the damaged copies, and a good one to check the key with
+    copies = []
+    good = os.path.join(d, "mm-copy.pfw.gz")
+    shutil.copyfile(mm, good)
+    cm = bytearray(data)
+    if at_start:
+        cm[starts[outs.index(at_start[len(at_start) // 2])] + 2] ^= 0x01
+    bad_cm = os.path.join(d, "mm-cm.pfw.gz")
+    with open(bad_cm, "wb") as f:
+        f.write(cm)
+    bad_crc = os.path.join(d, "m3-crc.pfw.gz")
+    with open(bad_crc, "wb") as f:
+        f.write(big[:-8] + bytes([big[-8] ^ 1]) + big[-7:] + small)
+    copies = [(mm, good), (mm, bad_cm), (m3, bad_crc)]
+    settle()
+    for src, dst in copies:
+        check(rekey(c, src, dst), "%s: its index found" % src)
+    drop_results(c)
+    for src, dst in copies:
+        plain = run("trace", "summary", "-j", "1", dst)
+        # -j 4: a range from each point (three of them, at 8 MiB)
+        got = run("-v", "trace", "summary", "-j", "4", "--cache", c, dst)
+        check(got[:2] == plain[:2], "%s -j 4 with %s's index: as without "
+              "the cache: %r vs %r" % (dst, src, got[2][-300:],
+                                       plain[2][-300:]))
+        if dst == good:
+            check(plain[0] == 0 and b"1 read in ranges" in got[2],
+                  "the good copy read in ranges: %r" % got[2][-300:])
+        else:
+            check(plain[0] == 65, "%s: 65: %r" % (dst, plain[2][-300:]))
+            msg = plain[2].splitlines()[:1]
+            check(msg and msg[0] in got[2], "%s: the message %r" %
+                  (dst, msg))
+
+
 def body(tmp):
     inp, files = make_inputs(tmp)
     settle()
@@ -383,6 +586,8 @@ def body(tmp):
     inplace(tmp, inp, files, cache)
     tampered(tmp, inp, files, cache)
     readonly(tmp, inp, files, cache)
+    rekeyed(tmp, inp, files, cache)
+    shifted(tmp, inp, files, cache)
 
 
 def main():

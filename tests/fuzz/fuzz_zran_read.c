@@ -1,8 +1,9 @@
 /* libFuzzer target, differential: a .pfw.gz read in ranges from its
  * access points (src/trace/zran.c) against the same file read from its
- * start.  The input is the trace's text; it is gzipped here with a block
- * ended every few bytes (deflate's Z_BLOCK: boundaries at any bit) and
- * indexed at every boundary.  Cut into two to four ranges, the ranges'
+ * start.  The input is the trace's text after a first byte; it is
+ * gzipped here with a block ended every few bytes (deflate's Z_BLOCK:
+ * boundaries at any bit; the first byte's high bit set, a member ended
+ * every three blocks too) and indexed at every boundary.  Cut into two to four ranges, the ranges'
  * events (names, files by hash through the M events replayed, pids,
  * times, bytes), corrupt lines (numbers, reasons) and counts, one range
  * after another, must be the sequential read's. */
@@ -77,8 +78,10 @@ static void read_all(st_pfw_reader *r, struct text *t, st_pfw_stats *st)
 	st->bad += s->bad;
 }
 
-/* DATA gzipped into FD, a block ended every EVERY bytes. */
-static void gz(int fd, const uint8_t *data, size_t size, size_t every)
+/* DATA gzipped into FD, a block ended every EVERY bytes, a member every
+ * three blocks when MEMBERS. */
+static void gz(int fd, const uint8_t *data, size_t size, size_t every,
+	       int members)
 {
 	z_stream zs = { 0 };
 	unsigned char out[1 << 16];
@@ -86,21 +89,23 @@ static void gz(int fd, const uint8_t *data, size_t size, size_t every)
 	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		abort();
-	for (size_t at = 0;; at += every) {
+	for (size_t at = 0, k = 1;; at += every, k++) {
 		size_t n = size - at < every ? size - at : every;
-		int last = at + n >= size;
+		int last = at + n >= size, end = last || (members && k % 3 == 0);
 
 		zs.next_in = (unsigned char *)data + at;
 		zs.avail_in = (uInt)n;
 		do {
 			zs.next_out = out;
 			zs.avail_out = sizeof(out);
-			deflate(&zs, last ? Z_FINISH : Z_BLOCK);
+			deflate(&zs, end ? Z_FINISH : Z_BLOCK);
 			if (write(fd, out, sizeof(out) - zs.avail_out) < 0)
 				abort();
 		} while (zs.avail_out == 0);
 		if (last)
 			break;
+		if (end && deflateReset(&zs) != Z_OK)
+			abort();
 	}
 	deflateEnd(&zs);
 }
@@ -114,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fd < 0 || size < 1)
 		goto out;
-	gz(fd, data + 1, size - 1, 8 + data[0] % 64);
+	gz(fd, data + 1, size - 1, 8 + data[0] % 64, data[0] & 0x80);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (!(x = st_zran_build(path, 1, &err)))
 		goto out;

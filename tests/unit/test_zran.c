@@ -537,6 +537,250 @@ static void test_index_across_too_long_line(void **state)
 	free(g.p);
 }
 
+/* What the ranges of X over PATH give (read_all), one after another:
+ * NC + 1 of them, cut at the points CUT[0..NC) (NULL: at every point). */
+static struct buf read_ranges(const st_zran *x, const char *path,
+			      const size_t *cut, size_t nc)
+{
+	struct buf out = { 0 };
+
+	for (size_t i = 0; i <= nc; i++) {
+		st_error err = { 0 };
+		st_pfw_reader *r = st_zran_open(x, path,
+						!i ? SIZE_MAX
+						: cut ? cut[i - 1] : i - 1,
+						i == nc ? SIZE_MAX
+						: cut ? cut[i] : i, &err);
+
+		assert_non_null(r);
+		read_all(r, &out);
+		st_pfw_close(r);
+	}
+	return out;
+}
+
+/* Every range of X over PATH, cut at every point, read one after another:
+ * the error code the first range that fails ends with (0: none). */
+static int ranges_verdict(const st_zran *x, const char *path)
+{
+	int code = 0;
+
+	for (size_t i = 0; i <= x->n && !code; i++) {
+		st_error err = { 0 };
+		st_pfw_reader *r = st_zran_open(x, path,
+						i ? i - 1 : SIZE_MAX,
+						i < x->n ? i : SIZE_MAX, &err);
+		st_pfw_event ev;
+		int rc;
+
+		assert_non_null(r);
+		while ((rc = st_pfw_next(r, &ev, &err)) > 0)
+			;
+		if (rc == ST_PFW_ERROR)
+			code = err.code;
+		st_pfw_close(r);
+	}
+	return code;
+}
+
+/* The error code a sequential read of PATH ends with (0: none). */
+static int seq_verdict(const char *path)
+{
+	st_error err = { 0 };
+	st_pfw_reader *r = st_pfw_open(path, &err);
+	st_pfw_event ev;
+	int rc;
+
+	assert_non_null(r);
+	while ((rc = st_pfw_next(r, &ev, &err)) > 0)
+		;
+	st_pfw_close(r);
+	return rc == ST_PFW_ERROR ? err.code : 0;
+}
+
+/* Members of 200 lines each (a member starts at a line, as the
+ * reviewer's mm.pfw.gz), PER bytes a deflate block: access points where
+ * members start (the range before one stopped before the member's
+ * header, the range from it began after the header, so neither read it,
+ * nor checked the bytes of the member before); the index of the good
+ * file, over a copy with a member's compression method or the CRC-32 of
+ * the member before changed, fails in some range, as a sequential read
+ * fails; the good file's ranges read as the file does. */
+static void members_checked(size_t every)
+{
+	struct buf t = trace_text(1u << 20, 13), g = { 0 };
+	size_t starts[2048], nm = 0, at = 0, lines = 0, at_start = 0;
+	const char *path;
+	st_zran *x;
+
+	for (size_t i = 0; i < t.n; i++) {
+		if (t.p[i] != '\n' || (++lines % 200 && i + 1 < t.n))
+			continue;
+		assert_true(nm < 2048);
+		starts[nm++] = g.n;
+		gz_blocks(&g, t.p + at, i + 1 - at, i + 1 - at, every);
+		at = i + 1;
+	}
+	assert_true(at == t.n && nm > 30);
+	path = put("members.pfw.gz", &g);
+	x = build(path, 1000);
+	assert_true(x->n > 30);
+	for (size_t k = 0; k < x->n; k++)
+		at_start += x->ap[k].p.out == x->ap[k].p.member_out;
+	print_message("%zu members, %zu points, %zu where a member starts\n",
+		      nm, x->n, at_start);
+	assert_true(at_start > 10);
+	assert_int_equal(ranges_verdict(x, path), 0);
+	{
+		struct buf seq = { 0 }, split = { 0 };
+		st_error err = { 0 };
+		st_pfw_reader *r = st_pfw_open(path, &err);
+
+		read_all(r, &seq);
+		st_pfw_close(r);
+		split = read_ranges(x, path, NULL, x->n);
+		assert_int_equal(split.n, seq.n);
+		assert_memory_equal(split.p, seq.p, seq.n);
+		free(seq.p);
+		free(split.p);
+	}
+	for (size_t m = nm / 3; m < nm / 3 + 10; m++) {
+		struct buf d = { 0 };
+		const char *dp;
+
+		/* the compression method of member M */
+		buf_add(&d, g.p, g.n);
+		d.p[starts[m] + 2] ^= 0x01;
+		dp = put("members-cm.pfw.gz", &d);
+		assert_int_equal(seq_verdict(dp), 65);
+		assert_int_equal(ranges_verdict(x, dp), 65);
+		/* the CRC-32 in the trailer of the member before M */
+		memcpy(d.p, g.p, g.n);
+		d.p[starts[m] - 8] ^= 0x01;
+		dp = put("members-crc.pfw.gz", &d);
+		assert_int_equal(seq_verdict(dp), 65);
+		assert_int_equal(ranges_verdict(x, dp), 65);
+		free(d.p);
+	}
+	st_zran_free(x);
+	free(t.p);
+	free(g.p);
+}
+
+/* Members of one deflate block each (every point where a member starts)
+ * and of several. */
+static void test_points_at_member_start(void **state)
+{
+	(void)state;
+	members_checked(0);
+	members_checked(3000);
+}
+
+/* A byte order mark is taken off line 1 only: line 2 "\ufeff" + an FH
+ * event is a corrupt line, line 3 the same FH event maps the hash.  The
+ * index keeps line 3 (the builder's reader once took the mark off the
+ * first M line it was fed, line 2, and then left line 3 out as mapping
+ * nothing new), and ranges read as the file does (files 1, not 2). */
+static void test_bom_past_line_one(void **state)
+{
+	static const char fh[] = "{\"name\":\"FH\",\"ph\":\"M\",\"pid\":1,"
+				 "\"tid\":1,\"args\":{\"name\":\"/x\","
+				 "\"value\":111}}\n";
+	struct buf t = { 0 }, g = { 0 }, seq = { 0 }, split = { 0 };
+	st_error err = { 0 };
+	st_pfw_reader *r;
+	const char *path;
+	size_t cut[2], nc;
+	st_zran *x;
+
+	(void)state;
+	buf_add(&t, "[\n\xef\xbb\xbf", 5);
+	buf_add(&t, fh, sizeof(fh) - 1);
+	buf_add(&t, fh, sizeof(fh) - 1);
+	for (unsigned i = 0; t.n < (1u << 20); i++) {
+		char line[200];
+		int k = snprintf(line, sizeof(line), "{\"name\":\"read\","
+				 "\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,"
+				 "\"ts\":%u,\"dur\":3,\"ph\":\"X\",\"args\":"
+				 "{\"fhash\":111}}\n", i);
+
+		buf_add(&t, line, (size_t)k);
+	}
+	gz_blocks(&g, t.p, t.n, t.n, 30000);
+	path = put("bom.pfw.gz", &g);
+	x = build(path, 50000);
+	assert_int_equal(x->nmeta, 1);
+	assert_int_equal(x->meta[0].lineno, 3);
+	r = st_pfw_open(path, &err);
+	read_all(r, &seq);
+	st_pfw_close(r);
+	/* line 2 corrupt, the events' file the name line 3 gives */
+	assert_non_null(memmem(seq.p, seq.n, "bad 2 ", 6));
+	assert_non_null(memmem(seq.p, seq.n, "read /x ", 8));
+	nc = st_zran_cut(x, 3, cut);
+	assert_int_equal(nc, 2);
+	split = read_ranges(x, path, cut, nc);
+	assert_null(memmem(seq.p, seq.n, "fhash:", 6));
+	assert_int_equal(split.n, seq.n);
+	assert_memory_equal(split.p, seq.p, seq.n);
+	st_zran_free(x);
+	free(seq.p);
+	free(split.p);
+	free(t.p);
+	free(g.p);
+}
+
+/* An index whose points lead a byte past their lines (line_out + 1, the
+ * reviewer's tamper2.py: 420000 events and 426 corrupt lines for 420001
+ * and 422, exit 0): each range from such a point fails, the skipped
+ * bytes not ending the line before; and an index that counts an M event
+ * before a point that comes after its line is no index. */
+static void test_index_checked_against_file(void **state)
+{
+	struct buf t = trace_text(1u << 20, 17), g = { 0 };
+	const char *path;
+	st_zran *x, *y;
+	size_t len, n = 0;
+	char *e;
+
+	(void)state;
+	gz_blocks(&g, t.p, t.n, t.n, 30000);
+	path = put("lines.pfw.gz", &g);
+	x = build(path, 20000);
+	assert_true(x->n > 10);
+	for (size_t k = 0; k < x->n; k++) {
+		st_zran_ap *a = &x->ap[k];
+		st_error err = { 0 };
+		st_pfw_reader *r;
+		st_pfw_event ev;
+		int rc;
+
+		a->line_out++;
+		r = st_zran_open(x, path, k, SIZE_MAX, &err);
+		assert_non_null(r);
+		rc = st_pfw_next(r, &ev, &err);
+		assert_int_equal(rc, ST_PFW_ERROR);
+		assert_int_equal(err.code, 65);
+		assert_non_null(strstr(err.text, "access point not before a "
+					"line"));
+		st_pfw_close(r);
+		a->line_out--;
+	}
+	for (size_t k = 0; k < x->n; k++)
+		if (x->ap[k].nmeta) {
+			x->ap[k].nmeta--;
+			n++;
+		}
+	assert_true(n > 0);
+	assert_int_equal(st_zran_encode(x, &e, &len), 0);
+	y = st_zran_decode(e, len);
+	assert_null(y);
+	free(e);
+	st_zran_free(x);
+	free(t.p);
+	free(g.p);
+}
+
 /* A damaged or plain file gets no index. */
 static void test_no_index_of_damaged_file(void **state)
 {
@@ -568,6 +812,9 @@ int main(void)
 		cmocka_unit_test(test_range_checked_at_next_point),
 		cmocka_unit_test(test_index_across_too_long_line),
 		cmocka_unit_test(test_no_index_of_damaged_file),
+		cmocka_unit_test(test_points_at_member_start),
+		cmocka_unit_test(test_bom_past_line_one),
+		cmocka_unit_test(test_index_checked_against_file),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
