@@ -25,6 +25,8 @@ typedef struct st_strtab {
 	uint32_t mask;
 	char **blk[ST_STRTAB_NSEG];  /* the bytes, in blocks of 64 KiB */
 	uint32_t nblk, cur, used;  /* blocks made; the one filling, its use */
+	bool filling;             /* cur is a block being filled (a string
+				   * over a block's size has one of its own) */
 	struct st_strtab_lock *lock;  /* st_strtab_share, else NULL */
 	bool compact;             /* st_strtab_compact */
 	struct st_strtab *dirs;   /* a compact table's directories */

@@ -261,11 +261,12 @@ static int64_t strtab_copy(st_strtab *t, const unsigned char *pre, size_t pn,
 			return -1;
 		b = t->nblk - 1;
 	} else {
-		if (!t->nblk || STRTAB_BLK - t->used < n) {
+		if (!t->filling || STRTAB_BLK - t->used < n) {
 			if (blk_new(t, STRTAB_BLK) < 0)
 				return -1;
 			t->cur = t->nblk - 1;
 			t->used = 0;
+			t->filling = true;
 		}
 		b = t->cur;
 		off = t->used;

@@ -219,6 +219,58 @@ static void test_strtab_segments(void **state)
 /* A compact table keeps a path as its directory's id and its base name:
  * every string comes back whole, ids and lookups as a plain table's,
  * whatever the slashes (none, several, at the ends) and bytes. */
+/* A first string longer than a block (64 KiB) gets a block of its own;
+ * the short strings after it must not be written over it (they were:
+ * the long one then read back as the short one, a second id, and in a
+ * compact table its directory past a short string's end).  Plain and
+ * compact tables, a long name and a long directory. */
+static void test_strtab_long_first_string(void **state)
+{
+	enum { LONG = 70000 };
+	char *big = malloc(LONG + 3), *got = NULL;
+	size_t cap = 0, len;
+
+	(void)state;
+	assert_non_null(big);
+	for (int kind = 0; kind < 3; kind++) {
+		st_strtab t;
+		int64_t id;
+
+		/* "/LLL...", "/DDD.../a" (compact: a long directory) */
+		big[0] = '/';
+		memset(big + 1, kind == 2 ? 'D' : 'L', LONG);
+		memcpy(big + 1 + LONG, "/a", 2);
+		len = kind == 2 ? LONG + 3 : LONG + 1;
+		st_strtab_init(&t);
+		if (kind)
+			st_strtab_compact(&t);
+		assert_int_equal(st_strtab_intern(&t, big, len, NULL), 0);
+		assert_int_equal(st_strtab_intern(&t, "/b", 2, NULL), 1);
+		assert_int_equal(st_strtab_intern(&t, "/x/c", 4, NULL), 2);
+		id = st_strtab_intern(&t, big, len, NULL);
+		assert_int_equal(id, 0);
+		assert_int_equal(st_strtab_find(&t, big, len), 0);
+		if (kind) {
+			const char *s = st_strtab_get(&t, 0, &got, &cap, &len);
+
+			assert_int_equal(len, kind == 2 ? LONG + 3 : LONG + 1);
+			assert_memory_equal(s, big, len);
+			s = st_strtab_get(&t, 1, &got, &cap, &len);
+			assert_int_equal(len, 2);
+			assert_memory_equal(s, "/b", 2);
+		} else {
+			const char *s = st_strtab_str(&t, 0, &len);
+
+			assert_int_equal(len, LONG + 1);
+			assert_memory_equal(s, big, len);
+		}
+		assert_int_equal(t.n, 3);
+		st_strtab_release(&t);
+	}
+	free(got);
+	free(big);
+}
+
 static void test_strtab_compact(void **state)
 {
 	static const char *const odd[] = { "", "/", "//", "a/", "/a", "x",
@@ -447,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_strtab),
 		cmocka_unit_test(test_strtab_segments),
 		cmocka_unit_test(test_strtab_shared),
+		cmocka_unit_test(test_strtab_long_first_string),
 		cmocka_unit_test(test_strtab_compact),
 		cmocka_unit_test(test_heap),
 		cmocka_unit_test(test_outbuf),
