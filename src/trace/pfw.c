@@ -1204,6 +1204,8 @@ struct st_pfw_reader {
 	char *buf;
 	size_t cap, beg, end;
 	bool eof, skip_long, mem;
+	bool oom;             /* the line's event could not be kept: memory
+			       * ran out (an error of the read, 74) */
 	int zerr;               /* pending stream error: 65 or 74, 0 none */
 	char zmsg[256];
 	uint64_t lineno, bad_lineno;
@@ -1312,8 +1314,10 @@ int st_pfw_replay(st_pfw_reader *r, uint64_t lineno, const char *line,
 	bool oom;
 
 	r->lineno = lineno;
+	r->oom = false;
 	st_pfw_feed(r, line, len, &ev);
-	oom = r->st.bad != st.bad && strcmp(r->why, "out of memory") == 0;
+	oom = r->oom;
+	r->oom = false;
 	r->lineno = at;
 	r->st = st;
 	r->bad_lineno = bl;
@@ -1687,7 +1691,16 @@ static int64_t resolve(st_pfw_reader *r, int map, const st_pfw_val *v,
 	return id;
 }
 
-#define OOM(r) bad(r, "out of memory%s", "")
+/* Memory ran out while keeping the line's event: not a corrupt line but
+ * an error of the read (st_pfw_next: 74), so nothing is counted. */
+static int oom(st_pfw_reader *r)
+{
+	snprintf(r->why, sizeof(r->why), "out of memory");
+	r->oom = true;
+	return ST_PFW_BAD;
+}
+
+#define OOM(r) oom(r)
 #define TS_MAX (INT64_C(1) << 53)
 
 /* Why string field V (named FIELD) makes the line corrupt: not a string,
@@ -1985,6 +1998,13 @@ int st_pfw_next(st_pfw_reader *r, st_pfw_event *ev, st_error *err)
 				r->bad_lineno = r->lineno;
 		} else {
 			rc = st_pfw_feed(r, line, len, ev);
+		}
+		if (r->oom) {
+			r->oom = false;
+			st_error_set(err, ST_EXIT_IOERR, "%s: line %llu: out of "
+				     "memory", r->path,
+				     (unsigned long long)r->lineno);
+			return ST_PFW_ERROR;
 		}
 		if (rc != ST_PFW_EOF)
 			return rc;

@@ -139,6 +139,31 @@ def regex_out_of_memory_74(tmp):
     check(not os.path.exists(out), "regex_out_of_memory_74: no --out")
 
 
+def reader_out_of_memory_74(tmp):
+    """Memory that runs out while the reader keeps a line's names is an
+    error of the read (74, naming the file and line, nothing written), not
+    a corrupt line skipped with exit 0 and the names undercounted."""
+    if sanitized():
+        print("reader_out_of_memory_74: skipped (a sanitized binary)")
+        return
+    t = os.path.join(tmp, "names.pfw")
+    with open(t, "w") as f:
+        for i in range(300000):
+            f.write('{"id":%d,"name":"read","cat":"POSIX","pid":7,"tid":7,'
+                    '"ts":%d,"dur":3,"ph":"X","args":{"hostname":"h",'
+                    '"fname":"/d%d/%s_%d"}}\n' % (i, 10 * i, i % 2,
+                                                  "x" * 180, i))
+    p = st("trace", "summary", "-j", "1", "--json", t, limit_as=60 << 20)
+    check(p is not None and p.returncode == 74 and p.stdout == "" and
+          "names.pfw: line " in p.stderr and "out of memory" in p.stderr
+          and "corrupt line" not in p.stderr,
+          "reader_out_of_memory_74: want 74 naming names.pfw's line, no "
+          "corrupt line, got %s" % ("a timeout" if p is None else
+                                    "%d %r" % (p.returncode,
+                                               p.stderr[:300])))
+    os.remove(t)
+
+
 def regex_repetition_blowup_refused(tmp):
     t = os.path.join(tmp, "plus.pfw")
     write_trace(t, ["aaa", "b"])
@@ -178,6 +203,7 @@ def main(tmp):
     regex_backref_refused(tmp)
     regex_nested_linear(tmp)
     regex_out_of_memory_74(tmp)
+    reader_out_of_memory_74(tmp)
     regex_repetition_blowup_refused(tmp)
     regex_unmatched_paren(tmp)
 
