@@ -184,6 +184,16 @@ def libraries(tmp):
           "test_plot_without_cairo_exits_69: exit %d, %r, %s" % (
               r.returncode, r.stderr,
               os.listdir(out) if os.path.isdir(out) else "no dir"))
+    # a libpq that cannot be loaded: 69 naming it, and the --dsn's
+    # password still seen (warned, wiped from the process list)
+    open(os.path.join(fake, "libpq.so.5"), "w").close()
+    r = run(BIN, "distiller", "jobs", "--out-dir", os.path.join(tmp, "dj"),
+            "--dsn", "host=127.0.0.1 port=1 password=pw0 dbname=x",
+            env=dict(os.environ, LD_LIBRARY_PATH=fake))
+    check(r.returncode == 69 and "--dsn holds a password" in r.stderr and
+          "pw0" not in r.stderr,
+          "test_dsn_password_seen_without_libpq: exit %d, %r" % (
+              r.returncode, r.stderr))
 
 
 def everything(tmp):
