@@ -216,7 +216,9 @@ void st_http_client_release(st_http_client *cl)
 		return;
 	for (struct curl_slist *l = cl->headers; l; l = l->next)
 		explicit_bzero(l->data, strlen(l->data));
-	curl_slist_free_all(cl->headers);
+	/* no headers when libcurl was never loaded: its calls are NULL */
+	if (cl->headers)
+		curl_slist_free_all(cl->headers);
 	if (cl->h)
 		curl_easy_cleanup(cl->h);
 	if (cl->base)
