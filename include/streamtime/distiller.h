@@ -77,9 +77,16 @@ int st_distiller_pg_fetch(const st_distiller_pg_opts *o,
 			  void *ctx, enum st_distiller_schema *schema_found,
 			  st_log *log, st_error *err);
 
-/* Does DSN (conninfo or URI) carry a password?  False when libpq cannot
- * parse it. */
+/* Does DSN (conninfo or URI) carry a password?  False when libpq can
+ * parse it and finds none, or cannot parse it; without libpq (not built,
+ * or not loadable) st_distiller_dsn_password_guess. */
 bool st_distiller_dsn_has_password(const char *dsn);
+
+/* A guess on the safe side, for when libpq cannot parse DSN: one that
+ * names the password keyword, or a URI with user:password@, is taken to
+ * hold a password (so that distiller jobs still wipes it from the
+ * process list). */
+bool st_distiller_dsn_password_guess(const char *dsn);
 
 /* ---- the REST API (distiller_api.c) ---- */
 

@@ -23,7 +23,9 @@
 #include "streamtime/trace.h"
 
 enum st_trace_note_level {
-	ST_NOTE_ERROR,        /* the input fails the command: code is set */
+	ST_NOTE_ERROR,        /* the input fails the command: code is set
+			       * (0: said as an error, after one that set
+			       * it, such as "nothing written") */
 	ST_NOTE_WARN,         /* said always, never fatal */
 	ST_NOTE_VERBOSE,      /* said with -v */
 	ST_NOTE_INFO,         /* said unless -q: what a command did */

@@ -60,9 +60,9 @@ struct itab {
 struct st_pftrace {
 	st_outbuf *o;
 	bool oom;                 /* memory ran out: the output is incomplete */
-	bool before_0;            /* an event before time 0: not written
-				   * right (timestamps are unsigned) */
-	int64_t first_before_0;   /* the first such time, microseconds */
+	int64_t first_before_0;   /* < 0: the first event before time 0,
+				   * not written right (timestamps are
+				   * unsigned); 0: none */
 	uint64_t uuids, stride;   /* the last uuid given, the step to the next */
 	int64_t last_pid, last_tid;  /* the thread of the last event, */
 	uint64_t last_uuid;       /* its track (0: none yet) */
@@ -444,10 +444,8 @@ static int packet_clock(st_pftrace *p, int64_t ts)
  * output (st_pftrace_finish). */
 static uint64_t abs_ns(st_pftrace *p, int64_t ts)
 {
-	if (ts < 0 && !p->before_0) {
-		p->before_0 = true;
+	if (ts < 0 && !p->first_before_0)
 		p->first_before_0 = ts;
-	}
 	if (ts > INT64_MAX / 1000 || ts < INT64_MIN / 1000)
 		ts = ts < 0 ? INT64_MIN / 1000 : INT64_MAX / 1000;
 	return (uint64_t)(ts * 1000);
@@ -840,7 +838,7 @@ void st_pftrace_sequence(st_pftrace *p)
 int st_pftrace_finish(st_pftrace *p, const char *what, st_error *err)
 {
 	pend_flush(p);
-	if (p->before_0)
+	if (p->first_before_0 < 0)
 		return st_error_set(err, ST_EXIT_DATAERR, "cannot write %s as "
 				    "Perfetto's protobuf: an event at ts %" PRId64
 				    " us, before 1970-01-01 (time 0), which its "

@@ -22,7 +22,6 @@
 #include "pq_dyn.h"
 
 #include "streamtime/distiller.h"
-#include "streamtime/http.h"
 #include "streamtime/num.h"
 
 /* The scans whose two dimensions are equal JSON numbers, with that number.
@@ -136,16 +135,14 @@ static void pg_where(PGconn *conn, char *buf, size_t size)
 bool st_distiller_dsn_has_password(const char *dsn)
 {
 	PQconninfoOption *o;
-	size_t off, len;
 	bool has = false;
 
 	if (!dsn || !*dsn)
 		return false;
-	/* no libpq to parse it: distiller_pg_none.c's guess, on the safe
-	 * side, so that the password still leaves the process list */
+	/* no libpq to parse it: the guess, so that the password still
+	 * leaves the process list */
 	if (st_pq_load(NULL) < 0)
-		return strstr(dsn, "password") ||
-		       st_http_url_password(dsn, &off, &len);
+		return st_distiller_dsn_password_guess(dsn);
 	if (!(o = PQconninfoParse(dsn, NULL)))
 		return false;
 	for (PQconninfoOption *i = o; i->keyword; i++)

@@ -5,7 +5,6 @@
 
 #include "streamtime/distiller.h"
 #include "streamtime/features.h"
-#include "streamtime/http.h"
 
 int st_distiller_pg_fetch(const st_distiller_pg_opts *o,
 			  const st_distiller_query *q, st_distiller_sink sink,
@@ -17,13 +16,7 @@ int st_distiller_pg_fetch(const st_distiller_pg_opts *o,
 	return -1;
 }
 
-/* Without libpq's parser, a guess on the safe side: a DSN that names a
- * password keyword or a URI with user:password@ is taken to hold one (so
- * that distiller jobs still wipes it from the process list). */
 bool st_distiller_dsn_has_password(const char *dsn)
 {
-	size_t off, len;
-
-	return dsn && (strstr(dsn, "password") ||
-		       st_http_url_password(dsn, &off, &len));
+	return st_distiller_dsn_password_guess(dsn);
 }
